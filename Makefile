@@ -1,0 +1,57 @@
+# gardener-node-agent — TypeScript on Bun. `make demo` and `make test` are all a fresh machine needs.
+SHELL := /bin/bash
+BUN := node_modules/.bin/bun
+TSC := node_modules/.bin/tsc
+ENTRY := src/cli/main.ts
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v$$(sed -n 's/^  "version": "\(.*\)",/\1/p' package.json))
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+# dbus-next's optional transports are not used and break compiled binaries when bundled.
+BUILD_FLAGS := --compile --minify --sourcemap=none \
+	--define 'GNA_BUILD_VERSION="$(VERSION)"' --define 'GNA_BUILD_REVISION="$(REVISION)"' \
+	-e x11 -e usocket
+
+.PHONY: all deps build build-all typecheck test test-unit bench demo e2e oci push clean
+
+all: build
+
+node_modules/.installed: package.json
+	npm install --no-audit --no-fund
+	@touch $@
+
+deps: node_modules/.installed
+
+dist/gardener-node-agent: deps $(shell find src -name '*.ts' 2>/dev/null) package.json
+	@mkdir -p dist
+	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-x64 $(ENTRY) --outfile $@
+
+build: dist/gardener-node-agent
+
+build-all: deps
+	@mkdir -p dist
+	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-x64 $(ENTRY) --outfile dist/gardener-node-agent-linux-amd64
+	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-arm64 $(ENTRY) --outfile dist/gardener-node-agent-linux-arm64
+
+typecheck: deps
+	$(TSC) --noEmit
+
+# Whole-binary tests use dist/gardener-node-agent, so build first.
+test: deps build typecheck
+	$(BUN) test
+
+bench: deps build
+	$(BUN) run bench/run.ts
+
+demo: deps build
+	$(BUN) run test/demo/demo.ts
+
+e2e: deps build-all oci
+	bash test/e2e/run.sh
+
+oci: build-all
+	$(BUN) run oci/build.ts --version $(VERSION) --revision $(REVISION)
+
+push: oci
+	$(BUN) run oci/push.ts dist/oci $(REGISTRY)
+
+clean:
+	rm -rf dist

@@ -1,0 +1,48 @@
+/** What `stat` reports about a path under the root (links are not followed for `kind`). */
+export interface FileInfo {
+  readonly kind: "file" | "dir" | "symlink" | "other";
+  readonly mode: number; // permission bits only, e.g. 0o644
+  readonly size: number;
+}
+
+/**
+ * The agent's only door to the host's files. Every path is an absolute host path ("/etc/x")
+ * resolved under the root given at construction; relative paths and paths that escape the root
+ * (through "..", or a symlink pointing outside) throw HostPathError.
+ */
+export interface HostFs {
+  readonly root: string;
+  /** The real path under the root for an absolute host path. */
+  resolve(path: string): string;
+  /** File bytes, or undefined when the file does not exist. */
+  readFile(path: string): Promise<Uint8Array | undefined>;
+  /** File text (UTF-8), or undefined when the file does not exist. */
+  readText(path: string): Promise<string | undefined>;
+  /**
+   * Temp file in the same directory, exact mode (umask-independent), fsync, rename, fsync of the dir.
+   * Parent directories are created 0755. Refuses to replace anything but a regular file.
+   */
+  writeFileAtomic(path: string, data: Uint8Array | string, mode: number): Promise<void>;
+  /** Removes a file or symlink; true when something was removed, false when it was already missing. */
+  remove(path: string): Promise<boolean>;
+  /** Removes a directory tree or file; missing is fine. */
+  removeAll(path: string): Promise<void>;
+  /** mkdir -p; new directories get `mode` (default 0o755), existing ones are left alone. */
+  ensureDir(path: string, mode?: number): Promise<void>;
+  /** Entry names of a directory, sorted; undefined when it does not exist. */
+  list(path: string): Promise<string[] | undefined>;
+  stat(path: string): Promise<FileInfo | undefined>;
+  chmod(path: string, mode: number): Promise<void>;
+  /** Creates or replaces a symlink at `path` pointing at `target` (target is stored verbatim). */
+  symlink(target: string, path: string): Promise<void>;
+}
+
+export class HostPathError extends Error {
+  override readonly name = "HostPathError";
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`invalid host path "${path}": ${reason}`);
+  }
+}
