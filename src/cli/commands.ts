@@ -1,0 +1,41 @@
+import type { Command } from "./command.ts";
+
+/** A registered command; `load` imports its module only when it is about to run or print help. */
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
+/** The default command (no sub-command given). */
+export const runEntry: CommandEntry = {
+  name: "run",
+  summary: "Run the node agent",
+  load: async () => (await import("./run.ts")).command,
+};
+
+/** Sub-commands in the order `--help` lists them. */
+export const subcommands: readonly CommandEntry[] = [
+  {
+    name: "bootstrap",
+    summary: "Install and start gardener-node-agent.service on this node",
+    load: async () => (await import("./bootstrap.ts")).command,
+  },
+  {
+    name: "render",
+    summary: "Render a provision OperatingSystemConfig into a user-data script",
+    load: async () => (await import("./render.ts")).command,
+  },
+  {
+    name: "apply",
+    summary: "Apply an OperatingSystemConfig to this node without an API server",
+    load: async () => (await import("./apply.ts")).command,
+  },
+  {
+    name: "install",
+    summary: "Install the agent binary from an OCI image",
+    load: async () => (await import("./install.ts")).command,
+  },
+];
+
+export const findSubcommand = (name: string): CommandEntry | undefined => subcommands.find((c) => c.name === name);
