@@ -46,3 +46,15 @@ export class HostPathError extends Error {
     super(`invalid host path "${path}": ${reason}`);
   }
 }
+
+/** An operation met a file of the wrong kind, e.g. a directory where a regular file was to be written. */
+export class HostFileKindError extends Error {
+  override readonly name = "HostFileKindError";
+  constructor(
+    readonly path: string,
+    readonly kind: FileInfo["kind"],
+    operation: string,
+  ) {
+    super(`cannot ${operation} "${path}": it is a ${kind === "dir" ? "directory" : kind === "other" ? "non-regular file" : kind}`);
+  }
+}

@@ -1,0 +1,193 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHostFs, HostFileKindError, HostPathError } from "../../src/host/index.ts";
+import type { HostFs } from "../../src/host/index.ts";
+
+let dir: string;
+let root: string;
+let host: HostFs;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "gna-hostfs-"));
+  root = join(dir, "root");
+  mkdirSync(root);
+  host = createHostFs(root);
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("HostFs", () => {
+  describe("writeFileAtomic", () => {
+    test.each([
+      [0o077, 0o644],
+      [0o077, 0o777],
+      [0o000, 0o600],
+      [0o000, 0o640],
+      [0o022, 0o4755],
+    ])("should set the exact mode under umask %o (mode %o)", async (umask, mode) => {
+      const previous = process.umask(umask);
+      try {
+        await host.writeFileAtomic("/etc/deep/dir/file", "x", mode);
+        await host.writeFileAtomic("/etc/deep/dir/file", "y", mode); // replacing keeps the exact mode too
+      } finally {
+        process.umask(previous);
+      }
+      expect(statSync(join(root, "etc/deep/dir/file")).mode & 0o7777).toBe(mode);
+      expect(statSync(join(root, "etc/deep")).mode & 0o7777).toBe(0o755);
+      expect(statSync(join(root, "etc/deep/dir")).mode & 0o7777).toBe(0o755);
+      expect(readFileSync(join(root, "etc/deep/dir/file"), "utf8")).toBe("y");
+    });
+
+    test("should never show a partial file to a concurrent reader", async () => {
+      const size = 4 << 20;
+      const a = new Uint8Array(size).fill(0x61);
+      const b = new Uint8Array(size).fill(0x62);
+      await host.writeFileAtomic("/var/big", a, 0o644);
+      const real = join(root, "var/big");
+      let writing = true;
+      const seen = new Set<string>();
+      const reader = (async () => {
+        let reads = 0;
+        while (writing || reads < 5) {
+          const bytes = await Bun.file(real).bytes();
+          reads++;
+          const first = bytes[0];
+          const uniform = bytes.length === size && bytes[size - 1] === first && bytes[size >> 1] === first;
+          seen.add(uniform ? String.fromCharCode(first ?? 0) : `torn(${bytes.length})`);
+        }
+        return reads;
+      })();
+      for (let i = 0; i < 20; i++) await host.writeFileAtomic("/var/big", i % 2 === 0 ? b : a, 0o644);
+      writing = false;
+      expect(await reader).toBeGreaterThan(0);
+      expect([...seen].filter((s) => s.startsWith("torn"))).toEqual([]);
+      expect(readdirSync(join(root, "var"))).toEqual(["big"]); // no temp files left behind
+    });
+
+    test("should refuse to replace a directory and leave no temp file", async () => {
+      mkdirSync(join(root, "etc/target"), { recursive: true });
+      expect(host.writeFileAtomic("/etc/target", "x", 0o644)).rejects.toBeInstanceOf(HostFileKindError);
+      expect(readdirSync(join(root, "etc"))).toEqual(["target"]);
+    });
+
+    test("should replace a symlink at the target with a regular file, not write through it", async () => {
+      writeFileSync(join(root, "elsewhere"), "old");
+      symlinkSync("/elsewhere", join(root, "link"));
+      await host.writeFileAtomic("/link", "new", 0o600);
+      expect(lstatSync(join(root, "link")).isFile()).toBe(true);
+      expect(readFileSync(join(root, "elsewhere"), "utf8")).toBe("old");
+    });
+  });
+
+  describe("paths", () => {
+    test.each(["etc/passwd", "", "./x", "/etc/../../outside", "/../x"])("should reject %p", (path) => {
+      expect(() => host.resolve(path)).toThrow(HostPathError);
+      expect(host.readFile(path)).rejects.toBeInstanceOf(HostPathError);
+    });
+
+    test("should reject a relative symlink that climbs out of the root", async () => {
+      writeFileSync(join(dir, "secret"), "outside");
+      mkdirSync(join(root, "etc"));
+      symlinkSync("../../secret", join(root, "etc/escape"));
+      symlinkSync("../..", join(root, "etc/updir"));
+      expect(host.readFile("/etc/escape")).rejects.toBeInstanceOf(HostPathError);
+      expect(host.writeFileAtomic("/etc/updir/secret", "pwned", 0o644)).rejects.toBeInstanceOf(HostPathError);
+      expect(readFileSync(join(dir, "secret"), "utf8")).toBe("outside");
+    });
+
+    test("should take absolute symlink targets relative to the root", async () => {
+      writeFileSync(join(dir, "secret"), "outside");
+      mkdirSync(join(root, "data"));
+      writeFileSync(join(root, "data/secret"), "inside");
+      symlinkSync(join(dir), join(root, "abs")); // points at the real parent of the root…
+      symlinkSync("/data", join(root, "datalink"));
+      // …which inside the root means "<root><dir>", which does not exist.
+      expect(await host.readText("/abs/secret")).toBeUndefined();
+      expect(await host.readText("/datalink/secret")).toBe("inside");
+      await host.writeFileAtomic("/datalink/new", "n", 0o644);
+      expect(readFileSync(join(root, "data/new"), "utf8")).toBe("n");
+      expect(host.resolve("/datalink/new")).toBe(join(root, "data/new"));
+    });
+
+    test("should reject a symlink loop", () => {
+      symlinkSync("/b", join(root, "a"));
+      symlinkSync("/a", join(root, "b"));
+      expect(() => host.resolve("/a/x")).toThrow(HostPathError);
+    });
+  });
+
+  describe("reads", () => {
+    test("should return undefined for missing files and directories", async () => {
+      expect(await host.readFile("/missing/file")).toBeUndefined();
+      expect(await host.readText("/missing")).toBeUndefined();
+      expect(await host.list("/missing")).toBeUndefined();
+      expect(await host.stat("/missing")).toBeUndefined();
+    });
+
+    test("should list entries sorted and stat without following links", async () => {
+      await host.writeFileAtomic("/d/b", "bb", 0o600);
+      await host.writeFileAtomic("/d/a", "a", 0o640);
+      await host.symlink("/d/a", "/d/c");
+      expect(await host.list("/d")).toEqual(["a", "b", "c"]);
+      expect(await host.stat("/d/a")).toEqual({ kind: "file", mode: 0o640, size: 1 });
+      expect((await host.stat("/d/c"))?.kind).toBe("symlink");
+      expect((await host.stat("/d"))?.kind).toBe("dir");
+      expect(await host.readText("/d/c")).toBe("a");
+    });
+  });
+
+  describe("remove", () => {
+    test("should tolerate missing files", async () => {
+      expect(await host.remove("/nope")).toBe(false);
+      expect(await host.remove("/nope/deeper")).toBe(false);
+      await host.removeAll("/nope");
+    });
+
+    test("should remove a symlink itself, not its target", async () => {
+      await host.writeFileAtomic("/t", "t", 0o644);
+      await host.symlink("/t", "/l");
+      expect(await host.remove("/l")).toBe(true);
+      expect(readFileSync(join(root, "t"), "utf8")).toBe("t");
+    });
+
+    test("should refuse to remove a directory but removeAll should remove the tree", async () => {
+      await host.writeFileAtomic("/tree/x/y", "y", 0o644);
+      expect(host.remove("/tree")).rejects.toBeInstanceOf(HostFileKindError);
+      await host.removeAll("/tree");
+      expect(await host.stat("/tree")).toBeUndefined();
+    });
+  });
+
+  describe("ensureDir and chmod", () => {
+    test("should create directories with the exact mode and leave existing ones alone", async () => {
+      const previous = process.umask(0o077);
+      try {
+        mkdirSync(join(root, "var"), { mode: 0o700 });
+        await host.ensureDir("/var/lib/gna/tmp", 0o750);
+      } finally {
+        process.umask(previous);
+      }
+      expect(statSync(join(root, "var")).mode & 0o7777).toBe(0o700);
+      expect(statSync(join(root, "var/lib/gna/tmp")).mode & 0o7777).toBe(0o750);
+      await host.chmod("/var/lib/gna/tmp", 0o700);
+      expect(statSync(join(root, "var/lib/gna/tmp")).mode & 0o7777).toBe(0o700);
+    });
+
+    test("should fail when a path component is a file", async () => {
+      await host.writeFileAtomic("/f", "", 0o644);
+      expect(host.ensureDir("/f/sub")).rejects.toBeInstanceOf(HostFileKindError);
+    });
+  });
+
+  describe("symlink", () => {
+    test("should replace an existing symlink atomically", async () => {
+      await host.symlink("/one", "/etc/l");
+      await host.symlink("/two", "/etc/l");
+      expect(await host.list("/etc")).toEqual(["l"]);
+      expect(host.resolve("/etc/l")).toBe(join(root, "two"));
+    });
+  });
+});
