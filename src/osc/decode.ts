@@ -1,0 +1,36 @@
+import * as v from "valibot";
+import { OscDecodeError } from "./errors.ts";
+import { type Osc, oscApiVersion, oscKind, oscSchema } from "./schema.ts";
+import { readYaml } from "./yaml-read.ts";
+
+/** Turns valibot issues into one message naming the dot-path of the first problem. */
+export function issuesMessage(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .slice(0, 3)
+    .map((i) => {
+      const p = v.getDotPath(i);
+      return p === null ? i.message : `${p}: ${i.message}`;
+    })
+    .join("; ");
+}
+
+/**
+ * Decodes `osc.yaml` (YAML or JSON). Unknown fields are ignored; missing apiVersion/kind are tolerated,
+ * any other apiVersion/kind is rejected.
+ */
+export function decodeOsc(text: string | Uint8Array): Osc {
+  const src = typeof text === "string" ? text : new TextDecoder().decode(text);
+  const raw = readYaml(src);
+  if (raw === null || raw === undefined) throw new OscDecodeError("empty OperatingSystemConfig document");
+  if (typeof raw !== "object" || Array.isArray(raw)) throw new OscDecodeError("OperatingSystemConfig document is not a mapping");
+  const res = v.safeParse(oscSchema, raw);
+  if (!res.success) throw new OscDecodeError(`invalid OperatingSystemConfig: ${issuesMessage(res.issues)}`);
+  const osc = res.output;
+  if (osc.apiVersion !== undefined && osc.apiVersion !== "" && osc.apiVersion !== oscApiVersion) {
+    throw new OscDecodeError(`unexpected apiVersion "${osc.apiVersion}", expected "${oscApiVersion}"`);
+  }
+  if (osc.kind !== undefined && osc.kind !== "" && osc.kind !== oscKind) {
+    throw new OscDecodeError(`unexpected kind "${osc.kind}", expected "${oscKind}"`);
+  }
+  return { ...osc, apiVersion: oscApiVersion, kind: oscKind };
+}

@@ -1,0 +1,90 @@
+import { describe, expect, test } from "bun:test";
+import { decodeChanges, emptyChanges, encodeChanges } from "./changes.ts";
+import { decodeOsc } from "./decode.ts";
+import { encodeOsc } from "./encode.ts";
+
+describe("encodeOsc", () => {
+  test("should write apiVersion/kind, sorted keys and decimal permissions", () => {
+    const osc = decodeOsc(
+      "spec:\n  units:\n  - name: b\n    enable: false\n  files:\n  - path: /a\n    permissions: 0644\n    content:\n      inline:\n        encoding: b64\n        data: eA==\n",
+    );
+    expect(encodeOsc(osc)).toBe(
+      [
+        "apiVersion: extensions.gardener.cloud/v1alpha1",
+        "kind: OperatingSystemConfig",
+        "metadata: {}",
+        "spec:",
+        "  files:",
+        "  - content:",
+        "      inline:",
+        "        data: eA==",
+        "        encoding: b64",
+        "    path: /a",
+        "    permissions: 420",
+        '  purpose: ""',
+        '  type: ""',
+        "  units:",
+        "  - enable: false",
+        "    name: b",
+        "status: {}",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("should round-trip through decodeOsc", () => {
+    const src =
+      "spec:\n  criConfig:\n    name: containerd\n    containerd:\n      sandboxImage: p\n      plugins:\n      - path: [a, b]\n        values: {x: 1}\n  units:\n  - name: u\n    content: \"a\\nb\\n\"\n    dropIns:\n    - name: d\n      content: yes\nstatus:\n  extensionFiles:\n  - path: /x\n    hostName: h\n";
+    const osc = decodeOsc(src);
+    expect(decodeOsc(encodeOsc(osc))).toEqual(osc);
+  });
+});
+
+describe("encodeChanges", () => {
+  test("should write the all-empty document exactly like upstream", () => {
+    expect(encodeChanges(emptyChanges("abc123"))).toBe(`containerd:
+  configFileChanged: false
+  registries: {}
+files: {}
+inPlaceUpdates:
+  certificateAuthoritiesRotation:
+    kubelet: false
+    nodeAgent: false
+  kubelet:
+    config: false
+    cpuManagerPolicy: false
+    minorVersion: false
+  operatingSystem: false
+  serviceAccountKeyRotation: false
+mustRestartNodeAgent: false
+operatingSystemConfigChecksum: abc123
+units: {}
+`);
+  });
+
+  test("should always write dropInsChanges of a changed unit", () => {
+    const c = emptyChanges("x");
+    c.units.changed.push({ name: "a.service", enable: true, dropInsChanges: { changed: [], deleted: [] } });
+    c.units.commands.push({ name: "a.service", command: "restart" });
+    expect(encodeChanges(c)).toContain("units:\n  changed:\n  - dropInsChanges: {}\n    enable: true\n    name: a.service\n  commands:\n  - command: restart\n    name: a.service\n");
+  });
+
+  test("should read a Go-written file with missing sections", () => {
+    const c = decodeChanges(
+      "operatingSystemConfigChecksum: abc\nmustRestartNodeAgent: true\nunits:\n  changed:\n  - name: u\n    dropIns:\n    - name: d\n      content: c\n    dropInsChanges:\n      changed:\n      - name: d\n        content: c\n",
+    );
+    expect(c.operatingSystemConfigChecksum).toBe("abc");
+    expect(c.mustRestartNodeAgent).toBe(true);
+    expect(c.units.changed[0]?.dropInsChanges.changed).toEqual([{ name: "d", content: "c" }]);
+    expect(c.units.changed[0]?.dropInsChanges.deleted).toEqual([]);
+    expect(c.files.changed).toEqual([]);
+    expect(c.containerd.registries.desired).toEqual([]);
+  });
+
+  test("should round-trip", () => {
+    const c = emptyChanges("x");
+    c.files.changed.push({ path: "/a", permissions: 420, content: { inline: { encoding: "", data: "a" } } });
+    c.containerd.registries.upstreamsToProbe.push("r");
+    expect(decodeChanges(encodeChanges(c))).toEqual(c);
+  });
+});

@@ -1,0 +1,21 @@
+import { stringify } from "yaml";
+
+/** Drops undefined keys and empty lists (Go omitempty); keeps everything else verbatim. */
+export function toPlain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (value !== null && typeof value === "object" && !(value instanceof Uint8Array)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined) continue;
+      if (Array.isArray(v) && v.length === 0) continue;
+      out[k] = toPlain(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** YAML shaped like Go's sigs.k8s.io/yaml output: sorted keys, sequences not indented, no folding. */
+export function writeYaml(value: unknown): string {
+  return stringify(value, { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0, version: "1.1" });
+}
