@@ -1,0 +1,303 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bootstrap, createConnectivityProbe, createProcessRunner } from "../../src/bootstrap/index.ts";
+import type { CommandRunner, ConnectivityProbe } from "../../src/bootstrap/index.ts";
+import { createHostFs } from "../../src/host/index.ts";
+import type { HostFs } from "../../src/host/types.ts";
+import type { Logger } from "../../src/log/types.ts";
+import type { Systemd, UnitProperties, UnitStatus } from "../../src/systemd/types.ts";
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+
+/** Records systemd verbs in order (a local stand-in until the shared systemd double is used here). */
+class RecordingSystemd implements Systemd {
+  readonly actions: string[] = [];
+  async daemonReload() {
+    this.actions.push("daemon-reload");
+  }
+  async enable(units: readonly string[]) {
+    this.actions.push(`enable ${units.join(",")}`);
+  }
+  async disable(units: readonly string[]) {
+    this.actions.push(`disable ${units.join(",")}`);
+  }
+  async start(unit: string) {
+    this.actions.push(`start ${unit}`);
+  }
+  async stop(unit: string) {
+    this.actions.push(`stop ${unit}`);
+  }
+  async restart(unit: string) {
+    this.actions.push(`restart ${unit}`);
+  }
+  async listUnits(): Promise<UnitStatus[]> {
+    return [];
+  }
+  async listUnitsByNames(): Promise<UnitStatus[]> {
+    return [];
+  }
+  async unitProperties(): Promise<UnitProperties> {
+    throw new Error("not used by bootstrap");
+  }
+  async triggeredBy(): Promise<string[]> {
+    return [];
+  }
+  async serviceType(): Promise<string> {
+    return "simple";
+  }
+  close() {}
+}
+
+class Buffer {
+  text = "";
+  write(t: string) {
+    this.text += t;
+  }
+}
+
+const unit = `[Unit]
+Description=Gardener Node Agent
+After=network-online.target
+
+[Service]
+LimitMEMLOCK=infinity
+ExecStart=/opt/bin/gardener-node-agent --config-dir=/var/lib/gardener-node-agent
+Restart=always
+RestartSec=5
+StandardOutput=journal+console
+StandardError=journal
+
+[Install]
+WantedBy=multi-user.target`;
+
+const expectedActions = [
+  "daemon-reload",
+  "enable gardener-node-agent.service",
+  "start gardener-node-agent.service",
+  "disable gardener-node-init.service",
+];
+
+/** Every file and dir under a root with its mode and content, to show a re-run changes nothing. */
+async function snapshot(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (dir: string): Promise<void> => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      const mode = ((await stat(p)).mode & 0o7777).toString(8);
+      if (e.isDirectory()) {
+        out[p.slice(root.length)] = `dir ${mode}`;
+        await walk(p);
+      } else out[p.slice(root.length)] = `file ${mode} ${await readFile(p, "utf8")}`;
+    }
+  };
+  await walk(root);
+  return out;
+}
+
+const noRunner: CommandRunner = {
+  run: async (argv) => {
+    throw new Error(`unexpected command ${argv.join(" ")}`);
+  },
+};
+const okProbe: ConnectivityProbe = async () => {};
+
+describe("bootstrap", () => {
+  let root: string;
+  let host: HostFs;
+  let systemd: RecordingSystemd;
+  let stdout: Buffer;
+  let ac: AbortController;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "gna-bootstrap-"));
+    host = createHostFs(root);
+    systemd = new RecordingSystemd();
+    stdout = new Buffer();
+    ac = new AbortController();
+  });
+  afterEach(async () => {
+    ac.abort();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test("installs the exact unit file with mode 0644 and hands over from the init unit", async () => {
+    await bootstrap({ host, systemd, log: silent, runner: noRunner, probe: okProbe, stdout }, {}, ac.signal);
+    expect(await readFile(join(root, "etc/systemd/system/gardener-node-agent.service"), "utf8")).toBe(unit);
+    expect((await stat(join(root, "etc/systemd/system/gardener-node-agent.service"))).mode & 0o777).toBe(0o644);
+    expect((await stat(join(root, "var/lib/gardener-node-agent/tmp"))).isDirectory()).toBe(true);
+    expect(systemd.actions).toEqual(expectedActions);
+    expect(stdout.text).toBe("");
+  });
+
+  test("changes nothing when run again on a bootstrapped node", async () => {
+    const deps = { host, systemd, log: silent, runner: noRunner, probe: okProbe, stdout };
+    await bootstrap(deps, { bootstrap: {} }, ac.signal);
+    const first = await snapshot(root);
+    await bootstrap(deps, { bootstrap: {} }, ac.signal);
+    expect(await snapshot(root)).toEqual(first);
+    expect(systemd.actions).toEqual([...expectedActions, ...expectedActions]);
+  });
+
+  test("prepares the kubelet data device before installing the unit when a size is configured", async () => {
+    const calls: string[] = [];
+    const runner: CommandRunner = {
+      run: async (argv) => {
+        calls.push(argv[0] ?? "");
+        return { code: 0, stdout: argv[0] === "blkid" ? "/dev/sdb\n" : "", stderr: "" };
+      },
+    };
+    await bootstrap({ host, systemd, log: silent, runner, probe: okProbe, stdout }, { bootstrap: { kubeletDataVolumeSize: 1234 } }, ac.signal);
+    expect(calls).toEqual(["blkid"]);
+    expect((await stat(join(root, "var/lib/kubelet"))).isDirectory()).toBe(true);
+    expect(systemd.actions).toEqual(expectedActions);
+  });
+
+  test("fails before touching systemd when no data device matches", async () => {
+    const runner: CommandRunner = {
+      run: async (argv) =>
+        argv[0] === "blkid"
+          ? { code: 2, stdout: "", stderr: "" }
+          : { code: 0, stdout: 'NAME="vdb" PARTTYPE="" FSTYPE="" SIZE="999" PATH="/dev/vdb" TYPE="disk"\n', stderr: "" },
+    };
+    const err = await bootstrap(
+      { host, systemd, log: silent, runner, probe: okProbe, stdout },
+      { bootstrap: { kubeletDataVolumeSize: 1234 } },
+      ac.signal,
+    ).catch((e: unknown) => e);
+    expect((err as Error).message).toBe("failed formatting kubelet data volume: No kubelet data device found");
+    expect(await host.stat("/etc/systemd/system/gardener-node-agent.service")).toBeUndefined();
+    expect(systemd.actions).toEqual([]);
+  });
+
+  test("prints the two warning lines and still succeeds when the API server is unreachable", async () => {
+    const probe: ConnectivityProbe = async () => {
+      throw new Error("connection refused");
+    };
+    await bootstrap({ host, systemd, log: silent, runner: noRunner, probe, stdout }, {}, ac.signal);
+    expect(stdout.text).toBe(
+      "WARNING: API server connectivity test failed: connection refused\n" +
+        "Node may fail to join the cluster - check network configuration and API server endpoint\n",
+    );
+    expect(systemd.actions).toEqual(expectedActions);
+  });
+});
+
+describe("createConnectivityProbe", () => {
+  let root: string;
+  let host: HostFs;
+  let server: ReturnType<typeof Bun.serve> | undefined;
+  let seenAuth: string | null = null;
+  let certDir: string;
+
+  beforeAll(async () => {
+    certDir = await mkdtemp(join(tmpdir(), "gna-probe-cert-"));
+    const res = Bun.spawnSync([
+      "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+      "-keyout", join(certDir, "key.pem"), "-out", join(certDir, "cert.pem"),
+    ]);
+    if (res.exitCode !== 0) throw new Error(res.stderr.toString());
+    server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      tls: { cert: await readFile(join(certDir, "cert.pem"), "utf8"), key: await readFile(join(certDir, "key.pem"), "utf8") },
+      fetch(req) {
+        seenAuth = req.headers.get("authorization");
+        return new URL(req.url).pathname === "/version" ? Response.json({ gitVersion: "v1.33.0" }) : new Response("", { status: 404 });
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.stop(true);
+    await rm(certDir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "gna-probe-"));
+    host = createHostFs(root);
+    await host.writeFileAtomic("/var/lib/gardener-node-agent/cluster-ca.crt", await readFile(join(certDir, "cert.pem")), 0o640);
+    await host.writeFileAtomic("/var/lib/gardener-node-agent/credentials/bootstrap-token", "abcdef.0123456789abcdef\n", 0o640);
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test("succeeds with the CA file and sends the trimmed bootstrap token", async () => {
+    const probe = createConnectivityProbe({
+      host,
+      loadEndpoint: async () => ({ server: `https://127.0.0.1:${server?.port}`, caFile: "/var/lib/gardener-node-agent/cluster-ca.crt" }),
+    });
+    await probe(AbortSignal.timeout(5000));
+    expect(seenAuth).toBe("Bearer abcdef.0123456789abcdef");
+  });
+
+  test("fails when the CA file is missing", async () => {
+    const probe = createConnectivityProbe({
+      host,
+      loadEndpoint: async () => ({ server: `https://localhost:${server?.port}`, caFile: "/var/lib/gardener-node-agent/missing.crt" }),
+    });
+    await expect(probe(AbortSignal.timeout(5000))).rejects.toThrow("CA file /var/lib/gardener-node-agent/missing.crt does not exist");
+  });
+
+  test("fails when nothing listens at the server address", async () => {
+    const probe = createConnectivityProbe({
+      host,
+      loadEndpoint: async () => ({ server: "https://127.0.0.1:1", caFile: "/var/lib/gardener-node-agent/cluster-ca.crt" }),
+    });
+    await expect(probe(AbortSignal.timeout(5000))).rejects.toThrow('Get "https://127.0.0.1:1/version"');
+  });
+});
+
+describe("kubelet data device on a real ext4 image", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "gna-mkfs-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test("formats the matching disk as ext4 labelled KUBEDEV with quota features", async () => {
+    const { prepareKubeletDataDevice } = await import("../../src/bootstrap/index.ts");
+    const image = join(dir, "sdb.img");
+    expect(Bun.spawnSync(["truncate", "-s", "64M", image]).exitCode).toBe(0);
+    const real = createProcessRunner();
+    const mountSteps: string[] = [];
+    // blkid/lsblk answer from a recorded machine whose 64 MiB disk `sdb` is this image; mkfs.ext4 runs for
+    // real with /dev/sdb mapped onto the image; mount/cp/umount are only recorded (no loop devices in tests).
+    const runner: CommandRunner = {
+      run: async (argv) => {
+        switch (argv[0]) {
+          case "blkid":
+            return { code: 2, stdout: "", stderr: "" };
+          case "lsblk":
+            return {
+              code: 0,
+              stdout: argv.includes("NAME,MOUNTPOINT,TYPE")
+                ? 'NAME="sda1" MOUNTPOINT="/" TYPE="part"\nNAME="sdb" MOUNTPOINT="" TYPE="disk"\n'
+                : 'NAME="sda1" PARTTYPE="0fc63daf-8483-4772-8e79-3d69d8477de4" FSTYPE="ext4" SIZE="21367462400" PATH="/dev/sda1" TYPE="part"\n' +
+                  'NAME="sdb" PARTTYPE="" FSTYPE="" SIZE="67108864" PATH="/dev/sdb" TYPE="disk"\n',
+              stderr: "",
+            };
+          case "mkfs.ext4":
+            return real.run(argv.map((a) => (a === "/dev/sdb" ? image : a)));
+          default:
+            mountSteps.push(argv[0] ?? "");
+            return { code: 0, stdout: "", stderr: "" };
+        }
+      },
+    };
+    await mkdir(join(dir, "root"));
+    const host = createHostFs(join(dir, "root"));
+    expect(await prepareKubeletDataDevice({ host, runner, log: silent }, 67108864)).toEqual({ action: "formatted", device: "sdb" });
+    expect(mountSteps).toEqual(["mount", "cp", "umount", "mount"]);
+
+    const blkid = Bun.spawnSync(["blkid", "-o", "export", image]).stdout.toString();
+    expect(blkid).toContain("LABEL=KUBEDEV");
+    expect(blkid).toContain("TYPE=ext4");
+    const header = Bun.spawnSync(["dumpe2fs", "-h", image]).stdout.toString();
+    const features = header.split("\n").find((l) => l.startsWith("Filesystem features:")) ?? "";
+    expect(features.split(/\s+/)).toEqual(expect.arrayContaining(["quota", "project"]));
+    expect(header).toMatch(/Project quota inode:\s+\d+/);
+  });
+});
