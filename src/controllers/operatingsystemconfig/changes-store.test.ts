@@ -1,0 +1,60 @@
+import { describe, expect, test } from "bun:test";
+import { emptyChanges, encodeChanges, type OscChanges } from "../../osc/index.ts";
+import { ChangesStore } from "./changes-store.ts";
+
+function store() {
+  const c = emptyChanges("sum");
+  c.files.changed.push({ path: "/a", content: {} }, { path: "/b", content: {} });
+  c.units.changed.push({
+    name: "u.service",
+    dropIns: [{ name: "d1", content: "x" }],
+    dropInsChanges: { changed: [{ name: "d1", content: "x" }], deleted: [{ name: "old", content: "y" }] },
+  });
+  c.units.commands.push({ name: "u.service", command: "restart" }, { name: "v.service", command: "stop" });
+  c.containerd.configFileChanged = true;
+  const written: string[] = [];
+  const s = new ChangesStore(c, async (x: OscChanges) => {
+    written.push(encodeChanges(x));
+  });
+  return { s, written };
+}
+
+describe("ChangesStore", () => {
+  test("should persist after every completed item", async () => {
+    const { s, written } = store();
+    await s.fileChangedDone("/a");
+    await s.unitCommandDone("v.service");
+    expect(written).toHaveLength(2);
+    expect(s.changes.files.changed.map((f) => f.path)).toEqual(["/b"]);
+    expect(written[1]).not.toContain("v.service");
+  });
+
+  test("should remove completed drop-ins from dropInsChanges and keep the unit's dropIns", async () => {
+    const { s } = store();
+    await s.dropInDone("u.service", "d1", "changed");
+    await s.dropInDone("u.service", "old", "deleted");
+    const u = s.changes.units.changed[0];
+    expect(u?.dropIns).toEqual([{ name: "d1", content: "x" }]);
+    expect(u?.dropInsChanges).toEqual({ changed: [], deleted: [] });
+  });
+
+  test("should serialise concurrent completions so the last write holds all of them", async () => {
+    const { s, written } = store();
+    await Promise.all([s.unitCommandDone("u.service"), s.unitCommandDone("v.service"), s.containerdRestarted()]);
+    expect(written.at(-1)).not.toContain("commands");
+    expect(written.at(-1)).toContain("configFileChanged: false");
+  });
+
+  test("should keep going after a failed write", async () => {
+    let fail = true;
+    const s = new ChangesStore(emptyChanges("x"), async () => {
+      if (fail) {
+        fail = false;
+        throw new Error("disk full");
+      }
+    });
+    await expect(s.setMustRestartNodeAgent(true)).rejects.toThrow("disk full");
+    await s.setMustRestartNodeAgent(false);
+    expect(s.changes.mustRestartNodeAgent).toBe(false);
+  });
+});

@@ -1,0 +1,88 @@
+import type { OscChanges } from "../../osc/index.ts";
+
+/** Writes the whole change set to disk (atomically); injected so tests and gardenadm mode can differ. */
+export type PersistChanges = (changes: OscChanges) => Promise<void>;
+
+/**
+ * The pending work list plus §5.6 bookkeeping: every completed item is removed and the file rewritten
+ * immediately, serialised by a queue because unit commands complete concurrently.
+ */
+export class ChangesStore {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly changes: OscChanges,
+    private readonly persistFn: PersistChanges,
+  ) {}
+
+  /** Applies `mutate` and persists, after every earlier update has been written. */
+  update(mutate: (c: OscChanges) => void): Promise<void> {
+    const next = this.chain.then(() => {
+      mutate(this.changes);
+      return this.persistFn(this.changes);
+    });
+    // A failed write fails this caller; later updates still run (and rewrite the whole file).
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  persist(): Promise<void> {
+    return this.update(() => undefined);
+  }
+
+  fileChangedDone(path: string): Promise<void> {
+    return this.update((c) => removeFirst(c.files.changed, (f) => f.path === path));
+  }
+
+  fileDeletedDone(path: string): Promise<void> {
+    return this.update((c) => removeFirst(c.files.deleted, (f) => f.path === path));
+  }
+
+  registryDesiredDone(upstream: string): Promise<void> {
+    return this.update((c) => {
+      removeFirst(c.containerd.registries.desired, (r) => r.upstream === upstream);
+      removeFirst(c.containerd.registries.upstreamsToProbe, (u) => u === upstream);
+    });
+  }
+
+  registryDeletedDone(upstream: string): Promise<void> {
+    return this.update((c) => removeFirst(c.containerd.registries.deleted, (r) => r.upstream === upstream));
+  }
+
+  /** Upstream removes the drop-in from the unit's `dropIns`; we remove it from `dropInsChanges` (see spec §5.6). */
+  dropInDone(unit: string, dropIn: string, kind: "changed" | "deleted"): Promise<void> {
+    return this.update((c) => {
+      const u = c.units.changed.find((x) => x.name === unit);
+      if (u !== undefined) removeFirst(u.dropInsChanges[kind], (d) => d.name === dropIn);
+    });
+  }
+
+  unitChangedDone(name: string): Promise<void> {
+    return this.update((c) => removeFirst(c.units.changed, (u) => u.name === name));
+  }
+
+  unitDeletedDone(name: string): Promise<void> {
+    return this.update((c) => removeFirst(c.units.deleted, (u) => u.name === name));
+  }
+
+  unitCommandDone(name: string): Promise<void> {
+    return this.update((c) => removeFirst(c.units.commands, (u) => u.name === name));
+  }
+
+  containerdRestarted(): Promise<void> {
+    return this.update((c) => {
+      c.containerd.configFileChanged = false;
+    });
+  }
+
+  setMustRestartNodeAgent(value: boolean): Promise<void> {
+    return this.update((c) => {
+      c.mustRestartNodeAgent = value;
+    });
+  }
+}
+
+function removeFirst<T>(list: T[], match: (x: T) => boolean): void {
+  const i = list.findIndex(match);
+  if (i >= 0) list.splice(i, 1);
+}

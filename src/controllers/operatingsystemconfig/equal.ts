@@ -1,0 +1,28 @@
+/**
+ * Semantic deep equality of decoded OSC values (Kubernetes' Semantic.DeepEqual): undefined keys are
+ * ignored, an empty list equals an absent one, list order matters.
+ */
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const emptyA = a === undefined || a === null || (Array.isArray(a) && a.length === 0);
+  const emptyB = b === undefined || b === null || (Array.isArray(b) && b.length === 0);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (emptyA && emptyB) return true;
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => semanticEqual(x, b[i]));
+  }
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+  for (const k of keys) {
+    const va = ra[k];
+    const vb = rb[k];
+    if (va === undefined && vb === undefined) continue;
+    if ((va === undefined || vb === undefined) && !(isEmptyList(va) && isEmptyList(vb))) return false;
+    if (!semanticEqual(va, vb)) return false;
+  }
+  return true;
+}
+
+const isEmptyList = (x: unknown) => x === undefined || (Array.isArray(x) && x.length === 0);
