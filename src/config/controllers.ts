@@ -1,0 +1,39 @@
+import * as v from "valibot";
+import { durationOr, maybe, semver, stringOr, section } from "./fields.ts";
+
+/** `controllers.operatingSystemConfig`. */
+export const operatingSystemConfigControllerSchema = v.object({
+  syncPeriod: durationOr(10 * 60_000),
+  secretName: stringOr(""),
+  /** Canonical semver (`1.33.0`); undefined when absent or null (validation then reports Required). */
+  kubernetesVersion: maybe(semver),
+});
+
+export const tokenSyncConfigSchema = v.object({
+  secretName: stringOr(""),
+  path: stringOr(""),
+});
+
+/** `controllers.token`. */
+export const tokenControllerSchema = v.object({
+  syncConfigs: maybe(v.array(tokenSyncConfigSchema)),
+  syncPeriod: durationOr(60 * 60_000),
+});
+
+/** `controllers.systemdUnitCheck`. */
+export const systemdUnitCheckControllerSchema = v.object({
+  syncPeriod: durationOr(60_000),
+  stuckThreshold: durationOr(5 * 60_000),
+});
+
+export const controllersSchema = v.object({
+  operatingSystemConfig: section(operatingSystemConfigControllerSchema),
+  token: section(tokenControllerSchema),
+  systemdUnitCheck: section(systemdUnitCheckControllerSchema),
+});
+
+export type OperatingSystemConfigControllerConfig = v.InferOutput<typeof operatingSystemConfigControllerSchema>;
+export type TokenSyncConfig = v.InferOutput<typeof tokenSyncConfigSchema>;
+export type TokenControllerConfig = v.InferOutput<typeof tokenControllerSchema>;
+export type SystemdUnitCheckControllerConfig = v.InferOutput<typeof systemdUnitCheckControllerSchema>;
+export type ControllerConfiguration = v.InferOutput<typeof controllersSchema>;

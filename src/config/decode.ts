@@ -1,0 +1,70 @@
+import * as v from "valibot";
+import { parse as parseYaml, YAMLError } from "yaml";
+import { configApiVersion, configKind, nodeAgentConfigurationSchema } from "./configuration.ts";
+import type { NodeAgentConfiguration } from "./configuration.ts";
+import { ConfigError } from "./errors.ts";
+import type { FieldIssue } from "./errors.ts";
+
+/** Gates of the process-wide feature gate; the agent registers none of its own. */
+export const knownFeatureGates: readonly string[] = ["AllAlpha", "AllBeta"];
+
+/** `controllers.token.syncConfigs[1].path` from a valibot issue path. */
+export const issuePath = (issue: v.BaseIssue<unknown>): string => {
+  let out = "";
+  for (const item of issue.path ?? []) {
+    const key = (item as { key: unknown }).key;
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out;
+};
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/**
+ * Decodes YAML (1.1 semantics, as the Go agent's decoder) or JSON into a defaulted configuration.
+ * A missing apiVersion/kind is accepted; any other type is a decode error. Unknown fields are ignored.
+ * Throws ConfigError (stage "decode"); `file` only names the source in messages.
+ */
+export const decodeConfig = (text: string, file?: string): NodeAgentConfiguration => {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text, { version: "1.1" });
+  } catch (err) {
+    if (!(err instanceof YAMLError)) throw err;
+    throw new ConfigError("decode", file, [], err.message.split("\n", 1)[0] ?? "invalid YAML", { cause: err });
+  }
+  if (doc === null || doc === undefined) doc = {};
+  if (!isRecord(doc)) throw new ConfigError("decode", file, [], "the document is not a mapping");
+
+  const apiVersion = doc["apiVersion"];
+  const kind = doc["kind"];
+  if ((apiVersion !== undefined && apiVersion !== configApiVersion) || (kind !== undefined && kind !== configKind)) {
+    const gvk = `${String(apiVersion ?? configApiVersion)}, Kind=${String(kind ?? configKind)}`;
+    throw new ConfigError("decode", file, [], `no kind "${String(kind ?? configKind)}" is registered for version "${gvk}"`);
+  }
+
+  const result = v.safeParse(nodeAgentConfigurationSchema, doc);
+  if (!result.success) {
+    const issues: FieldIssue[] = result.issues.map((i) => ({
+      path: issuePath(i),
+      type: "Invalid",
+      detail: i.message,
+      value: i.input,
+    }));
+    const reason = issues.map((i) => (i.path === "" ? i.detail : `${i.path}: ${i.detail}`)).join(", ");
+    throw new ConfigError("decode", file, issues, reason);
+  }
+
+  const unknownGates = Object.keys(result.output.featureGates ?? {}).filter((g) => !knownFeatureGates.includes(g));
+  if (unknownGates.length > 0) {
+    const issues: FieldIssue[] = unknownGates.map((g) => ({
+      path: `featureGates.${g}`,
+      type: "NotSupported",
+      detail: "unrecognized feature gate",
+      value: g,
+    }));
+    throw new ConfigError("decode", file, issues, unknownGates.map((g) => `unrecognized feature gate: ${g}`).join(", "));
+  }
+  return result.output;
+};

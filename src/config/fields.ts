@@ -1,0 +1,105 @@
+import * as v from "valibot";
+import { DurationError, parseDuration } from "./duration.ts";
+import { canonicalSemVer, SemVerError } from "./semver.ts";
+
+/**
+ * Field schemas shared by the config sections. Go decodes `null` into a non-pointer field as its zero
+ * value and its defaulting functions replace zero values, so most fields accept null/absent/zero alike.
+ */
+
+/** Optional field: absent and null both read as undefined. */
+export const maybe = <const S extends v.GenericSchema>(schema: S) =>
+  v.pipe(
+    v.nullish(schema),
+    v.transform((x) => x ?? undefined),
+  );
+
+/**
+ * A Go string field. Like sigs.k8s.io/yaml, a YAML number or boolean given for it is taken as its
+ * text (`secretName: 123` → "123").
+ */
+export const goString = v.pipe(
+  v.union([v.string(), v.number(), v.boolean()], "Invalid type: expected string"),
+  v.transform((x) => String(x)),
+);
+
+/** A string whose absent, null or empty value becomes `fallback`. */
+export const stringOr = (fallback: string) =>
+  v.pipe(
+    v.nullish(goString, ""),
+    v.transform((s) => (s === "" ? fallback : s)),
+  );
+
+/** A number whose absent, null or zero value becomes `fallback`. */
+export const numberOr = (fallback: number) =>
+  v.pipe(
+    v.nullish(v.number(), 0),
+    v.transform((n) => (n === 0 ? fallback : n)),
+  );
+
+/** Go int32. */
+export const int32 = v.pipe(v.number(), v.integer(), v.minValue(-(2 ** 31)), v.maxValue(2 ** 31 - 1));
+
+/** Go int32 whose absent, null or zero value becomes `fallback`. */
+export const int32Or = (fallback: number) =>
+  v.pipe(
+    v.nullish(int32, 0),
+    v.transform((n) => (n === 0 ? fallback : n)),
+  );
+
+/** Go int64 (safe-integer range is all JS numbers hold exactly). */
+export const int64 = v.pipe(v.number(), v.safeInteger());
+
+/** A Go duration string (`10m`, `12h0m0s`), carried as milliseconds. */
+export const duration = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    try {
+      return parseDuration(dataset.value);
+    } catch (err) {
+      if (!(err instanceof DurationError)) throw err;
+      addIssue({ message: err.message });
+      return NEVER;
+    }
+  }),
+);
+
+/** A duration whose absent or null value becomes `fallbackMs` (Go defaults nil pointers only). */
+export const durationOr = (fallbackMs: number) =>
+  v.pipe(
+    // The null default keeps the key required in the inferred output type.
+    v.nullish(v.unknown(), null),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const value = dataset.value;
+      if (value === null || value === undefined) return fallbackMs;
+      if (typeof value !== "string") {
+        addIssue({ message: `Invalid type: expected a duration string but received ${JSON.stringify(value)}` });
+        return NEVER;
+      }
+      try {
+        return parseDuration(value);
+      } catch (err) {
+        if (!(err instanceof DurationError)) throw err;
+        addIssue({ message: err.message });
+        return NEVER;
+      }
+    }),
+  );
+
+/** A lenient semver (`v1.33` accepted), carried in canonical form (`1.33.0`); null stays undefined. */
+export const semver = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    try {
+      return canonicalSemVer(dataset.value);
+    } catch (err) {
+      if (!(err instanceof SemVerError)) throw err;
+      addIssue({ message: err.message });
+      return NEVER;
+    }
+  }),
+);
+
+/** A struct field: absent or null reads as `{}`, so every default inside it applies. */
+export const section = <const S extends v.GenericSchema>(schema: S) =>
+  v.pipe(v.nullish(v.unknown(), {}), schema);

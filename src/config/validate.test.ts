@@ -1,0 +1,154 @@
+import { describe, expect, test } from "bun:test";
+import { decodeConfig } from "./decode.ts";
+import { ConfigError, formatFieldIssue } from "./errors.ts";
+import type { FieldIssue } from "./errors.ts";
+import { validateConfig } from "./validate.ts";
+
+/** Spec §13 baseline: secret osc-secret, v1.33.0, sync periods 1m/1h/1m, stuck 5m, one token config. */
+const baseline = (patch = ""): string => `
+controllers:
+  operatingSystemConfig:
+    secretName: osc-secret
+    kubernetesVersion: v1.33.0
+    syncPeriod: 1m
+  token:
+    syncPeriod: 1h
+    syncConfigs:
+    - secretName: gardener-node-agent
+      path: /var/lib/gardener-node-agent/credentials/token
+  systemdUnitCheck:
+    syncPeriod: 1m
+    stuckThreshold: 5m
+${patch}`;
+
+const issuesOf = (text: string, disableKubernetesVersionCheck = false): Pick<FieldIssue, "path" | "type">[] =>
+  validateConfig(decodeConfig(text), { disableKubernetesVersionCheck }).map(({ path, type }) => ({ path, type }));
+
+/** Replaces one line of the baseline (matched by its key and indentation). */
+const withLine = (from: string, to: string): string => {
+  const text = baseline();
+  if (!text.includes(from)) throw new Error(`baseline has no line ${from}`);
+  return text.replace(from, to);
+};
+
+describe("validateConfig", () => {
+  test("should accept the baseline", () => {
+    expect(issuesOf(baseline())).toEqual([]);
+  });
+
+  test("should accept an empty config once the required fields are set (defaults are valid)", () => {
+    expect(issuesOf("controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: 1.34.1}}")).toEqual([]);
+  });
+
+  test.each<[string, string, Pick<FieldIssue, "path" | "type">[]]>([
+    ["a negative burst", baseline("clientConnection: {burst: -1}"), [{ path: "clientConnection.burst", type: "Invalid" }]],
+    [
+      "a null kubernetesVersion",
+      withLine("kubernetesVersion: v1.33.0", "kubernetesVersion: null"),
+      [{ path: "controllers.operatingSystemConfig.kubernetesVersion", type: "Required" }],
+    ],
+    [
+      "a missing kubernetesVersion",
+      withLine("kubernetesVersion: v1.33.0", ""),
+      [{ path: "controllers.operatingSystemConfig.kubernetesVersion", type: "Required" }],
+    ],
+    [
+      "an empty secretName",
+      withLine("secretName: osc-secret", 'secretName: ""'),
+      [{ path: "controllers.operatingSystemConfig.secretName", type: "Required" }],
+    ],
+    [
+      "an OSC syncPeriod of 10s",
+      withLine("syncPeriod: 1m\n  token", "syncPeriod: 10s\n  token"),
+      [{ path: "controllers.operatingSystemConfig.syncPeriod", type: "Invalid" }],
+    ],
+    [
+      "a second token config without secretName",
+      withLine("      path: /var/lib/gardener-node-agent/credentials/token", "      path: /var/lib/gardener-node-agent/credentials/token\n    - path: /other"),
+      [{ path: "controllers.token.syncConfigs[1].secretName", type: "Required" }],
+    ],
+    [
+      "a second token config without path",
+      withLine("      path: /var/lib/gardener-node-agent/credentials/token", "      path: /var/lib/gardener-node-agent/credentials/token\n    - secretName: other"),
+      [{ path: "controllers.token.syncConfigs[1].path", type: "Required" }],
+    ],
+    [
+      "a second token config with the same path",
+      withLine(
+        "      path: /var/lib/gardener-node-agent/credentials/token",
+        "      path: /var/lib/gardener-node-agent/credentials/token\n    - secretName: other\n      path: /var/lib/gardener-node-agent/credentials/token",
+      ),
+      [{ path: "controllers.token.syncConfigs[1].path", type: "Duplicate" }],
+    ],
+    ["a token syncPeriod of 10s", withLine("syncPeriod: 1h", "syncPeriod: 10s"), [{ path: "controllers.token.syncPeriod", type: "Invalid" }]],
+    [
+      "a systemdUnitCheck syncPeriod of 10s",
+      withLine("    syncPeriod: 1m\n    stuckThreshold", "    syncPeriod: 10s\n    stuckThreshold"),
+      [{ path: "controllers.systemdUnitCheck.syncPeriod", type: "Invalid" }],
+    ],
+    [
+      "a stuckThreshold of 10s",
+      withLine("stuckThreshold: 5m", "stuckThreshold: 10s"),
+      [{ path: "controllers.systemdUnitCheck.stuckThreshold", type: "Invalid" }],
+    ],
+    [
+      "an unsupported kubernetesVersion 1.31.0",
+      withLine("kubernetesVersion: v1.33.0", "kubernetesVersion: 1.31.0"),
+      [{ path: "controllers.operatingSystemConfig.kubernetesVersion", type: "Invalid" }],
+    ],
+    ["logFormat xml", baseline("logFormat: xml"), [{ path: "logFormat", type: "NotSupported" }]],
+    ["logLevel warn", baseline("logLevel: warn"), [{ path: "logLevel", type: "NotSupported" }]],
+  ])("should report exactly one issue for %s", (_, text, expected) => {
+    expect(issuesOf(text)).toEqual(expected);
+  });
+
+  test.each([
+    ["a sync period of exactly 15s", withLine("syncPeriod: 1h", "syncPeriod: 15s")],
+    ["a stuckThreshold of exactly 30s", withLine("stuckThreshold: 5m", "stuckThreshold: 30s")],
+    ["a pre-release of a supported minor", withLine("kubernetesVersion: v1.33.0", "kubernetesVersion: v1.36.2-rc.1")],
+    ["a burst of 0 (defaulted)", baseline("clientConnection: {burst: 0}")],
+    ["an empty logLevel and logFormat", baseline('logLevel: ""\nlogFormat: ""')],
+    ["logLevel debug and logFormat text", baseline("logLevel: debug\nlogFormat: text")],
+  ])("should accept %s", (_, text) => {
+    expect(issuesOf(text)).toEqual([]);
+  });
+
+  test("should accept an unsupported version when the check is disabled", () => {
+    expect(issuesOf(withLine("kubernetesVersion: v1.33.0", "kubernetesVersion: 1.31.0"), true)).toEqual([]);
+  });
+
+  test("should collect several issues at once", () => {
+    expect(issuesOf('clientConnection: {burst: -1}\nlogFormat: xml\ncontrollers: {operatingSystemConfig: {secretName: ""}}')).toEqual([
+      { path: "clientConnection.burst", type: "Invalid" },
+      { path: "logFormat", type: "NotSupported" },
+      { path: "controllers.operatingSystemConfig.secretName", type: "Required" },
+      { path: "controllers.operatingSystemConfig.kubernetesVersion", type: "Required" },
+    ]);
+  });
+});
+
+describe("formatFieldIssue", () => {
+  test.each<[FieldIssue, string]>([
+    [
+      { path: "controllers.operatingSystemConfig.secretName", type: "Required", detail: "must provide the secret name for the operating system config" },
+      "controllers.operatingSystemConfig.secretName: Required value: must provide the secret name for the operating system config",
+    ],
+    [{ path: "clientConnection.burst", type: "Invalid", value: -1, detail: "must be non-negative" }, "clientConnection.burst: Invalid value: -1: must be non-negative"],
+    [{ path: "a[1].path", type: "Duplicate", value: "/x", detail: "" }, 'a[1].path: Duplicate value: "/x"'],
+    [
+      { path: "logFormat", type: "NotSupported", value: "xml", detail: 'supported values: "json", "text"' },
+      'logFormat: Unsupported value: "xml": supported values: "json", "text"',
+    ],
+  ])("should print %o like Kubernetes", (issue, text) => {
+    expect(formatFieldIssue(issue)).toBe(text);
+  });
+
+  test("should name the file and every field in a ConfigError", () => {
+    const issues = validateConfig(decodeConfig("clientConnection: {burst: -1}"));
+    expect(ConfigError.invalid("/etc/c.yaml", issues).message).toBe(
+      "invalid config: /etc/c.yaml: [clientConnection.burst: Invalid value: -1: must be non-negative, " +
+        "controllers.operatingSystemConfig.secretName: Required value: must provide the secret name for the operating system config, " +
+        "controllers.operatingSystemConfig.kubernetesVersion: Required value: must provide a supported kubernetes version]",
+    );
+  });
+});

@@ -1,0 +1,89 @@
+import type { NodeAgentConfiguration } from "./configuration.ts";
+import { formatDuration } from "./duration.ts";
+import type { FieldIssue } from "./errors.ts";
+import { isSupportedKubernetesVersion } from "./semver.ts";
+
+export interface ValidateOptions {
+  /** EXPERIMENTAL_DISABLE_KUBERNETES_VERSION_CHECK=true: accept any Kubernetes minor. */
+  readonly disableKubernetesVersionCheck?: boolean;
+}
+
+export const logLevels: readonly string[] = ["debug", "info", "error"];
+export const logFormats: readonly string[] = ["json", "text"];
+
+const MIN_SYNC_PERIOD_MS = 15_000;
+const MIN_STUCK_THRESHOLD_MS = 30_000;
+
+const supported = (values: readonly string[]) => `supported values: ${values.map((x) => JSON.stringify(x)).join(", ")}`;
+
+const atLeast = (path: string, ms: number | undefined, minMs: number): FieldIssue[] =>
+  ms === undefined || ms < minMs
+    ? [{ path, type: "Invalid", value: ms === undefined ? undefined : formatDuration(ms), detail: `must be at least ${formatDuration(minMs)}` }]
+    : [];
+
+const validateTokenSyncConfigs = (config: NodeAgentConfiguration): FieldIssue[] => {
+  const issues: FieldIssue[] = [];
+  const seen = new Set<string>();
+  (config.controllers.token.syncConfigs ?? []).forEach((sc, i) => {
+    const base = `controllers.token.syncConfigs[${i}]`;
+    if (sc.secretName === "") {
+      issues.push({ path: `${base}.secretName`, type: "Required", detail: "must provide the secret name for the access token" });
+    }
+    if (sc.path === "") {
+      issues.push({ path: `${base}.path`, type: "Required", detail: "must provide the path where the token should be synced to" });
+    } else {
+      if (seen.has(sc.path)) issues.push({ path: `${base}.path`, type: "Duplicate", value: sc.path, detail: "" });
+      seen.add(sc.path);
+    }
+  });
+  return issues;
+};
+
+/** Every rule of the Go agent's ValidateNodeAgentConfiguration, on a decoded (defaulted) config. */
+export const validateConfig = (config: NodeAgentConfiguration, options: ValidateOptions = {}): FieldIssue[] => {
+  const issues: FieldIssue[] = [];
+  const { clientConnection, controllers } = config;
+  if (clientConnection.burst < 0) {
+    issues.push({ path: "clientConnection.burst", type: "Invalid", value: clientConnection.burst, detail: "must be non-negative" });
+  }
+  if (config.logLevel !== "" && !logLevels.includes(config.logLevel)) {
+    issues.push({ path: "logLevel", type: "NotSupported", value: config.logLevel, detail: supported(logLevels) });
+  }
+  if (config.logFormat !== "" && !logFormats.includes(config.logFormat)) {
+    issues.push({ path: "logFormat", type: "NotSupported", value: config.logFormat, detail: supported(logFormats) });
+  }
+
+  const osc = controllers.operatingSystemConfig;
+  if (osc.secretName === "") {
+    issues.push({
+      path: "controllers.operatingSystemConfig.secretName",
+      type: "Required",
+      detail: "must provide the secret name for the operating system config",
+    });
+  }
+  issues.push(...atLeast("controllers.operatingSystemConfig.syncPeriod", osc.syncPeriod, MIN_SYNC_PERIOD_MS));
+  if (osc.kubernetesVersion === undefined) {
+    issues.push({
+      path: "controllers.operatingSystemConfig.kubernetesVersion",
+      type: "Required",
+      detail: "must provide a supported kubernetes version",
+    });
+  } else if (options.disableKubernetesVersionCheck !== true && !isSupportedKubernetesVersion(osc.kubernetesVersion)) {
+    issues.push({
+      path: "controllers.operatingSystemConfig.kubernetesVersion",
+      type: "Invalid",
+      value: osc.kubernetesVersion,
+      detail: `unsupported kubernetes version ${JSON.stringify(osc.kubernetesVersion)}`,
+    });
+  }
+
+  issues.push(...validateTokenSyncConfigs(config));
+  issues.push(...atLeast("controllers.token.syncPeriod", controllers.token.syncPeriod, MIN_SYNC_PERIOD_MS));
+
+  const unitCheck = controllers.systemdUnitCheck;
+  issues.push(...atLeast("controllers.systemdUnitCheck.syncPeriod", unitCheck.syncPeriod, MIN_SYNC_PERIOD_MS));
+  if (unitCheck.stuckThreshold !== undefined) {
+    issues.push(...atLeast("controllers.systemdUnitCheck.stuckThreshold", unitCheck.stuckThreshold, MIN_STUCK_THRESHOLD_MS));
+  }
+  return issues;
+};
