@@ -1,0 +1,233 @@
+import { Message, MessageType, sessionBus, type MessageBus } from "dbus-next";
+import type { Logger } from "../log/types.ts";
+import { SystemdCallError } from "./types.ts";
+
+/** A method call on the system bus; `body` must match `signature`. */
+export interface BusCall {
+  readonly destination: string;
+  readonly path: string;
+  readonly iface: string;
+  readonly member: string;
+  readonly signature?: string;
+  readonly body?: readonly unknown[];
+}
+
+/** A signal as received; the body is untrusted until a schema accepted it. */
+export interface BusSignal {
+  readonly path: string;
+  readonly iface: string;
+  readonly member: string;
+  readonly body: readonly unknown[];
+}
+
+export interface BusConnectionOptions {
+  readonly address: string;
+  readonly log: Logger;
+  /** Match rules added (and setup calls made) on every new connection, before any other call. */
+  readonly onConnect: (conn: Connected) => Promise<void>;
+  readonly onSignal: (signal: BusSignal) => void;
+  /** A reply that takes longer fails the call (libdbus uses 25 s). */
+  readonly callTimeoutMs: number;
+}
+
+/** What `onConnect` may do with a fresh connection. */
+export interface Connected {
+  call(req: BusCall, signal?: AbortSignal): Promise<unknown[]>;
+}
+
+/** dbus-next keeps the socket private; its close is the only prompt sign that the bus went away. */
+interface BusInternals {
+  readonly _connection?: { readonly stream?: { once(event: "close", fn: () => void): void } };
+}
+
+interface Live {
+  readonly bus: MessageBus;
+  closed: boolean;
+  /** Rejecters of calls still waiting for a reply on this connection. */
+  readonly pending: Set<(err: Error) => void>;
+}
+
+/**
+ * One persistent connection to the bus at `address`, opened on first use and reopened on the next call after
+ * the bus went away (dbus-daemon restarted). Calls that never reached the bus are retried once on the new
+ * connection; calls whose reply is lost fail with SystemdCallError.
+ */
+export class BusConnection {
+  #live: Live | undefined;
+  #opening: Promise<Live> | undefined;
+  #closedForGood = false;
+
+  constructor(private readonly opts: BusConnectionOptions) {}
+
+  async call(req: BusCall, signal?: AbortSignal): Promise<unknown[]> {
+    for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
+      const live = await this.#get(signal);
+      try {
+        return await this.#callOn(live, req, signal);
+      } catch (err) {
+        // The socket had already gone when we wrote: nothing reached the bus, so a retry is safe.
+        if (err instanceof NotSentError && attempt === 0) continue;
+        throw err;
+      }
+    }
+  }
+
+  close(): void {
+    this.#closedForGood = true;
+    const live = this.#live;
+    this.#live = undefined;
+    if (live) this.#drop(live, new SystemdCallError("D-Bus connection closed"));
+  }
+
+  #get(signal?: AbortSignal): Promise<Live> {
+    if (this.#closedForGood) return Promise.reject(new SystemdCallError("D-Bus connection closed"));
+    if (this.#live && !this.#live.closed) return Promise.resolve(this.#live);
+    this.#opening ??= this.#open().finally(() => {
+      this.#opening = undefined;
+    });
+    // A caller's abort must not cancel an open that other callers share.
+    return signal ? abortable(this.#opening, signal) : this.#opening;
+  }
+
+  async #open(): Promise<Live> {
+    const { address, log } = this.opts;
+    let bus: MessageBus;
+    try {
+      bus = sessionBus({ busAddress: address });
+    } catch (err) {
+      throw new SystemdCallError(`cannot connect to D-Bus at ${address}: ${errorText(err)}`, { cause: err });
+    }
+    const live: Live = { bus, closed: false, pending: new Set() };
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("timed out")), this.opts.callTimeoutMs);
+      bus.once("connect", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      bus.on("error", (err: unknown) => {
+        clearTimeout(timer);
+        reject(err instanceof Error ? err : new Error(String(err)));
+        this.#drop(live, new SystemdCallError(`D-Bus connection failed: ${errorText(err)}`, { cause: err }));
+      });
+    });
+    (bus as unknown as BusInternals)._connection?.stream?.once("close", () => {
+      if (!live.closed) log.debug("D-Bus connection closed", { address });
+      this.#drop(live, new SystemdCallError("D-Bus connection closed while waiting for a reply"));
+    });
+    bus.on("message", (msg: Message) => {
+      if (msg.type !== MessageType.SIGNAL) return;
+      this.opts.onSignal({ path: msg.path, iface: msg.interface, member: msg.member, body: msg.body });
+    });
+    try {
+      await ready;
+      await this.opts.onConnect({ call: (req, signal) => this.#callOn(live, req, signal) });
+    } catch (err) {
+      this.#drop(live, new SystemdCallError("D-Bus connection setup failed"));
+      if (err instanceof SystemdCallError) throw err;
+      throw new SystemdCallError(`cannot connect to D-Bus at ${address}: ${errorText(err)}`, { cause: err });
+    }
+    if (this.#closedForGood) {
+      this.#drop(live, new SystemdCallError("D-Bus connection closed"));
+      throw new SystemdCallError("D-Bus connection closed");
+    }
+    log.debug("Connected to D-Bus", { address });
+    this.#live = live;
+    return live;
+  }
+
+  #drop(live: Live, err: Error): void {
+    if (live.closed) return;
+    live.closed = true;
+    for (const reject of live.pending) reject(err);
+    live.pending.clear();
+    try {
+      live.bus.disconnect();
+    } catch {
+      // The socket is already gone; there is nothing left to release.
+    }
+  }
+
+  #callOn(live: Live, req: BusCall, signal?: AbortSignal): Promise<unknown[]> {
+    return new Promise<unknown[]>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      if (live.closed) return reject(new NotSentError());
+      const msg = new Message({
+        destination: req.destination,
+        path: req.path,
+        interface: req.iface,
+        member: req.member,
+        signature: req.signature ?? "",
+        body: [...(req.body ?? [])],
+      });
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        live.pending.delete(onDrop);
+      };
+      const onAbort = () => {
+        settle();
+        reject(signal?.reason);
+      };
+      const onDrop = (err: Error) => {
+        settle();
+        reject(err);
+      };
+      const timer = setTimeout(
+        () => onDrop(new SystemdCallError(`no reply to ${req.member} within ${this.opts.callTimeoutMs} ms`)),
+        this.opts.callTimeoutMs,
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+      live.pending.add(onDrop);
+      let sent: Promise<Message | null>;
+      try {
+        sent = live.bus.call(msg);
+      } catch (err) {
+        settle();
+        this.#drop(live, new SystemdCallError("D-Bus connection closed"));
+        return reject(new NotSentError({ cause: err }));
+      }
+      sent.then(
+        (reply) => {
+          settle();
+          resolve(reply?.body ?? []);
+        },
+        (err: unknown) => {
+          settle();
+          reject(err);
+        },
+      );
+    });
+  }
+}
+
+/** The message never left this process; internal to BusConnection's retry. */
+class NotSentError extends SystemdCallError {
+  constructor(options?: ErrorOptions) {
+    super("D-Bus connection closed before the call was sent", options);
+  }
+}
+
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** The text of a D-Bus error is what systemd says ("Unit foo.service not found."); anything else its message. */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

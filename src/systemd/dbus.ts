@@ -1,0 +1,196 @@
+import type { Logger } from "../log/types.ts";
+import { BusConnection, errorText, type BusCall, type BusSignal, type Connected } from "./dbus-connection.ts";
+import {
+  decodeJobRemoved,
+  decodeObjectPath,
+  decodeStringArrayProperty,
+  decodeStringProperty,
+  decodeUnitList,
+  decodeUnitProperties,
+} from "./dbus-decode.ts";
+import { JobTracker } from "./job-tracker.ts";
+import {
+  SystemdCallError,
+  SystemdJobError,
+  type JobOperation,
+  type Systemd,
+  type UnitProperties,
+  type UnitStatus,
+} from "./types.ts";
+
+/** Upstream waits this long for a job's JobRemoved before it carries on as if the job succeeded. */
+export const DEFAULT_JOB_TIMEOUT_MS = 10_000;
+/** libdbus's default reply timeout. */
+export const DEFAULT_CALL_TIMEOUT_MS = 25_000;
+export const DEFAULT_SYSTEM_BUS_ADDRESS = "unix:path=/run/dbus/system_bus_socket";
+
+const SYSTEMD = "org.freedesktop.systemd1";
+const MANAGER_PATH = "/org/freedesktop/systemd1";
+const MANAGER = "org.freedesktop.systemd1.Manager";
+const UNIT = "org.freedesktop.systemd1.Unit";
+const SERVICE = "org.freedesktop.systemd1.Service";
+const PROPERTIES = "org.freedesktop.DBus.Properties";
+const JOB_REMOVED_MATCH = `type='signal',sender='${SYSTEMD}',path='${MANAGER_PATH}',interface='${MANAGER}',member='JobRemoved'`;
+
+export interface DbusSystemdOptions {
+  /** D-Bus address of the system bus; the CLI passes DBUS_SYSTEM_BUS_ADDRESS when set. */
+  readonly address?: string;
+  readonly log: Logger;
+  readonly jobTimeoutMs?: number;
+  readonly callTimeoutMs?: number;
+}
+
+const JOB_METHOD: Readonly<Record<JobOperation, string>> = {
+  start: "StartUnit",
+  stop: "StopUnit",
+  restart: "RestartUnit",
+};
+
+/**
+ * systemd's Manager over one persistent system-bus connection, opened on first use and reopened after the bus
+ * went away. Nothing is connected until the first call.
+ */
+export async function createDbusSystemd(opts: DbusSystemdOptions): Promise<Systemd> {
+  return new DbusSystemd(opts);
+}
+
+class DbusSystemd implements Systemd {
+  readonly #bus: BusConnection;
+  readonly #jobs = new JobTracker();
+  readonly #log: Logger;
+  readonly #jobTimeoutMs: number;
+
+  constructor(opts: DbusSystemdOptions) {
+    this.#log = opts.log;
+    this.#jobTimeoutMs = opts.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+    this.#bus = new BusConnection({
+      address: opts.address ?? DEFAULT_SYSTEM_BUS_ADDRESS,
+      log: opts.log,
+      callTimeoutMs: opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      onConnect: subscribe,
+      onSignal: (s) => this.#onSignal(s),
+    });
+  }
+
+  async daemonReload(signal?: AbortSignal): Promise<void> {
+    await this.#call(manager("Reload"), signal, (e) => `systemd daemon-reload failed: ${e}`);
+  }
+
+  async enable(units: readonly string[], signal?: AbortSignal): Promise<void> {
+    const req = manager("EnableUnitFiles", "asbb", [[...units], false, true]);
+    await this.#call(req, signal, (e) => `unable to enable units ${units.join(", ")}: ${e}`);
+  }
+
+  async disable(units: readonly string[], signal?: AbortSignal): Promise<void> {
+    const req = manager("DisableUnitFiles", "asb", [[...units], false]);
+    await this.#call(req, signal, (e) => `unable to disable units ${units.join(", ")}: ${e}`);
+  }
+
+  start(unit: string, signal?: AbortSignal): Promise<void> {
+    return this.#job("start", unit, signal);
+  }
+
+  stop(unit: string, signal?: AbortSignal): Promise<void> {
+    return this.#job("stop", unit, signal);
+  }
+
+  restart(unit: string, signal?: AbortSignal): Promise<void> {
+    return this.#job("restart", unit, signal);
+  }
+
+  async listUnits(signal?: AbortSignal): Promise<UnitStatus[]> {
+    const body = await this.#call(manager("ListUnits"), signal, (e) => `unable to list units: ${e}`);
+    return decodeUnitList(body);
+  }
+
+  async listUnitsByNames(names: readonly string[], signal?: AbortSignal): Promise<UnitStatus[]> {
+    const req = manager("ListUnitsByNames", "as", [[...names]]);
+    const body = await this.#call(req, signal, (e) => `unable to list units ${names.join(", ")}: ${e}`);
+    return decodeUnitList(body);
+  }
+
+  async unitProperties(unit: string, signal?: AbortSignal): Promise<UnitProperties> {
+    const fail = (e: string) => `unable to read properties of unit ${unit}: ${e}`;
+    const path = await this.#unitPath(unit, signal, fail);
+    const body = await this.#call(properties(path, "GetAll", "s", [UNIT]), signal, fail);
+    return decodeUnitProperties(body);
+  }
+
+  async triggeredBy(unit: string, signal?: AbortSignal): Promise<string[]> {
+    const fail = (e: string) => `unable to read TriggeredBy of unit ${unit}: ${e}`;
+    const path = await this.#unitPath(unit, signal, fail);
+    const body = await this.#call(properties(path, "Get", "ss", [UNIT, "TriggeredBy"]), signal, fail);
+    return decodeStringArrayProperty(body, "TriggeredBy");
+  }
+
+  async serviceType(unit: string, signal?: AbortSignal): Promise<string> {
+    const fail = (e: string) => `unable to read service type of unit ${unit}: ${e}`;
+    const path = await this.#unitPath(unit, signal, fail);
+    const body = await this.#call(properties(path, "Get", "ss", [SERVICE, "Type"]), signal, fail);
+    return decodeStringProperty(body, "Type");
+  }
+
+  close(): void {
+    this.#bus.close();
+  }
+
+  /** LoadUnit (not GetUnit) so that a unit systemd has not loaded yet still answers, as `systemctl show` does. */
+  async #unitPath(unit: string, signal: AbortSignal | undefined, fail: (e: string) => string): Promise<string> {
+    const body = await this.#call(manager("LoadUnit", "s", [unit]), signal, fail);
+    return decodeObjectPath(body, "LoadUnit reply");
+  }
+
+  async #job(op: JobOperation, unit: string, signal?: AbortSignal): Promise<void> {
+    const body = await this.#call(manager(JOB_METHOD[op], "ss", [unit, "replace"]), signal, (e) => {
+      return `unable to ${op} unit ${unit}: ${e}`;
+    });
+    const jobPath = decodeObjectPath(body, `${JOB_METHOD[op]} reply`);
+    const outcome = await this.#jobs.wait(jobPath, this.#jobTimeoutMs, signal);
+    if (outcome.kind === "still-running") {
+      // Upstream semantics: a job still queued or running after the wait is not an error.
+      this.#log.info("Systemd operation is blocking for more than 10s, aborting and continuing anyways", {
+        unitName: unit,
+        operation: op,
+      });
+      return;
+    }
+    if (outcome.result !== "done") throw new SystemdJobError(op, unit, outcome.result);
+  }
+
+  /** One call; bus and systemd errors become SystemdCallError with `describe(text)`, an abort rethrows the reason. */
+  async #call(req: BusCall, signal: AbortSignal | undefined, describe: (e: string) => string): Promise<unknown[]> {
+    try {
+      return await this.#bus.call(req, signal);
+    } catch (err) {
+      if (signal?.aborted && err === signal.reason) throw err;
+      throw new SystemdCallError(describe(errorText(err)), { cause: err });
+    }
+  }
+
+  #onSignal(s: BusSignal): void {
+    if (s.iface !== MANAGER || s.member !== "JobRemoved" || s.path !== MANAGER_PATH) return;
+    const removed = decodeJobRemoved(s.body);
+    if (removed) this.#jobs.removed(removed.jobPath, removed.result);
+  }
+}
+
+/** systemd sends JobRemoved only while some client is subscribed; the match rule routes it to us. */
+async function subscribe(conn: Connected): Promise<void> {
+  await conn.call({
+    destination: "org.freedesktop.DBus",
+    path: "/org/freedesktop/DBus",
+    iface: "org.freedesktop.DBus",
+    member: "AddMatch",
+    signature: "s",
+    body: [JOB_REMOVED_MATCH],
+  });
+  await conn.call(manager("Subscribe"));
+}
+
+function manager(member: string, signature?: string, body?: readonly unknown[]): BusCall {
+  return { destination: SYSTEMD, path: MANAGER_PATH, iface: MANAGER, member, ...(signature ? { signature } : {}), ...(body ? { body } : {}) };
+}
+
+function properties(path: string, member: string, signature: string, body: readonly unknown[]): BusCall {
+  return { destination: SYSTEMD, path, iface: PROPERTIES, member, signature, body };
+}

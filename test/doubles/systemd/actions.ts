@@ -1,0 +1,47 @@
+import type { JobOperation, JobResult } from "../../../src/systemd/types.ts";
+
+/** The calls upstream's fake (`dbus/fake`) records, plus the property reads our interface groups. */
+export type SystemdActionName =
+  | "DaemonReload"
+  | "Enable"
+  | "Disable"
+  | "Start"
+  | "Stop"
+  | "Restart"
+  | "List"
+  | "ListByNames"
+  | "UnitProperties"
+  | "GetTriggeredBy"
+  | "GetServiceType";
+
+/** One recorded call, in call order: `{action: "Restart", units: ["kubelet.service"]}`. */
+export interface SystemdAction {
+  readonly action: SystemdActionName;
+  readonly units: readonly string[];
+}
+
+export interface FailJobOptions {
+  /** Result carried by JobRemoved; "failed" unless given. */
+  readonly result?: Exclude<JobResult, "done">;
+  /** Only jobs of this operation; any job of the unit when absent. */
+  readonly operation?: JobOperation;
+}
+
+/** The failure injections and the action log both systemd doubles offer. */
+export interface SystemdFakeControls {
+  readonly actions: readonly SystemdAction[];
+  clearActions(): void;
+  /** Fails the next matching job of `unit` (one-shot); the action is still recorded. */
+  failNextJob(unit: string, opts?: FailJobOptions): void;
+  /** Fails every matching job of `unit` until `clearInjections`. */
+  failJobs(unit: string, opts?: FailJobOptions): void;
+  /** Jobs of `unit` never report a result (the D-Bus double never emits JobRemoved). */
+  stallJobs(unit: string, operation?: JobOperation): void;
+  /** Jobs of `unit` finish after `ms`. */
+  delayJobs(unit: string, ms: number): void;
+  /** The unit has no unit file: jobs, enable and disable are refused, queries answer "not-found". */
+  makeUnknown(unit: string): void;
+  /** The next call of `action` is refused by the manager (the job is never submitted). */
+  failNextCall(action: SystemdActionName, message?: string): void;
+  clearInjections(): void;
+}
