@@ -1,0 +1,97 @@
+import * as v from "valibot";
+import { ApiError, TransportError } from "./errors.ts";
+import { readLines } from "./line-reader.ts";
+import { resourcePath, type Resource } from "./resources.ts";
+import { apiErrorFrom, parseBody, retryAfterHeader } from "./status.ts";
+import type { KubeObject, WatchEvent, WatchOptions } from "./types.ts";
+
+/** What a watch needs from the client that opens it. */
+export interface WatchTransport {
+  readonly baseUrl: string;
+  /** Request headers; waits for the client's rate limiter. */
+  headers(signal: AbortSignal | undefined): Promise<Record<string, string>>;
+  readonly fetch: (url: string, init: BunFetchRequestInit) => Promise<Response>;
+  /** How long to wait for the response headers. */
+  readonly headerTimeoutMs: number;
+}
+
+const eventSchema = v.looseObject({
+  type: v.picklist(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]),
+  object: v.looseObject({}),
+});
+const objectSchema = v.looseObject({ metadata: v.looseObject({}) });
+
+/** The query of a watch request. */
+export function watchQuery(opts: WatchOptions): URLSearchParams {
+  const q = new URLSearchParams({ watch: "true" });
+  if (opts.fieldSelector) q.set("fieldSelector", opts.fieldSelector);
+  if (opts.labelSelector) q.set("labelSelector", opts.labelSelector);
+  if (opts.resourceVersion !== undefined && opts.resourceVersion !== "") q.set("resourceVersion", opts.resourceVersion);
+  if (opts.allowWatchBookmarks) q.set("allowWatchBookmarks", "true");
+  if (opts.timeoutSeconds !== undefined) q.set("timeoutSeconds", String(Math.floor(opts.timeoutSeconds)));
+  return q;
+}
+
+/** Decodes one line of a watch stream. An ERROR event is returned as the ApiError it carries. */
+export function decodeWatchLine<T extends KubeObject>(line: string): WatchEvent<T> | Error {
+  const parsed = v.safeParse(eventSchema, parseBody(line));
+  if (!parsed.success) return new TransportError(`watch: undecodable event: ${line.slice(0, 200)}`);
+  const { type, object } = parsed.output;
+  if (type === "ERROR") {
+    const code = typeof object["code"] === "number" ? object["code"] : 500;
+    return apiErrorFrom(code, object);
+  }
+  if (!v.is(objectSchema, object)) return new TransportError(`watch: ${type} event without object metadata`);
+  // Envelope checked; the object's own fields are validated by whoever reads them.
+  return { type, object: object as unknown as T };
+}
+
+/**
+ * One watch request. Yields events until the server ends the stream (the iterator then ends) or
+ * the caller's signal aborts (the iterator ends too). A non-2xx answer or an ERROR event throws an
+ * ApiError (410 → isGone); a broken connection throws a TransportError.
+ */
+export async function* watchStream<T extends KubeObject>(
+  res: Resource,
+  namespace: string,
+  opts: WatchOptions,
+  t: WatchTransport,
+): AsyncGenerator<WatchEvent<T>> {
+  const caller = opts.signal;
+  if (caller?.aborted) return;
+  const url = `${t.baseUrl}${resourcePath(res, namespace)}?${watchQuery(opts)}`;
+  const headers = await t.headers(caller);
+  const headerDeadline = new AbortController();
+  const timer = setTimeout(() => headerDeadline.abort(), t.headerTimeoutMs);
+  const signal = caller !== undefined ? AbortSignal.any([caller, headerDeadline.signal]) : headerDeadline.signal;
+  // Socket idle limit: a little beyond the server-side timeout, so a silently dead connection fails.
+  const idle = opts.timeoutSeconds !== undefined ? (opts.timeoutSeconds + 30) * 1000 : true;
+  let resp: Response;
+  try {
+    resp = await t.fetch(url, { method: "GET", headers, signal, timeout: idle });
+  } catch (err) {
+    if (caller?.aborted) return;
+    const why = headerDeadline.signal.aborted ? `no response within ${t.headerTimeoutMs}ms` : errorText(err);
+    throw new TransportError(`watch ${res.resource}: ${why}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (resp.status < 200 || resp.status > 299) {
+    const text = await resp.text().catch(() => "");
+    throw apiErrorFrom(resp.status, parseBody(text), retryAfterHeader(resp.headers.get("retry-after")));
+  }
+  if (resp.body === null) return;
+  try {
+    for await (const line of readLines(resp.body)) {
+      const ev = decodeWatchLine<T>(line);
+      if (ev instanceof Error) throw ev;
+      yield ev;
+    }
+  } catch (err) {
+    if (caller?.aborted) return;
+    if (err instanceof ApiError || err instanceof TransportError) throw err;
+    throw new TransportError(`watch ${res.resource}: stream broken: ${errorText(err)}`, { cause: err });
+  }
+}
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
