@@ -1,0 +1,34 @@
+import { formatRecord } from "./format.ts";
+import type { LogFormat, LogRecord, LogSink, Severity } from "./types.ts";
+
+/** Anything lines can be written to (process.stdout, a test buffer). */
+export interface LineWriter {
+  write(text: string): unknown;
+}
+
+/** syslog priorities: err=3, warning=4, info=6, debug=7. */
+export const syslogPriority: Readonly<Record<Severity, number>> = { error: 3, warn: 4, info: 6, debug: 7 };
+
+/** Plain formatted lines. */
+export const createStreamSink = (out: LineWriter, format: LogFormat): LogSink => ({
+  write: (r: LogRecord) => {
+    out.write(`${formatRecord(r, format)}\n`);
+  },
+});
+
+/**
+ * Lines prefixed with `<N>` (sd-daemon(3) priority prefixes), which systemd's stdout-to-journal
+ * stream understands when the native journal protocol is not available.
+ */
+export const createSyslogPrefixSink = (out: LineWriter, format: LogFormat): LogSink => ({
+  write: (r: LogRecord) => {
+    out.write(`<${syslogPriority[r.severity]}>${formatRecord(r, format)}\n`);
+  },
+});
+
+/** Writes every record to each sink. */
+export const teeSink = (...sinks: LogSink[]): LogSink => ({
+  write: (r: LogRecord) => {
+    for (const s of sinks) s.write(r);
+  },
+});
