@@ -37,7 +37,7 @@ export interface Registry {
 }
 
 export class RegistryError extends Error {
-  override readonly name = "RegistryError";
+  override readonly name: string = "RegistryError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
   }

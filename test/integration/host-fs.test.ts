@@ -69,7 +69,7 @@ describe("HostFs", () => {
 
     test("should refuse to replace a directory and leave no temp file", async () => {
       mkdirSync(join(root, "etc/target"), { recursive: true });
-      expect(host.writeFileAtomic("/etc/target", "x", 0o644)).rejects.toBeInstanceOf(HostFileKindError);
+      await expect(host.writeFileAtomic("/etc/target", "x", 0o644)).rejects.toBeInstanceOf(HostFileKindError);
       expect(readdirSync(join(root, "etc"))).toEqual(["target"]);
     });
 
@@ -83,9 +83,9 @@ describe("HostFs", () => {
   });
 
   describe("paths", () => {
-    test.each(["etc/passwd", "", "./x", "/etc/../../outside", "/../x"])("should reject %p", (path) => {
+    test.each(["etc/passwd", "", "./x", "/etc/../../outside", "/../x"])("should reject %p", async (path) => {
       expect(() => host.resolve(path)).toThrow(HostPathError);
-      expect(host.readFile(path)).rejects.toBeInstanceOf(HostPathError);
+      await expect(host.readFile(path)).rejects.toBeInstanceOf(HostPathError);
     });
 
     test("should reject a relative symlink that climbs out of the root", async () => {
@@ -93,8 +93,8 @@ describe("HostFs", () => {
       mkdirSync(join(root, "etc"));
       symlinkSync("../../secret", join(root, "etc/escape"));
       symlinkSync("../..", join(root, "etc/updir"));
-      expect(host.readFile("/etc/escape")).rejects.toBeInstanceOf(HostPathError);
-      expect(host.writeFileAtomic("/etc/updir/secret", "pwned", 0o644)).rejects.toBeInstanceOf(HostPathError);
+      await expect(host.readFile("/etc/escape")).rejects.toBeInstanceOf(HostPathError);
+      await expect(host.writeFileAtomic("/etc/updir/secret", "pwned", 0o644)).rejects.toBeInstanceOf(HostPathError);
       expect(readFileSync(join(dir, "secret"), "utf8")).toBe("outside");
     });
 
@@ -155,7 +155,7 @@ describe("HostFs", () => {
 
     test("should refuse to remove a directory but removeAll should remove the tree", async () => {
       await host.writeFileAtomic("/tree/x/y", "y", 0o644);
-      expect(host.remove("/tree")).rejects.toBeInstanceOf(HostFileKindError);
+      await expect(host.remove("/tree")).rejects.toBeInstanceOf(HostFileKindError);
       await host.removeAll("/tree");
       expect(await host.stat("/tree")).toBeUndefined();
     });
@@ -178,7 +178,7 @@ describe("HostFs", () => {
 
     test("should fail when a path component is a file", async () => {
       await host.writeFileAtomic("/f", "", 0o644);
-      expect(host.ensureDir("/f/sub")).rejects.toBeInstanceOf(HostFileKindError);
+      await expect(host.ensureDir("/f/sub")).rejects.toBeInstanceOf(HostFileKindError);
     });
   });
 

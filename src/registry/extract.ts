@@ -1,0 +1,106 @@
+import type { HostFs } from "../host/types.ts";
+import { sha256Digest } from "./digest.ts";
+import { decompressLayer } from "./layer.ts";
+import { parseImageReference } from "./reference.ts";
+import { findInTar, normalizeTarPath } from "./tar.ts";
+import type { TarLookup } from "./tar.ts";
+import { RegistryError } from "./types.ts";
+import type { Platform, Registry } from "./types.ts";
+
+/** Upstream images built with ko keep the binary here (spec osc-controller §6.2 fallback). */
+const AGENT_PATH = "/gardener-node-agent";
+const KO_AGENT_PATH = "/ko-app/gardener-node-agent";
+
+export interface ExtractFileOptions {
+  readonly registry: Registry;
+  /** Where the cache lives; without it nothing is cached. */
+  readonly hostFs?: HostFs;
+  /** Host path of the cache directory, e.g. "/var/lib/gardener-node-agent/tmp/image-cache". */
+  readonly cacheDir: string;
+  readonly image: string;
+  readonly filePathInImage: string;
+  readonly platform: Platform;
+  readonly signal?: AbortSignal;
+}
+
+export interface ExtractedFile {
+  readonly data: Uint8Array;
+  /** Permission bits recorded in the layer. */
+  readonly mode: number;
+  /** Digest of the platform manifest; undefined on a cache hit for a digest-pinned reference. */
+  readonly manifestDigest: string | undefined;
+  /** True when served from the cache without pulling layers. */
+  readonly cached: boolean;
+}
+
+export class FileNotInImageError extends RegistryError {
+  override readonly name: string = "FileNotInImageError";
+  constructor(
+    readonly image: string,
+    readonly path: string,
+    readonly reason: "absent" | "not-regular",
+  ) {
+    super(reason === "absent" ? `file "${path}" not found in image ${image}` : `"${path}" in image ${image} is not a regular file`);
+  }
+}
+
+/**
+ * Pulls one file out of an image straight from the registry (no containerd), layers searched from
+ * the top so later layers and whiteouts win. Results are cached by manifest digest + path, and for
+ * digest-pinned references also by that digest, which then needs no network at all.
+ */
+export async function extractFileFromImage(opts: ExtractFileOptions): Promise<ExtractedFile> {
+  const ref = parseImageReference(opts.image);
+  const plat = `${opts.platform.os}/${opts.platform.architecture}/${opts.platform.variant ?? ""}`;
+  const pinnedKey = ref.digest !== undefined ? cacheName(`ref ${ref.digest} ${plat} ${opts.filePathInImage}`) : undefined;
+  if (pinnedKey !== undefined) {
+    const hit = await readCache(opts, pinnedKey);
+    if (hit !== undefined) return { ...hit, manifestDigest: undefined, cached: true };
+  }
+  const resolved = await opts.registry.resolve(opts.image, opts.platform, opts.signal);
+  const manifestKey = cacheName(`manifest ${resolved.manifestDigest} ${opts.filePathInImage}`);
+  const hit = await readCache(opts, manifestKey);
+  if (hit !== undefined) {
+    if (pinnedKey !== undefined) await writeCache(opts, pinnedKey, hit);
+    return { ...hit, manifestDigest: resolved.manifestDigest, cached: true };
+  }
+
+  const fallback = normalizeTarPath(opts.filePathInImage) === normalizeTarPath(AGENT_PATH) ? KO_AGENT_PATH : undefined;
+  let primary: TarLookup = { kind: "absent" };
+  let secondary: TarLookup = { kind: "absent" };
+  for (const layer of [...resolved.layers].reverse()) {
+    opts.signal?.throwIfAborted();
+    const tar = decompressLayer(await opts.registry.fetchBlob(resolved.reference, layer.digest, opts.signal), layer.mediaType);
+    if (primary.kind === "absent") primary = findInTar(tar, opts.filePathInImage);
+    if (fallback !== undefined && secondary.kind === "absent") secondary = findInTar(tar, fallback);
+    if (primary.kind === "file" || primary.kind === "not-regular") break;
+    if (primary.kind === "whiteout" && (fallback === undefined || secondary.kind !== "absent")) break;
+  }
+  const primaryFound = primary.kind === "file" || primary.kind === "not-regular";
+  const found = primaryFound || fallback === undefined ? primary : secondary;
+  if (found.kind === "not-regular") throw new FileNotInImageError(opts.image, opts.filePathInImage, "not-regular");
+  if (found.kind !== "file") throw new FileNotInImageError(opts.image, opts.filePathInImage, "absent");
+  const file = { data: found.data, mode: found.mode };
+  await writeCache(opts, manifestKey, file);
+  if (pinnedKey !== undefined) await writeCache(opts, pinnedKey, file);
+  return { ...file, manifestDigest: resolved.manifestDigest, cached: false };
+}
+
+function cacheName(key: string): string {
+  return sha256Digest(key).slice("sha256:".length);
+}
+
+async function readCache(opts: ExtractFileOptions, name: string): Promise<{ data: Uint8Array; mode: number } | undefined> {
+  if (opts.hostFs === undefined) return undefined;
+  const path = `${opts.cacheDir}/${name}`;
+  const info = await opts.hostFs.stat(path);
+  if (info?.kind !== "file") return undefined;
+  const data = await opts.hostFs.readFile(path);
+  return data === undefined ? undefined : { data, mode: info.mode };
+}
+
+async function writeCache(opts: ExtractFileOptions, name: string, file: { data: Uint8Array; mode: number }): Promise<void> {
+  if (opts.hostFs === undefined) return;
+  await opts.hostFs.ensureDir(opts.cacheDir, 0o700);
+  await opts.hostFs.writeFileAtomic(`${opts.cacheDir}/${name}`, file.data, file.mode);
+}

@@ -1,0 +1,18 @@
+export { basicAuthorization, parseChallenge } from "./auth.ts";
+export type { Challenge, Credentials } from "./auth.ts";
+export { createRegistryClient, registryOver } from "./client.ts";
+export type { RegistryClientOptions } from "./client.ts";
+export { DigestMismatchError, sha256Digest, verifyDigest } from "./digest.ts";
+export { isExecutableFor } from "./elf.ts";
+export { extractFileFromImage, FileNotInImageError } from "./extract.ts";
+export type { ExtractedFile, ExtractFileOptions } from "./extract.ts";
+export { decompressLayer } from "./layer.ts";
+export { MANIFEST_ACCEPT, MediaType, parseManifest } from "./manifest.ts";
+export { platformForArch, platformMatches } from "./platform.ts";
+export { formatImageReference, parseImageReference, registryEndpoint } from "./reference.ts";
+export { findInTar, normalizeTarPath } from "./tar.ts";
+export type { TarLookup } from "./tar.ts";
+export { createTransport, RegistryHttpError } from "./transport.ts";
+export type { FetchFn, RegistryRequest, Transport, TransportOptions } from "./transport.ts";
+export { RegistryError } from "./types.ts";
+export type { Descriptor, ImageReference, Platform, Registry, ResolvedImage } from "./types.ts";

@@ -1,0 +1,139 @@
+import * as v from "valibot";
+import { basicAuthorization, parseChallenge } from "./auth.ts";
+import type { Credentials } from "./auth.ts";
+import { TokenResponseSchema } from "./manifest.ts";
+import { registryEndpoint } from "./reference.ts";
+import { RegistryError } from "./types.ts";
+
+export type FetchFn = (input: string | URL | Request, init?: BunFetchRequestInit) => Promise<Response>;
+
+export interface TransportOptions {
+  /** Injected for tests; defaults to the global fetch. */
+  readonly fetch?: FetchFn;
+  /** Extra CA bundle (PEM) trusted for registry and token endpoints. */
+  readonly caPem?: string;
+  /** Registries (host or host:port) spoken to over plain HTTP, e.g. ["127.0.0.1:5000"]. Nothing else is. */
+  readonly plainHttpHosts?: readonly string[];
+  /** Credentials per registry host[:port], used for Basic auth and for Bearer token requests. */
+  readonly credentials?: Readonly<Record<string, Credentials>>;
+}
+
+export interface RegistryRequest {
+  readonly registry: string;
+  readonly repository: string;
+  /** "/v2/…" path or an absolute URL (upload locations). */
+  readonly path: string;
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: Uint8Array | string;
+  /** Token scope actions; pushes need "pull,push". */
+  readonly actions?: "pull" | "pull,push";
+  /** Follow redirects (blob downloads), dropping credentials when the origin changes. */
+  readonly followRedirects?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+export class RegistryHttpError extends RegistryError {
+  override readonly name: string = "RegistryHttpError";
+  constructor(
+    readonly status: number,
+    readonly url: string,
+    detail: string,
+  ) {
+    super(`${url}: HTTP ${status}${detail === "" ? "" : `: ${detail}`}`);
+  }
+}
+
+export interface Transport {
+  /** Sends one request with registry auth handled (challenge → token/basic → one retry). */
+  send(req: RegistryRequest): Promise<Response>;
+  /** The base URL ("https://host:port") for a registry name. */
+  baseUrl(registry: string): string;
+}
+
+const MAX_REDIRECTS = 5;
+
+export function createTransport(options: TransportOptions = {}): Transport {
+  const doFetch: FetchFn = options.fetch ?? fetch;
+  const plain = new Set(options.plainHttpHosts ?? []);
+  /** Authorization header values that worked, by registry + scope; re-challenged on a 401. */
+  const authCache = new Map<string, string>();
+
+  const baseUrl = (registry: string): string => {
+    const endpoint = registryEndpoint(registry);
+    const host = endpoint.replace(/:\d+$/, "");
+    return `${plain.has(endpoint) || plain.has(host) ? "http" : "https"}://${endpoint}`;
+  };
+
+  const tlsInit = (): BunFetchRequestInit => (options.caPem !== undefined ? { tls: { ca: options.caPem } } : {});
+
+  async function authorize(req: RegistryRequest, challengeHeader: string, scope: string): Promise<string> {
+    const challenge = parseChallenge(challengeHeader);
+    const creds = options.credentials?.[registryEndpoint(req.registry)] ?? options.credentials?.[req.registry];
+    if (challenge.scheme === "basic") {
+      if (creds === undefined) throw new RegistryHttpError(401, req.path, `registry ${req.registry} wants basic auth and no credentials are configured`);
+      return basicAuthorization(creds);
+    }
+    if (challenge.scheme !== "bearer") throw new RegistryHttpError(401, req.path, `unsupported auth challenge "${challengeHeader}"`);
+    const realm = challenge.params["realm"];
+    if (realm === undefined) throw new RegistryHttpError(401, req.path, "bearer challenge without realm");
+    const url = new URL(realm);
+    if (challenge.params["service"] !== undefined) url.searchParams.set("service", challenge.params["service"]);
+    url.searchParams.set("scope", scope);
+    const headers: Record<string, string> = {};
+    if (creds !== undefined) headers["authorization"] = basicAuthorization(creds);
+    const res = await doFetch(url.toString(), { headers, ...(req.signal ? { signal: req.signal } : {}), ...tlsInit() });
+    if (!res.ok) throw new RegistryHttpError(res.status, url.toString(), `token request failed: ${(await res.text()).slice(0, 200)}`);
+    const parsed = v.safeParse(TokenResponseSchema, await res.json());
+    const token = parsed.success ? (parsed.output.token ?? parsed.output.access_token) : undefined;
+    if (token === undefined || token === "") throw new RegistryHttpError(res.status, url.toString(), "token response has no token");
+    return `Bearer ${token}`;
+  }
+
+  async function once(req: RegistryRequest, url: string, authorization: string | undefined): Promise<Response> {
+    let target = url;
+    let auth = authorization;
+    for (let hop = 0; ; hop++) {
+      const headers: Record<string, string> = { ...req.headers };
+      if (auth !== undefined) headers["authorization"] = auth;
+      const res = await doFetch(target, {
+        method: req.method ?? "GET",
+        headers,
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        redirect: "manual",
+        ...(req.signal ? { signal: req.signal } : {}),
+        ...tlsInit(),
+      });
+      const location = res.headers.get("location");
+      if (!req.followRedirects || res.status < 300 || res.status >= 400 || location === null) return res;
+      if (hop >= MAX_REDIRECTS) throw new RegistryHttpError(res.status, target, "too many redirects");
+      await res.body?.cancel();
+      const next = new URL(location, target);
+      // Credentials are for the registry only, never for the storage backend it redirects to.
+      if (next.origin !== new URL(target).origin) auth = undefined;
+      target = next.toString();
+    }
+  }
+
+  return {
+    baseUrl,
+    async send(req) {
+      const url = req.path.startsWith("/") ? `${baseUrl(req.registry)}${req.path}` : req.path;
+      const scope = `repository:${req.repository}:${req.actions ?? "pull"}`;
+      const key = `${req.registry}|${scope}`;
+      const cached = authCache.get(key);
+      const first = await once(req, url, cached);
+      const challenge = first.headers.get("www-authenticate");
+      if (first.status !== 401 || challenge === null) return first;
+      await first.body?.cancel();
+      const authorization = await authorize(req, challenge, scope);
+      const second = await once(req, url, authorization);
+      if (second.status === 401) {
+        authCache.delete(key);
+        throw new RegistryHttpError(401, url, (await second.text()).slice(0, 200) || "unauthorized");
+      }
+      authCache.set(key, authorization);
+      return second;
+    },
+  };
+}
