@@ -1,0 +1,378 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { realClock, type Clock } from "../../src/clock/index.ts";
+import type { LogFields, Logger } from "../../src/log/types.ts";
+import { createDbusSystemd, DEFAULT_JOB_TIMEOUT_MS } from "../../src/systemd/dbus.ts";
+import { SystemdCallError, SystemdJobError, type JobOperation, type Systemd } from "../../src/systemd/types.ts";
+import { startSystemdDouble, type SystemdDouble } from "../doubles/systemd/index.ts";
+
+interface Logged {
+  readonly msg: string;
+  readonly fields: LogFields;
+}
+
+function recordingLogger(into: Logged[]): Logger {
+  const put = (msg: string, fields: LogFields = {}) => void into.push({ msg, fields });
+  const log: Logger = { debug: put, info: put, warn: put, error: put, child: () => log };
+  return log;
+}
+
+/** Timestamps the double stamps on state changes. */
+const NOW_MS = 1_700_000_000_123;
+const fixedClock: Clock = { now: () => NOW_MS, sleep: realClock.sleep };
+
+const managerCalls = (d: SystemdDouble) =>
+  d.calls.filter((c) => c.member !== "Subscribe").map((c) => ({ path: c.path, interface: c.interface, member: c.member, args: c.args }));
+
+describe("createDbusSystemd against a dbus-daemon with a fake systemd Manager", () => {
+  let double: SystemdDouble;
+  let systemd: Systemd;
+  let logged: Logged[];
+  let ac: AbortController;
+
+  beforeAll(async () => {
+    double = await startSystemdDouble({
+      clock: fixedClock,
+      units: [
+        {
+          name: "kubelet.service",
+          description: "kubelet daemon",
+          activeState: "active",
+          subState: "running",
+          unitFileState: "enabled",
+          stateChangeTimestampMs: 1_650_000_000_999,
+          invocationId: "0123456789abcdef0123456789abcdef",
+          serviceType: "notify",
+        },
+        { name: "logrotate.service", serviceType: "oneshot", triggeredBy: ["logrotate.timer"] },
+        { name: "restarted.service", activeState: "active", subState: "running", invocationId: "00000000000000000000000000000001" },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await double.stop();
+  });
+  beforeEach(async () => {
+    logged = [];
+    ac = new AbortController();
+    systemd = await createDbusSystemd({ address: double.address, log: recordingLogger(logged), jobTimeoutMs: 300 });
+  });
+  afterEach(() => {
+    ac.abort();
+    systemd.close();
+    double.clearActions();
+    double.clearCalls();
+    double.clearInjections();
+  });
+
+  test("the default wait for a job result is 10 s", () => {
+    expect(DEFAULT_JOB_TIMEOUT_MS).toBe(10_000);
+  });
+
+  describe("daemonReload", () => {
+    test("should call Reload without arguments", async () => {
+      await systemd.daemonReload(ac.signal);
+      expect(double.actions).toEqual([{ action: "DaemonReload", units: [] }]);
+      expect(managerCalls(double)).toEqual([
+        { path: "/org/freedesktop/systemd1", interface: "org.freedesktop.systemd1.Manager", member: "Reload", args: [] },
+      ]);
+    });
+
+    test("should wrap a refusal as 'systemd daemon-reload failed'", async () => {
+      double.failNextCall("DaemonReload", "Access denied");
+      const err = await systemd.daemonReload(ac.signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SystemdCallError);
+      expect((err as Error).message).toBe("systemd daemon-reload failed: Access denied");
+    });
+  });
+
+  describe("enable and disable", () => {
+    test("should enable persistently with force and no reload", async () => {
+      await systemd.enable(["a.service", "b.service"], ac.signal);
+      expect(managerCalls(double)).toEqual([
+        {
+          path: "/org/freedesktop/systemd1",
+          interface: "org.freedesktop.systemd1.Manager",
+          member: "EnableUnitFiles",
+          args: [["a.service", "b.service"], false, true],
+        },
+      ]);
+      expect(double.actions).toEqual([{ action: "Enable", units: ["a.service", "b.service"] }]);
+      expect(double.units.get("a.service")?.unitFileState).toBe("enabled");
+    });
+
+    test("should disable persistently with no reload", async () => {
+      await systemd.disable(["a.service"], ac.signal);
+      expect(managerCalls(double)).toEqual([
+        {
+          path: "/org/freedesktop/systemd1",
+          interface: "org.freedesktop.systemd1.Manager",
+          member: "DisableUnitFiles",
+          args: [["a.service"], false],
+        },
+      ]);
+      expect(double.units.get("a.service")?.unitFileState).toBe("disabled");
+    });
+
+    test("should fail with SystemdCallError when a unit file does not exist", async () => {
+      double.makeUnknown("missing.service");
+      const err = await systemd.enable(["missing.service"], ac.signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SystemdCallError);
+      expect((err as Error).message).toBe("unable to enable units missing.service: Unit file missing.service does not exist.");
+    });
+  });
+
+  describe.each([
+    ["start", "StartUnit", "Start"],
+    ["stop", "StopUnit", "Stop"],
+    ["restart", "RestartUnit", "Restart"],
+  ] as const)("%s", (op: JobOperation, member, action) => {
+    test(`should call ${member}(unit, "replace") and resolve when the job is done`, async () => {
+      await systemd[op]("job.service", ac.signal);
+      expect(managerCalls(double)).toEqual([
+        { path: "/org/freedesktop/systemd1", interface: "org.freedesktop.systemd1.Manager", member, args: ["job.service", "replace"] },
+      ]);
+      expect(double.actions).toEqual([{ action, units: ["job.service"] }]);
+      expect(logged.map((l) => l.msg)).not.toContain("Systemd operation is blocking for more than 10s, aborting and continuing anyways");
+    });
+
+    test.each(["failed", "dependency", "canceled"] as const)("should reject with SystemdJobError when the job ends %s", async (result) => {
+      double.failNextJob("job.service", { result, operation: op });
+      const err = await systemd[op]("job.service", ac.signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SystemdJobError);
+      expect(err).toMatchObject({ operation: op, unit: "job.service", result, message: `${op} failed for job.service, due ${result}` });
+    });
+
+    test("should reject with SystemdCallError when the job is not submitted", async () => {
+      double.failNextCall(action, "Transaction is destructive.");
+      const err = await systemd[op]("job.service", ac.signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SystemdCallError);
+      expect((err as Error).message).toBe(`unable to ${op} unit job.service: Transaction is destructive.`);
+    });
+
+    test("should resolve and log when no result arrives within the job timeout", async () => {
+      double.stallJobs("stuck.service");
+      await systemd[op]("stuck.service", ac.signal);
+      expect(logged).toContainEqual({
+        msg: "Systemd operation is blocking for more than 10s, aborting and continuing anyways",
+        fields: { unitName: "stuck.service", operation: op },
+      });
+    });
+
+    test("should reject with the signal's reason when aborted while waiting", async () => {
+      double.stallJobs("stuck.service");
+      const reason = new Error("shutting down");
+      const stalledBefore = double.stalledJobs;
+      const pending = systemd[op]("stuck.service", ac.signal);
+      await waitFor(() => double.stalledJobs > stalledBefore);
+      ac.abort(reason);
+      expect(await pending.catch((e: unknown) => e)).toBe(reason);
+    });
+  });
+
+  describe("jobs", () => {
+    test("should not submit anything when the signal is already aborted", async () => {
+      const reason = new Error("gone");
+      ac.abort(reason);
+      expect(await systemd.restart("a.service", ac.signal).catch((e: unknown) => e)).toBe(reason);
+      expect(double.actions).toEqual([]);
+    });
+
+    test("should refuse to start a unit systemd does not know", async () => {
+      double.makeUnknown("nope.service");
+      const err = await systemd.start("nope.service", ac.signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SystemdCallError);
+      expect((err as Error).message).toBe("unable to start unit nope.service: Unit nope.service not found.");
+    });
+
+    test("should match each JobRemoved to its own job when jobs run at the same time", async () => {
+      double.delayJobs("slow.service", 100);
+      double.failNextJob("slow.service", { result: "timeout" });
+      const results = await Promise.allSettled([
+        systemd.restart("slow.service", ac.signal),
+        systemd.restart("fast.service", ac.signal),
+      ]);
+      expect(results[0]).toMatchObject({ status: "rejected", reason: { result: "timeout", unit: "slow.service" } });
+      expect(results[1]).toEqual({ status: "fulfilled", value: undefined });
+    });
+
+    test("should change the unit's state and InvocationID on restart", async () => {
+      const before = await systemd.unitProperties("restarted.service", ac.signal);
+      await systemd.restart("restarted.service", ac.signal);
+      const after = await systemd.unitProperties("restarted.service", ac.signal);
+      expect(after).toMatchObject({ activeState: "active", subState: "running", stateChangeTimestampMs: NOW_MS });
+      expect(after.invocationId).toMatch(/^[0-9a-f]{32}$/);
+      expect(after.invocationId).not.toBe(before.invocationId);
+    });
+  });
+
+  describe("listUnits and listUnitsByNames", () => {
+    test("should list loaded units with ListUnits", async () => {
+      const units = await systemd.listUnits(ac.signal);
+      expect(units).toContainEqual({
+        name: "logrotate.service",
+        description: "logrotate.service",
+        loadState: "loaded",
+        activeState: "inactive",
+        subState: "dead",
+      });
+      expect(managerCalls(double).map((c) => [c.member, c.args])).toEqual([["ListUnits", []]]);
+    });
+
+    test("should answer unknown names with not-found, like systemd", async () => {
+      const units = await systemd.listUnitsByNames(["kubelet.service", "ghost.service"], ac.signal);
+      expect(units).toEqual([
+        { name: "kubelet.service", description: "kubelet daemon", loadState: "loaded", activeState: "active", subState: "running" },
+        { name: "ghost.service", description: "ghost.service", loadState: "not-found", activeState: "inactive", subState: "dead" },
+      ]);
+      expect(double.actions).toEqual([{ action: "ListByNames", units: ["kubelet.service", "ghost.service"] }]);
+    });
+  });
+
+  describe("unit properties", () => {
+    test("should read Unit properties with LoadUnit and GetAll, µs timestamps as ms and InvocationID as hex", async () => {
+      const props = await systemd.unitProperties("kubelet.service", ac.signal);
+      expect(props).toEqual({
+        activeState: "active",
+        subState: "running",
+        loadState: "loaded",
+        unitFileState: "enabled",
+        stateChangeTimestampMs: 1_650_000_000_999,
+        invocationId: "0123456789abcdef0123456789abcdef",
+      });
+      expect(managerCalls(double)).toEqual([
+        { path: "/org/freedesktop/systemd1", interface: "org.freedesktop.systemd1.Manager", member: "LoadUnit", args: ["kubelet.service"] },
+        {
+          path: "/org/freedesktop/systemd1/unit/kubelet_2eservice",
+          interface: "org.freedesktop.DBus.Properties",
+          member: "GetAll",
+          args: ["org.freedesktop.systemd1.Unit"],
+        },
+      ]);
+    });
+
+    test("should report a unit without a file as not-found with a zero timestamp", async () => {
+      expect(await systemd.unitProperties("ghost.service", ac.signal)).toEqual({
+        activeState: "inactive",
+        subState: "dead",
+        loadState: "not-found",
+        unitFileState: "",
+        stateChangeTimestampMs: 0,
+        invocationId: "",
+      });
+    });
+
+    test("should read TriggeredBy of the Unit interface", async () => {
+      expect(await systemd.triggeredBy("logrotate.service", ac.signal)).toEqual(["logrotate.timer"]);
+      expect(managerCalls(double).at(-1)).toEqual({
+        path: "/org/freedesktop/systemd1/unit/logrotate_2eservice",
+        interface: "org.freedesktop.DBus.Properties",
+        member: "Get",
+        args: ["org.freedesktop.systemd1.Unit", "TriggeredBy"],
+      });
+      expect(double.actions).toEqual([{ action: "GetTriggeredBy", units: ["logrotate.service"] }]);
+    });
+
+    test("should read Type of the Service interface", async () => {
+      expect(await systemd.serviceType("kubelet.service", ac.signal)).toBe("notify");
+      expect(managerCalls(double).at(-1)?.args).toEqual(["org.freedesktop.systemd1.Service", "Type"]);
+    });
+
+    test("should fail for the service type of a unit that is not a service", async () => {
+      const err = await systemd.serviceType("logrotate.timer", ac.signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SystemdCallError);
+      expect((err as Error).message).toBe(
+        "unable to read service type of unit logrotate.timer: Unknown interface org.freedesktop.systemd1.Service.",
+      );
+    });
+  });
+
+  describe("connection", () => {
+    test("should not connect before the first call", () => {
+      expect(double.calls).toEqual([]);
+    });
+
+    test("should subscribe once per connection", async () => {
+      await systemd.daemonReload(ac.signal);
+      await systemd.restart("a.service", ac.signal);
+      await systemd.listUnits(ac.signal);
+      expect(double.calls.filter((c) => c.member === "Subscribe")).toHaveLength(1);
+    });
+
+    test("should fail calls after close", async () => {
+      await systemd.daemonReload(ac.signal);
+      systemd.close();
+      expect(await systemd.daemonReload(ac.signal).catch((e: unknown) => e)).toBeInstanceOf(SystemdCallError);
+    });
+  });
+});
+
+describe("createDbusSystemd when JobRemoved arrives before the reply", () => {
+  let double: SystemdDouble;
+  let systemd: Systemd;
+  let logged: Logged[];
+
+  beforeAll(async () => {
+    double = await startSystemdDouble({ jobRemovedBeforeReply: true });
+    logged = [];
+    // Long enough that a missed signal would show as a resolved wait instead of the job's result.
+    systemd = await createDbusSystemd({ address: double.address, log: recordingLogger(logged), jobTimeoutMs: 5_000 });
+  });
+  afterAll(async () => {
+    systemd.close();
+    await double.stop();
+  });
+
+  test("should still see a failed result", async () => {
+    double.failNextJob("quick.service");
+    const err = await systemd.start("quick.service").catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: "SystemdJobError", result: "failed" });
+  });
+
+  test("should still see a done result", async () => {
+    await systemd.restart("quick.service");
+    expect(logged.map((l) => l.msg)).not.toContain("Systemd operation is blocking for more than 10s, aborting and continuing anyways");
+  });
+});
+
+describe("createDbusSystemd when the bus restarts", () => {
+  let double: SystemdDouble;
+  let systemd: Systemd;
+
+  beforeEach(async () => {
+    double = await startSystemdDouble();
+    systemd = await createDbusSystemd({ address: double.address, log: recordingLogger([]), jobTimeoutMs: 5_000 });
+  });
+  afterEach(async () => {
+    systemd.close();
+    await double.stop();
+  });
+
+  test("should reconnect and resubscribe on the next call", async () => {
+    await systemd.daemonReload();
+    await double.restartBus();
+    await systemd.daemonReload();
+    // A job result proves the new connection is subscribed to JobRemoved.
+    double.failNextJob("after.service");
+    expect(await systemd.restart("after.service").catch((e: unknown) => e)).toBeInstanceOf(SystemdJobError);
+    expect(double.actions.map((a) => a.action)).toEqual(["DaemonReload", "DaemonReload", "Restart"]);
+    expect(double.calls.filter((c) => c.member === "Subscribe")).toHaveLength(2);
+  });
+
+  test("should fail with SystemdCallError while the bus is down and recover once it is back", async () => {
+    await systemd.daemonReload();
+    await double.stopBus();
+    const err = await systemd.daemonReload().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SystemdCallError);
+    await double.startBus();
+    await systemd.daemonReload();
+    expect(double.actions.map((a) => a.action)).toEqual(["DaemonReload", "DaemonReload"]);
+  });
+});
+
+async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(5);
+  }
+}
