@@ -1,3 +1,4 @@
+import { realClock, type Clock } from "../clock/index.ts";
 import type { Logger } from "../log/types.ts";
 import { BusConnection, errorText, type BusCall, type BusSignal, type Connected } from "./dbus-connection.ts";
 import {
@@ -38,6 +39,8 @@ export interface DbusSystemdOptions {
   readonly log: Logger;
   readonly jobTimeoutMs?: number;
   readonly callTimeoutMs?: number;
+  /** Times the wait for a job's result. */
+  readonly clock?: Clock;
 }
 
 const JOB_METHOD: Readonly<Record<JobOperation, string>> = {
@@ -56,12 +59,13 @@ export async function createDbusSystemd(opts: DbusSystemdOptions): Promise<Syste
 
 class DbusSystemd implements Systemd {
   readonly #bus: BusConnection;
-  readonly #jobs = new JobTracker();
+  readonly #jobs: JobTracker;
   readonly #log: Logger;
   readonly #jobTimeoutMs: number;
 
   constructor(opts: DbusSystemdOptions) {
     this.#log = opts.log;
+    this.#jobs = new JobTracker(opts.clock ?? realClock);
     this.#jobTimeoutMs = opts.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
     this.#bus = new BusConnection({
       address: opts.address ?? DEFAULT_SYSTEM_BUS_ADDRESS,

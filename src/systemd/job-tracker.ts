@@ -1,3 +1,5 @@
+import type { Clock } from "../clock/index.ts";
+
 /** How many finished jobs are remembered for a submitter whose reply has not been read yet. */
 const RECENT_LIMIT = 256;
 
@@ -10,6 +12,8 @@ export type JobOutcome = { readonly kind: "finished"; readonly result: string } 
 export class JobTracker {
   readonly #recent = new Map<string, string>();
   readonly #waiters = new Map<string, (result: string) => void>();
+
+  constructor(private readonly clock: Clock) {}
 
   /** Feed every JobRemoved(id, job, unit, result) here. */
   removed(jobPath: string, result: string): void {
@@ -38,8 +42,10 @@ export class JobTracker {
     }
     return new Promise<JobOutcome>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
+      // Ends the timer once a result or the caller's abort settled the wait.
+      const timer = new AbortController();
       const done = () => {
-        clearTimeout(timer);
+        timer.abort();
         signal?.removeEventListener("abort", onAbort);
         if (this.#waiters.get(jobPath) === onResult) this.#waiters.delete(jobPath);
       };
@@ -51,12 +57,17 @@ export class JobTracker {
         done();
         reject(signal?.reason);
       };
-      const timer = setTimeout(() => {
-        done();
-        resolve({ kind: "still-running" });
-      }, timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#waiters.set(jobPath, onResult);
+      this.clock.sleep(timeoutMs, timer.signal).then(
+        () => {
+          done();
+          resolve({ kind: "still-running" });
+        },
+        () => {
+          // Aborted by done(): the wait already settled.
+        },
+      );
     });
   }
 }
