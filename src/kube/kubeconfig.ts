@@ -40,6 +40,16 @@ export interface LoadOptions {
   legacyRestrictions?: boolean;
 }
 
+/** `clusters[0].cluster.server` from a valibot issue. */
+function issuePath(issue: v.BaseIssue<unknown> | undefined): string {
+  let out = "";
+  for (const item of issue?.path ?? []) {
+    const key: unknown = item.key;
+    out += typeof key === "number" ? `[${key}]` : out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out === "" ? "document" : out;
+}
+
 const identity: PathResolver = (p) => p;
 
 /** `https://` is prepended when the server has no scheme; a trailing slash is dropped. */
@@ -77,8 +87,7 @@ export async function parseKubeconfig(text: string, kubeconfigPath: string, opts
   const res = v.safeParse(kubeconfigSchema, raw);
   if (!res.success) {
     const first = res.issues[0];
-    const path = first === undefined ? null : v.getDotPath(first);
-    throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: ${path ?? "document"}: ${first?.message ?? "invalid"}`);
+    throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: ${issuePath(first)}: ${first?.message ?? "invalid"}`);
   }
   const doc = res.output;
   const ctxName = doc["current-context"];
