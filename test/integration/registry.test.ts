@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pushOciLayout } from "../../oci/push-layout.ts";
+import { createHostFs } from "../../src/host/index.ts";
+import {
+  createRegistryClient,
+  createTransport,
+  DigestMismatchError,
+  extractFileFromImage,
+  FileNotInImageError,
+  RegistryError,
+  RegistryHttpError,
+} from "../../src/registry/index.ts";
+import type { FetchFn, RegistryClientOptions } from "../../src/registry/index.ts";
+import { fakeElf, startRegistry, writeTestLayout } from "../doubles/registry/index.ts";
+import type { RegistryDouble, TestPlatformImage } from "../doubles/registry/index.ts";
+
+const amd64 = { os: "linux", architecture: "amd64" } as const;
+const arm64 = { os: "linux", architecture: "arm64" } as const;
+const bin = fakeElf("amd64", 100_000, 7);
+const armBin = fakeElf("arm64", 100_000, 8);
+const file = (path: string, data: Uint8Array | string, mode = 0o755) => ({
+  path,
+  data: typeof data === "string" ? new TextEncoder().encode(data) : data,
+  mode,
+  mtime: 0,
+});
+
+let dir: string;
+let n = 0;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "gna-registry-test-"));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Pushes a test image; returns the tag reference and the digest reference. */
+async function push(registry: RegistryDouble, images: readonly TestPlatformImage[], options: RegistryClientOptions = {}, single = false) {
+  const layout = writeTestLayout(join(dir, `layout-${++n}`), images, single);
+  const tagRef = `${registry.host}/test/image${n}:v${n}`;
+  const result = await pushOciLayout(layout, tagRef, createTransport({ plainHttpHosts: [registry.host], ...options }));
+  return { tagRef, digestRef: result.reference };
+}
+
+function countingFetch(): { fetch: FetchFn; calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    fetch: (input, init) => {
+      calls.push(`${init?.method ?? "GET"} ${String(input)}`);
+      return fetch(input, init);
+    },
+  };
+}
+
+describe("registry client against docker-registry (anonymous)", () => {
+  let registry: RegistryDouble;
+  beforeAll(async () => {
+    registry = await startRegistry();
+  });
+  afterAll(async () => {
+    await registry?.stop();
+  });
+
+  test("should pick the platform's manifest from an index", async () => {
+    const { tagRef } = await push(registry, [
+      { architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] },
+      { architecture: "arm64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", armBin)] }] },
+    ]);
+    const registryClient = createRegistryClient({ plainHttpHosts: [registry.host] });
+    const got = await extractFileFromImage({ registry: registryClient, cacheDir: "/cache", image: tagRef, filePathInImage: "/gardener-node-agent", platform: arm64 });
+    expect(got.data).toEqual(armBin);
+    expect(got.mode).toBe(0o755);
+    await expect(registryClient.resolve(tagRef, { os: "linux", architecture: "ppc64le" })).rejects.toThrow(/no manifest for linux\/ppc64le/);
+  });
+
+  test("should read a single-platform manifest without an index, from a zstd layer", async () => {
+    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "zstd", files: [file("./usr/bin/tool", bin, 0o750)] }] }], {}, true);
+    const registryClient = createRegistryClient({ plainHttpHosts: [registry.host] });
+    const got = await extractFileFromImage({ registry: registryClient, cacheDir: "/cache", image: tagRef, filePathInImage: "/usr/bin/tool", platform: amd64 });
+    expect(got.data).toEqual(bin);
+    expect(got.mode).toBe(0o750);
+  });
+
+  test("should let upper layers win, honour whiteouts and fall back to /ko-app/gardener-node-agent", async () => {
+    const { tagRef } = await push(registry, [
+      {
+        architecture: "amd64",
+        layers: [
+          { compression: "gzip", files: [file("gardener-node-agent", "old"), file("etc/gone", "x"), file("ko-app/gardener-node-agent", bin)] },
+          { compression: "none", files: [file("etc/.wh.gone", ""), file("etc/kept", "lower")] },
+          { compression: "gzip", files: [file("etc/kept", "upper", 0o600), file(".wh.gardener-node-agent", "")] },
+        ],
+      },
+    ]);
+    const registryClient = createRegistryClient({ plainHttpHosts: [registry.host] });
+    const get = (path: string) => extractFileFromImage({ registry: registryClient, cacheDir: "/c", image: tagRef, filePathInImage: path, platform: amd64 });
+    expect(new TextDecoder().decode((await get("/etc/kept")).data)).toBe("upper");
+    expect((await get("/gardener-node-agent")).data).toEqual(bin);
+    const gone = get("/etc/gone");
+    await expect(gone).rejects.toBeInstanceOf(FileNotInImageError);
+    await expect(get("/etc/missing")).rejects.toThrow(/file "\/etc\/missing" not found in image/);
+  });
+
+  test("should reject a blob whose bytes do not match its digest", async () => {
+    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }]);
+    const registryClient = createRegistryClient({ plainHttpHosts: [registry.host] });
+    const resolved = await registryClient.resolve(tagRef, amd64);
+    const digest = resolved.layers[0]!.digest;
+    const hex = digest.slice(7);
+    writeFileSync(join(registry.storageDir, "docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data"), Bun.gzipSync(new Uint8Array([1, 2, 3])));
+    const err = await registryClient.fetchBlob(resolved.reference, digest).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DigestMismatchError);
+    expect((err as DigestMismatchError).expected).toBe(digest);
+  });
+
+  test("should serve an unchanged image from the cache: tags re-resolve only, digests need no network", async () => {
+    const root = join(dir, "cache-root");
+    mkdirSync(root);
+    const hostFs = createHostFs(root);
+    const cachedBin = fakeElf("amd64", 50_000, 9); // a blob no other test tampers with
+    const { tagRef, digestRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", cachedBin)] }] }]);
+    const counter = countingFetch();
+    const registryClient = createRegistryClient({ plainHttpHosts: [registry.host], fetch: counter.fetch });
+    const opts = { registry: registryClient, hostFs, cacheDir: "/var/lib/gardener-node-agent/tmp/image-cache", filePathInImage: "/gardener-node-agent", platform: amd64 };
+
+    const first = await extractFileFromImage({ ...opts, image: tagRef });
+    expect(first.cached).toBe(false);
+    expect(counter.calls.filter((c) => c.includes("/blobs/"))).toHaveLength(1);
+    counter.calls.length = 0;
+    const second = await extractFileFromImage({ ...opts, image: tagRef });
+    expect(second).toEqual({ ...first, cached: true });
+    expect(counter.calls.every((c) => c.includes("/manifests/"))).toBe(true);
+
+    await extractFileFromImage({ ...opts, image: digestRef });
+    counter.calls.length = 0;
+    const pinned = await extractFileFromImage({ ...opts, image: digestRef });
+    expect(pinned.cached).toBe(true);
+    expect(pinned.data).toEqual(cachedBin);
+    expect(counter.calls).toEqual([]);
+    expect((await hostFs.stat("/var/lib/gardener-node-agent/tmp/image-cache"))?.mode).toBe(0o700);
+  });
+
+  test("should refuse plain HTTP unless the host is listed", async () => {
+    const registryClient = createRegistryClient();
+    await expect(registryClient.resolve(`${registry.host}/test/none:v1`, amd64)).rejects.toThrow();
+  });
+});
+
+describe("registry client with bearer token auth (docker-registry auth: token)", () => {
+  let registry: RegistryDouble;
+  const creds = { username: "robot", password: "t0ken" };
+  beforeAll(async () => {
+    registry = await startRegistry({ tokenAuth: true, tokenCredentials: creds });
+  });
+  afterAll(async () => {
+    await registry?.stop();
+  });
+
+  test("should answer the challenge with a token fetched with basic credentials, per scope", async () => {
+    const options = { plainHttpHosts: [registry.host], credentials: { [registry.host]: creds } };
+    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }], options);
+    const got = await extractFileFromImage({ registry: createRegistryClient(options), cacheDir: "/c", image: tagRef, filePathInImage: "/gardener-node-agent", platform: amd64 });
+    expect(got.data).toEqual(bin);
+    const scopes = registry.tokenServer!.requests.map((r) => `${r.scope} ${r.basic}`);
+    expect(scopes).toContain(`repository:test/image${n}:pull,push true`);
+    expect(scopes).toContain(`repository:test/image${n}:pull true`);
+  });
+
+  test("should fail with HTTP 401 when the token server refuses anonymous requests", async () => {
+    const err = await createRegistryClient({ plainHttpHosts: [registry.host] })
+      .resolve(`${registry.host}/test/image1:v1`, amd64)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RegistryHttpError);
+    expect((err as RegistryHttpError).status).toBe(401);
+  });
+});
+
+describe("registry transport", () => {
+  test("should drop credentials when a blob redirects to another origin", async () => {
+    const seen: { where: string; auth: string | null }[] = [];
+    const storage = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        seen.push({ where: "storage", auth: req.headers.get("authorization") });
+        return new Response("blob-bytes");
+      },
+    });
+    const api: Bun.Server<undefined> = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req): Response {
+        const url = new URL(req.url);
+        if (url.pathname === "/token") return Response.json({ token: "tkn" });
+        seen.push({ where: "api", auth: req.headers.get("authorization") });
+        if (req.headers.get("authorization") !== "Bearer tkn") {
+          return new Response("no", { status: 401, headers: { "www-authenticate": `Bearer realm="http://127.0.0.1:${api.port}/token",service="svc"` } });
+        }
+        return new Response(null, { status: 307, headers: { location: `http://127.0.0.1:${storage.port}/data` } });
+      },
+    });
+    try {
+      const host = `127.0.0.1:${api.port}`;
+      const client = createRegistryClient({ plainHttpHosts: [host] });
+      const digest = `sha256:${new Bun.CryptoHasher("sha256").update("blob-bytes").digest("hex")}`;
+      const bytes = await client.fetchBlob({ registry: host, repository: "x/y" }, digest);
+      expect(new TextDecoder().decode(bytes)).toBe("blob-bytes");
+      expect(seen).toEqual([
+        { where: "api", auth: null },
+        { where: "api", auth: "Bearer tkn" },
+        { where: "storage", auth: null },
+      ]);
+    } finally {
+      await api.stop(true);
+      await storage.stop(true);
+    }
+  });
+
+  test("should report a typed error for an invalid reference", async () => {
+    await expect(createRegistryClient().resolve("Bad Ref", amd64)).rejects.toBeInstanceOf(RegistryError);
+  });
+});
