@@ -1,0 +1,17 @@
+export {
+  assembleScript,
+  filesToDiskScript,
+  guardLines,
+  markerLines,
+  provisionMarker,
+  unitActivation,
+  unitsToDiskScript,
+  wrapProvisionOscIntoOneshotScript,
+} from "./bash.ts";
+export { renderCloudConfig } from "./cloud-config.ts";
+export { octalMode, resolveFile, resolveUnit } from "./content.ts";
+export type { RenderSecrets, ResolvedFile, ResolvedUnit } from "./content.ts";
+export { RenderError } from "./errors.ts";
+export type { RenderErrorKind } from "./errors.ts";
+export { renderUserData } from "./render.ts";
+export type { RenderOptions, UserDataFormat } from "./render.ts";

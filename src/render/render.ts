@@ -1,0 +1,34 @@
+import type { Osc } from "../osc/schema.ts";
+import { assembleScript, wrapProvisionOscIntoOneshotScript } from "./bash.ts";
+import { renderCloudConfig } from "./cloud-config.ts";
+import type { RenderSecrets } from "./content.ts";
+import { resolveFile, resolveUnit } from "./content.ts";
+import { RenderError } from "./errors.ts";
+
+export type UserDataFormat = "bash" | "cloud-config";
+
+export interface RenderOptions {
+  readonly format: UserDataFormat;
+  /** Secrets for `secretRef` files (same namespace as the OSC), by name. */
+  readonly secrets?: RenderSecrets;
+}
+
+/**
+ * Renders a provision OSC into user data (spec §12): pure and deterministic, no I/O and no clock.
+ * `bash` is byte-for-byte the upstream helpers' output (files, units, activation, run-once wrapper);
+ * `cloud-config` is the same content as a #cloud-config document. Throws RenderError naming the field.
+ */
+export function renderUserData(osc: Osc, opts: RenderOptions): string {
+  if (osc.spec.purpose === "reconcile") {
+    throw new RenderError("invalid", "spec.purpose", 'a "reconcile" OperatingSystemConfig has no user data');
+  }
+  const secrets = opts.secrets ?? {};
+  const files = (osc.spec.files ?? []).map((f, i) => resolveFile(f, i, secrets));
+  const units = (osc.spec.units ?? []).map((u, i) => resolveUnit(u, i));
+  switch (opts.format) {
+    case "bash":
+      return wrapProvisionOscIntoOneshotScript(assembleScript(files, units));
+    case "cloud-config":
+      return renderCloudConfig(files, units);
+  }
+}

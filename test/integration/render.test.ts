@@ -1,0 +1,139 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decodeInline, decodeOsc } from "../../src/osc/index.ts";
+import type { Osc } from "../../src/osc/index.ts";
+import {
+  filesToDiskScript,
+  RenderError,
+  renderUserData,
+  resolveFile,
+  resolveUnit,
+  unitsToDiskScript,
+  wrapProvisionOscIntoOneshotScript,
+} from "../../src/render/index.ts";
+
+const fixtures = join(import.meta.dir, "../fixtures/render");
+const fixture = (name: string) => readFile(join(fixtures, name), "utf8");
+const osc = async (name: string): Promise<Osc> => decodeOsc(await fixture(name));
+const secrets = { foo: { bar: "bar-content" } };
+
+describe("user-data renderer golden output", () => {
+  test("files: secretRef, plain, b64 and unencoded content, chmod in octal (scenario 40)", async () => {
+    const o = await osc("40-files.osc.yaml");
+    const files = (o.spec.files ?? []).map((f, i) => resolveFile(f, i, secrets));
+    expect(filesToDiskScript(files)).toBe(await fixture("40-files.expected.sh"));
+  });
+
+  test("units: drop-ins before the next unit, content base64-encoded (scenario 42)", async () => {
+    const o = await osc("42-units.osc.yaml");
+    expect(unitsToDiskScript((o.spec.units ?? []).map(resolveUnit))).toBe(await fixture("42-units.expected.sh"));
+  });
+
+  test.each(["43-wrapper", "43-wrapper-header"])("one-shot wrapper keeps leading # lines above the guard (%s)", async (name) => {
+    expect(wrapProvisionOscIntoOneshotScript(await fixture(`${name}.input.sh`))).toBe(await fixture(`${name}.expected.sh`));
+  });
+
+  test("full document with a placeholder file and a unit with drop-in (scenario 44)", async () => {
+    const out = renderUserData(await osc("44-full.osc.yaml"), { format: "bash" });
+    expect(out).toBe(await fixture("44-full.expected.sh"));
+    expect(out.split("\n")).toContain("<<BOOTSTRAP_TOKEN>>");
+  });
+
+  test("is deterministic", async () => {
+    const o = await osc("40-files.osc.yaml");
+    expect(renderUserData(o, { format: "bash", secrets })).toBe(renderUserData(o, { format: "bash", secrets }));
+    expect(renderUserData(o, { format: "cloud-config", secrets })).toBe(renderUserData(o, { format: "cloud-config", secrets }));
+  });
+
+  test("a missing referenced secret is a NotFound error and nothing is rendered (scenario 41)", async () => {
+    const o = await osc("40-files.osc.yaml");
+    const err = (() => {
+      try {
+        return renderUserData(o, { format: "bash" });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(RenderError);
+    expect((err as RenderError).kind).toBe("secret-not-found");
+    expect((err as RenderError).message).toBe('spec.files[0].content.secretRef: secrets "foo" not found');
+  });
+});
+
+/** Expected on-disk result straight from the OSC (what the OSC controller would write), umask 022. */
+function expectedTree(o: Osc): Map<string, { data: Buffer; mode: number }> {
+  const out = new Map<string, { data: Buffer; mode: number }>();
+  for (const f of o.spec.files ?? []) {
+    const { inline, secretRef, transmitUnencoded } = f.content;
+    let data = inline !== undefined ? Buffer.from(decodeInline(inline.encoding, inline.data)) : Buffer.from(secretRef !== undefined ? "bar-content" : "");
+    // The unencoded heredoc adds a newline (spec §3.2: consumers trim).
+    if (transmitUnencoded === true) data = Buffer.concat([data, Buffer.from("\n")]);
+    out.set(f.path, { data, mode: f.permissions ?? 0o644 });
+  }
+  for (const u of o.spec.units ?? []) {
+    if (u.content !== undefined) out.set(`/etc/systemd/system/${u.name}`, { data: Buffer.from(u.content), mode: 0o644 });
+    for (const d of u.dropIns ?? []) out.set(`/etc/systemd/system/${u.name}.d/${d.name}`, { data: Buffer.from(d.content), mode: 0o644 });
+  }
+  return out;
+}
+
+describe("executing the rendered bash script", () => {
+  let dir: string;
+  let root: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "gna-render-run-"));
+    root = join(dir, "root");
+    await mkdir(join(root, "etc/systemd/system"), { recursive: true });
+    await mkdir(join(dir, "bin"));
+    // systemctl stub: records its arguments instead of touching this machine's systemd.
+    await writeFile(join(dir, "bin/systemctl"), `#!/bin/bash\necho "$*" >> "${dir}/systemctl.log"\n`);
+    await chmod(join(dir, "bin/systemctl"), 0o755);
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * The renderer stays pure and exact (absolute host paths), so the test relocates a copy: every quoted
+   * absolute path `"/…"` and the unquoted marker paths get the temp root prefixed. Base64 payloads and the
+   * placeholder lines contain neither, so nothing else changes. PATH puts the systemctl stub first.
+   */
+  async function run(script: string): Promise<{ code: number; stdout: string }> {
+    const relocated = script.replaceAll('"/', `"${root}/`).replaceAll(" /var/lib/osc", ` ${root}/var/lib/osc`);
+    expect(relocated).not.toMatch(/[ "]\/(etc|var)\//);
+    await writeFile(join(dir, "user-data.sh"), relocated);
+    const proc = Bun.spawnSync(["bash", "-c", `umask 022; exec bash ${join(dir, "user-data.sh")}`], {
+      env: { PATH: `${join(dir, "bin")}:/usr/bin:/bin` },
+    });
+    return { code: proc.exitCode, stdout: proc.stdout.toString() };
+  }
+
+  test.each([
+    ["40-files.osc.yaml", secrets],
+    ["44-full.osc.yaml", {}],
+  ])("writes exactly the files and modes of %s and performs the work once", async (name, sec) => {
+    const o = await osc(name);
+    const script = renderUserData(o, { format: "bash", secrets: sec });
+    expect((await run(script)).code).toBe(0);
+    for (const [path, want] of expectedTree(o)) {
+      const real = join(root, path);
+      expect({ path, data: (await readFile(real)).toString("base64") }).toEqual({ path, data: want.data.toString("base64") });
+      expect({ path, mode: ((await stat(real)).mode & 0o7777).toString(8) }).toEqual({ path, mode: want.mode.toString(8) });
+    }
+    const units = (o.spec.units ?? []).map((u) => u.name);
+    const log = units.length === 0 ? "daemon-reload\n" : `daemon-reload\n${units.map((u) => `enable ${u}\nrestart --no-block ${u}\n`).join("")}`;
+    expect(await readFile(join(dir, "systemctl.log"), "utf8")).toBe(log);
+    expect((await stat(join(root, "var/lib/osc/provision-osc-applied"))).isFile()).toBe(true);
+
+    // Second run: the guard stops it before anything is written or restarted.
+    await writeFile(join(root, path0(o)), "changed by the node");
+    const again = await run(script);
+    expect(again).toEqual({ code: 0, stdout: "Provision OSC already applied, exiting...\n" });
+    expect(await readFile(join(root, path0(o)), "utf8")).toBe("changed by the node");
+    expect(await readFile(join(dir, "systemctl.log"), "utf8")).toBe(log);
+  });
+});
+
+const path0 = (o: Osc): string => o.spec.files?.[0]?.path ?? "";
