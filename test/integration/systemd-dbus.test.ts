@@ -298,6 +298,24 @@ describe("createDbusSystemd against a dbus-daemon with a fake systemd Manager", 
       expect(double.calls.filter((c) => c.member === "Subscribe")).toHaveLength(1);
     });
 
+    test("should open one connection for calls made at the same time", async () => {
+      await Promise.all([systemd.listUnits(ac.signal), systemd.daemonReload(ac.signal), systemd.restart("a.service", ac.signal)]);
+      expect(double.calls.filter((c) => c.member === "Subscribe")).toHaveLength(1);
+    });
+
+    test("should fail a call that gets no reply within the call timeout", async () => {
+      const impatient = await createDbusSystemd({ address: double.address, log: recordingLogger([]), callTimeoutMs: 200 });
+      try {
+        await impatient.listUnits(ac.signal);
+        double.leaveUnanswered("Reload");
+        const err = await impatient.daemonReload(ac.signal).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(SystemdCallError);
+        expect((err as Error).message).toBe("systemd daemon-reload failed: no reply to Reload within 200 ms");
+      } finally {
+        impatient.close();
+      }
+    });
+
     test("should fail calls after close", async () => {
       await systemd.daemonReload(ac.signal);
       systemd.close();

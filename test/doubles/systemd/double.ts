@@ -31,6 +31,8 @@ export interface SystemdDouble extends SystemdFakeControls {
   /** Emits JobRemoved for held-back jobs. */
   finishStalledJobs(result?: string): void;
   clearCalls(): void;
+  /** Calls of this D-Bus member (e.g. "Reload") are recorded but never answered, until clearInjections. */
+  leaveUnanswered(member: string): void;
   /** Kills dbus-daemon (clients lose their connection); startBus brings a new one up on the same socket. */
   stopBus(): Promise<void>;
   startBus(): Promise<void>;
@@ -99,7 +101,11 @@ export async function startSystemdDouble(opts: SystemdDoubleOptions = {}): Promi
     delayJobs: (unit: string, ms: number) => model.delayJobs(unit, ms),
     makeUnknown: (unit: string) => model.makeUnknown(unit),
     failNextCall: (action: SystemdActionName, message?: string) => model.failNextCall(action, message),
-    clearInjections: () => model.clearInjections(),
+    leaveUnanswered: (member: string) => void service.unanswered.add(member),
+    clearInjections: () => {
+      model.clearInjections();
+      service.unanswered.clear();
+    },
     finishStalledJobs: (result?: string) => service.finishStalled(result),
     stopBus,
     startBus,

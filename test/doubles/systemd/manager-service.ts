@@ -56,6 +56,8 @@ export class ManagerService {
   #bus: MessageBus | undefined;
   #jobId = 0;
   readonly #subscribers = new Set<string>();
+  /** Members whose calls are recorded but never answered. */
+  readonly unanswered = new Set<string>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(private readonly opts: ManagerServiceOptions) {}
@@ -96,6 +98,7 @@ export class ManagerService {
     const call: DbusCall = { path: msg.path, interface: msg.interface, member: msg.member, args: msg.body };
     this.calls.push(call);
     this.opts.onCall?.(call);
+    if (this.unanswered.has(msg.member)) return true;
     try {
       if (isManager) this.#manager(msg);
       else this.#properties(msg, unit ?? "");
