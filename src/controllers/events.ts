@@ -1,0 +1,74 @@
+import type { Clock } from "../clock/index.ts";
+import { events as eventsResource } from "../kube/resources.ts";
+import type { Kube, KubeObject } from "../kube/types.ts";
+import type { Logger } from "../log/types.ts";
+
+export type EventType = "Normal" | "Warning";
+
+/** The object an event is about; for the cluster-scoped Node the event lives in namespace `default`. */
+export interface InvolvedObject {
+  readonly kind: string;
+  readonly apiVersion: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+}
+
+export interface EventRecorder {
+  /** Best effort: a failure to record is logged, never thrown (events must not break a reconcile). */
+  event(obj: InvolvedObject, type: EventType, reason: string, action: string, note: string): Promise<void>;
+}
+
+/** The Node as an event target. */
+export const nodeRef = (node: KubeObject): InvolvedObject => ({
+  kind: "Node",
+  apiVersion: "v1",
+  name: node.metadata.name ?? "",
+  ...(node.metadata.uid !== undefined ? { uid: node.metadata.uid } : {}),
+});
+
+/** Records core/v1 Events through the API (what client-go's event recorder writes). */
+export function createEventRecorder(deps: {
+  readonly kube: Kube;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly component: string;
+  readonly host: string;
+}): EventRecorder {
+  return {
+    async event(obj, type, reason, action, note) {
+      const namespace = obj.namespace ?? "default";
+      const now = new Date(deps.clock.now());
+      const ts = now.toISOString().replace(/\.\d+Z$/, "Z");
+      const suffix = (BigInt(now.getTime()) * 1_000_000n).toString(16);
+      const ev: KubeObject = {
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { name: `${obj.name}.${suffix}${Math.floor(Math.random() * 0xfff).toString(16)}`, namespace },
+        involvedObject: {
+          kind: obj.kind,
+          apiVersion: obj.apiVersion,
+          name: obj.name,
+          ...(obj.namespace !== undefined ? { namespace: obj.namespace } : {}),
+          ...(obj.uid !== undefined ? { uid: obj.uid } : {}),
+        },
+        reason,
+        message: note,
+        type,
+        action,
+        source: { component: deps.component, host: deps.host },
+        reportingComponent: deps.component,
+        reportingInstance: deps.host,
+        firstTimestamp: ts,
+        lastTimestamp: ts,
+        count: 1,
+      };
+      try {
+        await deps.kube.create(eventsResource, namespace, ev);
+      } catch (err) {
+        // Events are diagnostics: failing the reconcile because one could not be written would hide the real outcome.
+        deps.log.error("Failed to record event", { err, reason, object: obj.name });
+      }
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { RestartRequested } from "../../kube/reconcile.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Osc } from "../../osc/index.ts";
+import { ChangesStore } from "./changes-store.ts";
+import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
+import { type ApplyContext, step } from "./context.ts";
+import { agentUnitName, type OscControllerDeps } from "./deps.ts";
+import { resumeOrCompute } from "./diff.ts";
+import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import { containerdConfigured } from "./merge.ts";
+import { planChanges } from "./plan.ts";
+import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
+import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
+
+export interface ApplyInput {
+  readonly osc: Osc;
+  readonly checksum: string;
+  /** The Node, when registered (events need it). */
+  readonly node: KubeObject | undefined;
+}
+
+/**
+ * Steps 7–25 of §4: brings the host to `osc`, resuming a half-done change set of the same checksum.
+ * Throws RestartRequested when the agent itself changed (step 19); any other failure leaves the
+ * finished items recorded in the changes file and last-applied untouched.
+ * Exported on its own so benchmarks and `apply`-style callers can drive an apply without a Secret.
+ */
+export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<void> {
+  const { host, log, systemd } = deps;
+  const withContainerd = containerdConfigured(input.osc);
+  // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
+  const osc = withContainerd ? injectEnvDropIn(input.osc, deps.processPath) : input.osc;
+
+  // Plan: read state, compute or resume the work list, resolve every file's bytes — nothing written yet.
+  const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
+  const persisted = await step("failed reading last computed changes", () => readChanges(host));
+  const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, input.checksum, deps.node.hostName);
+  const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, signal));
+  log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
+    checksum: input.checksum,
+  });
+
+  if (withContainerd) {
+    log.info("Configuring containerd");
+    const cri = input.osc.spec.criConfig;
+    if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(deps, cri, signal));
+  }
+
+  const store = new ChangesStore(changes, (c) => writeChanges(host, c));
+  await step("failed persisting changes", () => store.persist());
+  const ctx: ApplyContext = { deps, store, node: input.node, signal };
+
+  if (changes.units.commands.some((c) => c.name === agentUnitName)) {
+    log.info("Own unit or its files changed, the agent restarts after the daemon-reload");
+    await step("failed persisting changes", () => store.setMustRestartNodeAgent(true));
+    await step("failed persisting changes", () => store.unitCommandDone(agentUnitName));
+  }
+
+  log.info("Applying changed files");
+  await step("failed applying changed files", () => writeChangedFiles(ctx, planned));
+
+  log.info("Applying containerd registries");
+  const probes = await step("failed applying containerd registries", () => writeRegistries(ctx));
+  try {
+    log.info("Applying changed image files");
+    await step("failed applying changed image files", () => writeImageFiles(ctx));
+
+    log.info("Applying changed units");
+    await step("failed applying changed units", () => applyChangedUnits(ctx));
+
+    log.info("Removing deleted units");
+    await step("failed removing deleted units", () => removeDeletedUnits(ctx));
+
+    log.info("Reloading systemd daemon");
+    await step("failed reloading systemd daemon", () => systemd.daemonReload(signal));
+
+    if (store.changes.mustRestartNodeAgent) {
+      await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
+      log.info("Restarting the agent to activate its new unit or binary");
+      throw new RestartRequested("gardener-node-agent unit or one of its files changed");
+    }
+
+    log.info("Executing unit commands");
+    await step("failed executing unit commands", () => executeUnitCommands(ctx));
+
+    log.info("Waiting for containerd registries");
+    await step("failed configuring containerd registries", () => probes.wait());
+  } finally {
+    probes.cancel();
+  }
+  await step("failed removing deleted containerd registries", () => removeDeletedRegistries(ctx));
+
+  log.info("Removing deleted files");
+  await step("failed removing deleted files", () => deleteRemovedFiles(ctx));
+
+  log.info("Persisting current operating system config as last applied");
+  await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
+}

@@ -1,0 +1,66 @@
+import type { Clock } from "../../clock/index.ts";
+import type { HostFs } from "../../host/index.ts";
+import type { ObjectKey } from "../../kube/reconcile.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
+import type { EventRecorder } from "../events.ts";
+import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
+
+export interface TokenSyncConfig {
+  readonly secretName: string;
+  readonly path: string;
+}
+
+/** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
+export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
+
+/** The Node this agent runs on: known at start, or discovered by the hostname label later. */
+export interface NodeIdentity {
+  readonly hostName: string;
+  nodeName: string | undefined;
+}
+
+export interface OscControllerConfig {
+  /** controllers.operatingSystemConfig.secretName */
+  readonly secretName: string;
+  /** controllers.operatingSystemConfig.kubernetesVersion (written to the Node label) */
+  readonly kubernetesVersion: string;
+  /** controllers.operatingSystemConfig.syncPeriod in ms (default 10 min) */
+  readonly syncPeriodMs: number;
+  /** controllers.token.syncConfigs */
+  readonly tokenSyncConfigs: readonly TokenSyncConfig[];
+}
+
+export interface OscControllerDeps {
+  readonly kube: Kube;
+  /** Cached read of the OSC Secret; defaults to a live GET through `kube`. */
+  readonly readSecret?: (key: ObjectKey, signal: AbortSignal) => Promise<KubeObject | undefined>;
+  readonly host: HostFs;
+  readonly systemd: Systemd;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly events: EventRecorder;
+  readonly node: NodeIdentity;
+  readonly config: OscControllerConfig;
+  /** The agent process' PATH (for the containerd env drop-in). */
+  readonly processPath: string;
+  readonly containerdInfo: ContainerdInfo;
+  readonly probeFetch: ProbeFetch;
+  readonly extractImageFile: ExtractImageFile;
+  /** Architecture of this machine ("amd64", "arm64") for the self-update check. */
+  readonly arch: string;
+  /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
+  readonly onTokenResync: (secret: ObjectKey) => void;
+}
+
+export const stateDir = "/var/lib/gardener-node-agent";
+export const lastAppliedPath = `${stateDir}/last-applied-osc.yaml`;
+export const changesPath = `${stateDir}/last-computed-osc-changes.yaml`;
+export const zonePath = `${stateDir}/zone`;
+export const bootstrapTokenPath = `${stateDir}/credentials/bootstrap-token`;
+export const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";
+export const unitDir = "/etc/systemd/system";
+export const agentUnitName = "gardener-node-agent.service";
+export const agentBinaryPath = "/opt/bin/gardener-node-agent";
+export const containerdUnitName = "containerd.service";

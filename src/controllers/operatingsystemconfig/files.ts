@@ -1,0 +1,81 @@
+import { isExecutableFor } from "../../registry/index.ts";
+import type { HostFs } from "../../host/index.ts";
+import { nodeRef } from "../events.ts";
+import type { ApplyContext } from "./context.ts";
+import { agentBinaryPath } from "./deps.ts";
+
+/** Refused before anything is written (e.g. a self-update to a binary for another architecture). */
+export class FileApplyError extends Error {
+  override readonly name = "FileApplyError";
+  constructor(
+    message: string,
+    readonly path: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+const dirName = (p: string) => p.slice(0, p.lastIndexOf("/")) || "/";
+const baseName = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+
+/**
+ * Writes a file atomically with the exact mode (§6.1). Upstream's cross-device helper name
+ * `<dir>/.<name>.tmp` is honoured: a stale file there is removed, a directory there is an error
+ * (upstream silently skipped the write in that case).
+ */
+export async function placeFile(host: HostFs, path: string, bytes: Uint8Array, mode: number): Promise<void> {
+  const dir = dirName(path);
+  const helper = `${dir === "/" ? "" : dir}/.${baseName(path)}.tmp`;
+  const st = await host.stat(helper);
+  if (st?.kind === "dir") throw new FileApplyError(`cannot write "${path}": "${helper}" is a directory`, path);
+  if (st !== undefined) await host.remove(helper);
+  await host.ensureDir(dir, 0o755);
+  await host.writeFileAtomic(path, bytes, mode);
+}
+
+/** Step 13: inline and secretRef files, bytes resolved by the plan. */
+export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>): Promise<void> {
+  const { host, log } = ctx.deps;
+  for (const f of [...ctx.store.changes.files.changed]) {
+    if (f.content.inline === undefined && f.content.secretRef === undefined) continue;
+    const bytes = planned.get(f.path);
+    if (bytes === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
+    ctx.signal.throwIfAborted();
+    await placeFile(host, f.path, bytes, f.permissions ?? 0o600);
+    log.info("Wrote file", { path: f.path });
+    await ctx.store.fileChangedDone(f.path);
+  }
+}
+
+/** Step 15: imageRef files; the agent's own binary must be an executable for this machine. */
+export async function writeImageFiles(ctx: ApplyContext): Promise<void> {
+  const { host, log, extractImageFile, arch, events } = ctx.deps;
+  for (const f of [...ctx.store.changes.files.changed]) {
+    const ref = f.content.imageRef;
+    if (ref === undefined || f.content.inline !== undefined || f.content.secretRef !== undefined) continue;
+    const bytes = await extractImageFile(ref.image, ref.filePathInImage, ctx.signal);
+    if (f.path === agentBinaryPath && !isExecutableFor(bytes, arch)) {
+      const msg = `refusing to install "${f.path}" from image ${ref.image}: not an executable for ${arch}`;
+      if (ctx.node !== undefined) await events.event(nodeRef(ctx.node), "Warning", "OSCApplyFailed", "Reconcile", msg);
+      throw new FileApplyError(msg, f.path);
+    }
+    await placeFile(host, f.path, bytes, f.permissions ?? 0o600);
+    log.info("Wrote file from image", { path: f.path, image: ref.image });
+    await ctx.store.fileChangedDone(f.path);
+  }
+}
+
+/** Step 23: removed files; a file the token controller syncs is handed back to it. */
+export async function deleteRemovedFiles(ctx: ApplyContext): Promise<void> {
+  const { host, log, config, onTokenResync } = ctx.deps;
+  for (const f of [...ctx.store.changes.files.deleted]) {
+    ctx.signal.throwIfAborted();
+    await host.remove(f.path);
+    log.info("Removed file", { path: f.path });
+    for (const s of config.tokenSyncConfigs) {
+      if (s.path === f.path) onTokenResync({ namespace: "kube-system", name: s.secretName });
+    }
+    await ctx.store.fileDeletedDone(f.path);
+  }
+}

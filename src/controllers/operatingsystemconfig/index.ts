@@ -1,0 +1,21 @@
+export { applyOsc, type ApplyInput } from "./apply.ts";
+export { ChangesStore, type PersistChanges } from "./changes-store.ts";
+export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
+export { StepError } from "./context.ts";
+export type { ExtractImageFile, NodeIdentity, OscControllerConfig, OscControllerDeps, TokenSyncConfig } from "./deps.ts";
+export { computeChanges, resumeOrCompute } from "./diff.ts";
+export { FileApplyError } from "./files.ts";
+export { allFiles, mergeUnits } from "./merge.ts";
+export { OscInputError } from "./plan.ts";
+export { createReconciler, OscSecretError } from "./reconcile.ts";
+export { UnitCommandsError } from "./units.ts";
+export {
+  controllerName,
+  isSerial,
+  maxConcurrentReconciles,
+  newOscController,
+  ReconciliationDelay,
+  reconcileTimeoutMs,
+  secretHandler,
+  secretPredicate,
+} from "./watch.ts";

@@ -1,0 +1,135 @@
+import { isNotFound } from "../../kube/errors.ts";
+import { type ObjectKey, type Reconcile, RestartRequested, type Result } from "../../kube/reconcile.ts";
+import { secrets } from "../../kube/resources.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { decodeOsc, type Osc } from "../../osc/index.ts";
+import { nodeRef } from "../events.ts";
+import { applyOsc } from "./apply.ts";
+import { step } from "./context.ts";
+import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
+import {
+  checksumAnnotation,
+  desiredNodeLabels,
+  findNode,
+  kubernetesVersionLabel,
+  kubernetesVersionLabelValue,
+  patchNodeMetadata,
+} from "./node.ts";
+import { secretValue } from "./plan.ts";
+
+export const oscDataKey = "osc.yaml";
+export const checksumDataScriptAnnotation = "checksum/data-script";
+const bootstrapRequeueMs = 5_000;
+
+/** The Secret is unusable (no osc.yaml, no checksum, undecodable). */
+export class OscSecretError extends Error {
+  override readonly name = "OscSecretError";
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+async function readSecret(deps: OscControllerDeps, key: ObjectKey, signal: AbortSignal): Promise<KubeObject | undefined> {
+  if (deps.readSecret !== undefined) return deps.readSecret(key, signal);
+  try {
+    return await deps.kube.get<KubeObject>(secrets, key.namespace, key.name, { signal });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+function decodeSecret(secret: KubeObject, key: ObjectKey): { osc: Osc; checksum: string } {
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = secretValue(secret, oscDataKey);
+  } catch (err) {
+    throw new OscSecretError(`invalid ${oscDataKey} data in secret ${key.namespace}/${key.name}`, { cause: err });
+  }
+  if (bytes === undefined) throw new OscSecretError(`no ${oscDataKey} key found in secret ${key.namespace}/${key.name}`);
+  let osc: Osc;
+  try {
+    osc = decodeOsc(bytes);
+  } catch (err) {
+    throw new OscSecretError(`failed decoding ${oscDataKey} of secret ${key.namespace}/${key.name}: ${(err as Error).message}`, { cause: err });
+  }
+  const checksum = secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "";
+  return { osc, checksum };
+}
+
+/** The OSC controller's reconcile (§4, CORE steps). */
+export function createReconciler(deps: OscControllerDeps): Reconcile {
+  return async (key, signal) => {
+    const { log, host, kube, config, events } = deps;
+    const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
+    if (secret === undefined) {
+      log.info("Secret not found, nothing to do", { secret: `${key.namespace}/${key.name}` });
+      return {};
+    }
+
+    const known = deps.node.nodeName !== undefined;
+    let node = await step("failed getting node", () => findNode(kube, deps.node, signal));
+    if (!known && node !== undefined) {
+      deps.node.nodeName = node.metadata.name;
+      log.info("Node registered, restarting to narrow the caches to it", { nodeName: node.metadata.name });
+      throw new RestartRequested("node discovered");
+    }
+
+    let decoded: { osc: Osc; checksum: string };
+    try {
+      decoded = decodeSecret(secret, key);
+    } catch (err) {
+      if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      throw err;
+    }
+    const { osc, checksum } = decoded;
+
+    if (node !== undefined) {
+      const labels = await step("failed computing node labels", () => desiredNodeLabels(host, osc));
+      const current = node;
+      node = await step("failed patching node labels", () => patchNodeMetadata(kube, current, { labels }, signal));
+    }
+    if (checksum === "") throw new OscSecretError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
+    if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum) {
+      log.info("Node is up to date with the operating system config", { checksum });
+      return {};
+    }
+
+    try {
+      await applyOsc(deps, { osc, checksum, node }, signal);
+    } catch (err) {
+      if (!(err instanceof RestartRequested) && node !== undefined) {
+        await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      }
+      throw err;
+    }
+
+    if (node === undefined) {
+      log.info("Node not registered yet, checking again shortly");
+      return { requeueAfterMs: bootstrapRequeueMs };
+    }
+
+    log.info("Deleting bootstrap credentials");
+    await step("failed deleting bootstrap credentials", async () => {
+      await host.remove(kubeletBootstrapKubeconfigPath);
+      await host.remove(bootstrapTokenPath);
+    });
+
+    await events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
+    const applied = node;
+    await step("failed patching node", () =>
+      patchNodeMetadata(
+        kube,
+        applied,
+        {
+          labels: { [kubernetesVersionLabel]: kubernetesVersionLabelValue(config.kubernetesVersion) },
+          annotations: { [checksumAnnotation]: checksum },
+        },
+        signal,
+      ),
+    );
+    log.info("Successfully applied operating system config", { checksum });
+    const result: Result = { requeueAfterMs: config.syncPeriodMs };
+    return result;
+  };
+}

@@ -1,0 +1,117 @@
+import { nodeRef } from "../events.ts";
+import type { ApplyContext } from "./context.ts";
+import { agentUnitName, containerdUnitName, unitDir } from "./deps.ts";
+
+const enc = new TextEncoder();
+
+const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
+  a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Writes `content` (0600) only when it differs; the mode is always set to 0600 (§6.3). */
+async function writeIfChanged(ctx: ApplyContext, path: string, content: string): Promise<void> {
+  const { host } = ctx.deps;
+  const want = enc.encode(content);
+  if (!sameBytes(await host.readFile(path), want)) await host.writeFileAtomic(path, want, 0o600);
+  else await host.chmod(path, 0o600);
+}
+
+/** Step 16 (§6.3): unit files, drop-ins, enable/disable. */
+export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
+  const { host, systemd, log } = ctx.deps;
+  for (const u of [...ctx.store.changes.units.changed]) {
+    ctx.signal.throwIfAborted();
+    const p = `${unitDir}/${u.name}`;
+    if (u.content !== undefined) await writeIfChanged(ctx, p, u.content);
+    if ((u.dropIns ?? []).length === 0) {
+      await host.removeAll(`${p}.d`);
+    } else {
+      await host.ensureDir(`${p}.d`, 0o755);
+      for (const d of [...u.dropInsChanges.changed]) {
+        await writeIfChanged(ctx, `${p}.d/${d.name}`, d.content);
+        await ctx.store.dropInDone(u.name, d.name, "changed");
+      }
+      for (const d of [...u.dropInsChanges.deleted]) {
+        await host.remove(`${p}.d/${d.name}`);
+        await ctx.store.dropInDone(u.name, d.name, "deleted");
+      }
+    }
+    // The agent's own unit is always enabled, whatever the OSC says (§6.3).
+    if (u.name === agentUnitName || u.enable !== false) await systemd.enable([u.name], ctx.signal);
+    else await systemd.disable([u.name], ctx.signal);
+    log.info("Applied unit", { unitName: u.name });
+    await ctx.store.unitChangedDone(u.name);
+  }
+}
+
+/** Step 17 (§6.4): units no longer in the OSC. */
+export async function removeDeletedUnits(ctx: ApplyContext): Promise<void> {
+  const { host, systemd, log } = ctx.deps;
+  for (const u of [...ctx.store.changes.units.deleted]) {
+    ctx.signal.throwIfAborted();
+    const p = `${unitDir}/${u.name}`;
+    const createdByAgent = u.content !== undefined;
+    const exists = (await host.stat(p)) !== undefined;
+    if (exists && createdByAgent) {
+      await systemd.disable([u.name], ctx.signal);
+      await runJob(ctx, "stop", u.name);
+      await host.remove(p);
+    }
+    if ((await host.stat(`${p}.d`))?.kind === "dir") {
+      for (const d of u.dropIns ?? []) await host.remove(`${p}.d/${d.name}`);
+      if ((await host.list(`${p}.d`))?.length === 0) await host.removeAll(`${p}.d`);
+    }
+    // An OS-provided unit is restarted so it drops the removed drop-ins (only /etc/systemd/system is checked, like upstream).
+    if (exists && !createdByAgent) await runJob(ctx, "restart", u.name);
+    log.info("Removed unit", { unitName: u.name });
+    await ctx.store.unitDeletedDone(u.name);
+  }
+}
+
+/** restart/stop with the Node event of §6.9 (none while the Node is unknown). */
+export async function runJob(ctx: ApplyContext, op: "restart" | "stop", unit: string): Promise<void> {
+  const { systemd, events } = ctx.deps;
+  const reason = op === "restart" ? "SystemDUnitRestart" : "SystemDUnitStop";
+  try {
+    await (op === "restart" ? systemd.restart(unit, ctx.signal) : systemd.stop(unit, ctx.signal));
+  } catch (err) {
+    if (ctx.node !== undefined) {
+      await events.event(nodeRef(ctx.node), "Warning", reason, op === "restart" ? "Restart" : "Stop", `failed ${op} of unit ${unit}: ${(err as Error).message}`);
+    }
+    throw err;
+  }
+  if (ctx.node !== undefined) {
+    await events.event(nodeRef(ctx.node), "Normal", reason, op === "restart" ? "Restart" : "Stop", `processed ${op} of unit ${unit}`);
+  }
+}
+
+export class UnitCommandsError extends Error {
+  override readonly name = "UnitCommandsError";
+  constructor(readonly errors: readonly Error[]) {
+    super(errors.map((e) => e.message).join("; "), { cause: errors[0] });
+  }
+}
+
+/** Step 20 (§6.7, §7.5): all unit commands concurrently, plus the containerd restart a config change needs. */
+export async function executeUnitCommands(ctx: ApplyContext): Promise<void> {
+  const { log } = ctx.deps;
+  const cmds = [...ctx.store.changes.units.commands];
+  const jobs: Promise<void>[] = cmds.map(async ({ name, command }) => {
+    if (command === "restart" || command === "stop") await runJob(ctx, command, name);
+    else if (command !== "") throw new Error(`unknown unit command "${command}" for unit ${name}`);
+    log.info("Executed unit command", { unitName: name, command });
+    await ctx.store.unitCommandDone(name);
+    if (name === containerdUnitName && command === "restart") await ctx.store.containerdRestarted();
+  });
+  if (ctx.store.changes.containerd.configFileChanged && !cmds.some((c) => c.name === containerdUnitName)) {
+    jobs.push(
+      (async () => {
+        await runJob(ctx, "restart", containerdUnitName);
+        log.info("Restarted containerd for its changed configuration");
+        await ctx.store.containerdRestarted();
+      })(),
+    );
+  }
+  const results = await Promise.allSettled(jobs);
+  const errors = results.flatMap((r) => (r.status === "rejected" ? [r.reason instanceof Error ? r.reason : new Error(String(r.reason))] : []));
+  if (errors.length > 0) throw new UnitCommandsError(errors);
+}

@@ -1,0 +1,133 @@
+import { parseDuration } from "../../config/duration.ts";
+import type { Clock } from "../../clock/index.ts";
+import { Controller } from "../../kube/controller.ts";
+import { type EventHandler, objectKeyOf } from "../../kube/handler.ts";
+import type { Predicate } from "../../kube/predicate.ts";
+import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Source } from "../../kube/source.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { NodeIdentity } from "./deps.ts";
+
+export const controllerName = "operatingsystemconfig";
+/** Each reconcile runs under this deadline (§2.4). */
+export const reconcileTimeoutMs = 3 * 60 * 1000;
+export const maxConcurrentReconciles = 1;
+export const serialAnnotation = "reconciliation.osc.node-agent.gardener.cloud/serial";
+export const reconciliationDelayAnnotation = "node-agent.gardener.cloud/reconciliation-delay";
+
+/** `data["osc.yaml"]` as stored (base64 text), or undefined. */
+function oscData(secret: KubeObject): unknown {
+  const data = secret["data"];
+  return data !== null && typeof data === "object" ? (data as Record<string, unknown>)["osc.yaml"] : undefined;
+}
+
+export const isSerial = (secret: KubeObject): boolean => secret.metadata.annotations?.[serialAnnotation] === "true";
+
+/** §2.1: Create always; Update only when the osc.yaml bytes differ; Delete and Generic never. */
+export const secretPredicate: Predicate<KubeObject> = {
+  create: () => true,
+  update: (oldObj, newObj) => oscData(oldObj) !== oscData(newObj),
+  delete: () => false,
+  generic: () => false,
+};
+
+/**
+ * The per-node reconciliation delay (§2.1): 0 while the Node is unknown; else the Node annotation
+ * parsed as a Go duration, falling back to the last good value (initially 0) when unreadable.
+ */
+export class ReconciliationDelay {
+  #last = 0;
+
+  constructor(
+    private readonly kube: Kube,
+    private readonly node: NodeIdentity,
+    private readonly log: Logger,
+  ) {}
+
+  get lastKnownMs(): number {
+    return this.#last;
+  }
+
+  async get(signal: AbortSignal): Promise<number> {
+    const name = this.node.nodeName;
+    if (name === undefined) return 0;
+    let node: KubeObject;
+    try {
+      node = await this.kube.get<KubeObject>(nodes, "", name, { signal });
+    } catch (err) {
+      // Falling back to the last known delay is the documented behaviour when the Node cannot be read.
+      this.log.info("Cannot read node for the reconciliation delay, using the last known value", { err, delayMs: this.#last });
+      return this.#last;
+    }
+    const text = node.metadata.annotations?.[reconciliationDelayAnnotation];
+    if (text === undefined) return this.#last;
+    try {
+      const ms = parseDuration(text);
+      this.#last = Math.max(0, ms);
+    } catch (err) {
+      this.log.info("Cannot parse the reconciliation delay, using the last known value", { err, value: text, delayMs: this.#last });
+    }
+    return this.#last;
+  }
+}
+
+export interface SecretHandlerDeps {
+  readonly delay: ReconciliationDelay;
+  /** Enqueue after a delay (the work queue's addAfter). */
+  readonly addAfter: (key: ObjectKey, ms: number) => void;
+  readonly log: Logger;
+  /** Process lifetime; aborts a pending delay lookup on shutdown. */
+  readonly signal: AbortSignal;
+}
+
+/** Create → enqueue now; Update → now for serial Secrets, else after the reconciliation delay. */
+export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject> {
+  return {
+    create: (obj, q) => q.add(objectKeyOf(obj)),
+    update: (_old, obj, q) => {
+      const key = objectKeyOf(obj);
+      if (isSerial(obj)) return q.add(key);
+      deps.delay.get(deps.signal).then(
+        (ms) => {
+          deps.log.info("Enqueuing operating system config secret after the reconciliation delay", { delayMs: ms });
+          if (ms > 0) deps.addAfter(key, ms);
+          else q.add(key);
+        },
+        (err: unknown) => deps.log.error("Failed computing the reconciliation delay", { err }),
+      );
+    },
+    delete: () => {},
+    generic: () => {},
+  };
+}
+
+/** Builds the controller: one worker, 3-minute deadline, the name-scoped Secret source behind the predicate. */
+export function newOscController(opts: {
+  readonly reconcile: Reconcile;
+  readonly source: Source<KubeObject>;
+  readonly kube: Kube;
+  readonly node: NodeIdentity;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  readonly onRestartRequested?: (why: string) => void;
+}): Controller {
+  const c = new Controller({
+    name: controllerName,
+    reconcile: opts.reconcile,
+    workers: maxConcurrentReconciles,
+    timeoutMs: reconcileTimeoutMs,
+    log: opts.log,
+    clock: opts.clock,
+    ...(opts.onRestartRequested !== undefined ? { onRestartRequested: opts.onRestartRequested } : {}),
+  });
+  const delay = new ReconciliationDelay(opts.kube, opts.node, opts.log);
+  c.watch(
+    opts.source,
+    secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
+    secretPredicate,
+  );
+  return c;
+}
