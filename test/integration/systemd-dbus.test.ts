@@ -3,7 +3,7 @@ import { realClock, type Clock } from "../../src/clock/index.ts";
 import type { LogFields, Logger } from "../../src/log/types.ts";
 import { createDbusSystemd, DEFAULT_JOB_TIMEOUT_MS } from "../../src/systemd/dbus.ts";
 import { SystemdCallError, SystemdJobError, type JobOperation, type Systemd } from "../../src/systemd/types.ts";
-import { startSystemdDouble, type SystemdDouble } from "../doubles/systemd/index.ts";
+import { FakeSystemd, startSystemdDouble, type SystemdDouble, type SystemdFakeControls } from "../doubles/systemd/index.ts";
 
 interface Logged {
   readonly msg: string;
@@ -394,3 +394,44 @@ async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
     await Bun.sleep(5);
   }
 }
+
+describe("the in-memory FakeSystemd and the D-Bus double", () => {
+  /** One scenario, run against each double; both must record and fail alike. */
+  async function scenario(systemd: Systemd, controls: SystemdFakeControls): Promise<unknown[]> {
+    controls.failNextJob("b.service", { operation: "restart" });
+    controls.makeUnknown("ghost.service");
+    const outcomes: unknown[] = [];
+    const run = async (f: () => Promise<unknown>) => {
+      try {
+        outcomes.push(await f());
+      } catch (err) {
+        outcomes.push({ error: err instanceof Error ? err.name : "?", message: (err as Error).message });
+      }
+    };
+    await run(() => systemd.daemonReload());
+    await run(() => systemd.enable(["a.service", "b.service"]));
+    await run(() => systemd.restart("a.service"));
+    await run(() => systemd.restart("b.service"));
+    await run(() => systemd.restart("b.service"));
+    await run(() => systemd.start("ghost.service"));
+    await run(() => systemd.stop("a.service"));
+    await run(async () => (await systemd.unitProperties("a.service")).activeState);
+    await run(() => systemd.triggeredBy("a.service"));
+    await run(() => systemd.serviceType("a.service"));
+    await run(() => systemd.disable(["b.service"]));
+    return [outcomes, controls.actions];
+  }
+
+  test("should record the same actions and fail the same way", async () => {
+    const fake = new FakeSystemd();
+    const fromFake = await scenario(fake, fake);
+    const double = await startSystemdDouble();
+    const systemd = await createDbusSystemd({ address: double.address, log: recordingLogger([]), jobTimeoutMs: 5_000 });
+    try {
+      expect(await scenario(systemd, double)).toEqual(fromFake);
+    } finally {
+      systemd.close();
+      await double.stop();
+    }
+  });
+});
