@@ -124,6 +124,7 @@ export class Informer<T extends KubeObject> implements Source<T> {
     const resync = this.#resyncLoop(signal);
     let needList = true;
     let failures = 0;
+    let goneInARow = 0;
     while (!signal.aborted) {
       try {
         if (needList) {
@@ -135,6 +136,7 @@ export class Informer<T extends KubeObject> implements Source<T> {
         const events = await this.#watchOnce(signal);
         if (events > 0 || this.#o.clock.now() - started >= 1000) {
           failures = 0;
+          goneInARow = 0;
           continue; // normal close (server timeout): resume from the last resourceVersion at once
         }
         // Closed at once without a single event: treat like an error so a flapping server is not hammered.
@@ -145,10 +147,11 @@ export class Informer<T extends KubeObject> implements Source<T> {
         if (isGone(err)) {
           this.#log.info("Watch resourceVersion expired, re-listing", { resourceVersion: this.#rv });
           needList = true;
-          continue;
+          // Re-list at once, as client-go does, unless the fresh resourceVersion expired right away too.
+          if (++goneInARow === 1) continue;
         }
         failures++;
-        this.#log.error("Watch failed", { err, attempt: failures });
+        if (!isGone(err)) this.#log.error("Watch failed", { err, attempt: failures });
       }
       await this.#backoff(failures, signal);
     }
