@@ -1,0 +1,13 @@
+export type { Cluster, Fixtures } from './cluster.ts';
+export { createCluster } from './cluster-sim.ts';
+export { ApiInfo, RunContext } from './context.ts';
+export { collectDiagnostics } from './diagnostics.ts';
+export { Guest, GuestCommandError, parseProps, type GuestResult } from './guest.ts';
+export { KubeAdmin, KubeHttpError, KubeList, KubeObject, type KubeAdminOptions } from './kube.ts';
+export * from './osc.ts';
+export { done, notYet, pollUntil, PollTimeoutError, type PollAttempt, type PollOptions } from './poll.ts';
+export { provisionUserData, substitutePlaceholders, type ProvisionInput, type ProvisionResult } from './provision.ts';
+export { runSteps, type Step, type StepOutcome } from './report.ts';
+export { bootStep, bootstrapStep, dataDiskStep, type StepDeps } from './steps-boot.ts';
+export { applyStep, changeStep, csrStep, killStep, nodeTokenLeaseStep, oscPusher, type OscSteps } from './steps-cluster.ts';
+export { guestShare, harnessCloudConfig, metaData, multipartUserData, pipelineProbeScript } from './user-data.ts';
