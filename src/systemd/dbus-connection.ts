@@ -1,4 +1,4 @@
-import { Message, MessageType, sessionBus, type MessageBus } from "dbus-next";
+import { DBusError, Message, MessageType, sessionBus, type MessageBus } from "dbus-next";
 import type { Logger } from "../log/types.ts";
 import { SystemdCallError } from "./types.ts";
 
@@ -35,13 +35,19 @@ export interface Connected {
   call(req: BusCall, signal?: AbortSignal): Promise<unknown[]>;
 }
 
-/** dbus-next keeps the socket private; its close is the only prompt sign that the bus went away. */
+/** dbus-next keeps the socket private; its end/close is the only prompt sign that the bus went away. */
+interface BusStream {
+  readonly writable?: boolean;
+  once(event: "close" | "end", fn: () => void): void;
+}
+
 interface BusInternals {
-  readonly _connection?: { readonly stream?: { once(event: "close", fn: () => void): void } };
+  readonly _connection?: { readonly stream?: BusStream };
 }
 
 interface Live {
   readonly bus: MessageBus;
+  readonly stream: BusStream | undefined;
   closed: boolean;
   /** Rejecters of calls still waiting for a reply on this connection. */
   readonly pending: Set<(err: Error) => void>;
@@ -98,8 +104,10 @@ export class BusConnection {
     } catch (err) {
       throw new SystemdCallError(`cannot connect to D-Bus at ${address}: ${errorText(err)}`, { cause: err });
     }
-    const live: Live = { bus, closed: false, pending: new Set() };
+    const live: Live = { bus, stream: (bus as unknown as BusInternals)._connection?.stream, closed: false, pending: new Set() };
+    let failSetup: (err: Error) => void = () => {};
     const ready = new Promise<void>((resolve, reject) => {
+      failSetup = reject;
       const timer = setTimeout(() => reject(new Error("timed out")), this.opts.callTimeoutMs);
       bus.once("connect", () => {
         clearTimeout(timer);
@@ -111,10 +119,13 @@ export class BusConnection {
         this.#drop(live, new SystemdCallError(`D-Bus connection failed: ${errorText(err)}`, { cause: err }));
       });
     });
-    (bus as unknown as BusInternals)._connection?.stream?.once("close", () => {
+    const onGone = () => {
       if (!live.closed) log.debug("D-Bus connection closed", { address });
+      failSetup(new Error("connection closed during the handshake"));
       this.#drop(live, new SystemdCallError("D-Bus connection closed while waiting for a reply"));
-    });
+    };
+    live.stream?.once("end", onGone);
+    live.stream?.once("close", onGone);
     bus.on("message", (msg: Message) => {
       if (msg.type !== MessageType.SIGNAL) return;
       this.opts.onSignal({ path: msg.path, iface: msg.interface, member: msg.member, body: msg.body });
@@ -151,7 +162,10 @@ export class BusConnection {
   #callOn(live: Live, req: BusCall, signal?: AbortSignal): Promise<unknown[]> {
     return new Promise<unknown[]>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      if (live.closed) return reject(new NotSentError());
+      if (live.closed || live.stream?.writable === false) {
+        this.#drop(live, new SystemdCallError("D-Bus connection closed"));
+        return reject(new NotSentError());
+      }
       const msg = new Message({
         destination: req.destination,
         path: req.path,
@@ -179,21 +193,18 @@ export class BusConnection {
       );
       signal?.addEventListener("abort", onAbort, { once: true });
       live.pending.add(onDrop);
-      let sent: Promise<Message | null>;
-      try {
-        sent = live.bus.call(msg);
-      } catch (err) {
-        settle();
-        this.#drop(live, new SystemdCallError("D-Bus connection closed"));
-        return reject(new NotSentError({ cause: err }));
-      }
-      sent.then(
+      live.bus.call(msg).then(
         (reply) => {
           settle();
           resolve(reply?.body ?? []);
         },
         (err: unknown) => {
           settle();
+          // Only an error reply is a DBusError; anything else was thrown while writing to the socket.
+          if (!(err instanceof DBusError) && live.stream?.writable === false) {
+            this.#drop(live, new SystemdCallError("D-Bus connection closed"));
+            return reject(new NotSentError({ cause: err }));
+          }
           reject(err);
         },
       );
