@@ -33,7 +33,7 @@ export const subcommands: readonly CommandEntry[] = [
   },
   {
     name: "install",
-    summary: "Install the agent binary from an OCI image",
+    summary: "Install this binary and gardener-node-agent.service into a root directory",
     load: async () => (await import("./install.ts")).command,
   },
 ];

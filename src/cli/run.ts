@@ -1,0 +1,124 @@
+import { realClock } from "../clock/index.ts";
+import { RestartRequested } from "../kube/reconcile.ts";
+import { HealthChecks } from "../server/health.ts";
+import { createMetricsRegistry } from "../server/metrics.ts";
+import { buildInfoCollector, processCollector } from "../server/process-metrics.ts";
+import { startHealthServer, startMetricsServer } from "../server/serve.ts";
+import type { RunningServer } from "../server/serve.ts";
+import type { Command, CommandContext } from "./command.ts";
+import { loadCommandConfig, startCommandLogger } from "./startup.ts";
+import { startControllers } from "./start-controllers.ts";
+import type { RunningControllers } from "./start-controllers.ts";
+
+/** Upstream's manager GracefulShutdownTimeout. */
+const GRACEFUL_SHUTDOWN_MS = 5_000;
+
+class NotReadyError extends Error {
+  override readonly name = "NotReadyError";
+  constructor() {
+    super("controllers not started yet");
+  }
+}
+
+const settleWithin = async (p: Promise<unknown>, ms: number): Promise<boolean> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+const runAgent = async (ctx: CommandContext): Promise<number> => {
+  const loaded = await loadCommandConfig(ctx);
+  const log = await startCommandLogger(ctx, loaded, "gardener-node-agent");
+  const kubeconfig = ctx.env["KUBECONFIG"] ?? "";
+  const config =
+    kubeconfig === "" ? loaded.config : { ...loaded.config, clientConnection: { ...loaded.config.clientConnection, kubeconfig } };
+  log.info("Feature gates", { featureGates: config.featureGates ?? {} });
+
+  // One controller for every way of stopping: signal, restart request, fatal error.
+  const stopping = new AbortController();
+  const stop = (reason: Error) => {
+    if (!stopping.signal.aborted) stopping.abort(reason);
+  };
+  const onSignal = () => stop(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error("signal received"));
+  if (ctx.signal.aborted) onSignal();
+  ctx.signal.addEventListener("abort", onSignal, { once: true });
+
+  const health = new HealthChecks();
+  let ready = false;
+  health.addReadyzCheck("started", () => {
+    if (!ready) throw new NotReadyError();
+  });
+  const metrics = createMetricsRegistry();
+  metrics.addCollector(processCollector);
+  metrics.addCollector(buildInfoCollector(ctx.version, ctx.revision));
+
+  const servers: RunningServer[] = [];
+  const { createNotifier, runWatchdog, watchdogIntervalMs } = await import("../systemd/notify.ts");
+  const notifier = await createNotifier(ctx.env["NOTIFY_SOCKET"]);
+  let controllers: RunningControllers | undefined;
+  try {
+    const { healthProbes, metrics: metricsEndpoint } = config.server;
+    servers.push(startHealthServer(healthProbes, health));
+    log.info("Serving health probes", { address: `${healthProbes.bindAddress}:${servers[0]?.port}` });
+    servers.push(startMetricsServer(metricsEndpoint, metrics));
+    log.info("Serving metrics", { address: `${metricsEndpoint.bindAddress}:${servers[1]?.port}` });
+
+    controllers = await startControllers({
+      config,
+      configPath: loaded.path,
+      root: ctx.root,
+      env: ctx.env,
+      version: ctx.version,
+      log,
+      health,
+      metrics,
+      signal: stopping.signal,
+      stop,
+    });
+    if (!stopping.signal.aborted) {
+      ready = true;
+      notifier.ready();
+      log.info("Started gardener-node-agent");
+      const interval = watchdogIntervalMs(ctx.env["WATCHDOG_USEC"]);
+      if (interval !== undefined) void runWatchdog(notifier, interval, realClock, stopping.signal);
+      await new Promise<void>((resolve) => stopping.signal.addEventListener("abort", () => resolve(), { once: true }));
+    }
+  } catch (err) {
+    stop(err instanceof Error ? err : new Error(String(err)));
+  } finally {
+    ctx.signal.removeEventListener("abort", onSignal);
+    ready = false;
+    notifier.stopping();
+    if (controllers !== undefined && !(await settleWithin(controllers.stopped, GRACEFUL_SHUTDOWN_MS))) {
+      log.error("Controllers did not stop within the graceful shutdown timeout", { timeoutSeconds: GRACEFUL_SHUTDOWN_MS / 1000 });
+    }
+    await Promise.all(servers.map((s) => s.stop()));
+    notifier.close();
+  }
+
+  const reason: unknown = stopping.signal.reason;
+  if (reason instanceof RestartRequested) {
+    log.info("Stopping for a restart", { reason: reason.why });
+    return 0;
+  }
+  if (ctx.signal.aborted && reason === ctx.signal.reason) {
+    log.info("Stopped gardener-node-agent");
+    return 0;
+  }
+  log.error("Stopping after a fatal error", { err: reason });
+  return 1;
+};
+
+export const command: Command = {
+  name: "run",
+  summary: "The gardener-node-agent runs on every node of a Gardener shoot and applies its OperatingSystemConfig.",
+  usage: "Without a command, runs the agent: reads the config, serves health and metrics, and starts the controllers.",
+  flags: [],
+  run: runAgent,
+};
