@@ -1,0 +1,126 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { parse as parseToml } from "smol-toml";
+import { RestartRequested } from "../../src/kube/reconcile.ts";
+import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
+import { acceptanceOsc, defaultHostsToml, k8sHostsToml, type Plain } from "../fixtures/osc/acceptance-osc.ts";
+import { fakeElf, OscWorld } from "../fixtures/osc/harness.ts";
+
+let sim: ApiServerSim;
+const worlds: OscWorld[] = [];
+
+beforeAll(async () => {
+  sim = await startApiServer();
+});
+afterAll(async () => {
+  await sim.stop();
+});
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.dispose();
+});
+
+async function world(opts: { withNode?: boolean } = {}): Promise<OscWorld> {
+  const w = await OscWorld.create(sim, opts);
+  worlds.push(w);
+  return w;
+}
+
+const sorted = (xs: string[]) => [...xs].sort();
+const units = (...n: (string | number)[]) => n.map((x) => (typeof x === "number" ? `unit${x}.service` : x));
+const lastAppliedPath = "/var/lib/gardener-node-agent/last-applied-osc.yaml";
+const changesPath = "/var/lib/gardener-node-agent/last-computed-osc-changes.yaml";
+const emptyChanges = (sum: string) =>
+  `containerd:\n  configFileChanged: false\n  registries: {}\nfiles: {}\ninPlaceUpdates:\n  certificateAuthoritiesRotation:\n    kubelet: false\n    nodeAgent: false\n  kubelet:\n    config: false\n    cpuManagerPolicy: false\n    minorVersion: false\n  operatingSystem: false\n  serviceAccountKeyRotation: false\nmustRestartNodeAgent: false\noperatingSystemConfigChecksum: ${sum}\nunits: {}\n`;
+
+/** Splits the action log at the single daemon-reload: [before, after]. */
+function aroundReload(w: OscWorld): [string[], string[]] {
+  const a = w.actions();
+  const i = a.indexOf("DaemonReload");
+  expect(i).toBeGreaterThanOrEqual(0);
+  expect(a.filter((x) => x === "DaemonReload")).toHaveLength(1);
+  return [a.slice(0, i), a.slice(i + 1)];
+}
+
+/** Scenario 1 applied, action log cleared. */
+async function applied(): Promise<OscWorld> {
+  const w = await world();
+  w.setOsc(acceptanceOsc());
+  await w.reconcile();
+  w.systemd.clearActions();
+  return w;
+}
+
+describe("OSC controller", () => {
+  test("applies everything on the first run without state (scenario 1)", async () => {
+    const w = await world();
+    const sum = w.setOsc(acceptanceOsc());
+    const res = await w.reconcile();
+    expect(res).toEqual({ requeueAfterMs: 600_000 });
+
+    for (const [path, content, mode] of [
+      ["/example/file", "file1", 0o777],
+      ["/another/file", "file2", 0o600],
+      ["/third/file", "file3", 0o750],
+      ["/unchanged/file", "file4", 0o750],
+      ["/changed/file", "file5", 0o750],
+      ["/sixth/file", "file6", 0o750],
+      ["/seventh/file", "file7", 0o750],
+      ["/opt/bin/init-containerd", "file8", 0o644],
+      ["/secretref/file", "file9", 0o750],
+    ] as const) {
+      expect(await w.text(path)).toBe(content);
+      expect(await w.mode(path)).toBe(mode);
+    }
+    for (const n of [1, 2, 4, 5, 6, 7, 8]) {
+      expect(await w.text(`/etc/systemd/system/unit${n}.service`)).toBe(`#unit${n}`);
+      expect(await w.mode(`/etc/systemd/system/unit${n}.service`)).toBe(0o600);
+    }
+    expect(await w.exists("/etc/systemd/system/unit3.service")).toBe(false);
+    expect(await w.exists("/etc/systemd/system/unit9.service")).toBe(false);
+    expect(await w.host.list("/etc/systemd/system/unit5.service.d")).toEqual(["drop1", "drop2", "extensionsdrop"]);
+    expect(await w.mode("/etc/systemd/system/unit1.service.d/drop")).toBe(0o600);
+    expect(await w.text("/etc/systemd/system/existing-unit.service")).toBe("#existingunit");
+    expect(await w.text("/etc/systemd/system/existing-unit.service.d/existing-dropin.conf")).toBe("#existingdropin");
+    expect(await w.text("/etc/systemd/system/existing-unit.service.d/drop")).toBe("#existingunitdrop");
+
+    for (const d of ["/var/bin/containerruntimes", "/etc/containerd/certs.d", "/etc/containerd/conf.d", "/etc/systemd/system/containerd.service.d"]) {
+      expect((await w.host.stat(d))?.kind).toBe("dir");
+    }
+    expect(await w.text("/etc/systemd/system/containerd.service.d/30-env_config.conf")).toBe(
+      '[Service]\nEnvironment="PATH=/var/bin/containerruntimes:/usr/local/bin:/usr/bin:/bin"\n',
+    );
+    expect(await w.text("/etc/systemd/system/containerd.service.d/extensionsdrop.conf")).toBe("#containerdextensionsdrop");
+    expect(await w.mode("/etc/containerd/config.toml")).toBe(0o644);
+    const toml = parseToml((await w.text("/etc/containerd/config.toml")) ?? "") as Plain;
+    expect(toml["imports"]).toEqual(["/etc/containerd/conf.d/*.toml"]);
+    expect(toml["plugins"]["bar"]).toEqual({});
+    expect(toml["plugins"]["foo"]["bar"]).toEqual({ someKey2: "someValue2", "foo.bar": { someKey: "someValue" } });
+    const cri = toml["plugins"]["io.containerd.grpc.v1.cri"];
+    expect(cri["sandbox_image"]).toBe("registry.k8s.io/pause:latest");
+    expect(cri["cni"]["bin_dir"]).toBe("/opt/cni/bin");
+    expect(cri["containerd"]["runtimes"]["runc"]["options"]["SystemdCgroup"]).toBe(true);
+    expect(cri["registry"]["config_path"]).toBe("/etc/containerd/certs.d");
+    expect(await w.text("/etc/containerd/certs.d/_default/hosts.toml")).toBe(defaultHostsToml);
+    expect(await w.text("/etc/containerd/certs.d/registry.k8s.io/hosts.toml")).toBe(k8sHostsToml);
+
+    const [before, after] = aroundReload(w);
+    const enabled = units(1, 3, 4, 5, 6, 7, 8, 9, "containerd.service", "existing-unit.service");
+    expect(sorted(before)).toEqual(sorted([...enabled.map((u) => `Enable ${u}`), "Disable unit2.service"]));
+    expect(sorted(after)).toEqual(sorted([...enabled.map((u) => `Restart ${u}`), "Stop unit2.service"]));
+
+    expect(await w.exists("/var/lib/gardener-node-agent/credentials/bootstrap-token")).toBe(false);
+    expect(await w.exists("/var/lib/kubelet/kubeconfig-bootstrap")).toBe(false);
+    expect(await w.text(changesPath)).toBe(emptyChanges(sum));
+    expect(await w.mode(changesPath)).toBe(0o600);
+    expect(await w.mode(lastAppliedPath)).toBe(0o600);
+    expect(await w.text(lastAppliedPath)).toContain("30-env_config.conf");
+    const node = w.node();
+    expect(node["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(sum);
+    expect(node["metadata"]["labels"]["worker.gardener.cloud/kubernetes-version"]).toBe("1.2.3");
+    expect(node["metadata"]["labels"]["node-role.kubernetes.io/worker"]).toBe("");
+    const reasons = w.events().map((e) => `${e["type"]} ${e["reason"]}`);
+    expect(reasons).toContain("Normal OSCApplied");
+    expect(reasons.filter((r) => r === "Normal SystemDUnitRestart")).toHaveLength(10);
+    expect(reasons.filter((r) => r === "Normal SystemDUnitStop")).toHaveLength(1);
+    expect(w.events().find((e) => e["reason"] === "OSCApplied")?.["message"]).toBe("Operating system config has been applied successfully");
+  });
+});
