@@ -18,3 +18,4 @@ export type { ApiServerEndpoint, ConnectivityProbe, ProbeDeps, ProbeFetch } from
 export { createProcessRunner, formatArgv } from "./runner.ts";
 export type { CommandRunner, RunResult } from "./runner.ts";
 export { agentUnitContent } from "./unit.ts";
+export { agentBinaryPath, agentWantsLink, installAgent } from "./install.ts";

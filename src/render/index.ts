@@ -15,3 +15,18 @@ export { RenderError } from "./errors.ts";
 export type { RenderErrorKind } from "./errors.ts";
 export { renderUserData } from "./render.ts";
 export type { RenderOptions, UserDataFormat } from "./render.ts";
+export {
+  bootstrapTokenPath,
+  bootstrapTokenPlaceholder,
+  buildProvisionOsc,
+  clusterCaPath,
+  initScriptImagePlaceholder,
+  initScriptPath,
+  initUnitContent,
+  initUnitName,
+  machineNamePath,
+  machineNamePlaceholder,
+  renderInitConfig,
+  renderInitScript,
+} from "./provision.ts";
+export type { ProvisionInput } from "./provision.ts";

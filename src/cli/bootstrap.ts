@@ -1,0 +1,57 @@
+import type { Command, CommandContext } from "./command.ts";
+
+/** Fixed dir of the connectivity probe's config (upstream ignores --config-dir there, spec §6.4). */
+const probeConfigDir = "/var/lib/gardener-node-agent";
+
+/**
+ * `gardener-node-agent bootstrap`: read and validate the config, then install, enable and start
+ * gardener-node-agent.service and hand over from gardener-node-init.service (spec §6).
+ */
+export const command: Command = {
+  name: "bootstrap",
+  summary: "Install and start gardener-node-agent.service on this node",
+  usage: [
+    "Formats the kubelet data volume when configured, writes /etc/systemd/system/gardener-node-agent.service,",
+    "enables and starts it, disables gardener-node-init.service and checks that the API server is reachable.",
+  ].join("\n"),
+  flags: [],
+  async run(ctx: CommandContext): Promise<number> {
+    const [{ createHostFs }, { loadConfig }, { createLogger, createStreamSink }, bootstrapModule] = await Promise.all([
+      import("../host/index.ts"),
+      import("../config/index.ts"),
+      import("../log/index.ts"),
+      import("../bootstrap/index.ts"),
+    ]);
+    const host = createHostFs(ctx.root);
+    const disableKubernetesVersionCheck = ctx.env["EXPERIMENTAL_DISABLE_KUBERNETES_VERSION_CHECK"] === "true";
+    const loaded = await loadConfig({ fs: host, configDir: ctx.configDir, version: ctx.version, disableKubernetesVersionCheck });
+    const { config } = loaded;
+    const level = config.logLevel === "debug" || config.logLevel === "error" ? config.logLevel : "info";
+    const format = config.logFormat === "text" ? "text" : "json";
+    const log = createLogger({ level, sink: createStreamSink(ctx.stdout, format), fields: { logger: "gardener-node-init" } });
+    log.info("Starting gardener-node-init", { version: ctx.version, revision: ctx.revision });
+    for (const name of [...Object.keys(ctx.flags)].sort()) log.info(`FLAG: --${name}=${ctx.flags[name] ?? ""}`);
+    for (const w of loaded.warnings) log.warn(w);
+
+    const { createDbusSystemd } = await import("../systemd/dbus.ts");
+    const address = ctx.env["DBUS_SYSTEM_BUS_ADDRESS"];
+    const systemd = await createDbusSystemd({ log, ...(address === undefined || address === "" ? {} : { address }) });
+    try {
+      const probe = bootstrapModule.createConnectivityProbe({
+        host,
+        loadEndpoint: async () => {
+          const probeConfig = await loadConfig({ fs: host, configDir: probeConfigDir, version: ctx.version, disableKubernetesVersionCheck });
+          return probeConfig.config.apiServer;
+        },
+      });
+      await bootstrapModule.bootstrap(
+        { host, systemd, log, runner: bootstrapModule.createProcessRunner(), probe, stdout: ctx.stdout },
+        config,
+        ctx.signal,
+      );
+    } finally {
+      systemd.close();
+    }
+    return 0;
+  },
+};
