@@ -123,4 +123,159 @@ describe("OSC controller", () => {
     expect(reasons.filter((r) => r === "Normal SystemDUnitStop")).toHaveLength(1);
     expect(w.events().find((e) => e["reason"] === "OSCApplied")?.["message"]).toBe("Operating system config has been applied successfully");
   });
+
+  test("resumes a partially failed apply with only the failed work (scenario 2)", async () => {
+    const w = await applied();
+    const osc = acceptanceOsc();
+    osc["spec"]["units"][0].command = "stop";
+    Object.assign(osc["spec"]["units"][1], { enable: true, command: "start" });
+    const sum = w.setOsc(osc);
+    w.systemd.failNextJob("unit2.service", { operation: "restart" });
+    await expect(w.reconcile()).rejects.toThrow("failed executing unit commands");
+    const [before, after] = aroundReload(w);
+    expect(sorted(before)).toEqual(["Enable unit1.service", "Enable unit2.service"]);
+    expect(sorted(after)).toEqual(["Restart unit2.service", "Stop unit1.service"]);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).not.toBe(sum);
+    expect(w.events().some((e) => e["type"] === "Warning" && e["reason"] === "SystemDUnitRestart")).toBe(true);
+
+    w.systemd.clearActions();
+    await w.reconcile();
+    expect(w.actions()).toEqual(["DaemonReload", "Restart unit2.service"]);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(sum);
+    expect(await w.text(changesPath)).toBe(emptyChanges(sum));
+  });
+
+  test("applies the difference to the previous OSC and hands deleted synced files to the token controller (scenarios 3, 4)", async () => {
+    const w = await applied();
+    await w.host.chmod("/etc/systemd/system/unit2.service", 0o777);
+    await w.host.writeFileAtomic("/etc/containerd/certs.d/_default/hosts.toml", "foo", 0o644);
+    const osc = acceptanceOsc();
+    const spec = osc["spec"];
+    const status = osc["status"];
+    spec["units"] = spec["units"].filter((u: Plain) => u.name !== "unit1.service");
+    Object.assign(spec["units"].find((u: Plain) => u.name === "unit2.service"), {
+      enable: true,
+      command: "start",
+      dropIns: [{ name: "dropdropdrop", content: "#dropdropdrop" }],
+    });
+    spec["units"][1].dropIns = spec["units"][1].dropIns.filter((d: Plain) => d.name !== "drop1");
+    delete spec["units"].find((u: Plain) => u.name === "unit6.service").filePaths;
+    spec["files"].find((f: Plain) => f.path === "/changed/file").content.inline.data = "changeme";
+    status["extensionFiles"] = status["extensionFiles"].filter((f: Plain) => f.path !== "/another/file");
+    status["extensionFiles"].find((f: Plain) => f.path === "/sixth/file").content.inline.data = "changed";
+    status["extensionFiles"].find((f: Plain) => f.path === "/seventh/file").content.inline.data = "changed-as-well";
+    Object.assign(status["extensionUnits"].find((u: Plain) => u.name === "unit4.service"), { enable: false });
+    delete status["extensionUnits"].find((u: Plain) => u.name === "unit4.service").dropIns;
+    status["extensionUnits"] = status["extensionUnits"].filter((u: Plain) => u.name !== "existing-unit.service" && u.name !== "containerd.service");
+    const sum = w.setOsc(osc);
+    expect(await w.reconcile()).toEqual({ requeueAfterMs: 600_000 });
+
+    expect(await w.exists("/another/file")).toBe(false);
+    expect(await w.exists("/etc/systemd/system/unit1.service")).toBe(false);
+    expect(await w.exists("/etc/systemd/system/unit1.service.d")).toBe(false);
+    expect(await w.mode("/etc/systemd/system/unit2.service")).toBe(0o600);
+    expect(await w.text("/etc/systemd/system/unit2.service.d/dropdropdrop")).toBe("#dropdropdrop");
+    expect(await w.exists("/etc/systemd/system/unit4.service.d")).toBe(false);
+    expect(await w.text("/etc/systemd/system/unit4.service")).toBe("#unit4");
+    expect(await w.host.list("/etc/systemd/system/unit5.service.d")).toEqual(["drop2", "extensionsdrop"]);
+    expect(await w.text("/changed/file")).toBe("changeme");
+    expect(await w.text("/sixth/file")).toBe("changed");
+    expect(await w.text("/seventh/file")).toBe("changed-as-well");
+    expect(await w.host.list("/etc/systemd/system/existing-unit.service.d")).toEqual(["existing-dropin.conf"]);
+    expect(await w.text("/etc/systemd/system/existing-unit.service")).toBe("#existingunit");
+    expect(await w.host.list("/etc/systemd/system/containerd.service.d")).toEqual(["30-env_config.conf"]);
+    expect(await w.text("/etc/containerd/certs.d/_default/hosts.toml")).toBe(defaultHostsToml);
+
+    const all = w.actions();
+    expect(sorted(all)).toEqual(
+      sorted([
+        ...units(2, 5, 6, 7, 8, 9, "containerd.service").flatMap((u) => [`Enable ${u}`, `Restart ${u}`]),
+        "Disable unit4.service",
+        "Stop unit4.service",
+        "Disable unit1.service",
+        "Stop unit1.service",
+        "Restart existing-unit.service",
+        "DaemonReload",
+      ]),
+    );
+    const reload = all.indexOf("DaemonReload");
+    for (const u of units(2, 5, 6, 7, 8, 9, "containerd.service")) {
+      expect(all.indexOf(`Enable ${u}`)).toBeLessThan(reload);
+      expect(all.indexOf(`Restart ${u}`)).toBeGreaterThan(reload);
+    }
+    expect(all.indexOf("Stop unit4.service")).toBeGreaterThan(reload);
+    expect(all.some((a) => a.includes("unit3.service"))).toBe(false);
+    expect(w.resyncs).toEqual([{ namespace: "kube-system", name: "test-secret-1" }]);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(sum);
+  });
+
+  test("changes registries and sandbox image with one containerd restart (scenario 5)", async () => {
+    const w = await applied();
+    const osc = acceptanceOsc();
+    const cd = osc["spec"]["criConfig"]["containerd"];
+    cd.registries = cd.registries.filter((r: Plain) => r.upstream === "registry.k8s.io");
+    cd.sandboxImage = "registry.k8s.io/pause:new";
+    w.setOsc(osc);
+    await w.reconcile();
+    expect(await w.exists("/etc/containerd/certs.d/_default")).toBe(false);
+    expect(await w.text("/etc/containerd/certs.d/registry.k8s.io/hosts.toml")).toBe(k8sHostsToml);
+    const toml = parseToml((await w.text("/etc/containerd/config.toml")) ?? "") as Plain;
+    expect(toml["plugins"]["io.containerd.grpc.v1.cri"]["sandbox_image"]).toBe("registry.k8s.io/pause:new");
+    expect(w.actions()).toEqual(["DaemonReload", "Restart containerd.service"]);
+  });
+
+  test("removes a plugin subtree from config.toml (scenario 6)", async () => {
+    const w = await applied();
+    const osc = acceptanceOsc();
+    osc["spec"]["criConfig"]["containerd"].plugins.push({ op: "remove", path: ["foo"] });
+    w.setOsc(osc);
+    await w.reconcile();
+    const toml = parseToml((await w.text("/etc/containerd/config.toml")) ?? "") as Plain;
+    expect(toml["plugins"]["foo"]).toBeUndefined();
+    expect(toml["plugins"]["bar"]).toEqual({});
+    expect(toml["plugins"]["io.containerd.grpc.v1.cri"]["sandbox_image"]).toBe("registry.k8s.io/pause:latest");
+    expect(w.actions()).toEqual(["DaemonReload", "Restart containerd.service"]);
+  });
+
+  test("flips only SystemdCgroup when the cgroup driver changes (scenario 7)", async () => {
+    const w = await applied();
+    const before = parseToml((await w.text("/etc/containerd/config.toml")) ?? "") as Plain;
+    const osc = acceptanceOsc();
+    osc["spec"]["criConfig"].cgroupDriver = "cgroupfs";
+    w.setOsc(osc);
+    await w.reconcile();
+    const after = parseToml((await w.text("/etc/containerd/config.toml")) ?? "") as Plain;
+    before["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["runc"]["options"]["SystemdCgroup"] = false;
+    expect(after).toEqual(before);
+    expect(w.actions()).toEqual(["DaemonReload", "Restart containerd.service"]);
+  });
+
+  test("restarts itself for a new agent unit without asking systemd to restart it (scenario 8)", async () => {
+    const w = await applied();
+    const osc = acceptanceOsc();
+    osc["spec"]["units"].push({ name: "gardener-node-agent.service", enable: false, content: "#gna" });
+    const sum = w.setOsc(osc);
+    await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
+    expect(await w.text("/etc/systemd/system/gardener-node-agent.service")).toBe("#gna");
+    expect(await w.mode("/etc/systemd/system/gardener-node-agent.service")).toBe(0o600);
+    expect(w.actions()).toEqual(["Enable gardener-node-agent.service", "DaemonReload"]);
+    expect(await w.text(changesPath)).toContain("mustRestartNodeAgent: false");
+
+    w.systemd.clearActions();
+    await w.reconcile();
+    expect(w.actions()).toEqual(["DaemonReload"]);
+    expect(await w.text(lastAppliedPath)).toContain("#gna");
+    expect(await w.text(changesPath)).toBe(emptyChanges(sum));
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(sum);
+  });
+
+  test("restarts itself even when another unit's restart would fail (scenario 9)", async () => {
+    const w = await applied();
+    const osc = acceptanceOsc();
+    osc["spec"]["units"].push({ name: "gardener-node-agent.service", content: "#gna" }, { name: "broken.service", content: "#broken" });
+    w.setOsc(osc);
+    w.systemd.failJobs("broken.service");
+    await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
+    expect(w.actions().some((a) => a.startsWith("Restart"))).toBe(false);
+  });
 });
