@@ -278,4 +278,184 @@ describe("OSC controller", () => {
     await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
     expect(w.actions().some((a) => a.startsWith("Restart"))).toBe(false);
   });
+
+  test("leaves containerd alone without a CRI config but restarts it on the first apply (scenario 10)", async () => {
+    const w = await world();
+    const osc = acceptanceOsc();
+    delete osc["spec"]["criConfig"];
+    osc["status"]["extensionUnits"] = osc["status"]["extensionUnits"].filter((u: Plain) => u.name !== "containerd.service");
+    w.setOsc(osc);
+    await w.reconcile();
+    for (const p of ["/var/bin/containerruntimes", "/etc/containerd", "/etc/systemd/system/containerd.service.d"]) {
+      expect(await w.exists(p)).toBe(false);
+    }
+    expect(w.actions().filter((a) => a.includes("containerd"))).toEqual(["Restart containerd.service"]);
+  });
+
+  test.each([
+    ["a worker", false, "node-role.kubernetes.io/worker"],
+    ["a control plane", true, "node-role.kubernetes.io/control-plane"],
+  ])("labels %s node by its role (scenario 11)", async (_n, controlPlane, label) => {
+    const w = await world();
+    const osc = acceptanceOsc();
+    if (controlPlane) osc["spec"]["files"].push({ path: "/etc/kubernetes/manifests/kube-apiserver.yaml", content: { inline: { encoding: "", data: "x" } } });
+    w.setOsc(osc);
+    await w.reconcile();
+    expect(w.node()["metadata"]["labels"][label]).toBe("");
+  });
+
+  test("labels the zone from the zone file and sets no zone without it (scenario 12)", async () => {
+    const a = await world();
+    await a.host.writeFileAtomic("/var/lib/gardener-node-agent/zone", "zone-a\n", 0o644);
+    a.setOsc(acceptanceOsc());
+    await a.reconcile();
+    expect(a.node()["metadata"]["labels"]["topology.kubernetes.io/zone"]).toBe("zone-a");
+    const b = await world();
+    b.setOsc(acceptanceOsc());
+    await b.reconcile();
+    expect(b.node()["metadata"]["labels"]["topology.kubernetes.io/zone"]).toBeUndefined();
+  });
+
+  test("only patches labels when the node is up to date (scenario 14)", async () => {
+    const w = await applied();
+    await w.host.writeFileAtomic("/var/lib/gardener-node-agent/zone", "zone-b", 0o644);
+    const before = await w.text(changesPath);
+    await w.host.remove("/example/file");
+    expect(await w.reconcile()).toEqual({});
+    expect(w.actions()).toEqual([]);
+    expect(await w.exists("/example/file")).toBe(false);
+    expect(await w.text(changesPath)).toBe(before);
+    expect(w.node()["metadata"]["labels"]["topology.kubernetes.io/zone"]).toBe("zone-b");
+  });
+
+  test("writes and deletes only files meant for this host (scenario 20)", async () => {
+    const w = await world();
+    const osc = acceptanceOsc();
+    osc["spec"]["files"].push(
+      { path: "/mine", hostName: w.hostName, content: { inline: { encoding: "", data: "mine" } } },
+      { path: "/theirs", hostName: "some-other-hostname", content: { inline: { encoding: "", data: "theirs" } } },
+    );
+    w.setOsc(osc);
+    await w.reconcile();
+    expect(await w.text("/mine")).toBe("mine");
+    expect(await w.exists("/theirs")).toBe(false);
+
+    await w.host.writeFileAtomic("/theirs", "local", 0o644);
+    osc["spec"]["files"] = osc["spec"]["files"].filter((f: Plain) => f.path !== "/theirs");
+    w.setOsc(osc);
+    await w.reconcile();
+    expect(await w.text("/theirs")).toBe("local");
+    expect(await w.text("/mine")).toBe("mine");
+  });
+
+  test.each([
+    ["plain", "", "hello", "hello"],
+    ["b64", "b64", "aGVsbG8=", "hello"],
+  ])("writes %s content (scenario 21)", async (_n, encoding, data, want) => {
+    const w = await world();
+    const osc = acceptanceOsc();
+    osc["spec"]["files"].push({ path: "/enc", content: { inline: { encoding, data } } });
+    w.setOsc(osc);
+    await w.reconcile();
+    expect(await w.text("/enc")).toBe(want);
+  });
+
+  test.each([
+    ["an unknown encoding", { path: "/bad", content: { inline: { encoding: "gzip", data: "x" } } }, 'invalid file codec id "gzip"'],
+    ["the base64 encoding name", { path: "/bad", content: { inline: { encoding: "base64", data: "eA==" } } }, 'invalid file codec id "base64"'],
+    ["invalid base64", { path: "/bad", content: { inline: { encoding: "b64", data: "!!!" } } }, "illegal base64"],
+    ["a relative path", { path: "bad", content: { inline: { encoding: "", data: "x" } } }, "is not absolute"],
+    ["an escaping path", { path: "/../../bad", content: { inline: { encoding: "", data: "x" } } }, '".." segments'],
+    ["a missing secret key", { path: "/bad", content: { secretRef: { name: "file9-secret", dataKey: "nope" } } }, 'does not contain key "nope"'],
+  ])("fails on %s before touching the host (scenario 21)", async (_n, file, message) => {
+    const w = await applied();
+    const lastApplied = await w.text(lastAppliedPath);
+    const changes = await w.text(changesPath);
+    const osc = acceptanceOsc();
+    osc["spec"]["files"].find((f: Plain) => f.path === "/example/file").content.inline.data = "new";
+    osc["spec"]["files"].push(file);
+    w.setOsc(osc);
+    await expect(w.reconcile()).rejects.toThrow(message);
+    expect(await w.text("/example/file")).toBe("file1");
+    expect(await w.text(lastAppliedPath)).toBe(lastApplied);
+    expect(await w.text(changesPath)).toBe(changes);
+    expect(w.actions()).toEqual([]);
+    const warning = w.events().find((e) => e["type"] === "Warning" && e["reason"] === "OSCApplyFailed");
+    expect(warning?.["message"]).toContain(message);
+  });
+
+  test("fails on an undecodable osc.yaml with an event and keeps the state", async () => {
+    const w = await applied();
+    const lastApplied = await w.text(lastAppliedPath);
+    w.setOsc("apiVersion: v1\nkind: Secret\n");
+    await expect(w.reconcile()).rejects.toThrow("failed decoding osc.yaml");
+    expect(await w.text(lastAppliedPath)).toBe(lastApplied);
+    expect(w.events().some((e) => e["type"] === "Warning" && String(e["message"]).includes("osc.yaml"))).toBe(true);
+  });
+
+  test("fails when the secret has no checksum annotation", async () => {
+    const w = await world();
+    w.setOsc(acceptanceOsc());
+    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": null } } });
+    await expect(w.reconcile()).rejects.toThrow("has no checksum/data-script annotation");
+  });
+
+  test("does nothing when the secret does not exist", async () => {
+    const w = await world();
+    expect(await w.reconcile()).toEqual({});
+    expect(w.actions()).toEqual([]);
+  });
+
+  test("keeps the old agent binary when the new one is not an executable for this machine", async () => {
+    const w = await applied();
+    await w.host.writeFileAtomic("/opt/bin/gardener-node-agent", fakeElf(), 0o755);
+    w.images.set("agent-image:v2 /gardener-node-agent", new TextEncoder().encode("#!/bin/sh\necho not elf\n"));
+    w.images.set("agent-image:v3 /gardener-node-agent", fakeElf(183));
+    const osc = acceptanceOsc();
+    osc["spec"]["files"].push({ path: "/opt/bin/gardener-node-agent", permissions: 0o755, content: { imageRef: { image: "agent-image:v2", filePathInImage: "/gardener-node-agent" } } });
+    w.setOsc(osc);
+    await expect(w.reconcile()).rejects.toThrow("not an executable for amd64");
+    expect(await w.host.readFile("/opt/bin/gardener-node-agent")).toEqual(fakeElf());
+    expect(w.events().some((e) => e["type"] === "Warning" && String(e["message"]).includes("not an executable"))).toBe(true);
+
+    osc["spec"]["files"].at(-1).content.imageRef.image = "agent-image:v3";
+    w.setOsc(osc);
+    await expect(w.reconcile()).rejects.toThrow("not an executable for amd64");
+    expect(await w.host.readFile("/opt/bin/gardener-node-agent")).toEqual(fakeElf());
+  });
+
+  test("installs a new agent binary for this machine and restarts itself", async () => {
+    const w = await applied();
+    w.images.set("agent-image:v2 /gardener-node-agent", fakeElf());
+    const osc = acceptanceOsc();
+    osc["spec"]["files"].push({ path: "/opt/bin/gardener-node-agent", permissions: 0o755, content: { imageRef: { image: "agent-image:v2", filePathInImage: "/gardener-node-agent" } } });
+    osc["spec"]["units"].push({ name: "gardener-node-agent.service", content: "#gna", filePaths: ["/opt/bin/gardener-node-agent"] });
+    w.setOsc(osc);
+    await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
+    expect(await w.host.readFile("/opt/bin/gardener-node-agent")).toEqual(fakeElf());
+    expect(await w.mode("/opt/bin/gardener-node-agent")).toBe(0o755);
+  });
+
+  test("applies before the node exists, restarts when it appears, then finishes (scenario 33)", async () => {
+    const w = await world({ withNode: false });
+    const sum = w.setOsc(acceptanceOsc());
+    expect(await w.reconcile()).toEqual({ requeueAfterMs: 5_000 });
+    expect(await w.exists(lastAppliedPath)).toBe(true);
+    expect(await w.exists("/var/lib/gardener-node-agent/credentials/bootstrap-token")).toBe(true);
+    expect(await w.exists("/var/lib/kubelet/kubeconfig-bootstrap")).toBe(true);
+    expect(w.events()).toEqual([]);
+
+    w.createNode();
+    const deps = w.deps();
+    await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
+    expect(deps.node.nodeName).toBeUndefined(); // each process start gets fresh deps
+
+    w.knownNodeName = w.nodeName;
+    w.systemd.clearActions();
+    await w.reconcile();
+    expect(await w.exists("/var/lib/gardener-node-agent/credentials/bootstrap-token")).toBe(false);
+    expect(await w.exists("/var/lib/kubelet/kubeconfig-bootstrap")).toBe(false);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(sum);
+    expect(w.actions()).toEqual(["DaemonReload"]);
+  });
 });
