@@ -8,7 +8,9 @@ import type { RunningServer } from "../server/serve.ts";
 import type { Command, CommandContext } from "./command.ts";
 import { loadCommandConfig, startCommandLogger } from "./startup.ts";
 import { startControllers } from "./start-controllers.ts";
-import type { RunningControllers } from "./start-controllers.ts";
+import type { ControllerDeps, RunningControllers } from "./start-controllers.ts";
+
+export type StartControllers = (deps: ControllerDeps) => Promise<RunningControllers>;
 
 /** Upstream's manager GracefulShutdownTimeout. */
 const GRACEFUL_SHUTDOWN_MS = 5_000;
@@ -32,7 +34,7 @@ const settleWithin = async (p: Promise<unknown>, ms: number): Promise<boolean> =
   }
 };
 
-const runAgent = async (ctx: CommandContext): Promise<number> => {
+const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<number> => {
   const loaded = await loadCommandConfig(ctx);
   const log = await startCommandLogger(ctx, loaded, "gardener-node-agent");
   const kubeconfig = ctx.env["KUBECONFIG"] ?? "";
@@ -69,7 +71,7 @@ const runAgent = async (ctx: CommandContext): Promise<number> => {
     servers.push(startMetricsServer(metricsEndpoint, metrics));
     log.info("Serving metrics", { address: `${metricsEndpoint.bindAddress}:${servers[1]?.port}` });
 
-    controllers = await startControllers({
+    controllers = await start({
       config,
       configPath: loaded.path,
       root: ctx.root,
@@ -115,10 +117,13 @@ const runAgent = async (ctx: CommandContext): Promise<number> => {
   return 1;
 };
 
-export const command: Command = {
+/** The default command; `start` is the controller wiring (tests pass their own). */
+export const createRunCommand = (start: StartControllers = startControllers): Command => ({
   name: "run",
   summary: "The gardener-node-agent runs on every node of a Gardener shoot and applies its OperatingSystemConfig.",
   usage: "Without a command, runs the agent: reads the config, serves health and metrics, and starts the controllers.",
   flags: [],
-  run: runAgent,
-};
+  run: (ctx) => runAgent(ctx, start),
+});
+
+export const command: Command = createRunCommand();

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RestartRequested } from "../kube/reconcile.ts";
+import type { CommandContext } from "./command.ts";
+import { createRunCommand } from "./run.ts";
+import type { StartControllers } from "./run.ts";
+
+const dirs: string[] = [];
+const controllers: AbortController[] = [];
+afterEach(() => {
+  for (const c of controllers.splice(0)) c.abort();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const context = (): { ctx: CommandContext; out: string[]; err: string[]; signal: AbortController } => {
+  const root = mkdtempSync(join(tmpdir(), "gna-run-"));
+  dirs.push(root);
+  mkdirSync(join(root, "var/lib/gardener-node-agent"), { recursive: true });
+  writeFileSync(
+    join(root, "var/lib/gardener-node-agent/config-v9.9.9.yaml"),
+    "controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: v1.33.0}}\n" +
+      "server: {healthProbes: {bindAddress: 127.0.0.1, port: 0}, metrics: {bindAddress: 127.0.0.1, port: 0}}\n",
+  );
+  const signal = new AbortController();
+  controllers.push(signal);
+  const out: string[] = [];
+  const err: string[] = [];
+  const ctx: CommandContext = {
+    command: "run",
+    flags: { "config-dir": "/var/lib/gardener-node-agent", root, "log-level": "", "log-format": "json", version: "false", help: "false" },
+    explicitFlags: new Set(["root"]),
+    root,
+    configDir: "/var/lib/gardener-node-agent",
+    env: { KUBECONFIG: "/k" },
+    stdout: { write: (s) => out.push(s) },
+    stderr: { write: (s) => err.push(s) },
+    signal: signal.signal,
+    version: "v9.9.9",
+    revision: "r",
+  };
+  return { ctx, out, err, signal };
+};
+
+const messages = (out: string[]): string[] => out.map((l) => (JSON.parse(l) as { msg: string }).msg);
+
+describe("run command", () => {
+  test("should exit 0 when a controller requests a restart", async () => {
+    const { ctx, out } = context();
+    const start: StartControllers = async (deps) => {
+      expect(deps.config.clientConnection.kubeconfig).toBe("/k");
+      queueMicrotask(() => deps.stop(new RestartRequested("node registered")));
+      return { stopped: Promise.resolve() };
+    };
+    expect(await createRunCommand(start).run(ctx)).toBe(0);
+    expect(messages(out)).toContain("Stopping for a restart");
+  });
+
+  test("should exit 0 when starting the controllers throws RestartRequested", async () => {
+    const { ctx } = context();
+    expect(
+      await createRunCommand(async () => {
+        throw new RestartRequested("hostname changed");
+      }).run(ctx),
+    ).toBe(0);
+  });
+
+  test("should exit 1 and log the error when a controller stops with a fatal error", async () => {
+    const { ctx, out } = context();
+    const start: StartControllers = async (deps) => {
+      queueMicrotask(() => deps.stop(new Error("found more than one node with label", { cause: new Error("2 nodes") })));
+      return { stopped: Promise.resolve() };
+    };
+    expect(await createRunCommand(start).run(ctx)).toBe(1);
+    const last = JSON.parse(out.at(-1) ?? "{}") as Record<string, unknown>;
+    expect(last).toMatchObject({ level: "error", msg: "Stopping after a fatal error", error: "found more than one node with label: 2 nodes" });
+  });
+
+  test("should exit 0 on the shutdown signal and wait for the controllers to stop", async () => {
+    const { ctx, out, signal } = context();
+    let stoppedSeen = false;
+    const start: StartControllers = async (deps) => {
+      queueMicrotask(() => signal.abort(new Error("received SIGTERM")));
+      const stopped = new Promise<void>((resolve) =>
+        deps.signal.addEventListener("abort", () => {
+          stoppedSeen = true;
+          resolve();
+        }),
+      );
+      return { stopped };
+    };
+    expect(await createRunCommand(start).run(ctx)).toBe(0);
+    expect(stoppedSeen).toBe(true);
+    expect(messages(out).at(-1)).toBe("Stopped gardener-node-agent");
+  });
+});
