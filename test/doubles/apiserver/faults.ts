@@ -1,0 +1,112 @@
+/** Fault injection levers: failing requests, latency, dropped or stalled watches, refused connections. */
+import type { WatchHub } from "./watch.ts";
+import type { TlsFront } from "./front.ts";
+import type { SimApiError } from "./status.ts";
+import { serverError, tooManyRequests } from "./status.ts";
+
+/** Which requests a fault applies to; every given field must match. */
+export interface RequestMatch {
+  /** kube verb: get, list, watch, create, update, patch, delete. */
+  verb?: string;
+  /** plural resource name, e.g. "leases". */
+  resource?: string;
+  /** substring of the URL path, or a RegExp tested against it. */
+  path?: string | RegExp;
+}
+
+export interface FailOptions extends RequestMatch {
+  /** 429 (default), 500, 503 or 504. */
+  status?: number;
+  /** Retry-After for 429 (default 1). */
+  retryAfterSeconds?: number;
+}
+
+interface FailRule {
+  remaining: number;
+  status: number;
+  retryAfterSeconds: number;
+  match: RequestMatch;
+}
+
+export interface MatchTarget {
+  readonly verb: string;
+  readonly resource: string;
+  readonly path: string;
+}
+
+function matches(m: RequestMatch, t: MatchTarget): boolean {
+  if (m.verb !== undefined && m.verb !== t.verb) return false;
+  if (m.resource !== undefined && m.resource !== t.resource) return false;
+  if (m.path !== undefined) return typeof m.path === "string" ? t.path.includes(m.path) : m.path.test(t.path);
+  return true;
+}
+
+export class Faults {
+  private rules: FailRule[] = [];
+  private latency: { ms: number; match: RequestMatch } | undefined;
+  private reopenTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly hub: WatchHub,
+    private readonly front: TlsFront,
+  ) {}
+
+  /** The next `count` matching requests fail with `status` (default 429 with Retry-After). */
+  failNext(count: number, opts: FailOptions = {}): void {
+    const { status = 429, retryAfterSeconds = 1, ...match } = opts;
+    this.rules.push({ remaining: count, status, retryAfterSeconds, match });
+  }
+
+  /** Every matching request waits `ms` before it is handled; 0 turns it off. */
+  setLatency(ms: number, match: RequestMatch = {}): void {
+    this.latency = ms > 0 ? { ms, match } : undefined;
+  }
+
+  /** Forgets pending failures and latency, ends a stall and accepts connections again. */
+  async clear(): Promise<void> {
+    this.rules = [];
+    this.latency = undefined;
+    this.hub.unstall();
+    await this.acceptConnections();
+  }
+
+  /** Ends all open watches now (abrupt = connection reset instead of a clean end of stream). */
+  dropWatches(abrupt = false): number {
+    return this.hub.dropAll(abrupt);
+  }
+
+  /** Open watches stop receiving events (connections stay open) for `ms`; then the backlog arrives. */
+  stallWatches(ms: number): void {
+    this.hub.stall(ms);
+  }
+
+  /** Stops listening (open connections are cut); after `ms`, if given, listens again on the same port. */
+  async refuseConnections(ms?: number): Promise<void> {
+    clearTimeout(this.reopenTimer);
+    await this.front.close();
+    if (ms !== undefined) this.reopenTimer = setTimeout(() => void this.acceptConnections().catch(() => undefined), ms);
+  }
+
+  /** Listens again on the same port (no-op when already listening). */
+  async acceptConnections(): Promise<void> {
+    clearTimeout(this.reopenTimer);
+    if (!this.front.listening) await this.front.listen();
+  }
+
+  latencyFor(t: MatchTarget): number {
+    return this.latency !== undefined && matches(this.latency.match, t) ? this.latency.ms : 0;
+  }
+
+  /** The injected failure for this request, consuming one count of the first matching rule. */
+  failureFor(t: MatchTarget): SimApiError | undefined {
+    const rule = this.rules.find((r) => r.remaining > 0 && matches(r.match, t));
+    if (rule === undefined) return undefined;
+    rule.remaining--;
+    this.rules = this.rules.filter((r) => r.remaining > 0);
+    return rule.status === 429 ? tooManyRequests(rule.retryAfterSeconds) : serverError(rule.status, "injected fault");
+  }
+
+  stop(): void {
+    clearTimeout(this.reopenTimer);
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The TLS front door. Bun.serve cannot tell us a peer certificate's subject, node:tls can: each verified TLS
+ * connection is piped to the inner plain HTTP server over its own loopback connection, and the inner server
+ * recognises the caller by that connection's source port.
+ */
+import tls from "node:tls";
+import net from "node:net";
+import type { CertIdentity } from "./authn.ts";
+
+export interface FrontOptions {
+  readonly hostname: string;
+  readonly port: number;
+  readonly certPem: string;
+  readonly keyPem: string;
+  readonly caPem: string;
+  /** Port of the inner plain HTTP server (known only once it listens). */
+  readonly innerPort: () => number;
+}
+
+const asList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+export class TlsFront {
+  /** source port of the loopback connection → verified client certificate. */
+  private readonly identities = new Map<number, CertIdentity>();
+  private readonly sockets = new Set<net.Socket>();
+  private server: tls.Server | undefined;
+  port: number;
+
+  constructor(private readonly opts: FrontOptions) {
+    this.port = opts.port;
+  }
+
+  identityOf(sourcePort: number): CertIdentity | undefined {
+    return this.identities.get(sourcePort);
+  }
+
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
+  private onConnection(s: tls.TLSSocket): void {
+    let identity: CertIdentity | undefined;
+    if (s.authorized) {
+      const subj = s.getPeerCertificate()?.subject;
+      const cn = asList(subj?.CN)[0];
+      if (cn !== undefined) identity = { cn, orgs: asList(subj?.O) };
+    }
+    s.pause();
+    const up = net.connect(this.opts.innerPort(), "127.0.0.1", () => {
+      const port = up.localPort;
+      if (port !== undefined && identity !== undefined) this.identities.set(port, identity);
+      up.on("close", () => {
+        if (port !== undefined) this.identities.delete(port);
+      });
+      s.pipe(up);
+      up.pipe(s);
+      s.resume();
+    });
+    this.sockets.add(s);
+    this.sockets.add(up);
+    const end = () => {
+      s.destroy();
+      up.destroy();
+      this.sockets.delete(s);
+      this.sockets.delete(up);
+    };
+    s.on("error", end);
+    up.on("error", end);
+    s.on("close", end);
+    up.on("close", end);
+  }
+
+  /** Starts accepting on the configured port (the same port again after `close`). */
+  listen(): Promise<void> {
+    const srv = tls.createServer(
+      { key: this.opts.keyPem, cert: this.opts.certPem, ca: this.opts.caPem, requestCert: true, rejectUnauthorized: false },
+      (s) => this.onConnection(s),
+    );
+    return new Promise((resolve, reject) => {
+      srv.once("error", reject);
+      srv.listen(this.port, this.opts.hostname, () => {
+        srv.off("error", reject);
+        const addr = srv.address();
+        if (addr !== null && typeof addr === "object") this.port = addr.port;
+        this.server = srv;
+        resolve();
+      });
+    });
+  }
+
+  /** Stops listening and cuts every open connection, so clients see resets and then ECONNREFUSED. */
+  async close(): Promise<void> {
+    const srv = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (srv !== undefined) await new Promise<void>((resolve) => srv.close(() => resolve()));
+  }
+}

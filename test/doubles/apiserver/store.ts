@@ -1,0 +1,286 @@
+/**
+ * The object store: one cluster-wide resourceVersion counter, a bounded event history for watch resumption,
+ * and write paths (create/update/patch/delete) that run the same decoding, strategies and validation as HTTP.
+ */
+import type { ResourceDef, ResourceRef } from "./resources.ts";
+import type { UserInfo } from "./user.ts";
+import type { Selector } from "./selectors.ts";
+import { resolveDef } from "./resources.ts";
+import { alreadyExists, badRequest, conflict, invalid, notFound, serverError, staleConflict, SimApiError } from "./status.ts";
+import { decodeObject, timeNow } from "./decode.ts";
+import { meta, prepareForCreate, prepareForUpdate } from "./strategy.ts";
+import { validateObject } from "./validation.ts";
+import { deepEqual, isObj, jsonMergePatch, strategicMergePatch } from "./merge-patch.ts";
+import { applyJsonPatch } from "./json-patch.ts";
+import { matchSelector, parseFieldSelector, parseLabelSelector, checkFieldSelector } from "./selectors.ts";
+
+export type Obj = Record<string, unknown>;
+export type EventType = "ADDED" | "MODIFIED" | "DELETED";
+export type PatchKind = "merge" | "strategic" | "json";
+
+export interface StoreEvent {
+  readonly rv: number;
+  readonly type: EventType;
+  readonly def: ResourceDef;
+  readonly object: Obj;
+  /** The object before this event (MODIFIED, DELETED). */
+  readonly prev?: Obj;
+}
+
+export interface WriteOptions {
+  subresource?: string;
+  user?: UserInfo;
+  /** For create/update through a URL: the namespace the request named. */
+  namespace?: string;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+const GEN_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const randomSuffix = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(5)), (b) => GEN_ALPHABET[b % GEN_ALPHABET.length]).join("");
+
+const key = (ns: string, name: string): string => `${ns}/${name}`;
+const nsOf = (o: Obj): string => String(meta(o)["namespace"] ?? "");
+const nameOf = (o: Obj): string => String(meta(o)["name"] ?? "");
+
+/** ObjectMeta fields in the order the Go structs serialise them. */
+const META_ORDER = [
+  "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+  "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers", "managedFields",
+];
+function orderMeta(m: Obj): Obj {
+  const out: Obj = {};
+  for (const k of META_ORDER) if (m[k] !== undefined) out[k] = m[k];
+  for (const [k, v] of Object.entries(m)) if (!(k in out) && v !== undefined) out[k] = v;
+  return out;
+}
+
+export class SimStore {
+  private rv = 1;
+  private compactedRv = 0;
+  private readonly objects = new Map<ResourceDef, Map<string, Obj>>();
+  private readonly history: StoreEvent[] = [];
+  private readonly listeners = new Set<(e: StoreEvent) => void>();
+
+  constructor(
+    private readonly historySize: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get resourceVersion(): number {
+    return this.rv;
+  }
+
+  /** Oldest resourceVersion a watch may resume from. */
+  get oldestResumableVersion(): number {
+    return this.compactedRv;
+  }
+
+  private bucket(def: ResourceDef): Map<string, Obj> {
+    let b = this.objects.get(def);
+    if (b === undefined) {
+      b = new Map();
+      this.objects.set(def, b);
+    }
+    return b;
+  }
+
+  subscribe(fn: (e: StoreEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private emit(e: StoreEvent): void {
+    this.history.push(e);
+    while (this.history.length > this.historySize) this.compactedRv = this.history.shift()!.rv;
+    for (const l of [...this.listeners]) l(e);
+  }
+
+  /** Forgets all history: every watch or exact list from an older resourceVersion now gets 410 Gone. */
+  compact(): void {
+    this.history.length = 0;
+    this.compactedRv = this.rv;
+  }
+
+  /** Events after `rv` in order, or "expired" when the history no longer reaches back that far. */
+  eventsSince(rv: number): StoreEvent[] | "expired" {
+    if (rv < this.compactedRv) return "expired";
+    return this.history.filter((e) => e.rv > rv);
+  }
+
+  private write(def: ResourceDef, type: EventType, o: Obj, prev?: Obj): Obj {
+    this.rv++;
+    meta(o)["resourceVersion"] = String(this.rv);
+    o["metadata"] = orderMeta(meta(o));
+    const b = this.bucket(def);
+    if (type === "DELETED") b.delete(key(nsOf(o), nameOf(o)));
+    else b.set(key(nsOf(o), nameOf(o)), o);
+    const e: StoreEvent = prev === undefined ? { rv: this.rv, type, def, object: o } : { rv: this.rv, type, def, object: o, prev };
+    this.emit(e);
+    return structuredClone(o);
+  }
+
+  get(res: ResourceRef, namespace: string, name: string): Obj | undefined {
+    const def = resolveDef(res);
+    const o = this.bucket(def).get(key(def.namespaced ? namespace : "", name));
+    return o === undefined ? undefined : structuredClone(o);
+  }
+
+  private mustGet(def: ResourceDef, namespace: string, name: string): Obj {
+    const o = this.bucket(def).get(key(def.namespaced ? namespace : "", name));
+    if (o === undefined) throw notFound(def, name);
+    return o;
+  }
+
+  create(res: ResourceRef, body: unknown, opts: WriteOptions = {}): Obj {
+    const def = resolveDef(res);
+    const o = decodeObject(def, body);
+    const m = meta(o);
+    if (def.namespaced) {
+      const ns = opts.namespace ?? String(m["namespace"] ?? "");
+      if (opts.namespace !== undefined && m["namespace"] !== undefined && m["namespace"] !== "" && m["namespace"] !== opts.namespace)
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      if (ns === "") throw badRequest("an empty namespace may not be set during creation");
+      m["namespace"] = ns;
+      if (this.get("namespaces", "", ns) === undefined) throw notFound({ group: "", resource: "namespaces" }, ns);
+    }
+    if ((m["name"] === undefined || m["name"] === "") && typeof m["generateName"] === "string" && m["generateName"] !== "")
+      m["name"] = `${m["generateName"]}${randomSuffix()}`;
+    if (m["resourceVersion"] !== undefined && m["resourceVersion"] !== "")
+      throw serverError(500, "resourceVersion should not be set on objects to be created");
+    delete m["resourceVersion"];
+    prepareForCreate(def, o, opts.user === undefined ? { nowMs: this.now() } : { nowMs: this.now(), user: opts.user });
+    const errs = validateObject(def, o);
+    if (errs.length > 0) throw invalid(def.group, def.kind, nameOf(o), errs);
+    if (this.bucket(def).has(key(nsOf(o), nameOf(o)))) throw alreadyExists(def, nameOf(o));
+    return this.write(def, "ADDED", o);
+  }
+
+  update(res: ResourceRef, body: unknown, opts: WriteOptions = {}): Obj {
+    const def = resolveDef(res);
+    const o = decodeObject(def, body);
+    const m = meta(o);
+    const ns = def.namespaced ? (opts.namespace ?? String(m["namespace"] ?? "")) : "";
+    if (def.namespaced && opts.namespace !== undefined && m["namespace"] !== undefined && m["namespace"] !== "" && m["namespace"] !== opts.namespace)
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    if (def.namespaced) m["namespace"] = ns;
+    const name = nameOf(o);
+    const old = this.bucket(def).get(key(ns, name));
+    const sub = opts.subresource ?? "";
+    if (old === undefined) {
+      if (def.allowCreateOnUpdate && sub === "") {
+        delete m["resourceVersion"];
+        return this.create(def, o, opts);
+      }
+      throw notFound(def, name);
+    }
+    return this.applyUpdate(def, o, old, sub);
+  }
+
+  private applyUpdate(def: ResourceDef, o: Obj, old: Obj, sub: string): Obj {
+    const m = meta(o);
+    const om = meta(old);
+    const name = nameOf(old);
+    const rv = m["resourceVersion"];
+    if (rv !== undefined && rv !== "" && rv !== om["resourceVersion"]) throw staleConflict(def, name);
+    if (m["uid"] !== undefined && m["uid"] !== "" && m["uid"] !== om["uid"])
+      throw conflict(def, name, `Precondition failed: UID in precondition: ${String(m["uid"])}, UID in object meta: ${String(om["uid"])}`);
+    prepareForUpdate(def, o, old, sub);
+    m["resourceVersion"] = om["resourceVersion"];
+    const errs = validateObject(def, o, old);
+    if (errs.length > 0) throw invalid(def.group, def.kind, name, errs);
+    if (deepEqual(o, old)) return structuredClone(old);
+    const finalizers = m["finalizers"];
+    if (om["deletionTimestamp"] !== undefined && (!Array.isArray(finalizers) || finalizers.length === 0))
+      return this.write(def, "DELETED", o, old);
+    return this.write(def, "MODIFIED", o, old);
+  }
+
+  patch(res: ResourceRef, namespace: string, name: string, type: PatchKind, patch: unknown, opts: WriteOptions = {}): Obj {
+    const def = resolveDef(res);
+    const old = this.mustGet(def, namespace, name);
+    const base = structuredClone(old);
+    let patched: unknown;
+    if (type === "json") patched = applyJsonPatch(base, patch);
+    else if (type === "merge") patched = jsonMergePatch(base, patch);
+    else patched = strategicMergePatch(def.resource, base, patch);
+    const o = decodeObject(def, patched);
+    const m = meta(o);
+    if (m["name"] !== name) throw badRequest(`the name of the object (${String(m["name"])}) does not match the name on the URL (${name})`);
+    if (def.namespaced && m["namespace"] !== namespace)
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    return this.applyUpdate(def, o, old, opts.subresource ?? "");
+  }
+
+  /** Deletes now, or marks for deletion (finalizers, graceful pod deletion); `deleted` says which. */
+  delete(res: ResourceRef, namespace: string, name: string, opts: DeleteOptions = {}): { object: Obj; deleted: boolean } {
+    const def = resolveDef(res);
+    const old = this.mustGet(def, namespace, name);
+    const om = meta(old);
+    const pre = opts.preconditions;
+    if (pre?.uid !== undefined && pre.uid !== om["uid"])
+      throw conflict(def, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(om["uid"])}`);
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== om["resourceVersion"])
+      throw conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(om["resourceVersion"])}`);
+    const grace = this.gracePeriod(def, old, opts);
+    const finalizers = om["finalizers"];
+    const pending = Array.isArray(finalizers) && finalizers.length > 0;
+    if (pending || grace > 0) {
+      if (om["deletionTimestamp"] !== undefined) return { object: structuredClone(old), deleted: false };
+      const o = structuredClone(old);
+      meta(o)["deletionTimestamp"] = timeNow(this.now() + grace * 1000);
+      meta(o)["deletionGracePeriodSeconds"] = grace;
+      return { object: this.write(def, "MODIFIED", o, old), deleted: false };
+    }
+    return { object: this.write(def, "DELETED", structuredClone(old), old), deleted: true };
+  }
+
+  /** Pods bound to a node and not finished are deleted gracefully (the kubelet would confirm); others at once. */
+  private gracePeriod(def: ResourceDef, o: Obj, opts: DeleteOptions): number {
+    if (def.resource !== "pods") return 0;
+    const spec = isObj(o["spec"]) ? (o["spec"] as Obj) : {};
+    const phase = isObj(o["status"]) ? (o["status"] as Obj)["phase"] : undefined;
+    if (!spec["nodeName"] || phase === "Succeeded" || phase === "Failed") return 0;
+    if (opts.gracePeriodSeconds !== undefined) return opts.gracePeriodSeconds;
+    const t = spec["terminationGracePeriodSeconds"];
+    return typeof t === "number" ? t : 30;
+  }
+
+  /** Matching objects sorted by namespace/name, as etcd returns them; `atRv` reconstructs an older state. */
+  select(def: ResourceDef, namespace: string | undefined, sel: Selector, atRv?: number): Obj[] {
+    let objs = new Map(this.bucket(def));
+    if (atRv !== undefined && atRv < this.rv) {
+      if (atRv < this.compactedRv) throw new SimApiError(410, "Expired", "The resourceVersion for the provided list is too old.");
+      for (const e of [...this.history].reverse()) {
+        if (e.rv <= atRv) break;
+        if (e.def !== def) continue;
+        const k = key(nsOf(e.object), nameOf(e.object));
+        if (e.type === "ADDED") objs.delete(k);
+        else if (e.prev !== undefined) objs.set(k, e.prev);
+      }
+    }
+    const out: Obj[] = [];
+    for (const [k, o] of [...objs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (namespace !== undefined && namespace !== "" && !k.startsWith(`${namespace}/`)) continue;
+      if (matchSelector(def.resource, sel, o)) out.push(structuredClone(o));
+    }
+    return out;
+  }
+
+  list(res: ResourceRef, opts: ListOptions = {}): Obj[] {
+    const def = resolveDef(res);
+    const fields = parseFieldSelector(opts.fieldSelector);
+    checkFieldSelector(def.resource, fields);
+    return this.select(def, opts.namespace, { labels: parseLabelSelector(opts.labelSelector), fields });
+  }
+}

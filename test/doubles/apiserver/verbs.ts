@@ -1,0 +1,188 @@
+/** The resource verbs over HTTP: get, list (+ paging, resourceVersion semantics), watch, create, update, patch, delete. */
+import type { RequestInfo } from "./request-info.ts";
+import type { ResourceDef } from "./resources.ts";
+import type { UserInfo } from "./user.ts";
+import type { HandlerDeps } from "./handler.ts";
+import type { Obj, PatchKind } from "./store.ts";
+import { jsonResponse, readBody } from "./handler.ts";
+import { apiVersionOfDef } from "./resources.ts";
+import { badRequest, expired, invalid, notFound, SimApiError, successStatus } from "./status.ts";
+import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { isObj } from "./merge-patch.ts";
+
+const PATCH_TYPES: Record<string, PatchKind> = {
+  "application/merge-patch+json": "merge",
+  "application/strategic-merge-patch+json": "strategic",
+  "application/json-patch+json": "json",
+};
+
+const pageNotFound = (): SimApiError =>
+  new SimApiError(404, "NotFound", "the server could not find the requested resource", {
+    causes: [{ reason: "UnexpectedServerResponse", message: "404 page not found" }],
+  });
+
+function parseRv(s: string | null): number | undefined {
+  if (s === null || s === "") return undefined;
+  if (!/^\d+$/.test(s)) throw badRequest(`invalid resource version: ${s}`);
+  return Number(s);
+}
+
+function tooLarge(rv: number, current: number): SimApiError {
+  return new SimApiError(504, "Timeout", `Too large resource version: ${rv}, current: ${current}`, {
+    causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+    retryAfterSeconds: 1,
+  });
+}
+
+const boolParam = (v: string | null): boolean => v === "true" || v === "1";
+
+export async function serveResource(req: Request, url: URL, info: RequestInfo, user: UserInfo, d: HandlerDeps): Promise<Response> {
+  const def = info.def;
+  if (def === undefined || info.extra) throw pageNotFound();
+  if (!def.namespaced && info.namespace !== "" && def.resource !== "namespaces") throw pageNotFound();
+  if (info.subresource !== "" && !def.subresources.includes(info.subresource)) throw pageNotFound();
+  const ns = def.namespaced ? info.namespace : "";
+  const store = d.authz.store;
+  const q = url.searchParams;
+  switch (info.verb) {
+    case "get": {
+      const o = store.get(def, ns, info.name);
+      if (o === undefined) throw notFound(def, info.name);
+      return jsonResponse(200, o);
+    }
+    case "list":
+      return list(def, ns, q, d);
+    case "watch":
+      return watch(def, ns, q, d);
+    case "create": {
+      if (info.subresource !== "") throw pageNotFound();
+      const body = await readBody(req);
+      return jsonResponse(201, store.create(def, body, def.namespaced ? { namespace: ns, user } : { user }));
+    }
+    case "update": {
+      const body = await readBody(req);
+      const m = isObj(body) && isObj(body["metadata"]) ? body["metadata"] : {};
+      if (m["name"] !== undefined && m["name"] !== info.name)
+        throw badRequest(`the name of the object (${String(m["name"])}) does not match the name on the URL (${info.name})`);
+      const existed = store.get(def, ns, info.name) !== undefined;
+      const opts = { subresource: info.subresource, user, ...(def.namespaced ? { namespace: ns } : {}) };
+      const withName = isObj(body) ? { ...body, metadata: { ...m, name: info.name } } : body;
+      const o = store.update(def, withName, opts);
+      return jsonResponse(existed ? 200 : 201, o);
+    }
+    case "patch": {
+      const ct = (req.headers.get("content-type") ?? "").split(";")[0]!.trim();
+      const type = PATCH_TYPES[ct];
+      if (type === undefined)
+        throw new SimApiError(415, "UnsupportedMediaType",
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
+      const body = await readBody(req);
+      return jsonResponse(200, store.patch(def, ns, info.name, type, body, { subresource: info.subresource, user }));
+    }
+    case "delete": {
+      const text = await req.text();
+      let opts: Obj = {};
+      if (text.trim() !== "") {
+        try {
+          const parsed: unknown = JSON.parse(text);
+          if (isObj(parsed)) opts = parsed;
+        } catch (err) {
+          throw badRequest(`error decoding DeleteOptions: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      const graceQ = q.get("gracePeriodSeconds");
+      const grace = graceQ !== null ? Number(graceQ) : typeof opts["gracePeriodSeconds"] === "number" ? opts["gracePeriodSeconds"] : undefined;
+      const pre = isObj(opts["preconditions"]) ? opts["preconditions"] : {};
+      const preconditions: { uid?: string; resourceVersion?: string } = {};
+      if (typeof pre["uid"] === "string") preconditions.uid = pre["uid"];
+      if (typeof pre["resourceVersion"] === "string") preconditions.resourceVersion = pre["resourceVersion"];
+      const r = store.delete(def, ns, info.name, grace === undefined ? { preconditions } : { gracePeriodSeconds: grace, preconditions });
+      if (!r.deleted || def.returnDeletedObject) return jsonResponse(200, r.object);
+      return jsonResponse(200, successStatus(def, info.name, String((r.object["metadata"] as Obj)["uid"])));
+    }
+    default:
+      throw new SimApiError(405, "MethodNotAllowed", `the server does not allow this method on the requested resource`);
+  }
+}
+
+interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+function list(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps): Response {
+  const store = d.authz.store;
+  const fields = parseFieldSelector(q.get("fieldSelector"));
+  checkFieldSelector(def.resource, fields);
+  const sel = { labels: parseLabelSelector(q.get("labelSelector")), fields };
+  const rv = parseRv(q.get("resourceVersion"));
+  const match = q.get("resourceVersionMatch") ?? "";
+  const limit = Number(q.get("limit") ?? "0");
+  const cont = q.get("continue") ?? "";
+  if (match !== "" && match !== "Exact" && match !== "NotOlderThan")
+    throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: match, detail: `supported values: "Exact", "NotOlderThan"` }]);
+  if (match !== "" && rv === undefined)
+    throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden unless resourceVersion is provided" }]);
+  let at: number | undefined;
+  let start = "";
+  if (cont !== "") {
+    let tok: ContinueToken;
+    try {
+      tok = JSON.parse(Buffer.from(cont, "base64url").toString("utf8")) as ContinueToken;
+    } catch {
+      throw badRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    }
+    if (tok.rv < store.oldestResumableVersion)
+      throw expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results.");
+    at = tok.rv;
+    start = tok.start;
+  } else if (rv !== undefined && rv !== 0) {
+    if (rv > store.resourceVersion) throw tooLarge(rv, store.resourceVersion);
+    if (match === "Exact") at = rv;
+  }
+  const listRv = at ?? store.resourceVersion;
+  let items = store.select(def, ns, sel, at);
+  const keyOf = (o: Obj) => `${String((o["metadata"] as Obj)["namespace"] ?? "")}/${String((o["metadata"] as Obj)["name"])}`;
+  if (start !== "") items = items.filter((o) => keyOf(o) > start);
+  const metadata: Obj = { resourceVersion: String(listRv) };
+  if (limit > 0 && items.length > limit) {
+    const rest = items.length - limit;
+    items = items.slice(0, limit);
+    metadata["continue"] = Buffer.from(JSON.stringify({ rv: listRv, start: keyOf(items[items.length - 1]!) })).toString("base64url");
+    metadata["remainingItemCount"] = rest;
+  }
+  // items of a typed list carry no kind/apiVersion on the wire
+  const stripped = items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  return jsonResponse(200, { kind: `${def.kind}List`, apiVersion: apiVersionOfDef(def), metadata, items: stripped });
+}
+
+function watch(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps): Response {
+  const store = d.authz.store;
+  const fields = parseFieldSelector(q.get("fieldSelector"));
+  checkFieldSelector(def.resource, fields);
+  const sel = { labels: parseLabelSelector(q.get("labelSelector")), fields };
+  const rv = parseRv(q.get("resourceVersion"));
+  const match = q.get("resourceVersionMatch") ?? "";
+  const sendInitialRaw = q.get("sendInitialEvents");
+  const bookmarks = boolParam(q.get("allowWatchBookmarks"));
+  if (sendInitialRaw !== null) {
+    const errs = [];
+    if (match !== "NotOlderThan")
+      errs.push({ type: "FieldValueForbidden" as const, field: "resourceVersionMatch", detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+    if (!bookmarks)
+      errs.push({ type: "FieldValueForbidden" as const, field: "allowWatchBookmarks", detail: "sendInitialEvents requires setting allowWatchBookmarks to true" });
+    if (errs.length > 0) throw invalid("meta.k8s.io", "ListOptions", "", errs);
+  } else if (match !== "")
+    throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" }]);
+  const sendInitialEvents = boolParam(sendInitialRaw);
+  if (rv !== undefined && rv > store.resourceVersion) throw tooLarge(rv, store.resourceVersion);
+  const timeoutQ = q.get("timeoutSeconds");
+  const minT = d.minRequestTimeoutSec;
+  const timeoutMs = timeoutQ !== null && Number(timeoutQ) > 0 ? Number(timeoutQ) * 1000 : (minT + Math.random() * minT) * 1000;
+  const w = d.hub.open({
+    def, namespace: ns, selector: sel, bookmarks, sendInitialEvents, timeoutMs,
+    // sendInitialEvents=false means "start now, no replay"
+    fromRv: sendInitialEvents ? undefined : sendInitialRaw !== null && (rv === undefined || rv === 0) ? store.resourceVersion : rv,
+  });
+  return new Response(w.stream, { status: 200, headers: { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" } });
+}

@@ -1,0 +1,189 @@
+/** Watch streams: newline-delimited JSON events, replay, bookmarks, resume, 410 on expired versions, faults. */
+import type { ResourceDef } from "./resources.ts";
+import type { Selector } from "./selectors.ts";
+import type { Obj, SimStore, StoreEvent } from "./store.ts";
+import { apiVersionOfDef } from "./resources.ts";
+import { matchSelector } from "./selectors.ts";
+import { expired } from "./status.ts";
+
+export interface WatchParams {
+  readonly def: ResourceDef;
+  /** "" = all namespaces (or cluster-scoped). */
+  readonly namespace: string;
+  readonly selector: Selector;
+  /** undefined or 0 → replay existing objects as ADDED first. */
+  readonly fromRv: number | undefined;
+  readonly bookmarks: boolean;
+  readonly sendInitialEvents: boolean;
+  readonly timeoutMs: number;
+}
+
+type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+
+const enc = new TextEncoder();
+
+/** All open watches; the fault injection levers act on it. */
+export class WatchHub {
+  readonly watchers = new Set<Watcher>();
+  private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  private stalled = false;
+
+  constructor(
+    readonly store: SimStore,
+    readonly bookmarkIntervalMs: number,
+  ) {}
+
+  isStalled(): boolean {
+    return this.stalled;
+  }
+
+  /** Stops delivering events (connections stay open) for `ms`; queued events are delivered afterwards. */
+  stall(ms: number): void {
+    this.stalled = true;
+    clearTimeout(this.stallTimer);
+    this.stallTimer = setTimeout(() => this.unstall(), ms);
+  }
+
+  unstall(): void {
+    clearTimeout(this.stallTimer);
+    this.stalled = false;
+    for (const w of this.watchers) w.flush();
+  }
+
+  /** Ends every open watch now: cleanly (end of stream) or abruptly (connection reset). */
+  dropAll(abrupt = false): number {
+    const n = this.watchers.size;
+    for (const w of [...this.watchers]) w.close(abrupt);
+    return n;
+  }
+
+  open(p: WatchParams): Watcher {
+    const w = new Watcher(this, p);
+    this.watchers.add(w);
+    w.start();
+    return w;
+  }
+
+  stop(): void {
+    clearTimeout(this.stallTimer);
+    this.dropAll();
+  }
+}
+
+export class Watcher {
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private readonly pending: Uint8Array[] = [];
+  private unsubscribe: (() => void) | undefined;
+  private timers: ReturnType<typeof setTimeout>[] = [];
+  private closed = false;
+  readonly stream: ReadableStream<Uint8Array>;
+
+  constructor(
+    private readonly hub: WatchHub,
+    private readonly p: WatchParams,
+  ) {
+    this.stream = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        this.controller = c;
+      },
+      cancel: () => this.cleanup(),
+    });
+  }
+
+  private inScope(def: ResourceDef, o: Obj): boolean {
+    if (def !== this.p.def) return false;
+    const ns = (o["metadata"] as Obj)["namespace"];
+    return this.p.namespace === "" || ns === this.p.namespace;
+  }
+
+  private matches(o: Obj): boolean {
+    return matchSelector(this.p.def.resource, this.p.selector, o);
+  }
+
+  /** Turns a store event into what this watcher sees (kube cacher semantics for selector transitions). */
+  private convert(e: StoreEvent): [WatchEventType, Obj] | undefined {
+    if (!this.inScope(e.def, e.object)) return undefined;
+    const cur = e.type !== "DELETED" && this.matches(e.object);
+    const old = e.prev !== undefined && this.matches(e.prev);
+    if (cur && !old) return ["ADDED", e.object];
+    if (cur && old) return ["MODIFIED", e.object];
+    if (!cur && old) {
+      const o = structuredClone(e.prev!);
+      (o["metadata"] as Obj)["resourceVersion"] = String(e.rv);
+      return ["DELETED", o];
+    }
+    return undefined;
+  }
+
+  start(): void {
+    const { p, hub } = this;
+    this.unsubscribe = hub.store.subscribe((e) => {
+      const ev = this.convert(e);
+      if (ev) this.send(ev[0], ev[1]);
+    });
+    if (p.fromRv === undefined || p.fromRv === 0) {
+      for (const o of hub.store.select(p.def, p.namespace, p.selector)) this.send("ADDED", o);
+      if (p.bookmarks) this.bookmark(p.sendInitialEvents);
+    } else {
+      const evs = hub.store.eventsSince(p.fromRv);
+      if (evs === "expired") {
+        const st = expired(`too old resource version: ${p.fromRv} (${hub.store.oldestResumableVersion + 1})`).toStatus();
+        this.send("ERROR", st as unknown as Obj);
+        this.close();
+        return;
+      }
+      for (const e of evs) {
+        const ev = this.convert(e);
+        if (ev) this.send(ev[0], ev[1]);
+      }
+      if (p.sendInitialEvents && p.bookmarks) this.bookmark(true);
+    }
+    this.timers.push(setTimeout(() => this.close(), p.timeoutMs));
+    if (p.bookmarks && hub.bookmarkIntervalMs > 0) {
+      const tick = () => {
+        if (!hub.isStalled()) this.bookmark(false);
+        this.timers.push(setTimeout(tick, hub.bookmarkIntervalMs));
+      };
+      this.timers.push(setTimeout(tick, hub.bookmarkIntervalMs));
+    }
+  }
+
+  private bookmark(initialEventsEnd: boolean): void {
+    const metadata: Obj = { resourceVersion: String(this.hub.store.resourceVersion), creationTimestamp: null };
+    if (initialEventsEnd) metadata["annotations"] = { "k8s.io/initial-events-end": "true" };
+    this.send("BOOKMARK", { kind: this.p.def.kind, apiVersion: apiVersionOfDef(this.p.def), metadata });
+  }
+
+  private send(type: WatchEventType, object: Obj): void {
+    if (this.closed) return;
+    const chunk = enc.encode(`${JSON.stringify({ type, object })}\n`);
+    if (this.hub.isStalled()) this.pending.push(chunk);
+    else this.controller?.enqueue(chunk);
+  }
+
+  flush(): void {
+    if (this.closed) return;
+    for (const c of this.pending.splice(0)) this.controller?.enqueue(c);
+  }
+
+  close(abrupt = false): void {
+    if (this.closed) return;
+    if (!abrupt && !this.hub.isStalled()) this.flush();
+    this.cleanup();
+    try {
+      if (abrupt) this.controller?.error(new Error("watch dropped by fault injection"));
+      else this.controller?.close();
+    } catch (err) {
+      // the consumer already cancelled the stream; nothing left to end
+      if (!(err instanceof TypeError)) throw err;
+    }
+  }
+
+  private cleanup(): void {
+    this.closed = true;
+    this.unsubscribe?.();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    this.hub.watchers.delete(this);
+  }
+}
