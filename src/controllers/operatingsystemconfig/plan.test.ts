@@ -1,0 +1,66 @@
+import { describe, expect, test } from "bun:test";
+import { ApiError } from "../../kube/errors.ts";
+import type { Kube } from "../../kube/types.ts";
+import { emptyChanges } from "../../osc/index.ts";
+import { OscInputError, planChanges, validateFilePath, validateUnitName } from "./plan.ts";
+
+const kube = (data: Record<string, string> | undefined) =>
+  ({
+    async get() {
+      if (data === undefined) throw new ApiError(404, "NotFound", "not found");
+      return { metadata: {}, data };
+    },
+  }) as unknown as Kube;
+const signal = new AbortController().signal;
+const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : new TextDecoder().decode(b));
+
+describe("validateFilePath", () => {
+  test.each([["/a"], ["/a/b.c"], ["/a/..b"]])("should accept %p", (p) => {
+    expect(() => validateFilePath(p)).not.toThrow();
+  });
+  test.each([["a"], [""], ["/a/../b"], ["/./a"], ["/a/"], ["/.."]])("should reject %p", (p) => {
+    expect(() => validateFilePath(p)).toThrow(OscInputError);
+  });
+});
+
+describe("validateUnitName", () => {
+  test.each([[""], ["."], [".."], ["a/b"], ["../x.service"]])("should reject %p", (n) => {
+    expect(() => validateUnitName(n)).toThrow(OscInputError);
+  });
+  test("should accept a unit name", () => {
+    expect(() => validateUnitName("kubelet.service")).not.toThrow();
+  });
+});
+
+describe("planChanges", () => {
+  test("should resolve inline and secretRef bytes and skip imageRef files", async () => {
+    const c = emptyChanges("s");
+    c.files.changed.push(
+      { path: "/a", content: { inline: { encoding: "b64", data: "YQ==" } } },
+      { path: "/b", content: { secretRef: { name: "s", dataKey: "k" } } },
+      { path: "/c", content: { imageRef: { image: "i", filePathInImage: "/c" } } },
+    );
+    const planned = await planChanges(kube({ k: btoa("secret-b") }), c, signal);
+    expect(text(planned.get("/a"))).toBe("a");
+    expect(text(planned.get("/b"))).toBe("secret-b");
+    expect(planned.has("/c")).toBe(false);
+  });
+
+  test.each([
+    ["a missing key", { other: btoa("x") }, 'secret "s" does not contain key "k"'],
+    ["a missing secret", undefined, 'secret "s" not found'],
+  ])("should fail on %s naming the file", async (_n, data, message) => {
+    const c = emptyChanges("s");
+    c.files.changed.push({ path: "/b", content: { secretRef: { name: "s", dataKey: "k" } } });
+    const err = await planChanges(kube(data), c, signal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OscInputError);
+    expect((err as OscInputError).subject).toBe("/b");
+    expect((err as Error).message).toContain(message);
+  });
+
+  test("should reject a drop-in name that leaves the drop-in directory", async () => {
+    const c = emptyChanges("s");
+    c.units.changed.push({ name: "u.service", dropIns: [{ name: "../../evil", content: "" }], dropInsChanges: { changed: [], deleted: [] } });
+    await expect(planChanges(kube({}), c, signal)).rejects.toThrow('invalid drop-in name "../../evil"');
+  });
+});
