@@ -16,22 +16,17 @@ export const command: Command = {
   ].join("\n"),
   flags: [],
   async run(ctx: CommandContext): Promise<number> {
-    const [{ createHostFs }, { loadConfig }, { createLogger, createStreamSink }, bootstrapModule] = await Promise.all([
+    const [{ createHostFs }, { loadConfig }, startup, bootstrapModule] = await Promise.all([
       import("../host/index.ts"),
       import("../config/index.ts"),
-      import("../log/index.ts"),
+      import("./startup.ts"),
       import("../bootstrap/index.ts"),
     ]);
     const host = createHostFs(ctx.root);
-    const disableKubernetesVersionCheck = ctx.env["EXPERIMENTAL_DISABLE_KUBERNETES_VERSION_CHECK"] === "true";
-    const loaded = await loadConfig({ fs: host, configDir: ctx.configDir, version: ctx.version, disableKubernetesVersionCheck });
+    const loaded = await startup.loadCommandConfig(ctx);
     const { config } = loaded;
-    const level = config.logLevel === "debug" || config.logLevel === "error" ? config.logLevel : "info";
-    const format = config.logFormat === "text" ? "text" : "json";
-    const log = createLogger({ level, sink: createStreamSink(ctx.stdout, format), fields: { logger: "gardener-node-init" } });
-    log.info("Starting gardener-node-init", { version: ctx.version, revision: ctx.revision });
-    for (const name of [...Object.keys(ctx.flags)].sort()) log.info(`FLAG: --${name}=${ctx.flags[name] ?? ""}`);
-    for (const w of loaded.warnings) log.warn(w);
+    const log = await startup.startCommandLogger(ctx, loaded, "gardener-node-init");
+    const disableKubernetesVersionCheck = ctx.env["EXPERIMENTAL_DISABLE_KUBERNETES_VERSION_CHECK"] === "true";
 
     const { createDbusSystemd } = await import("../systemd/dbus.ts");
     const address = ctx.env["DBUS_SYSTEM_BUS_ADDRESS"];

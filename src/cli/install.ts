@@ -25,8 +25,12 @@ export const command: Command = {
     const source = ctx.flags["binary"] || process.execPath;
     const file = Bun.file(source);
     if (!(await file.exists())) throw new UsageError(`binary ${source} does not exist`);
-    await installAgent(createHostFs(ctx.root), new Uint8Array(await file.arrayBuffer()));
-    ctx.stdout.write(`Installed ${source} and gardener-node-agent.service under ${ctx.root}\n`);
+    const { resolve } = await import("node:path");
+    const root = resolve(ctx.root);
+    // An image build passes a fresh directory: create it through a HostFs rooted at "/".
+    await createHostFs("/").ensureDir(root);
+    await installAgent(createHostFs(root), new Uint8Array(await file.arrayBuffer()));
+    ctx.stdout.write(`Installed ${source} and gardener-node-agent.service under ${root}\n`);
     return 0;
   },
 };

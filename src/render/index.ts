@@ -30,3 +30,4 @@ export {
   renderInitScript,
 } from "./provision.ts";
 export type { ProvisionInput } from "./provision.ts";
+export { parseRenderSecrets } from "./secrets.ts";
