@@ -1,0 +1,92 @@
+import { realClock } from "../clock/index.ts";
+import { ensureKubeletBootstrapKubeconfig, readMachineName } from "../credentials/index.ts";
+import { createHostFs } from "../host/index.ts";
+import { InformerSet } from "../kube/informer-set.ts";
+import { CachedReader } from "../kube/readers.ts";
+import { RestartRequested } from "../kube/reconcile.ts";
+import type { Controller } from "../kube/controller.ts";
+import { defaultUserAgent } from "../kube/client.ts";
+import { nodes, secrets } from "../kube/resources.ts";
+import type { KubeObject } from "../kube/types.ts";
+import { createEventRecorder } from "./events.ts";
+import { connect } from "./manager/identity.ts";
+import { discoverNodeName, nodeSelector } from "./manager/discovery.ts";
+import { hostNameOf, machineArch } from "./manager/host-facts.ts";
+import { informerSyncChecks } from "./manager/health.ts";
+import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
+import { setupOscController } from "./manager/osc.ts";
+
+export type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
+
+const tmpDir = "/var/lib/gardener-node-agent/tmp";
+const kubeSystem = "kube-system";
+
+/**
+ * The agent's run: identity, node discovery, caches, bootstrap runnables, then the controllers in
+ * upstream's fixed order. Resolves once everything is started; a controller asking for a restart
+ * ends the process through `deps.stop(new RestartRequested(...))`.
+ */
+export async function startControllers(deps: ControllerDeps): Promise<RunningControllers> {
+  const { config, log, signal } = deps;
+  const clock = realClock;
+  const host = createHostFs(deps.root);
+
+  const { kube } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
+  const hostName = hostNameOf(deps.env);
+  const nodeName = await discoverNodeName(kube, hostName, signal);
+  log.info("Node discovery", { hostName, nodeName: nodeName ?? "" });
+  // Required on every start, whatever the credentials path (§7.1 step 10).
+  await readMachineName(host);
+  // Upstream creates it without permission bits; 0700 keeps it root-only and usable.
+  await host.ensureDir(tmpDir, 0o700);
+
+  const { createDbusSystemd } = await import("../systemd/dbus.ts");
+  const systemd = await createDbusSystemd({
+    ...(deps.env["DBUS_SYSTEM_BUS_ADDRESS"] ? { address: deps.env["DBUS_SYSTEM_BUS_ADDRESS"] } : {}),
+    log: log.child({ component: "systemd" }),
+  });
+
+  const informers = new InformerSet({ kube, clock, log: log.child({ component: "cache" }) });
+  const secretInformer = informers.informerFor<KubeObject>(secrets, kubeSystem, {
+    fieldSelector: `metadata.name=${config.controllers.operatingSystemConfig.secretName}`,
+  });
+  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelector(hostName, nodeName));
+  const cache = new CachedReader(informers);
+  const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: hostName });
+  informerSyncChecks(deps.health, informers, clock);
+
+  const onRestartRequested = (why: string) => deps.stop(new RestartRequested(why));
+  const controllers: Controller[] = [];
+  // Registration order follows upstream: certificate, node, secret-name-change, operatingsystemconfig, token, lease, …
+  controllers.push(
+    setupOscController({
+      kube,
+      cache,
+      host,
+      systemd,
+      clock,
+      log,
+      events,
+      config,
+      env: deps.env,
+      hostName,
+      nodeName,
+      arch: machineArch(),
+      source: secretInformer,
+      signal,
+      onRestartRequested,
+      onTokenResync: () => {},
+    }),
+  );
+  void nodeInformer;
+
+  informers.start(signal);
+  await informers.waitForSync(signal);
+  // Bootstrap runnables run after the caches synced and before any controller (§7.1 step 11).
+  const kubelet = await ensureKubeletBootstrapKubeconfig(host, config.apiServer);
+  log.info("Kubelet bootstrap kubeconfig", { outcome: kubelet });
+
+  const runs = controllers.map((c) => c.start(signal));
+  const stopped = Promise.allSettled([...runs, informers.stopped()]).then(() => systemd.close());
+  return { stopped };
+}

@@ -1,0 +1,31 @@
+import type { NodeAgentConfiguration } from "../../config/configuration.ts";
+import type { Logger } from "../../log/types.ts";
+import type { HealthChecks } from "../../server/health.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
+
+/** Everything the run command hands to the controller wiring. */
+export interface ControllerDeps {
+  readonly config: NodeAgentConfiguration;
+  /** Host path of the config file that was read (the secret-name-change controller rewrites it). */
+  readonly configPath: string;
+  /** `--root`: every host path is resolved under it. */
+  readonly root: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly version: string;
+  readonly log: Logger;
+  /** Add `informer-sync` etc. here; healthz `ping` exists already. */
+  readonly health: HealthChecks;
+  readonly metrics: MetricsRegistry;
+  /** Aborted when the process is stopping (signal, restart request, fatal error). */
+  readonly signal: AbortSignal;
+  /**
+   * Ends the process cleanly: `RestartRequested` → exit 0 (systemd starts it again after 5 s);
+   * any other error → logged, exit 1.
+   */
+  readonly stop: (reason: Error) => void;
+}
+
+export interface RunningControllers {
+  /** Settles when every controller has finished after `signal` aborted (waited for at most 5 s). */
+  readonly stopped: Promise<void>;
+}

@@ -1,0 +1,49 @@
+import type { Clock } from "../../clock/index.ts";
+import type { NodeAgentConfiguration } from "../../config/configuration.ts";
+import { selectRestConfig } from "../../credentials/identity.ts";
+import type { HostFs } from "../../host/types.ts";
+import { KubeClient } from "../../kube/client.ts";
+import { loadKubeconfig, type RestConfig } from "../../kube/kubeconfig.ts";
+import type { Kube } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+
+export interface Connection {
+  readonly kube: Kube;
+  readonly restConfig: RestConfig;
+}
+
+/**
+ * The client the controllers use (spec §7.2): the legacy `clientConnection.kubeconfig` when set
+ * (with its QPS/burst), else credentials/kubeconfig (client-go defaults 5/10), obtaining it first
+ * through the bootstrap token and a CSR when it does not exist yet.
+ */
+export async function connect(
+  config: NodeAgentConfiguration,
+  deps: { readonly host: HostFs; readonly clock: Clock; readonly log: Logger; readonly userAgent: string },
+  signal: AbortSignal,
+): Promise<Connection> {
+  const { host, clock, log, userAgent } = deps;
+  const { qps, burst, kubeconfig } = config.clientConnection;
+  const load = (hostPath: string) =>
+    loadKubeconfig(hostPath, { resolvePath: (p) => host.resolve(p), legacyRestrictions: hostPath === kubeconfig });
+  const clientFor = (restConfig: RestConfig, limits?: { qps: number; burst: number }) =>
+    new KubeClient({ config: restConfig, clock, userAgent, ...(limits ?? {}) });
+
+  if (kubeconfig !== "") {
+    const restConfig = await load(kubeconfig);
+    return { kube: clientFor(restConfig, { qps, burst }), restConfig };
+  }
+  const restConfig = await selectRestConfig(
+    {
+      host,
+      clock,
+      log,
+      loadKubeconfig: load,
+      // The bootstrap-token client gets clientConnection's limits (§7.2 step 2).
+      createKube: (bootstrap) => clientFor(bootstrap, { qps, burst }),
+    },
+    config.apiServer,
+    signal,
+  );
+  return { kube: clientFor(restConfig), restConfig };
+}

@@ -1,0 +1,90 @@
+import type { Clock } from "../../clock/index.ts";
+import type { NodeAgentConfiguration } from "../../config/configuration.ts";
+import type { HostFs } from "../../host/types.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { Reader } from "../../kube/readers.ts";
+import { isNotFound } from "../../kube/errors.ts";
+import type { ObjectKey } from "../../kube/reconcile.ts";
+import { secrets } from "../../kube/resources.ts";
+import type { Source } from "../../kube/source.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import { createRegistryClient, extractFileFromImage, platformForArch } from "../../registry/index.ts";
+import type { Systemd } from "../../systemd/types.ts";
+import type { EventRecorder } from "../events.ts";
+import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+
+/** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
+export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
+const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
+
+export interface OscSetup {
+  readonly kube: Kube;
+  readonly cache: Reader;
+  readonly host: HostFs;
+  readonly systemd: Systemd;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly events: EventRecorder;
+  readonly config: NodeAgentConfiguration;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly hostName: string;
+  readonly nodeName: string | undefined;
+  readonly arch: string;
+  readonly source: Source<KubeObject>;
+  readonly signal: AbortSignal;
+  readonly onRestartRequested: (why: string) => void;
+  readonly onTokenResync: (secret: ObjectKey) => void;
+}
+
+/** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
+export function setupOscController(s: OscSetup): Controller {
+  const log = s.log.child({ controller: "operatingsystemconfig" });
+  const plainHttpHosts = (s.env[plainHttpRegistriesEnv] ?? "").split(",").filter((h) => h !== "");
+  const registry = createRegistryClient({ plainHttpHosts });
+  const platform = platformForArch(s.arch);
+  if (platform === undefined) throw new Error(`unsupported machine architecture ${s.arch}`);
+  // One identity object: the reconciler fills in the node name when it discovers the Node.
+  const node = { hostName: s.hostName, nodeName: s.nodeName };
+  const osc = s.config.controllers.operatingSystemConfig;
+  const reconcile = createReconciler({
+    kube: s.kube,
+    readSecret: async (key, signal) => {
+      try {
+        return await s.cache.get<KubeObject>(secrets, key.namespace, key.name, { signal });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    host: s.host,
+    systemd: s.systemd,
+    clock: s.clock,
+    log,
+    events: s.events,
+    node,
+    config: {
+      secretName: osc.secretName,
+      kubernetesVersion: osc.kubernetesVersion ?? "",
+      syncPeriodMs: osc.syncPeriod,
+      tokenSyncConfigs: s.config.controllers.token.syncConfigs ?? [],
+    },
+    processPath: s.env["PATH"] ?? "",
+    containerdInfo: createContainerdInfo(),
+    probeFetch: (url, init) => fetch(url, init),
+    extractImageFile: async (image, filePathInImage, signal) =>
+      (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
+    arch: s.arch,
+    onTokenResync: s.onTokenResync,
+  });
+  return newOscController({
+    reconcile,
+    source: s.source,
+    kube: s.kube,
+    node,
+    clock: s.clock,
+    log,
+    signal: s.signal,
+    onRestartRequested: s.onRestartRequested,
+  });
+}
