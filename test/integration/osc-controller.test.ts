@@ -1,9 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { parse as parseToml } from "smol-toml";
+import { realClock } from "../../src/clock/index.ts";
+import { createReconciler, newOscController } from "../../src/controllers/operatingsystemconfig/index.ts";
+import { Informer } from "../../src/kube/informer.ts";
 import { RestartRequested } from "../../src/kube/reconcile.ts";
+import { secrets } from "../../src/kube/resources.ts";
+import type { KubeObject } from "../../src/kube/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { acceptanceOsc, defaultHostsToml, k8sHostsToml, type Plain } from "../fixtures/osc/acceptance-osc.ts";
-import { fakeElf, OscWorld } from "../fixtures/osc/harness.ts";
+import { fakeElf, OscWorld, silentLog } from "../fixtures/osc/harness.ts";
 
 let sim: ApiServerSim;
 const worlds: OscWorld[] = [];
@@ -457,5 +462,46 @@ describe("OSC controller", () => {
     expect(await w.exists("/var/lib/kubelet/kubeconfig-bootstrap")).toBe(false);
     expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(sum);
     expect(w.actions()).toEqual(["DaemonReload"]);
+  });
+
+  test("reconciles through the watch: create at once, new osc.yaml after the node's delay", async () => {
+    const w = await world();
+    const stop = new AbortController();
+    let running: Promise<unknown> = Promise.resolve();
+    try {
+      const deps = w.deps();
+      const informer = new Informer<KubeObject>({
+        kube: w.kube,
+        resource: secrets,
+        namespace: "kube-system",
+        selectors: { fieldSelector: `metadata.name=${w.secretName}` },
+        clock: realClock,
+        log: silentLog,
+      });
+      const controller = newOscController({
+        reconcile: createReconciler(deps),
+        source: informer,
+        kube: w.kube,
+        node: deps.node,
+        clock: realClock,
+        log: silentLog,
+        signal: stop.signal,
+      });
+      running = Promise.allSettled([informer.run(stop.signal), controller.start(stop.signal)]);
+      const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
+
+      const first = w.setOsc(acceptanceOsc());
+      await sim.waitFor("nodes", "", w.nodeName, annotated(first), 20_000);
+
+      sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
+      const osc = acceptanceOsc();
+      osc["spec"]["files"][0].content.inline.data = "file1-v2";
+      const second = w.setOsc(osc);
+      await sim.waitFor("nodes", "", w.nodeName, annotated(second), 20_000);
+      expect(await w.text("/example/file")).toBe("file1-v2");
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 });
