@@ -1,12 +1,13 @@
 #!/bin/sh
 IMAGE="${GNA_IMAGE:-__IMAGE__}"
+REGISTRY_CA_API_SERVER="${GNA_REGISTRY_CA_API_SERVER:-__REGISTRY_CA_API_SERVER__}"
 # Downloads the gardener-node-agent binary straight from the OCI registry (no containerd needed:
 # curl + tar + sha256sum + awk), installs it atomically to /opt/bin and execs `bootstrap`.
-# Line 2 is the template point: the renderer replaces __IMAGE__ (repo:tag or repo@sha256:...).
+# Lines 2-3 are the template points: the renderer replaces __IMAGE__ (repo:tag or repo@sha256:...)
+# and __REGISTRY_CA_API_SERVER__ (the shoot API URL when the registry CA is enabled, else "").
 # Test/ops knobs (all optional): GNA_ROOT (prefix for /opt/bin and the config dir), GNA_EXEC=0
 # (install only), GNA_REGISTRY_PLAIN_HTTP=1 (http://), GNA_REGISTRY_CA_FILE (extra CA for curl),
-# GNA_ARCH (override `uname -m`), GNA_REGISTRY_CA_API_SERVER (fetch the registry CA bundle from
-# the shoot API server first, spec bootstrap-and-config §3.3 step 3).
+# GNA_ARCH (override `uname -m`), GNA_REGISTRY_CA_API_SERVER (overrides line 3).
 set -eu
 
 ROOT="${GNA_ROOT:-}"
@@ -109,7 +110,8 @@ ccurl() {
 WORK="$(mktemp -d)" || die "cannot create a temp dir"
 
 # --- optional registry CA from the shoot API server (upstream init.sh step 3) ----------------
-CA_SERVER="${GNA_REGISTRY_CA_API_SERVER:-}"
+CA_SERVER="$REGISTRY_CA_API_SERVER"
+[ "$CA_SERVER" = "__REGISTRY_CA_API_SERVER__" ] && CA_SERVER=""
 if [ -n "$CA_SERVER" ]; then
   token_file="$ROOT/var/lib/gardener-node-agent/credentials/bootstrap-token"
   ca_json="$WORK/registry-ca.json"

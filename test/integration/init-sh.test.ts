@@ -123,6 +123,52 @@ describe("cloud-init/init.sh", () => {
   });
 });
 
+describe("cloud-init/init.sh registry CA block", () => {
+  test("should install the registry CA from the API server, and fail when the ConfigMap is missing", async () => {
+    const certDir = join(dir, "api-tls");
+    mkdirSync(certDir);
+    const openssl = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", join(certDir, "key.pem"), "-out", join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=api", "-addext", "subjectAltName=IP:127.0.0.1"]);
+    expect(openssl.exitCode).toBe(0);
+    const pem = "-----BEGIN CERTIFICATE-----\nMIIBregistry\n-----END CERTIFICATE-----\n";
+    const seen: (string | null)[] = [];
+    let configMap: object | undefined = { kind: "ConfigMap", data: { "bundle.crt": Buffer.from(pem).toString("base64") } };
+    const api = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      tls: { cert: readFileSync(join(certDir, "cert.pem"), "utf8"), key: readFileSync(join(certDir, "key.pem"), "utf8") },
+      fetch(req) {
+        seen.push(req.headers.get("authorization"));
+        if (new URL(req.url).pathname !== "/api/v1/namespaces/kube-system/configmaps/registry-ca-bundle" || configMap === undefined) return new Response("{}", { status: 404 });
+        return Response.json(configMap);
+      },
+    });
+    try {
+      const prepare = (name: string) => {
+        const root = join(dir, name);
+        mkdirSync(join(root, "var/lib/gardener-node-agent/credentials"), { recursive: true });
+        writeFileSync(join(root, "var/lib/gardener-node-agent/cluster-ca.crt"), readFileSync(join(certDir, "cert.pem")));
+        writeFileSync(join(root, "var/lib/gardener-node-agent/credentials/bootstrap-token"), "abcdef.0123456789abcdef\n");
+        return root;
+      };
+      const env = { GNA_REGISTRY_CA_API_SERVER: `https://127.0.0.1:${api.port}` };
+      const ok = await runInit(tagRef, env, prepare("ca-ok"));
+      expect(ok.stderr).toBe("");
+      expect(ok.stdout).toStartWith("> Registry CA configured\n");
+      expect(readFileSync(join(ok.root, "var/lib/ca-certificates-local/registry-ca.crt"), "utf8")).toBe(pem);
+      expect(readFileSync(join(ok.root, "etc/pki/trust/anchors/registry-ca.pem"), "utf8")).toBe(pem);
+      expect(seen).toEqual(["Bearer abcdef.0123456789abcdef"]);
+
+      configMap = undefined;
+      const missing = await runInit(tagRef, env, prepare("ca-missing"));
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toStartWith("init.sh: cannot fetch configmap kube-system/registry-ca-bundle");
+      expect(readdirSync(missing.root)).toEqual(["var"]);
+    } finally {
+      await api.stop(true);
+    }
+  });
+});
+
 describe("cloud-init/init.sh with bearer token auth", () => {
   let tokenRegistry: RegistryDouble;
   beforeAll(async () => {
