@@ -28,12 +28,12 @@ export class SimClient {
     return new SimClient(this.url, this.caPem, creds);
   }
 
-  private init(method: string, o: CallOptions): RequestInit {
+  private init(method: string, o: CallOptions): BunFetchRequestInit {
     const token = o.token ?? this.creds.token;
     const cert = o.cert ?? this.creds.cert;
     const headers: Record<string, string> = {};
     if (token !== undefined) headers["authorization"] = `Bearer ${token}`;
-    const init: RequestInit = { method, headers, tls: cert === undefined ? { ca: this.caPem } : { ca: this.caPem, cert: cert.certPem, key: cert.keyPem } };
+    const init: BunFetchRequestInit = { method, headers, tls: cert === undefined ? { ca: this.caPem } : { ca: this.caPem, cert: cert.certPem, key: cert.keyPem } };
     if (o.body !== undefined) {
       headers["content-type"] = o.contentType ?? "application/json";
       init.body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
@@ -59,6 +59,8 @@ export class SimClient {
   }
 }
 
+type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
+
 export interface WatchEventJson {
   type: string;
   object: Record<string, unknown> & { metadata: Record<string, unknown> };
@@ -73,7 +75,7 @@ export class WatchStream {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   private readonly dec = new TextDecoder();
   /** A read that outlived a deadline is kept, so its data is not lost. */
-  private pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  private pending: Promise<ReadResult> | undefined;
   ended = false;
   /** The stream ended with a transport error (connection reset) rather than a clean end. */
   broken = false;
@@ -82,7 +84,7 @@ export class WatchStream {
     readonly response: Response,
     private readonly ac: AbortController,
   ) {
-    this.reader = response.status === 200 ? response.body?.getReader() : undefined;
+    this.reader = response.status === 200 ? (response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined) : undefined;
   }
 
   get status(): number {
@@ -106,7 +108,7 @@ export class WatchStream {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), left)));
       this.pending ??= this.reader.read();
-      let r: ReadableStreamReadResult<Uint8Array> | "timeout";
+      let r: ReadResult | "timeout";
       try {
         r = await Promise.race([this.pending, timeout]);
       } catch (err) {
