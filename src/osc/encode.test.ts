@@ -40,6 +40,27 @@ describe("encodeOsc", () => {
   });
 });
 
+describe("encodeOsc round trip of unusual strings", () => {
+  test.each([
+    ["leading and trailing spaces", "  x  "],
+    ["trailing newlines", "a\n\n\n"],
+    ["no trailing newline", "a\nb"],
+    ["tabs and CR", "a\tb\r\nc"],
+    ["YAML 1.1 booleans", "yes"],
+    ["octal-looking", "0644"],
+    ["comment and colon", "# a: b"],
+    ["unicode", "ü → 🚀"],
+    ["empty", ""],
+    ["indentation indicator", "  indented\nnot"],
+    ["document marker", "---\n..."],
+  ])("should keep %s", (_n, content) => {
+    const decoded = decodeOsc(JSON.stringify({ spec: { units: [{ name: "u", content, dropIns: [{ name: "d", content }] }] } }));
+    const again = decodeOsc(encodeOsc(decoded));
+    expect(again.spec.units?.[0]?.content).toBe(content);
+    expect(again.spec.units?.[0]?.dropIns?.[0]?.content).toBe(content);
+  });
+});
+
 describe("encodeChanges", () => {
   test("should write the all-empty document exactly like upstream", () => {
     expect(encodeChanges(emptyChanges("abc123"))).toBe(`containerd:
