@@ -1,0 +1,87 @@
+import type { Clock } from "../../clock/index.ts";
+import { isNotFound } from "../../kube/errors.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Reader } from "../../kube/readers.ts";
+import { leases, nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import { desiredLease, leaseName } from "./lease-object.ts";
+import { leaseDurationSeconds as defaultDuration, leaseNamespace, renewIntervalMs } from "./watch.ts";
+
+export interface LeaseReconcilerDeps {
+  /** Cached read of the own Node (informer). */
+  readonly nodes: Reader;
+  /** Lease reads (on a miss) and writes. */
+  readonly kube: Kube;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Default `kube-system`. */
+  readonly namespace?: string;
+  /** Default 40. */
+  readonly leaseDurationSeconds?: number;
+  /** Called after every successful create/update with the renewTime written (health + metrics). */
+  readonly onRenewed?: (atMs: number) => void;
+}
+
+/** One step of the reconcile failed; the message names the step and the Lease, `cause` is the original. */
+export class LeaseStepError extends Error {
+  override readonly name = "LeaseStepError";
+  constructor(step: string, cause: unknown) {
+    super(`${step}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * The heartbeat (controllers.md §3): create the Lease if absent, else update the whole object
+ * (optimistic concurrency: a conflict fails the attempt and the runtime retries with backoff).
+ *
+ * The Lease is read from the object the last successful write returned — a write-through cache of
+ * this one object — and with a live GET after start and after any failed write. Upstream reads it
+ * through a Lease informer; the outcome is the same (a stale copy only ever costs one 409 and a
+ * retry), while the steady state needs one request per renewal and no Lease watch.
+ */
+export function createReconciler(deps: LeaseReconcilerDeps): Reconcile {
+  const namespace = deps.namespace ?? leaseNamespace;
+  const duration = deps.leaseDurationSeconds ?? defaultDuration;
+  let lastWritten: KubeObject | undefined;
+
+  const readLease = async (name: string, signal: AbortSignal): Promise<KubeObject | undefined> => {
+    if (lastWritten?.metadata.name === name) return lastWritten;
+    try {
+      return await deps.kube.get<KubeObject>(leases, namespace, name, { signal });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw new LeaseStepError(`failed reading lease ${namespace}/${name}`, err);
+    }
+  };
+
+  return async (key, signal) => {
+    let node: KubeObject;
+    try {
+      node = await deps.nodes.get<KubeObject>(nodes, "", key.name, { signal });
+    } catch (err) {
+      // NotFound included: once the Node is gone the Lease is no longer renewed (it is garbage
+      // collected through its owner reference).
+      throw new LeaseStepError(`failed getting node ${key.name}`, err);
+    }
+    const name = leaseName(node.metadata.name ?? key.name);
+    const existing = await readLease(name, signal);
+    const nowMs = deps.clock.now();
+    const { lease, ownerError } = desiredLease({ existing, node, namespace, leaseDurationSeconds: duration, nowMs });
+    if (ownerError !== undefined) deps.log.error("Unable to set controller reference for Lease", { err: ownerError, lease: `${namespace}/${name}` });
+
+    const op = existing === undefined ? "created" : "updated";
+    try {
+      lastWritten =
+        existing === undefined
+          ? await deps.kube.create<KubeObject>(leases, namespace, lease, { signal })
+          : await deps.kube.update<KubeObject>(leases, namespace, lease, { signal });
+    } catch (err) {
+      lastWritten = undefined;
+      throw new LeaseStepError(`failed ${existing === undefined ? "creating" : "updating"} lease ${namespace}/${name}`, err);
+    }
+    deps.onRenewed?.(nowMs);
+    deps.log.debug("Heartbeat Lease", { lease: `${namespace}/${name}`, operation: op });
+    return { requeueAfterMs: renewIntervalMs(duration) };
+  };
+}

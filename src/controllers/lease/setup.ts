@@ -1,0 +1,71 @@
+import type { Clock } from "../../clock/index.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { HealthChecks } from "../../server/health.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
+import { type NodeIdentity, nodeSelectors } from "../node/watch.ts";
+import { healthCheckName, LeaseHeartbeat } from "./heartbeat.ts";
+import { createReconciler } from "./reconcile.ts";
+import { leaseDurationSeconds as defaultDuration, newLeaseController } from "./watch.ts";
+
+export interface LeaseControllerSetup {
+  readonly kube: Kube;
+  /** The shared cache; the Node informer (selectors from `nodeSelectors`) is taken from it. */
+  readonly informers: InformerSet;
+  /** The node name as discovered at start-up decides whether the controller exists at all. */
+  readonly node: NodeIdentity;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Gets the healthz check `lease-renewal`. */
+  readonly health: HealthChecks;
+  /** Gets the renewal counter and last-renewal gauge. */
+  readonly metrics: MetricsRegistry;
+  readonly controllerMetrics?: ControllerMetrics;
+  /** Tests shorten it; production is 40. */
+  readonly leaseDurationSeconds?: number;
+}
+
+export interface LeaseController {
+  readonly controller: Controller;
+  readonly heartbeat: LeaseHeartbeat;
+}
+
+/**
+ * Builds the `lease` controller — only when the node name was known at start-up (controllers.md §3:
+ * otherwise the agent would have to watch every Lease in kube-system, which the authorizer forbids;
+ * the OSC controller restarts the agent once the Node appears). Returns undefined when not
+ * registered. Not started: the caller runs `controller.start(signal)`.
+ */
+export function setupLeaseController(s: LeaseControllerSetup): LeaseController | undefined {
+  if (s.node.nodeName === undefined || s.node.nodeName === "") {
+    s.log.info("Node name not known yet, not registering the lease controller");
+    return undefined;
+  }
+  const duration = s.leaseDurationSeconds ?? defaultDuration;
+  const heartbeat = new LeaseHeartbeat(s.clock, duration, s.metrics);
+  s.health.addHealthzCheck(healthCheckName, heartbeat.healthCheck);
+  const source = s.informers.informerFor<KubeObject>(nodes, "", nodeSelectors(s.node));
+  const reconcile = createReconciler({
+    nodes: new CachedReader(s.informers),
+    kube: s.kube,
+    clock: s.clock,
+    log: s.log.child({ controller: "lease" }),
+    leaseDurationSeconds: duration,
+    onRenewed: (atMs) => heartbeat.renewed(atMs),
+  });
+  const controller = newLeaseController({
+    reconcile,
+    source,
+    hostName: s.node.hostName,
+    leaseDurationSeconds: duration,
+    clock: s.clock,
+    log: s.log,
+    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
+  });
+  return { controller, heartbeat };
+}

@@ -1,0 +1,50 @@
+import type { Clock } from "../../clock/index.ts";
+import { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { enqueueObject } from "../../kube/handler.ts";
+import { and, only, type Predicate } from "../../kube/predicate.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import { nodePredicate } from "../node/watch.ts";
+
+export const controllerName = "lease";
+export const leaseNamespace = "kube-system";
+export const leaseDurationSeconds = 40;
+export const maxConcurrentReconciles = 1;
+
+/** Renew every quarter of the lease duration (10 s for 40 s). */
+export const renewIntervalMs = (durationSeconds: number): number => (durationSeconds * 1000) / 4;
+/** The reconcile deadline is the lease duration: a renewal slower than that is worthless. */
+export const reconcileTimeoutMs = (durationSeconds: number): number => durationSeconds * 1000;
+
+/**
+ * Own Node, Create events only (the informer's initial replay starts the loop once per agent
+ * start; periodicity comes from RequeueAfter alone, Node updates never trigger a renewal).
+ */
+export function leasePredicate(hostName: string): Predicate<KubeObject> {
+  return and(only<KubeObject>("create"), nodePredicate(hostName));
+}
+
+export function newLeaseController(opts: {
+  readonly reconcile: Reconcile;
+  readonly source: Source<KubeObject>;
+  readonly hostName: string;
+  readonly leaseDurationSeconds?: number;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics?: ControllerMetrics;
+}): Controller {
+  const c = new Controller({
+    name: controllerName,
+    reconcile: opts.reconcile,
+    workers: maxConcurrentReconciles,
+    timeoutMs: reconcileTimeoutMs(opts.leaseDurationSeconds ?? leaseDurationSeconds),
+    log: opts.log,
+    clock: opts.clock,
+    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+  });
+  c.watch(opts.source, enqueueObject<KubeObject>(), leasePredicate(opts.hostName));
+  return c;
+}

@@ -1,0 +1,38 @@
+import type { Clock } from "../../clock/index.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
+import type { EventRecorder } from "../events.ts";
+import { createReconciler } from "./reconcile.ts";
+import { newNodeController, type NodeIdentity, nodeSelectors } from "./watch.ts";
+
+export interface NodeControllerSetup {
+  readonly kube: Kube;
+  /** The shared cache; the Node informer (selectors from `nodeSelectors`) is taken from it. */
+  readonly informers: InformerSet;
+  readonly node: NodeIdentity;
+  readonly systemd: Systemd;
+  readonly events: EventRecorder;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly controllerMetrics?: ControllerMetrics;
+}
+
+/** Builds the `node` controller (not started: the caller runs `controller.start(signal)`). */
+export function setupNodeController(s: NodeControllerSetup): Controller {
+  const source = s.informers.informerFor<KubeObject>(nodes, "", nodeSelectors(s.node));
+  const log = s.log.child({ controller: "node" });
+  return newNodeController({
+    reconcile: createReconciler({ nodes: new CachedReader(s.informers), kube: s.kube, systemd: s.systemd, events: s.events, log }),
+    source,
+    hostName: s.node.hostName,
+    clock: s.clock,
+    log: s.log,
+    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
+  });
+}

@@ -1,0 +1,51 @@
+import type { Clock } from "../../clock/index.ts";
+import type { HostFs } from "../../host/types.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { liveReader } from "../../kube/readers.ts";
+import type { Kube } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { EventRecorder } from "../events.ts";
+import type { NodeIdentity } from "../node/watch.ts";
+import { createReconciler } from "./reconcile.ts";
+import { newTokenController, type TokenResync, type TokenSyncConfig } from "./watch.ts";
+
+export interface TokenControllerSetup {
+  /** Live GETs of the token Secrets (no cache, no informer). */
+  readonly kube: Kube;
+  readonly host: HostFs;
+  readonly events: EventRecorder;
+  /** Warning events go to the Node when its name is known. */
+  readonly node: NodeIdentity;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** controllers.token.syncConfigs */
+  readonly syncConfigs: readonly TokenSyncConfig[];
+  /** controllers.token.syncPeriod in ms */
+  readonly syncPeriodMs: number;
+  /** From `createTokenResync()`; its `trigger` is what the OSC controller gets as `onTokenResync`. */
+  readonly resync: TokenResync;
+  readonly controllerMetrics?: ControllerMetrics;
+}
+
+/** Builds the `token` controller with one start key per sync config (not started: run `controller.start(signal)`). */
+export function setupTokenController(s: TokenControllerSetup): Controller {
+  const nodeName = s.node.nodeName;
+  const reconcile = createReconciler({
+    apiReader: liveReader(s.kube),
+    host: s.host,
+    events: s.events,
+    eventTarget: nodeName !== undefined && nodeName !== "" ? { kind: "Node", apiVersion: "v1", name: nodeName } : undefined,
+    log: s.log.child({ controller: "token" }),
+    syncConfigs: s.syncConfigs,
+    syncPeriodMs: s.syncPeriodMs,
+  });
+  return newTokenController({
+    reconcile,
+    resync: s.resync.source,
+    syncConfigs: s.syncConfigs,
+    clock: s.clock,
+    log: s.log,
+    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
+  });
+}

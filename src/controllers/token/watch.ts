@@ -1,0 +1,70 @@
+import type { Clock } from "../../clock/index.ts";
+import { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { enqueueObject } from "../../kube/handler.ts";
+import { only, type Predicate } from "../../kube/predicate.ts";
+import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
+import { Channel } from "../../kube/source.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+
+export const controllerName = "token";
+export const secretNamespace = "kube-system";
+/** controllerutils.DefaultReconciliationTimeout */
+export const reconcileTimeoutMs = 3 * 60 * 1000;
+
+export interface TokenSyncConfig {
+  readonly secretName: string;
+  readonly path: string;
+}
+
+/** Upstream runs one worker per sync config (at least one), so one slow secret does not hold up the others. */
+export const workersFor = (configs: readonly TokenSyncConfig[]): number => Math.max(1, configs.length);
+
+/** The keys enqueued once at controller start: `kube-system/<secretName>` per sync config, in config order. */
+export const startKeys = (configs: readonly TokenSyncConfig[]): ObjectKey[] =>
+  configs.map((c) => ({ namespace: secretNamespace, name: c.secretName }));
+
+/** Only Generic events (from the in-process resync channel) enqueue; there is no Secret informer. */
+export const resyncPredicate: Predicate<KubeObject> = only<KubeObject>("generic");
+
+/**
+ * The in-process channel other controllers use to ask for a token file to be written again (the
+ * OSC controller: a synced file was deleted, or service-account keys were rotated in place).
+ * `trigger` never blocks; events sent before the controller subscribes are buffered.
+ */
+export interface TokenResync {
+  readonly source: Source<KubeObject>;
+  readonly trigger: (secret: ObjectKey) => void;
+}
+
+export function createTokenResync(): TokenResync {
+  const channel = new Channel<KubeObject>();
+  return {
+    source: channel,
+    trigger: (secret) => channel.send({ metadata: { namespace: secret.namespace, name: secret.name } }),
+  };
+}
+
+export function newTokenController(opts: {
+  readonly reconcile: Reconcile;
+  readonly resync: Source<KubeObject>;
+  readonly syncConfigs: readonly TokenSyncConfig[];
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics?: ControllerMetrics;
+}): Controller {
+  const c = new Controller({
+    name: controllerName,
+    reconcile: opts.reconcile,
+    workers: workersFor(opts.syncConfigs),
+    timeoutMs: reconcileTimeoutMs,
+    log: opts.log,
+    clock: opts.clock,
+    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+  });
+  for (const k of startKeys(opts.syncConfigs)) c.add(k);
+  c.watch(opts.resync, enqueueObject<KubeObject>(), resyncPredicate);
+  return c;
+}
