@@ -5,15 +5,16 @@
 #   make e2e                  # builds dist/ first
 #   bash test/e2e/run.sh      # uses what is in dist/
 #
-# Environment: GNA_E2E_WORK (work dir, default a new /tmp/gna-e2e.XXXXXX), GNA_E2E_CACHE (image cache, default
+# Environment: GNA_E2E_DIST (build output with the amd64 binary and oci/, default dist), GNA_E2E_WORK (work dir, default a new /tmp/gna-e2e.XXXXXX), GNA_E2E_CACHE (image cache, default
 # /var/cache/gna-e2e), GNA_E2E_KEEP_DISKS=1 (keep the VM disks), GNA_E2E_STEP_TIMEOUT_SCALE (multiply deadlines).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$REPO"
 BUN=${BUN:-$REPO/node_modules/.bin/bun}
-AGENT_BIN=$REPO/dist/gardener-node-agent-linux-amd64
-OCI_DIR=$REPO/dist/oci
+DIST=${GNA_E2E_DIST:-$REPO/dist}
+AGENT_BIN=$DIST/gardener-node-agent-linux-amd64
+OCI_DIR=$DIST/oci
 WORK=${GNA_E2E_WORK:-$(mktemp -d /tmp/gna-e2e.XXXXXX)}
 SHARE=$WORK/share
 GUEST_API=10.0.2.100:6443
@@ -83,10 +84,10 @@ docker-registry serve "$WORK/registry.yml" >"$WORK/registry.log" 2>&1 &
 PIDS+=($!)
 
 API_PORT=$(free_port)
-if [[ -f test/doubles/apiserver/main.ts ]]; then
-  API_MAIN=test/doubles/apiserver/main.ts
+if [[ -f test/doubles/apiserver/index.ts ]]; then
+  API_MAIN=test/e2e/sim-host.ts # the simulator plus a control API for fixtures and CSR signing
 else
-  log "WARN: test/doubles/apiserver/main.ts missing: using the connectivity-only stand-in"
+  log "WARN: test/doubles/apiserver missing: using the connectivity-only stand-in"
   API_MAIN=test/e2e/standin-apiserver.ts
 fi
 "$BUN" run "$API_MAIN" --port "$API_PORT" --bind 127.0.0.1 --san "${GUEST_API%%:*}" --state-dir "$WORK/apiserver" \
@@ -96,7 +97,8 @@ PIDS+=("$API_PID")
 wait_json_line "$WORK/apiserver.json" "$API_PID" || { tail -n 20 "$WORK/apiserver.log"; die "API server did not start"; }
 for _ in $(seq 50); do curl -fsS "http://127.0.0.1:$REG_PORT/v2/" >/dev/null 2>&1 && break; sleep 0.2; done
 curl -fsS "http://127.0.0.1:$REG_PORT/v2/" >/dev/null || die "registry did not start (see $WORK/registry.log)"
-log "API server $(head -n1 "$WORK/apiserver.json" | jq -r .url), registry 127.0.0.1:$REG_PORT"
+API_URL=$(head -n1 "$WORK/apiserver.json" | jq -r .url)
+log "API server $API_URL, registry 127.0.0.1:$REG_PORT"
 
 # 3. The artifact: pushed into the registry, referenced by digest.
 DIGEST=""

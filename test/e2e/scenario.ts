@@ -34,6 +34,9 @@ function agentVersion(binary: string): string {
   return 'v0.0.0-unknown';
 }
 
+/** The first line the API server process printed. */
+const readApiInfo = (file: string): ApiInfo => v.parse(ApiInfo, JSON.parse(readFileSync(file, 'utf8').split('\n')[0] ?? ''));
+
 function identityOf(ctx: RunContext): ScenarioIdentity {
   return {
     agentVersion: ctx.agentVersion,
@@ -53,7 +56,7 @@ async function prepare(args: Record<string, string | undefined>, signal: AbortSi
     return val;
   };
   const work = need('work');
-  const info = v.parse(ApiInfo, JSON.parse(readFileSync(need('api-info'), 'utf8').split('\n')[0] ?? ''));
+  const info = readApiInfo(need('api-info'));
   const hostname = need('hostname');
   const token = { id: randomId('abcdefghijklmnopqrstuvwxyz0123456789', 6), secret: randomId('abcdefghijklmnopqrstuvwxyz0123456789', 16) };
   let ctx: RunContext = {
@@ -79,17 +82,15 @@ async function prepare(args: Record<string, string | undefined>, signal: AbortSi
   };
   const identity = identityOf(ctx);
   const provision = provisionUserData({
-    repo: ctx.repo,
     agentBinary: need('agent-binary'),
     imageRef: `${ctx.guestRegistry}/gardener-node-agent@${ctx.digest}`,
     apiServerUrl: ctx.guestApiUrl,
-    caPem: identity.caPem,
+    caFile: ctx.caFile,
     oscSecretName: ctx.oscSecretName,
     kubernetesVersion: ctx.kubernetesVersion,
     kubeletDataVolumeSize: DATA_DISK_BYTES,
-    bootstrapToken: `${token.id}.${token.secret}`,
-    machineName: ctx.machineName,
   });
+
   let script: string;
   if ('script' in provision) {
     script = substitutePlaceholders(provision.script, `${token.id}.${token.secret}`, ctx.machineName);
@@ -97,7 +98,7 @@ async function prepare(args: Record<string, string | undefined>, signal: AbortSi
     ctx = { ...ctx, provisionMissing: provision.missing };
     script = pipelineProbeScript({ apiServerUrl: ctx.guestApiUrl, registryUrl: `http://${ctx.guestRegistry}`, caPem: identity.caPem });
   }
-  const cluster = createCluster(info, signal);
+  const cluster = createCluster(info);
   if (cluster !== undefined) {
     const b64 = (s: string): string => Buffer.from(s).toString('base64');
     await cluster.setup(
@@ -128,11 +129,11 @@ async function verify(args: Record<string, string | undefined>, signal: AbortSig
   const ctx = v.parse(RunContext, JSON.parse(readFileSync(join(work, 'context.json'), 'utf8')));
   const qemuPid = Number(args['qemu-pid']);
   const scale = Number(process.env['GNA_E2E_STEP_TIMEOUT_SCALE'] ?? '1') || 1;
-  const info = { url: ctx.apiUrl, caFile: ctx.caFile, adminToken: ctx.adminToken, standin: ctx.standin };
+  const info = readApiInfo(join(work, 'apiserver.json'));
   const deps: StepDeps = {
     ctx,
     guest: new Guest(join(work, 'share')),
-    cluster: createCluster(v.parse(ApiInfo, info), signal),
+    cluster: createCluster(info),
     qemuAlive: () => {
       try {
         process.kill(qemuPid, 0);

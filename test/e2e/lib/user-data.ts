@@ -15,7 +15,11 @@ export function harnessCloudConfig(): string {
     // cloud-init.service runs before sysinit.target: a unit with default dependencies would wait for it (deadlock).
     `systemd-run --no-block --unit=gna-e2e-guest -p DefaultDependencies=no /bin/bash ${guestShare}/guest.sh`,
   ].join(' && ');
-  return `#cloud-config\n${stringify({ bootcmd: [['sh', '-c', start]] })}`;
+  return `#cloud-config\n${stringify({
+    bootcmd: [['sh', '-c', start]],
+    // The init unit reads /etc/environment: the host registry speaks plain HTTP (init.sh knob).
+    write_files: [{ path: '/etc/environment', append: true, content: 'GNA_REGISTRY_PLAIN_HTTP=1\n' }],
+  })}`;
 }
 
 /**
