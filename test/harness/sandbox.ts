@@ -1,0 +1,206 @@
+import { mkdtemp, mkdir, readdir, rm, stat, writeFile, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
+import { startSystemdDouble, type SystemdDouble } from "../doubles/systemd/index.ts";
+
+/**
+ * A whole-binary sandbox: the API-server simulator, the systemd D-Bus double, a temporary --root with
+ * the agent's config, client-certificate kubeconfig and machine-name, and the Node the agent runs on.
+ * Used by `make demo`, the whole-binary suites and the benchmarks.
+ */
+export interface Sandbox {
+  readonly sim: ApiServerSim;
+  readonly systemd: SystemdDouble;
+  readonly root: string;
+  readonly nodeName: string;
+  readonly secretName: string;
+  readonly binary: string;
+  readonly healthPort: number;
+  readonly metricsPort: number;
+  /** Creates or replaces the OSC Secret; returns its checksum (sha256 of osc.yaml). */
+  setOsc(oscYaml: string): string;
+  /** Starts the agent binary against the sandbox. */
+  spawnAgent(extraEnv?: Record<string, string>): AgentProcess;
+  /** Waits until the Node carries `checksum/cloud-config-data=<checksum>`. */
+  waitForApplied(checksum: string, timeoutMs?: number): Promise<void>;
+  /** The Node object as stored. */
+  node(): Record<string, unknown> | undefined;
+  /** Files under the root (host paths), with mode and size, excluding the agent's own state dir. */
+  listFiles(under?: string): Promise<{ path: string; mode: string; size: number }[]>;
+  readHostFile(path: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface AgentProcess {
+  readonly proc: ReturnType<typeof Bun.spawn>;
+  readonly output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+export interface SandboxOptions {
+  readonly binary?: string;
+  readonly nodeName?: string;
+  readonly machineName?: string;
+  readonly secretName?: string;
+  readonly kubernetesVersion?: string;
+  readonly createNode?: boolean;
+  readonly extraConfig?: Record<string, unknown>;
+}
+
+const freePort = async (): Promise<number> => {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = s.port ?? 0;
+  await s.stop(true);
+  return port;
+};
+
+export const agentBinary = join(import.meta.dir, "../../dist/gardener-node-agent");
+
+export async function binaryVersion(binary = agentBinary): Promise<string> {
+  const out = Bun.spawnSync([binary, "--version"]).stdout.toString().trim();
+  return out.split(/\s+/).pop() ?? "";
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const binary = opts.binary ?? agentBinary;
+  const nodeName = opts.nodeName ?? "worker-1";
+  const machineName = opts.machineName ?? `machine-${nodeName}`;
+  const secretName = opts.secretName ?? "gardener-node-agent-worker-pool";
+  const root = await mkdtemp(join(tmpdir(), "gna-sandbox-"));
+  const sim = await startApiServer();
+  const systemd = await startSystemdDouble();
+  const [healthPort, metricsPort] = [await freePort(), await freePort()];
+
+  const stateDir = join(root, "var/lib/gardener-node-agent");
+  await mkdir(join(stateDir, "credentials"), { recursive: true });
+  const version = await binaryVersion(binary);
+  const config = {
+    apiVersion: "nodeagent.config.gardener.cloud/v1alpha1",
+    kind: "NodeAgentConfiguration",
+    logFormat: "text",
+    apiServer: { server: sim.url, caFile: "/var/lib/gardener-node-agent/cluster-ca.crt" },
+    server: {
+      healthProbes: { bindAddress: "127.0.0.1", port: healthPort },
+      metrics: { bindAddress: "127.0.0.1", port: metricsPort },
+    },
+    controllers: {
+      operatingSystemConfig: { secretName, kubernetesVersion: opts.kubernetesVersion ?? "1.33.0" },
+    },
+    ...opts.extraConfig,
+  };
+  await writeFile(join(stateDir, `config-${version}.yaml`), stringify(config), { mode: 0o600 });
+  await writeFile(join(stateDir, "cluster-ca.crt"), sim.caPem, { mode: 0o640 });
+  await writeFile(join(stateDir, "machine-name"), `${machineName}\n`, { mode: 0o640 });
+  const cert = await sim.issueClientCert(`gardener.cloud:node-agent:machine:${machineName}`, ["gardener.cloud:node-agents"]);
+  const kubeconfig = sim.kubeconfig({ clientCert: cert }, { caPath: "/var/lib/gardener-node-agent/cluster-ca.crt", name: "node-agent" });
+  await writeFile(join(stateDir, "credentials/kubeconfig"), kubeconfig, { mode: 0o600 });
+
+  sim.setMachineNode(machineName, nodeName);
+  sim.allowSecret(machineName, secretName);
+  if (opts.createNode !== false) {
+    sim.store.create("nodes", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } },
+    });
+  }
+
+  const agents: AgentProcess[] = [];
+  const sandbox: Sandbox = {
+    sim,
+    systemd,
+    root,
+    nodeName,
+    secretName,
+    binary,
+    healthPort,
+    metricsPort,
+    setOsc(oscYaml) {
+      const checksum = new Bun.CryptoHasher("sha256").update(oscYaml).digest("hex");
+      const secret = {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: {
+          name: secretName,
+          namespace: "kube-system",
+          annotations: { "checksum/data-script": checksum },
+          labels: { "gardener.cloud/role": "operating-system-config" },
+        },
+        data: { "osc.yaml": Buffer.from(oscYaml).toString("base64") },
+      };
+      if (sim.store.get("secrets", "kube-system", secretName) === undefined) sim.store.create("secrets", secret);
+      else sim.store.update("secrets", secret);
+      return checksum;
+    },
+    spawnAgent(extraEnv = {}) {
+      let out = "";
+      const proc = Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
+        env: {
+          PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+          DBUS_SYSTEM_BUS_ADDRESS: systemd.address,
+          GARDENER_NODE_AGENT_HOSTNAME: nodeName,
+          ...extraEnv,
+        },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const drain = async (s: ReadableStream<Uint8Array>) => {
+        const dec = new TextDecoder();
+        for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+      };
+      const drained = Promise.all([drain(proc.stdout as ReadableStream<Uint8Array>), drain(proc.stderr as ReadableStream<Uint8Array>)]);
+      const agent: AgentProcess = {
+        proc,
+        output: () => out,
+        async stop(signal = "SIGTERM") {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+          const code = await proc.exited;
+          await drained;
+          return code;
+        },
+      };
+      agents.push(agent);
+      return agent;
+    },
+    async waitForApplied(checksum, timeoutMs = 30_000) {
+      await sim.waitFor(
+        "nodes",
+        "",
+        nodeName,
+        (n) => {
+          const ann = (n?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations;
+          return ann?.["checksum/cloud-config-data"] === checksum;
+        },
+        timeoutMs,
+      );
+    },
+    node: () => sim.store.get("nodes", "", nodeName) as Record<string, unknown> | undefined,
+    async listFiles(under = "/") {
+      const out: { path: string; mode: string; size: number }[] = [];
+      const walk = async (dir: string): Promise<void> => {
+        const entries = await readdir(join(root, dir), { withFileTypes: true }).catch(() => []);
+        for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+          const p = join(dir, e.name);
+          if (p.startsWith("/var/lib/gardener-node-agent")) continue;
+          if (e.isDirectory()) await walk(p);
+          else {
+            const st = await stat(join(root, p));
+            out.push({ path: p, mode: (st.mode & 0o7777).toString(8).padStart(4, "0"), size: st.size });
+          }
+        }
+      };
+      await walk(under);
+      return out;
+    },
+    readHostFile: (path) => readFile(join(root, path), "utf8"),
+    async stop() {
+      await Promise.all(agents.map((a) => a.stop("SIGKILL")));
+      await systemd.stop();
+      await sim.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+  return sandbox;
+}
