@@ -1,8 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { startApiServer } from "../doubles/apiserver/index.ts";
+import type { ApiServerSim } from "../doubles/apiserver/index.ts";
+import { startSystemdDouble } from "../doubles/systemd/index.ts";
+import type { SystemdDouble } from "../doubles/systemd/index.ts";
 
 // Whole-binary tests of the compiled executable (`make build`); GNA_BINARY points at another build.
 const binary = resolve(process.env["GNA_BINARY"] ?? "dist/gardener-node-agent");
@@ -33,6 +37,11 @@ interface Running {
 const running: Running[] = [];
 const dirs: string[] = [];
 let version = "";
+setDefaultTimeout(20_000);
+
+// The run command needs an API server (identity, node discovery, caches) and a system bus.
+let sim: ApiServerSim;
+let systemd: SystemdDouble;
 
 const collect = (stream: ReadableStream<Uint8Array>): Collected => {
   let text = "";
@@ -44,7 +53,17 @@ const collect = (stream: ReadableStream<Uint8Array>): Collected => {
 };
 
 const start = (args: string[], env: Record<string, string> = {}): Running => {
-  const proc = Bun.spawn([binary, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: process.env["PATH"] ?? "", ...env } });
+  const proc = Bun.spawn([binary, ...args], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      DBUS_SYSTEM_BUS_ADDRESS: systemd.address,
+      GARDENER_NODE_AGENT_HOSTNAME: "worker-a",
+      ...env,
+    },
+  });
   const r = { proc, stdout: collect(proc.stdout), stderr: collect(proc.stderr) };
   running.push(r);
   return r;
@@ -68,6 +87,15 @@ const until = async <T>(what: string, probe: () => Promise<T | undefined> | T | 
   }
 };
 
+/** Polls /readyz until 200; fails at once with the agent's last output when it exits instead. */
+const untilReady = (r: Running, port: number): Promise<true> =>
+  until("readyz", async () => {
+    if (r.proc.exitCode !== null) {
+      throw new Error(`agent exited with ${r.proc.exitCode}: ${r.stdout().trim().split("\n").at(-1) ?? ""} ${r.stderr()}`);
+    }
+    return (await get(`http://127.0.0.1:${port}/readyz`))?.status === 200 ? true : undefined;
+  });
+
 const freePort = (): number => {
   const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
   const port = s.port ?? 0;
@@ -78,7 +106,9 @@ const freePort = (): number => {
 const tempRoot = (files: Record<string, string> = {}): string => {
   const root = mkdtempSync(join(tmpdir(), "gna-cli-"));
   dirs.push(root);
-  mkdirSync(join(root, configDir), { recursive: true });
+  mkdirSync(join(root, configDir, "credentials"), { recursive: true });
+  writeFileSync(join(root, configDir, "credentials/kubeconfig"), sim.kubeconfig({ token: sim.adminToken }));
+  writeFileSync(join(root, configDir, "machine-name"), "machine-a\n");
   for (const [name, text] of Object.entries(files)) writeFileSync(join(root, configDir, name), text);
   return root;
 };
@@ -103,6 +133,8 @@ const stopAndWait = async (r: Running): Promise<number> => {
 
 beforeAll(async () => {
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run make build first`);
+  sim = await startApiServer();
+  systemd = await startSystemdDouble();
   const out = await run(["--version"]);
   version = out.stdout.trim().replace(/^gardener-node-agent /, "");
 });
@@ -111,8 +143,9 @@ afterEach(() => {
   for (const r of running.splice(0)) if (r.proc.exitCode === null) r.proc.kill("SIGKILL");
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  await Promise.all([sim?.stop(), systemd?.stop()]);
 });
 
 describe("gardener-node-agent binary", () => {
@@ -172,7 +205,7 @@ describe("gardener-node-agent binary", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('controllers.operatingSystemConfig.kubernetesVersion: Invalid value: "1.31.0"');
     const r = start(["--root", root], { EXPERIMENTAL_DISABLE_KUBERNETES_VERSION_CHECK: "true" });
-    await until("readyz", async () => ((await get(`http://127.0.0.1:${health}/readyz`))?.status === 200 ? true : undefined));
+    await untilReady(r, health);
     expect(await stopAndWait(r)).toBe(0);
   });
 
@@ -180,11 +213,8 @@ describe("gardener-node-agent binary", () => {
     const [health, metrics] = [freePort(), freePort()];
     const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, metrics) });
     const r = start(["--root", root]);
-    const readyz = await until("readyz", async () => {
-      const res = await get(`http://127.0.0.1:${health}/readyz`);
-      return res?.status === 200 ? res : undefined;
-    });
-    expect(readyz.body).toBe("ok");
+    await untilReady(r, health);
+    expect(await get(`http://127.0.0.1:${health}/readyz`)).toEqual({ status: 200, body: "ok" });
     expect(await get(`http://127.0.0.1:${health}/healthz`)).toEqual({ status: 200, body: "ok" });
     const scrape = await get(`http://127.0.0.1:${metrics}/metrics`);
     expect(scrape?.status).toBe(200);
@@ -201,7 +231,7 @@ describe("gardener-node-agent binary", () => {
   test("serves on :2751 and :2752 with the default config", async () => {
     const root = tempRoot({ [`config-${version}.yaml`]: "controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: 1.34.0}}\n" });
     const r = start(["--root", root]);
-    await until("readyz on :2751", async () => ((await get("http://127.0.0.1:2751/readyz"))?.status === 200 ? true : undefined));
+    await untilReady(r, 2751);
     expect((await get("http://127.0.0.1:2752/metrics"))?.status).toBe(200);
     expect(await stopAndWait(r)).toBe(0);
   });
@@ -210,7 +240,7 @@ describe("gardener-node-agent binary", () => {
     const health = freePort();
     const root = tempRoot({ "config-v0.0.1-other.yaml": validConfig(health, freePort()) });
     const r = start(["--root", root, "--log-format=text"]);
-    await until("readyz", async () => ((await get(`http://127.0.0.1:${health}/readyz`))?.status === 200 ? true : undefined));
+    await untilReady(r, health);
     expect(await stopAndWait(r)).toBe(0);
     await r.stdout.done;
     expect(r.stdout()).toContain(
