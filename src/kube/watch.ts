@@ -60,7 +60,13 @@ export async function* watchStream<T extends KubeObject>(
   const caller = opts.signal;
   if (caller?.aborted) return;
   const url = `${t.baseUrl}${resourcePath(res, namespace)}?${watchQuery(opts)}`;
-  const headers = await t.headers(caller);
+  let headers: Record<string, string>;
+  try {
+    headers = await t.headers(caller);
+  } catch (err) {
+    if (caller?.aborted) return; // aborted while waiting for the rate limiter
+    throw err;
+  }
   const headerDeadline = new AbortController();
   const timer = setTimeout(() => headerDeadline.abort(), t.headerTimeoutMs);
   const signal = caller !== undefined ? AbortSignal.any([caller, headerDeadline.signal]) : headerDeadline.signal;
