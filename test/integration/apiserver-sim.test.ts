@@ -113,3 +113,432 @@ describe("apiserver simulator CRUD", () => {
     expect(meta(ev.object)["labels"]).toEqual({ x: "z" });
   });
 });
+
+describe("apiserver simulator watch", () => {
+  test("replays existing objects as ADDED, then a BOOKMARK, then live events", async () => {
+    await admin.call("POST", SECRETS, { body: { metadata: { name: "w-replay", labels: { set: "replay" } } } });
+    const w = await watch(`${SECRETS}?watch=1&allowWatchBookmarks=true&labelSelector=set%3Dreplay`);
+    const first = await w.next();
+    expect(first.type).toBe("ADDED");
+    expect(meta(first.object)["name"]).toBe("w-replay");
+    const bm = await w.next();
+    expect(bm.type).toBe("BOOKMARK");
+    expect(bm.object).toEqual({ kind: "Secret", apiVersion: "v1", metadata: { resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null } });
+    await admin.call("DELETE", `${SECRETS}/w-replay`);
+    const del = await w.next();
+    expect(del.type).toBe("DELETED");
+    expect(Number(meta(del.object)["resourceVersion"])).toBe(sim.store.resourceVersion);
+  });
+
+  test("marks the end of initial events when sendInitialEvents is used", async () => {
+    await admin.call("POST", SECRETS, { body: { metadata: { name: "w-initial" } } });
+    const w = await watch(`${SECRETS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dw-initial`);
+    expect((await w.next()).type).toBe("ADDED");
+    const bm = await w.next();
+    expect(bm.type).toBe("BOOKMARK");
+    expect(meta(bm.object)["annotations"]).toEqual({ "k8s.io/initial-events-end": "true" });
+  });
+
+  test("rejects sendInitialEvents without resourceVersionMatch=NotOlderThan with 422", async () => {
+    const r = await admin.call("GET", `${SECRETS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`);
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ reason: "Invalid", details: { group: "meta.k8s.io", kind: "ListOptions" } });
+  });
+
+  test("resumes from a resourceVersion and delivers every later event in order", async () => {
+    const c = await admin.call("POST", SECRETS, { body: { metadata: { name: "w-resume" } } });
+    const rv = String(meta(c.body)["resourceVersion"]);
+    await admin.call("PATCH", `${SECRETS}/w-resume`, { body: { metadata: { labels: { n: "1" } } }, contentType: "application/merge-patch+json" });
+    await admin.call("PATCH", `${SECRETS}/w-resume`, { body: { metadata: { labels: { n: "2" } } }, contentType: "application/merge-patch+json" });
+    const w = await watch(`${SECRETS}?watch=1&fieldSelector=metadata.name%3Dw-resume&resourceVersion=${rv}`);
+    const e1 = await w.next();
+    const e2 = await w.next();
+    expect([e1.type, meta(e1.object)["labels"]]).toEqual(["MODIFIED", { n: "1" }]);
+    expect([e2.type, meta(e2.object)["labels"]]).toEqual(["MODIFIED", { n: "2" }]);
+  });
+
+  test("answers an expired resourceVersion with 200 and a single ERROR 410 event, then ends", async () => {
+    const c = await admin.call("POST", SECRETS, { body: { metadata: { name: "w-expired" } } });
+    const rv = String(meta(c.body)["resourceVersion"]);
+    await admin.call("PATCH", `${SECRETS}/w-expired`, { body: { metadata: { labels: { a: "b" } } }, contentType: "application/merge-patch+json" });
+    sim.compact();
+    const w = await watch(`${SECRETS}?watch=1&resourceVersion=${rv}`);
+    expect(w.status).toBe(200);
+    const ev = await w.next();
+    expect(ev.type).toBe("ERROR");
+    expect(ev.object).toMatchObject({ kind: "Status", status: "Failure", reason: "Expired", code: 410 });
+    expect(await w.waitEnd()).toBe(true);
+  });
+
+  test("answers an exact LIST at a compacted resourceVersion with 410 and reconstructs a retained one", async () => {
+    const c = await admin.call("POST", SECRETS, { body: { metadata: { name: "l-exact", labels: { v: "1" } } } });
+    const rv = String(meta(c.body)["resourceVersion"]);
+    await admin.call("PATCH", `${SECRETS}/l-exact`, { body: { metadata: { labels: { v: "2" } } }, contentType: "application/merge-patch+json" });
+    const old = await admin.call("GET", `${SECRETS}?fieldSelector=metadata.name%3Dl-exact&resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    expect((old.body as { items: { metadata: { labels: unknown } }[] }).items[0]!.metadata.labels).toEqual({ v: "1" });
+    sim.compact();
+    const gone = await admin.call("GET", `${SECRETS}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    expect(gone.status).toBe(410);
+    expect(gone.body).toMatchObject({ reason: "Expired", code: 410 });
+  });
+
+  test("sends DELETED with the old labels when an object stops matching a label selector, ADDED when it matches again", async () => {
+    await admin.call("POST", SECRETS, { body: { metadata: { name: "w-sel", labels: { role: "a" } } } });
+    const w = await watch(`${SECRETS}?watch=1&labelSelector=role%20in%20(a)`);
+    expect((await w.next()).type).toBe("ADDED");
+    await admin.call("PATCH", `${SECRETS}/w-sel`, { body: { metadata: { labels: { role: "b" } } }, contentType: "application/merge-patch+json" });
+    const del = await w.next();
+    expect(del.type).toBe("DELETED");
+    expect(meta(del.object)["labels"]).toEqual({ role: "a" });
+    expect(meta(del.object)["resourceVersion"]).toBe(String(sim.store.resourceVersion));
+    await admin.call("PATCH", `${SECRETS}/w-sel`, { body: { metadata: { labels: { role: "a" } } }, contentType: "application/merge-patch+json" });
+    expect((await w.next()).type).toBe("ADDED");
+  });
+
+  test("ends a watch after timeoutSeconds", async () => {
+    const w = await watch(`${SECRETS}?watch=1&timeoutSeconds=1&resourceVersion=${sim.store.resourceVersion}`);
+    expect(await w.waitEnd(5000)).toBe(true);
+    expect(sim.openWatches()).toBe(0);
+  });
+
+  test("sends periodic bookmarks when an interval is configured", async () => {
+    const own = await startApiServer({ bookmarkIntervalMs: 50 });
+    try {
+      const c = new SimClient(own.url, own.caPem, { token: own.adminToken });
+      const w = await c.watch(`/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=${own.store.resourceVersion}`);
+      expect((await w.next()).type).toBe("BOOKMARK");
+      expect((await w.next()).type).toBe("BOOKMARK");
+      w.close();
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
+describe("apiserver simulator selectors", () => {
+  test.each([
+    ["tier=web", ["sel-web"]],
+    ["tier==web", ["sel-web"]],
+    ["tier!=web", ["sel-db", "sel-none"]],
+    ["tier in (web,db)", ["sel-db", "sel-web"]],
+    ["tier notin (web)", ["sel-db", "sel-none"]],
+    ["tier", ["sel-db", "sel-web"]],
+    ["!tier", ["sel-none"]],
+    ["tier=web,zone=a", ["sel-web"]],
+  ])("label selector %p selects %p", async (selector, names) => {
+    if (sim.store.get("configmaps", "default", "sel-web") === undefined) {
+      sim.store.create("configmaps", { metadata: { name: "sel-web", namespace: "default", labels: { tier: "web", zone: "a", sel: "x" } } });
+      sim.store.create("configmaps", { metadata: { name: "sel-db", namespace: "default", labels: { tier: "db", sel: "x" } } });
+      sim.store.create("configmaps", { metadata: { name: "sel-none", namespace: "default", labels: { sel: "x" } } });
+    }
+    const r = await admin.call("GET", `/api/v1/namespaces/default/configmaps?labelSelector=${encodeURIComponent(`sel=x,${selector}`)}`);
+    expect((r.body as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name)).toEqual(names);
+  });
+
+  test("filters pods by spec.nodeName across namespaces and rejects unknown fields with 400", async () => {
+    sim.store.create("pods", { metadata: { name: "p-on-a", namespace: "default" }, spec: { nodeName: "node-a", containers: [{ name: "c", image: "i" }] } });
+    sim.store.create("pods", { metadata: { name: "p-on-b", namespace: "kube-system" }, spec: { nodeName: "node-b", containers: [{ name: "c", image: "i" }] } });
+    const r = await admin.call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-a");
+    expect((r.body as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name)).toEqual(["p-on-a"]);
+    const neq = await admin.call("GET", "/api/v1/pods?fieldSelector=spec.nodeName!%3Dnode-a,metadata.namespace%3Dkube-system");
+    expect((neq.body as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name)).toEqual(["p-on-b"]);
+    const bad = await admin.call("GET", "/api/v1/pods?fieldSelector=spec.bogus%3Dx");
+    expect(bad.status).toBe(400);
+  });
+});
+
+const NODES = "/api/v1/nodes";
+const MERGE = "application/merge-patch+json";
+const SMP = "application/strategic-merge-patch+json";
+const JSONPATCH = "application/json-patch+json";
+
+describe("apiserver simulator patch", () => {
+  test("applies a strategic merge patch by merge key, with $patch: delete and null removal", async () => {
+    sim.store.create("nodes", {
+      metadata: { name: "smp-node", labels: { keep: "1", drop: "1" } },
+      status: { conditions: [{ type: "Ready", status: "False" }, { type: "Custom", status: "True" }], addresses: [{ type: "InternalIP", address: "10.0.0.1" }] },
+    });
+    const patch = {
+      metadata: { labels: { drop: null, added: "1" } },
+      status: { conditions: [{ type: "Ready", status: "True" }, { type: "Custom", $patch: "delete" }, { type: "New", status: "True" }] },
+    };
+    const r = await admin.call("PATCH", `${NODES}/smp-node/status`, { body: patch, contentType: SMP });
+    expect(r.status).toBe(200);
+    const o = r.body as { metadata: { labels: unknown }; status: { conditions: unknown[]; addresses: unknown[] } };
+    expect(o.metadata.labels).toEqual({ keep: "1", added: "1" });
+    expect(o.status.conditions).toEqual([{ type: "Ready", status: "True" }, { type: "New", status: "True" }]);
+    expect(o.status.addresses).toEqual([{ type: "InternalIP", address: "10.0.0.1" }]);
+  });
+
+  test("merges ownerReferences by uid under strategic merge and replaces lists under merge patch", async () => {
+    const ref = (uid: string) => ({ apiVersion: "v1", kind: "Node", name: uid, uid });
+    sim.store.create("configmaps", { metadata: { name: "owners", namespace: "default", ownerReferences: [ref("u1")] } });
+    const s = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/owners", { body: { metadata: { ownerReferences: [ref("u2")] } }, contentType: SMP });
+    expect(meta(s.body)["ownerReferences"]).toEqual([ref("u1"), ref("u2")]);
+    const m = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/owners", { body: { metadata: { ownerReferences: [ref("u3")] } }, contentType: MERGE });
+    expect(meta(m.body)["ownerReferences"]).toEqual([ref("u3")]);
+  });
+
+  test("applies a JSON patch and answers a failing test op with 422 and a malformed one with 400", async () => {
+    sim.store.create("configmaps", { metadata: { name: "jp", namespace: "default" }, data: { a: "1" } });
+    const ok = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", {
+      body: [{ op: "test", path: "/data/a", value: "1" }, { op: "replace", path: "/data/a", value: "2" }, { op: "add", path: "/data/b", value: "3" }],
+      contentType: JSONPATCH,
+    });
+    expect((ok.body as { data: unknown }).data).toEqual({ a: "2", b: "3" });
+    const failed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: [{ op: "test", path: "/data/a", value: "1" }], contentType: JSONPATCH });
+    expect(failed.status).toBe(422);
+    expect(failed.body).toMatchObject({ reason: "Invalid", code: 422 });
+    const missing = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: [{ op: "remove", path: "/data/zzz" }], contentType: JSONPATCH });
+    expect(missing.status).toBe(422);
+    const malformed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: "{not json", contentType: JSONPATCH });
+    expect(malformed.status).toBe(400);
+  });
+
+  test("treats a resourceVersion inside a patch as a precondition", async () => {
+    sim.store.create("configmaps", { metadata: { name: "pre", namespace: "default" } });
+    const r = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/pre", { body: { metadata: { resourceVersion: "1", labels: { a: "b" } } }, contentType: MERGE });
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ reason: "Conflict" });
+  });
+});
+
+describe("apiserver simulator type rules", () => {
+  test("adds the not-ready taint to a new Node", async () => {
+    const r = await admin.call("POST", NODES, { body: { metadata: { name: "taint-node" } } });
+    expect((r.body as { spec: unknown }).spec).toEqual({ taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] });
+  });
+
+  test("stores status and labels but not spec through nodes/status, and drops status sent to the main resource", async () => {
+    sim.store.create("nodes", { metadata: { name: "status-node" }, spec: { podCIDR: "10.1.0.0/24" } });
+    const s = await admin.call("PATCH", `${NODES}/status-node/status`, {
+      body: { metadata: { labels: { l: "v" } }, spec: { unschedulable: true }, status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: "2026-01-02T03:04:05.999Z" }] } },
+      contentType: SMP,
+    });
+    const so = s.body as { metadata: { labels: unknown }; spec: Record<string, unknown>; status: { conditions: { lastHeartbeatTime: string }[] } };
+    expect(so.metadata.labels).toEqual({ l: "v" });
+    expect(so.spec["unschedulable"]).toBeUndefined();
+    expect(so.status.conditions[0]!.lastHeartbeatTime).toBe("2026-01-02T03:04:05Z");
+    const m = await admin.call("PATCH", `${NODES}/status-node`, { body: { spec: { unschedulable: true }, status: { conditions: [] } }, contentType: MERGE });
+    const mo = m.body as { spec: Record<string, unknown>; status: { conditions: unknown[] } };
+    expect(mo.spec["unschedulable"]).toBe(true);
+    expect(mo.status.conditions).toHaveLength(1);
+  });
+
+  test.each([
+    ["2026-01-02T03:04:05.123456Z", 201],
+    ["2026-01-02T03:04:05.123Z", 400],
+    ["2026-01-02T03:04:05.123456789Z", 400],
+    ["2026-01-02T03:04:05Z", 400],
+  ])("accepts a Lease renewTime of %p with %p", async (renewTime, code) => {
+    const name = `mt-${code}-${renewTime.length}`;
+    const r = await admin.call("POST", LEASES, { body: { metadata: { name }, spec: { holderIdentity: "x", leaseDurationSeconds: 40, renewTime } } });
+    expect(r.status).toBe(code);
+    if (code === 400) expect(r.body).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
+    else expect((r.body as { spec: { renewTime: string } }).spec.renewTime).toBe(renewTime);
+  });
+
+  test.each([
+    ["default", 201],
+    ["kube-system", 422],
+  ])("creating an Event about a Node in namespace %p answers %p", async (ns, code) => {
+    const r = await admin.call("POST", `/api/v1/namespaces/${ns}/events`, {
+      body: { metadata: { name: `ev-${ns}` }, involvedObject: { kind: "Node", name: "n1", apiVersion: "v1" }, reason: "R", message: "m", type: "Normal", source: { component: "gardener-node-agent" } },
+    });
+    expect(r.status).toBe(code);
+    if (code === 422)
+      expect(r.body).toMatchObject({ reason: "Invalid", details: { name: "ev-kube-system", kind: "Event" }, message: 'Event "ev-kube-system" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace' });
+  });
+
+  test("deletes a pod bound to a node gracefully and removes it with gracePeriodSeconds=0", async () => {
+    sim.store.create("pods", { metadata: { name: "graceful", namespace: "default" }, spec: { nodeName: "node-a", containers: [{ name: "c", image: "i" }] } });
+    const first = await admin.call("DELETE", "/api/v1/namespaces/default/pods/graceful");
+    expect(first.status).toBe(200);
+    expect(meta(first.body)["deletionTimestamp"]).toBeString();
+    expect(sim.store.get("pods", "default", "graceful")).toBeDefined();
+    const forced = await admin.call("DELETE", "/api/v1/namespaces/default/pods/graceful", { body: { gracePeriodSeconds: 0 } });
+    expect((forced.body as { kind: string }).kind).toBe("Pod");
+    expect(sim.store.get("pods", "default", "graceful")).toBeUndefined();
+  });
+});
+
+const MACHINE = "machine-1";
+const AGENT_USER = `gardener.cloud:node-agent:machine:${MACHINE}`;
+
+async function makeCsrPem(cn: string, org: string): Promise<{ csrPem: string; keyPem: string }> {
+  const dir = await Bun.$`mktemp -d`.text();
+  const keyFile = `${dir.trim()}/key.pem`;
+  const csrPem = await Bun.$`openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${keyFile} -subj ${`/O=${org}/CN=${cn}`}`.quiet().text();
+  const keyPem = await Bun.file(keyFile).text();
+  await Bun.$`rm -rf ${dir.trim()}`;
+  return { csrPem, keyPem };
+}
+
+const csrBody = (name: string, csrPem: string) => ({
+  apiVersion: "certificates.k8s.io/v1",
+  kind: "CertificateSigningRequest",
+  metadata: { name },
+  spec: {
+    request: Buffer.from(csrPem).toString("base64"),
+    signerName: "kubernetes.io/kube-apiserver-client",
+    usages: ["digital signature", "key encipherment", "client auth"],
+    expirationSeconds: 2592000,
+  },
+});
+const CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
+
+describe("apiserver simulator authentication", () => {
+  test("rejects missing, unknown and malformed credentials with 401", async () => {
+    const none = await admin.with({}).call("GET", NODES);
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
+    expect((await admin.with({ token: "nope" }).call("GET", NODES)).status).toBe(401);
+  });
+
+  test("maps a static token to its user and groups", async () => {
+    sim.addToken("viewer-token", "viewer", ["some-group"]);
+    const r = await admin.with({ token: "viewer-token" }).call("GET", NODES);
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ message: 'nodes is forbidden: User "viewer" cannot list resource "nodes" in API group "" at the cluster scope', details: { kind: "nodes" } });
+  });
+
+  test("authenticates bootstrap tokens from their Secret and rejects a wrong or expired secret", async () => {
+    const token = sim.addBootstrapToken("abcdef", "0123456789abcdef");
+    expect((await admin.with({ token }).call("GET", "/version")).status).toBe(200);
+    expect((await admin.with({ token: "abcdef.0123456789abcdee" }).call("GET", "/version")).status).toBe(401);
+    const expiredToken = sim.addBootstrapToken("zzzzzz", "0123456789abcdef", { expiration: "2020-01-01T00:00:00Z" });
+    expect((await admin.with({ token: expiredToken }).call("GET", "/version")).status).toBe(401);
+  });
+
+  test("takes user and groups of a client certificate from CN and O, and ignores certificates of another CA", async () => {
+    const cert = await sim.issueClientCert("cert-admin", ["system:masters"]);
+    expect((await admin.with({ cert }).call("GET", NODES)).status).toBe(200);
+    expect(sim.requests.at(-1)).toMatchObject({ user: "cert-admin", groups: ["system:masters", "system:authenticated"], verb: "list", resource: "nodes" });
+    const dir = (await Bun.$`mktemp -d`.text()).trim();
+    await Bun.$`openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${dir}/k -out ${dir}/c -days 1 -subj /O=system:masters/CN=evil`.quiet();
+    const certPem = await Bun.file(`${dir}/c`).text();
+    const keyPem = await Bun.file(`${dir}/k`).text();
+    await Bun.$`rm -rf ${dir}`;
+    expect((await admin.with({ cert: { certPem, keyPem } }).call("GET", NODES)).status).toBe(401);
+  });
+});
+
+describe("apiserver simulator CSR flow and node-agent authorizer", () => {
+  let agent: SimClient;
+
+  beforeAll(async () => {
+    const token = sim.addBootstrapToken("boot01", "secretsecret0001");
+    const boot = admin.with({ token });
+    const { csrPem, keyPem } = await makeCsrPem(AGENT_USER, "gardener.cloud:node-agents");
+    const created = await boot.call("POST", CSRS, { body: csrBody("node-agent-csr-test", csrPem) });
+    expect(created.status).toBe(201);
+    expect((created.body as { spec: { username: string; groups: string[] } }).spec).toMatchObject({
+      username: "system:bootstrap:boot01",
+      groups: ["system:bootstrappers", "system:authenticated"],
+    });
+    sim.approveCsr("node-agent-csr-test");
+    const certPem = await sim.signCsr("node-agent-csr-test");
+    const got = await boot.call("GET", `${CSRS}/node-agent-csr-test`);
+    const status = (got.body as { status: { certificate: string; conditions: { type: string }[] } }).status;
+    expect(Buffer.from(status.certificate, "base64").toString()).toBe(certPem);
+    expect(status.conditions.map((c) => c.type)).toEqual(["Approved"]);
+    agent = admin.with({ cert: { certPem, keyPem } });
+    sim.setMachineNode(MACHINE, "agent-node");
+    sim.allowSecret(MACHINE, "osc-secret");
+    sim.store.create("nodes", { metadata: { name: "agent-node" } });
+    sim.store.create("nodes", { metadata: { name: "other-node" } });
+    sim.store.create("secrets", { metadata: { name: "osc-secret", namespace: "kube-system" } });
+    sim.store.create("secrets", { metadata: { name: "private", namespace: "kube-system" } });
+  });
+
+  test("signs with the CSR subject and the requested validity", async () => {
+    const csr = sim.store.get("certificatesigningrequests", "", "node-agent-csr-test")!;
+    const pem = Buffer.from(String((csr["status"] as { certificate: string }).certificate), "base64").toString();
+    const { X509Certificate } = await import("node:crypto");
+    const c = new X509Certificate(pem);
+    expect(c.subject).toBe(`O=gardener.cloud:node-agents\nCN=${AGENT_USER}`);
+    const days = (Date.parse(c.validTo) - Date.now()) / 86_400_000;
+    expect(Math.round(days)).toBe(30);
+  });
+
+  test("lets a bootstrapper read registry-ca-bundle but no other configmap", async () => {
+    const boot = admin.with({ token: "boot01.secretsecret0001" });
+    sim.store.create("configmaps", { metadata: { name: "registry-ca-bundle", namespace: "kube-system" } });
+    sim.store.create("configmaps", { metadata: { name: "other", namespace: "kube-system" } });
+    expect((await boot.call("GET", "/api/v1/namespaces/kube-system/configmaps/registry-ca-bundle")).status).toBe(200);
+    expect((await boot.call("GET", "/api/v1/namespaces/kube-system/configmaps/other")).status).toBe(403);
+    expect((await boot.call("GET", NODES)).status).toBe(403);
+  });
+
+  test.each([
+    ["GET", `${NODES}/agent-node`, 200],
+    ["GET", `${NODES}/other-node`, 403],
+    ["GET", NODES, 200],
+    ["PATCH", `${NODES}/agent-node/status`, 200],
+    ["DELETE", `${NODES}/agent-node`, 403],
+    ["GET", `${SECRETS}/osc-secret`, 200],
+    ["GET", `${SECRETS}/private`, 403],
+    ["GET", `${SECRETS}?fieldSelector=metadata.name%3Dosc-secret`, 200],
+    ["GET", SECRETS, 403],
+    ["GET", `${LEASES}/gardener-node-agent-agent-node`, 404],
+    ["GET", `${LEASES}/gardener-node-agent-other-node`, 403],
+    ["GET", "/api/v1/pods", 403],
+    ["GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dagent-node", 200],
+    ["GET", "/api/v1/namespaces/kube-system/configmaps/registry-ca-bundle", 403],
+  ])("node agent %s %s → %p", async (method, path, code) => {
+    const r = await agent.call(method, path, method === "PATCH" ? { body: { status: {} }, contentType: MERGE } : {});
+    expect(r.status).toBe(code);
+  });
+
+  test("names the own node in the denial of another node", async () => {
+    const r = await agent.call("GET", `${NODES}/other-node`);
+    expect(r.body).toMatchObject({
+      reason: "Forbidden",
+      details: { name: "other-node", kind: "nodes" },
+      message: `nodes "other-node" is forbidden: User "${AGENT_USER}" cannot get resource "nodes" in API group "" at the cluster scope: this gardener-node-agent can only access node "agent-node"`,
+    });
+  });
+
+  test("refuses an unscoped secret watch with 403 before any stream, and streams a name-scoped one", async () => {
+    const denied = await watch(`${SECRETS}?watch=1`, agent);
+    expect(denied.status).toBe(403);
+    expect(await denied.response.json()).toMatchObject({ kind: "Status", reason: "Forbidden", code: 403 });
+    const ok = await watch(`${SECRETS}?watch=1&fieldSelector=metadata.name%3Dosc-secret`, agent);
+    expect(ok.status).toBe(200);
+    expect((await ok.next()).type).toBe("ADDED");
+  });
+
+  test("lets the agent create and update its own Lease but not patch it", async () => {
+    const body = { metadata: { name: "gardener-node-agent-agent-node" }, spec: { holderIdentity: "gardener-node-agent-agent-node", leaseDurationSeconds: 40, renewTime: "2026-01-02T03:04:05.123456Z" } };
+    const c = await agent.call("POST", LEASES, { body });
+    expect(c.status).toBe(201);
+    const u = await agent.call("PUT", `${LEASES}/gardener-node-agent-agent-node`, { body: { ...body, metadata: { ...body.metadata, resourceVersion: meta(c.body)["resourceVersion"] } } });
+    expect(u.status).toBe(200);
+    expect((await agent.call("PATCH", `${LEASES}/gardener-node-agent-agent-node`, { body: {}, contentType: MERGE })).status).toBe(403);
+  });
+
+  test("lets the agent read only CSRs of its own user", async () => {
+    expect((await agent.call("GET", `${CSRS}/node-agent-csr-test`)).status).toBe(403);
+    const { csrPem } = await makeCsrPem(AGENT_USER, "gardener.cloud:node-agents");
+    expect((await agent.call("POST", CSRS, { body: csrBody("renewal", csrPem) })).status).toBe(201);
+    expect((await agent.call("GET", `${CSRS}/renewal`)).status).toBe(200);
+  });
+
+  test("denies node, lease and pod access while the own Node does not exist", async () => {
+    sim.setMachineNode("machine-2", "missing-node");
+    const cert = await sim.issueClientCert("gardener.cloud:node-agent:machine:machine-2", ["gardener.cloud:node-agents"]);
+    const c = admin.with({ cert });
+    expect((await c.call("GET", NODES)).status).toBe(200);
+    const r = await c.call("GET", `${NODES}/missing-node`);
+    expect(r.status).toBe(403);
+    expect((r.body as { message: string }).message).toEndWith('no node for "machine-2" found');
+  });
+
+  test("denies a CSR and rejects signing an unapproved one", async () => {
+    const { csrPem } = await makeCsrPem("x", "y");
+    sim.store.create("certificatesigningrequests", csrBody("to-deny", csrPem));
+    expect(sim.signCsr("to-deny")).rejects.toThrow("not approved");
+    const denied = sim.denyCsr("to-deny");
+    expect((denied["status"] as { conditions: { type: string }[] }).conditions.map((c) => c.type)).toEqual(["Denied"]);
+  });
+});
