@@ -46,7 +46,8 @@ export async function patchNodeMetadata(
   return kube.patch<KubeObject>(nodes, "", node.metadata.name ?? "", "merge", { metadata: meta }, { signal });
 }
 
-/** `1.33` → `1.33.0`, `v1.31.3` → `1.31.3`. */
-export function kubernetesVersionLabelValue(version: string): string {
+/** `1.33` → `1.33.0`, `v1.31.3` → `1.31.3`; undefined when no version is configured. */
+export function kubernetesVersionLabelValue(version: string): string | undefined {
+  if (version === "") return undefined;
   return canonicalSemVer(version);
 }

@@ -67,6 +67,8 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return {};
     }
 
+    // Checked before anything is applied so a bad configuration cannot fail only the very last step.
+    const version = kubernetesVersionLabelValue(config.kubernetesVersion);
     const known = deps.node.nodeName !== undefined;
     let node = await step("failed getting node", () => findNode(kube, deps.node, signal));
     if (!known && node !== undefined) {
@@ -122,7 +124,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         kube,
         applied,
         {
-          labels: { [kubernetesVersionLabel]: kubernetesVersionLabelValue(config.kubernetesVersion) },
+          ...(version !== undefined ? { labels: { [kubernetesVersionLabel]: version } } : {}),
           annotations: { [checksumAnnotation]: checksum },
         },
         signal,

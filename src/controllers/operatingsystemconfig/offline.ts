@@ -1,0 +1,78 @@
+import { realClock } from "../../clock/index.ts";
+import { createHostFs } from "../../host/index.ts";
+import type { Kube } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import { decodeOsc } from "../../osc/index.ts";
+import { createRegistryClient, extractFileFromImage, platformForArch } from "../../registry/index.ts";
+import { OfflineSystemd } from "../../systemd/offline.ts";
+import type { EventRecorder } from "../events.ts";
+import { applyOsc } from "./apply.ts";
+import { createContainerdInfo } from "./containerd/index.ts";
+
+export class OfflineApplyError extends Error {
+  override readonly name = "OfflineApplyError";
+}
+
+/** No API server offline: secretRef files cannot be resolved. */
+const noApiServer: Kube = new Proxy({} as Kube, {
+  get: () => () => {
+    throw new OfflineApplyError("secretRef files need an API server; inline them (encoding b64) for an offline apply");
+  },
+});
+
+const noEvents: EventRecorder = { event: async () => {} };
+
+const goArch: Readonly<Record<string, string>> = { x64: "amd64", arm64: "arm64" };
+
+export interface OfflineApplyInput {
+  readonly root: string;
+  readonly osc: Uint8Array;
+  /** Architecture of the image (imageRef files); default: this machine's. */
+  readonly arch: string | undefined;
+  readonly processPath: string;
+  readonly plainHttpRegistries: readonly string[];
+  readonly log: Logger;
+}
+
+export interface OfflineApplyReport {
+  readonly checksum: string;
+  readonly actions: readonly { action: string; units: readonly string[] }[];
+}
+
+/**
+ * The OSC controller's apply over an image root: same plan, file writes, state files and unit
+ * handling as on a live node, with systemd replaced by `systemctl --root`-style symlinks. The
+ * checksum is the sha256 of the OSC bytes, as gardenlet's `checksum/data-script`.
+ */
+export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal): Promise<OfflineApplyReport> {
+  const host = createHostFs(input.root);
+  const arch = input.arch ?? goArch[process.arch] ?? process.arch;
+  const platform = platformForArch(arch);
+  if (platform === undefined) throw new OfflineApplyError(`unsupported architecture ${arch}`);
+  const osc = decodeOsc(input.osc);
+  const checksum = new Bun.CryptoHasher("sha256").update(input.osc).digest("hex");
+  const systemd = new OfflineSystemd(host);
+  const registry = createRegistryClient({ plainHttpHosts: input.plainHttpRegistries });
+  await applyOsc(
+    {
+      kube: noApiServer,
+      host,
+      systemd,
+      clock: realClock,
+      log: input.log,
+      events: noEvents,
+      node: { hostName: "", nodeName: undefined },
+      config: { secretName: "", kubernetesVersion: "", syncPeriodMs: 0, tokenSyncConfigs: [] },
+      processPath: input.processPath,
+      containerdInfo: createContainerdInfo(),
+      probeFetch: (url, init) => fetch(url, init),
+      extractImageFile: async (image, filePathInImage, sig) =>
+        (await extractFileFromImage({ registry, image, filePathInImage, platform, cacheDir: "", signal: sig })).data,
+      arch,
+      onTokenResync: () => {},
+    },
+    { osc, checksum, node: undefined },
+    signal,
+  );
+  return { checksum, actions: systemd.actions };
+}
