@@ -1,0 +1,164 @@
+/**
+ * Footprint of the compiled agent against a hello-world floor built by the same Bun:
+ * binary size, spawn → /readyz 200 (p50/p95 of 20 runs each) and idle RSS after BENCH_IDLE_SECONDS
+ * (default 60) with the servers up. The agent runs against the API-server simulator and the systemd
+ * double, so "ready" includes identity, node discovery and cache sync. Prints one JSON object as the
+ * last stdout line.
+ */
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startApiServer } from "../test/doubles/apiserver/index.ts";
+import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
+
+const repo = new URL("..", import.meta.url).pathname;
+const agent = join(repo, "dist/gardener-node-agent");
+const runs = Number(process.env["BENCH_RUNS"] ?? "20");
+const idleSeconds = Number(process.env["BENCH_IDLE_SECONDS"] ?? "60");
+
+const work = mkdtempSync(join(tmpdir(), "gna-bench-"));
+const cleanup: (() => void | Promise<void>)[] = [() => rmSync(work, { recursive: true, force: true })];
+const sim = await startApiServer();
+const systemd = await startSystemdDouble();
+cleanup.push(() => sim.stop(), () => systemd.stop());
+const agentEnv = {
+  PATH: process.env["PATH"] ?? "",
+  DBUS_SYSTEM_BUS_ADDRESS: systemd.address,
+  GARDENER_NODE_AGENT_HOSTNAME: "bench-node",
+};
+
+const freePort = (): number => {
+  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = s.port ?? 0;
+  void s.stop(true);
+  return port;
+};
+
+const buildFloor = async (): Promise<string> => {
+  const src = join(work, "floor.ts");
+  writeFileSync(
+    src,
+    'Bun.serve({ hostname: "127.0.0.1", port: Number(process.argv[2]), fetch: () => new Response("ok") });\n',
+  );
+  const out = join(work, "floor");
+  const proc = Bun.spawn([process.execPath, "build", "--compile", "--minify", "--sourcemap=none", src, "--outfile", out], {
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  if ((await proc.exited) !== 0) throw new Error("building the floor binary failed");
+  return out;
+};
+
+/** A root with a valid config whose health/metrics ports are free. */
+const agentRoot = async (i: number): Promise<{ root: string; port: number }> => {
+  const version = (await new Response(Bun.spawn([agent, "--version"]).stdout).text()).trim().split(" ")[1] ?? "";
+  const root = join(work, `root-${i}`);
+  mkdirSync(join(root, "var/lib/gardener-node-agent/credentials"), { recursive: true });
+  writeFileSync(join(root, "var/lib/gardener-node-agent/credentials/kubeconfig"), sim.kubeconfig({ token: sim.adminToken }));
+  writeFileSync(join(root, "var/lib/gardener-node-agent/machine-name"), "bench-machine\n");
+  const port = freePort();
+  writeFileSync(
+    join(root, `var/lib/gardener-node-agent/config-${version}.yaml`),
+    `controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: v1.33.0}}\n` +
+      `server: {healthProbes: {bindAddress: 127.0.0.1, port: ${port}}, metrics: {bindAddress: 127.0.0.1, port: ${freePort()}}}\n`,
+  );
+  return { root, port };
+};
+
+const waitReady = async (url: string, proc: { exitCode: number | null }, timeoutMs = 10_000): Promise<void> => {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch (err) {
+      // Connection refused until the server listens.
+      if (!(err instanceof Error)) throw err;
+    }
+    if (proc.exitCode !== null) throw new Error(`${url}: process exited with ${proc.exitCode}`);
+    if (performance.now() > deadline) throw new Error(`${url}: not ready within ${timeoutMs} ms`);
+    await Bun.sleep(1);
+  }
+};
+
+type Launch = () => Promise<{ cmd: string[]; url: string; env?: Record<string, string> }>;
+
+/** Spawn → first 200 from `url`, in ms. */
+const timeToReady = async (launch: Launch): Promise<number> => {
+  const { cmd, url, env } = await launch();
+  const t0 = performance.now();
+  const proc = Bun.spawn(cmd, { stdout: "ignore", stderr: "inherit", ...(env === undefined ? {} : { env }) });
+  try {
+    await waitReady(url, proc);
+    return performance.now() - t0;
+  } finally {
+    proc.kill("SIGKILL");
+    await proc.exited;
+  }
+};
+
+const percentile = (xs: number[], p: number): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
+
+const round = (x: number, digits = 1): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+const statusKb = async (pid: number, key: string): Promise<number> => {
+  const text = await Bun.file(`/proc/${pid}/status`).text();
+  const m = new RegExp(`^${key}:\\s+(\\d+) kB$`, "m").exec(text);
+  return m === null ? NaN : Number(m[1]);
+};
+
+const main = async () => {
+  const floor = await buildFloor();
+  let i = 0;
+  const agentLaunch: Launch = async () => {
+    const { root, port } = await agentRoot(i++);
+    return { cmd: [agent, "--root", root, "--log-level=error"], url: `http://127.0.0.1:${port}/readyz`, env: agentEnv };
+  };
+  const floorLaunch: Launch = async () => {
+    const port = freePort();
+    return { cmd: [floor, String(port)], url: `http://127.0.0.1:${port}/` };
+  };
+  // Interleaved, so both see the same machine load.
+  const agentMs: number[] = [];
+  const floorMs: number[] = [];
+  await timeToReady(agentLaunch); // warm the page cache
+  await timeToReady(floorLaunch);
+  for (let n = 0; n < runs; n++) {
+    agentMs.push(await timeToReady(agentLaunch));
+    floorMs.push(await timeToReady(floorLaunch));
+  }
+
+  const { cmd, url } = await agentLaunch();
+  const idle = Bun.spawn(cmd, { stdout: "ignore", stderr: "inherit", env: agentEnv });
+  const floorIdleLaunch = await floorLaunch();
+  const floorIdle = Bun.spawn(floorIdleLaunch.cmd, { stdout: "ignore", stderr: "ignore" });
+  cleanup.push(() => idle.kill("SIGKILL"), () => floorIdle.kill("SIGKILL"));
+  await waitReady(url, idle);
+  await waitReady(floorIdleLaunch.url, floorIdle);
+  // Scrape once, as Prometheus would, so the metrics path is paged in.
+  await fetch(url.replace("/readyz", "/healthz"));
+  await Bun.sleep(idleSeconds * 1000);
+
+  const figures = {
+    binary_bytes: statSync(agent).size,
+    floor_binary_bytes: statSync(floor).size,
+    startup_to_ready_ms_p50: round(percentile(agentMs, 50)),
+    startup_to_ready_ms_p95: round(percentile(agentMs, 95)),
+    floor_startup_ms_p50: round(percentile(floorMs, 50)),
+    floor_startup_ms_p95: round(percentile(floorMs, 95)),
+    idle_rss_mb: round((await statusKb(idle.pid, "VmRSS")) / 1024),
+    idle_anon_rss_mb: round((await statusKb(idle.pid, "RssAnon")) / 1024),
+    floor_idle_rss_mb: round((await statusKb(floorIdle.pid, "VmRSS")) / 1024),
+    idle_seconds: idleSeconds,
+    runs,
+  };
+  console.log(JSON.stringify(figures));
+};
+
+try {
+  await main();
+} finally {
+  for (const c of cleanup.reverse()) await c();
+}
