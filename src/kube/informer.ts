@@ -151,7 +151,7 @@ export class Informer<T extends KubeObject> implements Source<T> {
           if (++goneInARow === 1) continue;
         }
         failures++;
-        if (!isGone(err)) this.#log.error("Watch failed", { err, attempt: failures });
+        if (!isGone(err)) this.#log.warn("Watch failed, retrying", { err, attempt: failures });
       }
       await this.#backoff(failures, signal);
     }

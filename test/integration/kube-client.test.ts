@@ -170,6 +170,15 @@ describe("KubeClient against the API server simulator", () => {
         .catch((e: unknown) => e);
       expect(isForbidden(denied)).toBe(true);
       expect((denied as ApiError).reason).toBe("Forbidden");
+      const deniedWatch = await (async () => {
+        const stream = client({ ...adminConfig(), credentials: { kind: "token", token: "nobody-token" } }).watch(secrets, "kube-system", {
+          fieldSelector: "metadata.name=x",
+        });
+        for await (const _ of stream) {
+          // a denied watch is a plain 403 before any event
+        }
+      })().catch((e: unknown) => e);
+      expect(isForbidden(deniedWatch)).toBe(true);
     });
 
     test("should type 429 with its Retry-After and 5xx as server errors", async () => {
