@@ -542,3 +542,127 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     expect((denied["status"] as { conditions: { type: string }[] }).conditions.map((c) => c.type)).toEqual(["Denied"]);
   });
 });
+
+describe("apiserver simulator faults", () => {
+  test("answers the next matching requests with 429 and Retry-After, then normally", async () => {
+    sim.faults.failNext(2, { verb: "list", resource: "nodes", retryAfterSeconds: 3 });
+    expect((await admin.call("GET", `${NODES}/taint-node`)).status).toBe(200);
+    const r = await admin.call("GET", NODES);
+    expect(r.status).toBe(429);
+    expect(r.headers.get("retry-after")).toBe("3");
+    expect(r.body).toMatchObject({ kind: "Status", reason: "TooManyRequests", code: 429, details: { retryAfterSeconds: 3 } });
+    expect((await admin.call("GET", NODES)).status).toBe(429);
+    expect((await admin.call("GET", NODES)).status).toBe(200);
+  });
+
+  test.each([
+    [500, "InternalError"],
+    [503, "ServiceUnavailable"],
+    [504, "Timeout"],
+  ])("injects a %p server error", async (status, reason) => {
+    sim.faults.failNext(1, { status, path: "/api/v1/nodes" });
+    const r = await admin.call("GET", NODES);
+    expect(r.status).toBe(status);
+    expect(r.body).toMatchObject({ kind: "Status", status: "Failure", reason, code: status });
+  });
+
+  test("adds latency to matching requests", async () => {
+    sim.faults.setLatency(150, { resource: "nodes" });
+    await admin.call("GET", NODES);
+    expect(sim.requests.at(-1)!.durationMs).toBeGreaterThanOrEqual(150);
+  });
+
+  test("drops open watches cleanly or abruptly", async () => {
+    const clean = await watch(`${NODES}?watch=1&resourceVersion=${sim.store.resourceVersion}`);
+    expect(sim.faults.dropWatches()).toBe(1);
+    expect(await clean.waitEnd()).toBe(true);
+    expect(clean.broken).toBe(false);
+    const abrupt = await watch(`${NODES}?watch=1&resourceVersion=${sim.store.resourceVersion}`);
+    sim.faults.dropWatches(true);
+    expect(await abrupt.waitEnd()).toBe(true);
+    expect(abrupt.broken).toBe(true);
+    expect(sim.openWatches()).toBe(0);
+  });
+
+  test("stalls watches without closing them and delivers the backlog afterwards", async () => {
+    const w = await watch(`${NODES}?watch=1&resourceVersion=${sim.store.resourceVersion}`);
+    sim.faults.stallWatches(60_000);
+    sim.store.create("nodes", { metadata: { name: "during-stall" } });
+    await expect(w.next(200)).rejects.toThrow("no watch event");
+    expect(sim.openWatches()).toBe(1);
+    await sim.faults.clear();
+    const ev = await w.next();
+    expect([ev.type, meta(ev.object)["name"]]).toEqual(["ADDED", "during-stall"]);
+  });
+
+  test("refuses connections on the same port and accepts them again", async () => {
+    const port = sim.port;
+    const w = await watch(`${NODES}?watch=1&resourceVersion=${sim.store.resourceVersion}`);
+    await sim.faults.refuseConnections();
+    expect(await w.waitEnd()).toBe(true);
+    const err = await admin.call("GET", NODES).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "ECONNREFUSED" });
+    await sim.faults.acceptConnections();
+    expect(sim.port).toBe(port);
+    expect((await admin.call("GET", NODES)).status).toBe(200);
+  });
+
+  test("reopens by itself after the refusal period", async () => {
+    await sim.faults.refuseConnections(100);
+    const deadline = Date.now() + 5000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) status = await admin.call("GET", NODES).then((r) => r.status, () => 0);
+    expect(status).toBe(200);
+  });
+});
+
+describe("apiserver simulator test API", () => {
+  test("waits for a condition on the store", async () => {
+    const waiting = sim.waitFor("configmaps", "default", "awaited", (o) => o !== undefined && (o["data"] as Record<string, string> | undefined)?.["k"] === "2", 5000);
+    sim.store.create("configmaps", { metadata: { name: "awaited", namespace: "default" }, data: { k: "1" } });
+    sim.store.patch("configmaps", "default", "awaited", "merge", { data: { k: "2" } });
+    const o = await waiting;
+    expect((o!["data"] as Record<string, string>)["k"]).toBe("2");
+  });
+
+  test("writes kubeconfigs a client can use", async () => {
+    const { parse } = await import("yaml");
+    const kc = parse(sim.kubeconfig({ token: "abc" })) as { clusters: { cluster: Record<string, string> }[]; users: { user: Record<string, string> }[] };
+    expect(kc.clusters[0]!.cluster["server"]).toBe(sim.url);
+    expect(Buffer.from(kc.clusters[0]!.cluster["certificate-authority-data"]!, "base64").toString()).toBe(sim.caPem);
+    expect(kc.users[0]!.user).toEqual({ token: "abc" });
+    const cert = parse(sim.kubeconfig({ clientCert: { certPem: "C", keyPem: "K" } })) as { users: { user: Record<string, string> }[] };
+    expect(cert.users[0]!.user).toEqual({ "client-certificate-data": Buffer.from("C").toString("base64"), "client-key-data": Buffer.from("K").toString("base64") });
+  });
+
+  test("logs requests with user, verb, resource, namespace, name and code", async () => {
+    await admin.call("GET", `${SECRETS}/logged`);
+    expect(sim.requests.at(-1)).toMatchObject({ user: "admin", verb: "get", resource: "secrets", namespace: "kube-system", name: "logged", subresource: "", code: 404, watch: false });
+    expect(sim.counters().requests).toBe(sim.requests.length);
+  });
+});
+
+describe("apiserver simulator standalone", () => {
+  test("prints its connection facts and serves the control API", async () => {
+    const proc = Bun.spawn([process.execPath, "run", "test/doubles/apiserver/main.ts", "--port", "0", "--san", "10.0.2.100"], { stdout: "pipe", stderr: "inherit" });
+    try {
+      const reader = proc.stdout.getReader();
+      let line = "";
+      while (!line.includes("\n")) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        line += new TextDecoder().decode(value);
+      }
+      const info = JSON.parse(line) as { url: string; caFile: string; adminToken: string; controlUrl: string };
+      const created = await fetch(`${info.controlUrl}/_sim/objects/nodes`, { method: "POST", body: JSON.stringify({ metadata: { name: "via-control" } }) });
+      expect(created.status).toBe(201);
+      const c = new SimClient(info.url, await Bun.file(info.caFile).text(), { token: info.adminToken });
+      expect((await c.call("GET", `${NODES}/via-control`)).status).toBe(200);
+      const log = (await (await fetch(`${info.controlUrl}/_sim/requests`)).json()) as { name: string }[];
+      expect(log.map((r) => r.name)).toEqual(["via-control"]);
+    } finally {
+      proc.kill();
+      await proc.exited;
+    }
+  });
+});
