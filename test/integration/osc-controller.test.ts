@@ -1,5 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { readdir, readFile, lstat } from "node:fs/promises";
+import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import type { HostFs } from "../../src/host/index.ts";
 import { realClock } from "../../src/clock/index.ts";
 import { createReconciler, newOscController } from "../../src/controllers/operatingsystemconfig/index.ts";
 import { Informer } from "../../src/kube/informer.ts";
@@ -504,4 +507,44 @@ describe("OSC controller", () => {
       await running;
     }
   });
+
+  test.each([1, 8, 16, 24, 32, 40, 45])("ends in the same state after a crash at changes-file write %d and a resume", async (crashAt) => {
+    const clean = await world();
+    clean.setOsc(acceptanceOsc());
+    await clean.reconcile();
+
+    const w = await world();
+    w.setOsc(acceptanceOsc());
+    let writes = 0;
+    const crashing: HostFs = Object.create(w.host, {
+      writeFileAtomic: {
+        value: async (path: string, data: Uint8Array | string, mode: number) => {
+          if (path === changesPath && ++writes === crashAt) throw new Error("simulated crash");
+          return w.host.writeFileAtomic(path, data, mode);
+        },
+      },
+    });
+    await expect(w.reconcile({ host: crashing })).rejects.toThrow("simulated crash");
+    expect(w.node()["metadata"]["annotations"]?.["checksum/cloud-config-data"]).toBeUndefined();
+    await w.reconcile();
+    expect(await snapshot(w.root)).toEqual(await snapshot(clean.root));
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(clean.checksum);
+  });
 });
+
+/** Every file and directory under a root with its mode and content. */
+async function snapshot(root: string, dir = ""): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(join(root, dir))).sort()) {
+    const rel = `${dir}/${name}`;
+    const st = await lstat(join(root, rel));
+    const mode = (st.mode & 0o7777).toString(8);
+    if (st.isDirectory()) {
+      out[rel] = `dir ${mode}`;
+      Object.assign(out, await snapshot(root, rel));
+    } else {
+      out[rel] = `${mode} ${await readFile(join(root, rel), "utf8")}`;
+    }
+  }
+  return out;
+}
