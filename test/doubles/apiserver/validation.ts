@@ -39,7 +39,10 @@ function validateMeta(def: ResourceDef, o: Obj): FieldError[] {
   const errs: FieldError[] = [];
   const name = m["name"];
   if (typeof name !== "string" || name === "") errs.push(req("metadata.name", "name or generateName is required"));
-  else {
+  else if (def.resource === "certificatesigningrequests") {
+    // ValidateCertificateRequestName accepts any name; only the path-segment rules apply
+    if (name === "." || name === ".." || /[/%]/.test(name)) errs.push(inv("metadata.name", name, `may not contain '/' or '%'`));
+  } else {
     const label = def.resource === "namespaces";
     const re = label ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
     if (name.length > (label ? 63 : 253) || !re.test(name)) errs.push(inv("metadata.name", name, label ? LABEL_MSG : SUBDOMAIN_MSG));
