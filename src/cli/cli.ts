@@ -2,7 +2,8 @@ import { ConfigError } from "../config/errors.ts";
 import { RestartRequested } from "../kube/reconcile.ts";
 import { errorText } from "../log/error-text.ts";
 import type { Command, CommandContext, Writer } from "./command.ts";
-import { findSubcommand, runEntry, subcommands } from "./commands.ts";
+import { runEntry, subcommands } from "./commands.ts";
+import type { CommandEntry } from "./commands.ts";
 import { UsageError } from "./errors.ts";
 import { commonFlags, parseFlags } from "./flags.ts";
 import { helpText } from "./help.ts";
@@ -18,6 +19,14 @@ export interface CliIo {
   readonly revision: string;
 }
 
+/** The commands the CLI knows; tests pass their own. */
+export interface CommandRegistry {
+  readonly run: CommandEntry;
+  readonly subcommands: readonly CommandEntry[];
+}
+
+export const defaultRegistry: CommandRegistry = { run: runEntry, subcommands };
+
 const rawVersion = (io: CliIo): string =>
   `version.Info{GitVersion:${JSON.stringify(io.version)}, GitCommit:${JSON.stringify(io.revision)}, ` +
   `Compiler:"bun", BunVersion:${JSON.stringify(Bun.version)}, Platform:"${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}"}`;
@@ -27,14 +36,14 @@ const rawVersion = (io: CliIo): string =>
  * exit code. Usage errors → one line + 2; config errors → their message + 1; a requested restart or a
  * signal-driven stop → 0; anything else → one line + 1. Never prints a stack.
  */
-export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+export const runCli = async (argv: readonly string[], io: CliIo, registry: CommandRegistry = defaultRegistry): Promise<number> => {
   let helpHint = io.program;
   try {
     const first = argv[0];
-    let entry = runEntry;
+    let entry = registry.run;
     let rest = argv;
     if (first !== undefined && !first.startsWith("-")) {
-      const found = findSubcommand(first);
+      const found = registry.subcommands.find((c) => c.name === first);
       if (found === undefined) throw new UsageError(`unknown command ${JSON.stringify(first)} for ${JSON.stringify(io.program)}`);
       entry = found;
       rest = argv.slice(1);
@@ -44,7 +53,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const specs = [...cmd.flags, ...commonFlags];
     const parsed = parseFlags(rest, specs);
     if (parsed.values["help"] === "true") {
-      io.stdout.write(helpText(io.program, cmd, specs, entry === runEntry ? subcommands : undefined));
+      io.stdout.write(helpText(io.program, cmd, specs, entry === registry.run ? registry.subcommands : undefined));
       return 0;
     }
     const versionFlag = parsed.values["version"] ?? "false";
