@@ -22,12 +22,16 @@ export {
   clusterCaPath,
   initScriptImagePlaceholder,
   initScriptPath,
+  initScriptRegistryCaPlaceholder,
   initUnitContent,
+  initUnitContentFor,
   initUnitName,
   machineNamePath,
   machineNamePlaceholder,
   renderInitConfig,
   renderInitScript,
+  updateCaScript,
+  updateCaScriptPath,
 } from "./provision.ts";
 export type { ProvisionInput } from "./provision.ts";
 export { parseRenderSecrets } from "./secrets.ts";

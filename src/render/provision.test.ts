@@ -6,7 +6,9 @@ import { RenderError } from "./errors.ts";
 import { buildProvisionOsc, renderInitConfig, renderInitScript } from "./provision.ts";
 import { renderUserData } from "./render.ts";
 
-const initTemplate = '#!/bin/sh\nIMAGE="${GNA_IMAGE:-__IMAGE__}"\ncase "$IMAGE" in "" | __IMAGE__) exit 1 ;; esac\n';
+const initTemplate =
+  '#!/bin/sh\nIMAGE="${GNA_IMAGE:-__IMAGE__}"\nREGISTRY_CA_API_SERVER="${GNA_REGISTRY_CA_API_SERVER:-__REGISTRY_CA_API_SERVER__}"\n' +
+  'case "$IMAGE" in "" | __IMAGE__) exit 1 ;; esac\n';
 const input = {
   server: "https://api.example.com",
   caBundle: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
@@ -56,9 +58,19 @@ describe("renderInitConfig", () => {
 });
 
 describe("renderInitScript", () => {
-  test("should fill in the image at the template point only", () => {
+  test("should fill in the image and an empty registry-CA server at the template points only", () => {
     const out = renderInitScript(initTemplate, "reg:5000/gna:v1");
-    expect(out).toBe('#!/bin/sh\nIMAGE="${GNA_IMAGE:-reg:5000/gna:v1}"\ncase "$IMAGE" in "" | __IMAGE__) exit 1 ;; esac\n');
+    expect(out.split("\n").slice(1, 4)).toEqual([
+      'IMAGE="${GNA_IMAGE:-reg:5000/gna:v1}"',
+      'REGISTRY_CA_API_SERVER="${GNA_REGISTRY_CA_API_SERVER:-}"',
+      'case "$IMAGE" in "" | __IMAGE__) exit 1 ;; esac',
+    ]);
+  });
+
+  test("should put the API server URL at line 3 when the registry CA is on", () => {
+    expect(renderInitScript(initTemplate, "reg/gna:v1", "https://api.example.com:443").split("\n")[2]).toBe(
+      'REGISTRY_CA_API_SERVER="${GNA_REGISTRY_CA_API_SERVER:-https://api.example.com:443}"',
+    );
   });
 
   test("should refuse an image reference that would break the shell quoting", () => {
@@ -84,6 +96,13 @@ describe("buildProvisionOsc", () => {
       expect.objectContaining({ name: "gardener-node-init.service", command: "start", enable: true, filePaths: ["/var/lib/gardener-node-agent/init.sh"] }),
     ]);
     expect(osc.spec.units?.[0]?.content).toContain("Requires=containerd.service\n");
+  });
+
+  test("should add the CA refresh script and a soft containerd dependency with the registry CA (scenario 10)", () => {
+    const withCa = buildProvisionOsc({ ...input, registryCa: true });
+    expect((withCa.spec.files ?? []).map((f) => f.path)).toContain("/var/lib/ssl/update-local-ca-certificates.sh");
+    expect(withCa.spec.files?.[4]).toMatchObject({ path: "/var/lib/ssl/update-local-ca-certificates.sh", permissions: 0o744 });
+    expect(withCa.spec.units?.[0]?.content?.split("\n")[2]).toBe("Wants=containerd.service");
   });
 
   test("should keep the MCM placeholders as literal lines in the bash user data", () => {

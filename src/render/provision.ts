@@ -10,8 +10,10 @@ export const machineNamePath = "/var/lib/gardener-node-agent/machine-name";
 export const initUnitName = "gardener-node-init.service";
 export const bootstrapTokenPlaceholder = "<<BOOTSTRAP_TOKEN>>";
 export const machineNamePlaceholder = "<<MACHINE_NAME>>";
-/** Template point of cloud-init/init.sh (its line 2: `IMAGE="${GNA_IMAGE:-__IMAGE__}"`). */
+/** Template points of cloud-init/init.sh: line 2 `IMAGE="${GNA_IMAGE:-__IMAGE__}"`, line 3 the registry-CA API server. */
 export const initScriptImagePlaceholder = "__IMAGE__";
+export const initScriptRegistryCaPlaceholder = "__REGISTRY_CA_API_SERVER__";
+export const updateCaScriptPath = "/var/lib/ssl/update-local-ca-certificates.sh";
 
 export interface ProvisionInput {
   /** Shoot API server URL as the node reaches it. */
@@ -29,12 +31,17 @@ export interface ProvisionInput {
   readonly version: string;
   /** `bootstrap.kubeletDataVolumeSize` in bytes, when the worker has a kubelet data volume. */
   readonly kubeletDataVolumeSize?: number | undefined;
+  /** Registry CA enabled (spec §3.2 #5, §3.3 step 3): init.sh fetches it from the API server first. */
+  readonly registryCa?: boolean | undefined;
 }
 
-/** gardener-node-init.service (spec §3.1, `Requires=` variant), no trailing newline. */
-export const initUnitContent = `[Unit]
+/**
+ * gardener-node-init.service (spec §3.1), no trailing newline. With the registry CA, line 3 is
+ * `Wants=containerd.service` (init.sh restarts containerd; a hard dependency would stop the init unit too).
+ */
+export const initUnitContentFor = (registryCa: boolean): string => `[Unit]
 Description=Downloads the gardener-node-agent binary from the container registry and bootstraps it.
-Requires=containerd.service
+${registryCa ? "Wants" : "Requires"}=containerd.service
 After=containerd.service
 After=network-online.target
 Wants=network-online.target
@@ -49,6 +56,25 @@ StandardOutput=journal+console
 StandardError=journal+console
 [Install]
 WantedBy=multi-user.target`;
+
+/** The unit in the usual case (no registry CA). */
+export const initUnitContent = initUnitContentFor(false);
+
+/** Refreshes the system trust store after init.sh placed the registry CA (Debian/Ubuntu, SUSE, RHEL families). */
+export const updateCaScript = `#!/bin/bash
+set -o errexit
+if command -v update-ca-certificates >/dev/null && [[ -d /usr/local/share/ca-certificates ]]; then
+  # Debian family: local CAs are picked up from /usr/local/share/ca-certificates.
+  cp /var/lib/ca-certificates-local/registry-ca.crt /usr/local/share/ca-certificates/registry-ca.crt
+  update-ca-certificates
+elif command -v update-ca-certificates >/dev/null; then
+  # SUSE family: init.sh already placed /etc/pki/trust/anchors/registry-ca.pem.
+  update-ca-certificates
+elif command -v update-ca-trust >/dev/null; then
+  cp /var/lib/ca-certificates-local/registry-ca.crt /etc/pki/ca-trust/source/anchors/registry-ca.crt
+  update-ca-trust extract
+fi
+`;
 
 /**
  * The init config exactly as gardenlet serialises it (spec §3.2): keys sorted, zero values of
@@ -76,13 +102,24 @@ export function renderInitConfig(input: Pick<ProvisionInput, "server" | "secretN
 // The image lands inside a double-quoted shell word of init.sh: allow reference characters only.
 const imageReference = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 
-/** init.sh with the image filled in at its template point (only the first occurrence, line 2). */
-export function renderInitScript(template: string, image: string): string {
+// The registry-CA server lands in a double-quoted shell word too.
+const serverUrl = /^https?:\/\/[A-Za-z0-9._:\[\]\/-]+$/;
+
+/**
+ * init.sh with its two template points filled (first occurrences only: lines 2 and 3; later mentions,
+ * such as init.sh's own "not rendered" check, must stay). `registryCaServer` "" = registry CA off.
+ */
+export function renderInitScript(template: string, image: string, registryCaServer = ""): string {
   if (!imageReference.test(image)) throw new RenderError("invalid", "image", `invalid image reference "${image}"`);
-  if (!template.includes(initScriptImagePlaceholder)) {
-    throw new RenderError("invalid", "initScript", `init.sh template has no ${initScriptImagePlaceholder} placeholder`);
+  if (registryCaServer !== "" && !serverUrl.test(registryCaServer)) {
+    throw new RenderError("invalid", "server", `invalid API server URL "${registryCaServer}"`);
   }
-  return template.replace(initScriptImagePlaceholder, () => image);
+  for (const placeholder of [initScriptImagePlaceholder, initScriptRegistryCaPlaceholder]) {
+    if (!template.includes(placeholder)) throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
+  }
+  return template
+    .replace(initScriptImagePlaceholder, () => image)
+    .replace(initScriptRegistryCaPlaceholder, () => registryCaServer);
 }
 
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
@@ -97,20 +134,26 @@ const placeholderFile = (path: string, placeholder: string): OscFile => ({
   content: { inline: { encoding: "", data: placeholder }, transmitUnencoded: true },
 });
 
-/**
- * The provision ("node-init") OSC of spec §3 for one worker pool, without the registry-CA variant
- * (our init.sh fetches the registry CA itself when GNA_REGISTRY_CA_API_SERVER is set in /etc/environment).
- */
+/** The provision ("node-init") OSC of spec §3 for one worker pool; files and unit in spec order. */
 export function buildProvisionOsc(input: ProvisionInput): Osc {
+  const registryCa = input.registryCa === true;
   const files: OscFile[] = [
     b64File(clusterCaPath, 0o640, input.caBundle),
     placeholderFile(bootstrapTokenPath, bootstrapTokenPlaceholder),
-    b64File(initScriptPath, 0o755, renderInitScript(input.initScript, input.image)),
+    b64File(initScriptPath, 0o755, renderInitScript(input.initScript, input.image, registryCa ? input.server : "")),
     placeholderFile(machineNamePath, machineNamePlaceholder),
+    ...(registryCa ? [b64File(updateCaScriptPath, 0o744, updateCaScript)] : []),
     b64File(`/var/lib/gardener-node-agent/config-${input.version}.yaml`, 0o600, renderInitConfig(input)),
   ];
   const units: Unit[] = [
-    { name: initUnitName, command: "start", enable: true, content: initUnitContent, filePaths: [initScriptPath], dropIns: undefined },
+    {
+      name: initUnitName,
+      command: "start",
+      enable: true,
+      content: initUnitContentFor(registryCa),
+      filePaths: [initScriptPath],
+      dropIns: undefined,
+    },
   ];
   return {
     apiVersion: "extensions.gardener.cloud/v1alpha1",

@@ -137,3 +137,112 @@ describe("executing the rendered bash script", () => {
 });
 
 const path0 = (o: Osc): string => o.spec.files?.[0]?.path ?? "";
+
+describe("cloud-init/cloud-config.yaml.tmpl", () => {
+  const repo = join(import.meta.dir, "../..");
+  const values = {
+    "<<API_SERVER>>": "https://10.0.2.100:6443",
+    "<<CLUSTER_CA_BASE64>>": Buffer.from("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n").toString("base64"),
+    "<<IMAGE>>": "10.0.2.101:5000/gardener-node-agent@sha256:" + "b".repeat(64),
+    "<<OSC_SECRET_NAME>>": "gardener-node-agent-pool-0123456789abcdef",
+    "<<KUBERNETES_VERSION>>": "1.33.0",
+    "<<AGENT_VERSION>>": "v1.110.0",
+  };
+  type WriteFile = { path: string; encoding?: string; content: string; permissions?: string };
+  const filesOf = (doc: string): Map<string, { data: string; permissions: string | undefined }> => {
+    const parsed = Bun.YAML.parse(doc) as { write_files: WriteFile[] };
+    return new Map(
+      parsed.write_files.map((f) => [
+        f.path,
+        {
+          // Plain template entries carry the extra newline the unencoded form adds; compare trimmed text.
+          data: (f.encoding === "b64" ? Buffer.from(f.content, "base64").toString() : f.content).trimEnd(),
+          permissions: f.permissions,
+        },
+      ]),
+    );
+  };
+
+  test("is up to date with init.sh and the provision OSC builder", async () => {
+    const { renderCloudConfigTemplate } = await import("../../cloud-init/cloud-config-template.ts");
+    const initSh = await readFile(join(repo, "cloud-init/init.sh"), "utf8");
+    expect(await readFile(join(repo, "cloud-init/cloud-config.yaml.tmpl"), "utf8")).toBe(renderCloudConfigTemplate(initSh));
+  });
+
+  test("filled in by text replacement places the same files as render --provision", async () => {
+    const { buildProvisionOsc } = await import("../../src/render/index.ts");
+    let filled = await readFile(join(repo, "cloud-init/cloud-config.yaml.tmpl"), "utf8");
+    for (const [k, v] of Object.entries(values)) filled = filled.replaceAll(k, v);
+    expect(filled).not.toMatch(/<<(?!BOOTSTRAP_TOKEN>>|MACHINE_NAME>>)[A-Z_]+>>/);
+    const rendered = renderUserData(
+      buildProvisionOsc({
+        server: values["<<API_SERVER>>"],
+        caBundle: Buffer.from(values["<<CLUSTER_CA_BASE64>>"], "base64").toString(),
+        image: values["<<IMAGE>>"],
+        initScript: await readFile(join(repo, "cloud-init/init.sh"), "utf8"),
+        secretName: values["<<OSC_SECRET_NAME>>"],
+        kubernetesVersion: values["<<KUBERNETES_VERSION>>"],
+        version: values["<<AGENT_VERSION>>"],
+      }),
+      { format: "cloud-config" },
+    );
+    expect(filesOf(filled)).toEqual(filesOf(rendered));
+  });
+});
+
+describe("gardener-node-agent render (CLI)", () => {
+  const repo = join(import.meta.dir, "../..");
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "gna-render-cli-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  const cli = (...args: string[]) => {
+    const p = Bun.spawnSync([process.execPath, join(repo, "src/cli/main.ts"), "render", ...args], { cwd: dir });
+    return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+  };
+
+  test("prints the bash user data of an OSC file with secrets from a file", async () => {
+    await writeFile(join(dir, "secrets.yaml"), "kind: Secret\nmetadata:\n  name: foo\ndata:\n  bar: YmFyLWNvbnRlbnQ=\n");
+    const out = cli("--osc", join(fixtures, "40-files.osc.yaml"), "--secrets", join(dir, "secrets.yaml"));
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('cat << EOF | base64 -d > "/foo/bar.txt"\nYmFyLWNvbnRlbnQ=\nEOF');
+  });
+
+  test("prints node-init provision user data as cloud-config with the MCM placeholders", async () => {
+    await writeFile(join(dir, "ca.crt"), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+    const out = cli(
+      "--provision",
+      "--server=https://10.0.2.100:6443",
+      "--ca-file=ca.crt",
+      "--image=10.0.2.101:5000/gardener-node-agent:v1",
+      "--secret-name=gna-pool",
+      "--kubernetes-version=1.33.0",
+      "--kubelet-data-volume-size=2147483648",
+      "--agent-version=v1.110.0",
+    );
+    expect(out.stderr).toBe("");
+    expect(out.code).toBe(0);
+    const files = Bun.YAML.parse(out.stdout) as { write_files: { path: string; content: string; encoding?: string }[] };
+    expect(files.write_files.map((f) => f.path)).toEqual([
+      "/var/lib/gardener-node-agent/cluster-ca.crt",
+      "/var/lib/gardener-node-agent/credentials/bootstrap-token",
+      "/var/lib/gardener-node-agent/init.sh",
+      "/var/lib/gardener-node-agent/machine-name",
+      "/var/lib/gardener-node-agent/config-v1.110.0.yaml",
+      "/etc/systemd/system/gardener-node-init.service",
+    ]);
+    const config = Buffer.from(files.write_files[4]?.content ?? "", "base64").toString();
+    expect(config).toContain("bootstrap:\n  kubeletDataVolumeSize: 2147483648\n");
+    expect(out.stdout).toContain("<<BOOTSTRAP_TOKEN>>");
+    expect(out.stdout).toContain("<<MACHINE_NAME>>");
+  });
+
+  test("fails with a usage error when --provision lacks a value", () => {
+    const out = cli("--provision", "--server=https://x");
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("--provision needs --ca-file");
+  });
+});
