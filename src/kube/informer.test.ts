@@ -251,11 +251,14 @@ describe("InformerSet and CachedReader", () => {
     const b = set.informerFor(secrets, "kube-system", { fieldSelector: "metadata.name=osc" });
     expect(a).toBe(b);
     expect(set.hasSynced()).toBe(false);
+    const reader = new CachedReader(set);
+    // A cached read before the first list waits for the cache instead of reporting NotFound.
+    const early = reader.get(secrets, "kube-system", "osc", { signal: stop.signal });
     set.start(stop.signal);
     runs.push(set.stopped());
+    expect((await early).metadata.name).toBe("osc");
     await set.waitForSync(stop.signal);
     expect(set.hasSynced()).toBe(true);
-    const reader = new CachedReader(set);
     expect((await reader.get(secrets, "kube-system", "osc")).metadata.name).toBe("osc");
     expect((await reader.list(secrets, "kube-system")).items).toHaveLength(1);
     const missing = await reader.get(secrets, "kube-system", "other").catch((e: unknown) => e);

@@ -30,9 +30,10 @@ export class NotCachedError extends Error {
 export class CachedReader implements Reader {
   constructor(private readonly informers: InformerSet) {}
 
-  async get<T extends KubeObject>(res: Resource, namespace: string, name: string): Promise<T> {
+  /** Waits for the matching caches to sync first (like controller-runtime's cache reader). */
+  async get<T extends KubeObject>(res: Resource, namespace: string, name: string, opts?: RequestOptions): Promise<T> {
     const ns = res.namespaced ? namespace : "";
-    const infs = this.#informersOf(res, ns);
+    const infs = await this.#synced(res, ns, opts?.signal);
     const key = keyString({ namespace: ns, name });
     for (const inf of infs) {
       const obj = inf.get(key);
@@ -42,10 +43,10 @@ export class CachedReader implements Reader {
     throw new ApiError(404, "NotFound", `${res.resource} "${name}" not found`);
   }
 
-  async list<T extends KubeObject>(res: Resource, namespace: string): Promise<KubeList<T>> {
+  async list<T extends KubeObject>(res: Resource, namespace: string, opts?: RequestOptions): Promise<KubeList<T>> {
     const ns = res.namespaced ? namespace : "";
     const seen = new Map<string, KubeObject>();
-    for (const inf of this.#informersOf(res, ns)) {
+    for (const inf of await this.#synced(res, ns, opts?.signal)) {
       for (const obj of inf.list()) {
         if (ns === "" || obj.metadata.namespace === ns) {
           seen.set(keyString({ namespace: obj.metadata.namespace ?? "", name: obj.metadata.name ?? "" }), obj);
@@ -55,9 +56,11 @@ export class CachedReader implements Reader {
     return { metadata: {}, items: [...seen.values()] as T[] };
   }
 
-  #informersOf(res: Resource, ns: string) {
+  async #synced(res: Resource, ns: string, signal: AbortSignal | undefined) {
     const infs = this.informers.informersOf(res, ns);
     if (infs.length === 0) throw new NotCachedError(`no informer caches ${res.resource} in namespace "${ns}"`);
+    const waitOn = signal ?? new AbortController().signal;
+    for (const inf of infs) if (!inf.hasSynced()) await inf.waitForSync(waitOn);
     return infs;
   }
 }
