@@ -530,6 +530,34 @@ describe("OSC controller", () => {
     expect(await snapshot(w.root)).toEqual(await snapshot(clean.root));
     expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(clean.checksum);
   });
+
+  test("resumes a change set written by the Go agent as-is", async () => {
+    const w = await applied();
+    const osc = acceptanceOsc();
+    osc["spec"]["files"][0].content.inline.data = "from-go";
+    osc["spec"]["units"][0].content = "#unit1-new";
+    const sum = w.setOsc(osc);
+    // Go's format: only the one file and the unit's restart are left; the drop-in bookkeeping quirk emptied dropIns.
+    await w.host.writeFileAtomic(
+      changesPath,
+      `containerd:\n  configFileChanged: false\n  registries: {}\nfiles:\n  changed:\n  - content:\n      inline:\n        data: from-go\n        encoding: ""\n    path: /example/file\n    permissions: 511\ninPlaceUpdates:\n  certificateAuthoritiesRotation:\n    kubelet: false\n    nodeAgent: false\n  kubelet:\n    config: false\n    cpuManagerPolicy: false\n    minorVersion: false\n  operatingSystem: false\n  serviceAccountKeyRotation: false\nmustRestartNodeAgent: false\noperatingSystemConfigChecksum: ${sum}\nunits:\n  commands:\n  - command: restart\n    name: unit1.service\n`,
+      0o600,
+    );
+    await w.reconcile();
+    expect(await w.text("/example/file")).toBe("from-go");
+    expect(await w.text("/etc/systemd/system/unit1.service")).toBe("#unit1");
+    expect(w.actions()).toEqual(["DaemonReload", "Restart unit1.service"]);
+    expect(await w.text(changesPath)).toBe(emptyChanges(sum));
+    expect(await w.text(lastAppliedPath)).toContain("#unit1-new");
+  });
+
+  test("fails when the secret has no osc.yaml key", async () => {
+    const w = await world();
+    w.setOsc(acceptanceOsc());
+    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { data: { "osc.yaml": null, cloud_config: "eA==" } });
+    await expect(w.reconcile()).rejects.toThrow(`no osc.yaml key found in secret kube-system/${w.secretName}`);
+    expect(w.actions()).toEqual([]);
+  });
 });
 
 /** Every file and directory under a root with its mode and content. */

@@ -21,9 +21,10 @@ export class NodeLookupError extends Error {
 /** GET by name when known; else list by the hostname label (0 → undefined, >1 → error). */
 export async function findNode(kube: Kube, id: NodeIdentity, signal: AbortSignal): Promise<KubeObject | undefined> {
   if (id.nodeName !== undefined) return kube.get<KubeObject>(nodes, "", id.nodeName, { signal });
-  const list = await kube.list<KubeObject>(nodes, "", { labelSelector: `${hostnameLabel}=${id.hostName}`, signal });
+  const hostName = id.hostName.toLowerCase();
+  const list = await kube.list<KubeObject>(nodes, "", { labelSelector: `${hostnameLabel}=${hostName}`, signal });
   if (list.items.length > 1) {
-    throw new NodeLookupError(`found more than one node with label ${hostnameLabel}=${id.hostName}`);
+    throw new NodeLookupError(`found more than one node with label ${hostnameLabel}=${hostName}`);
   }
   return list.items[0];
 }

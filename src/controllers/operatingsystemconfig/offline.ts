@@ -1,13 +1,15 @@
 import { realClock } from "../../clock/index.ts";
 import { createHostFs } from "../../host/index.ts";
+import { RestartRequested } from "../../kube/reconcile.ts";
 import type { Kube } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import { decodeOsc } from "../../osc/index.ts";
-import { createRegistryClient, extractFileFromImage, platformForArch } from "../../registry/index.ts";
+import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
 import { OfflineSystemd } from "../../systemd/offline.ts";
 import type { EventRecorder } from "../events.ts";
 import { applyOsc } from "./apply.ts";
 import { createContainerdInfo } from "./containerd/index.ts";
+import type { OscControllerDeps } from "./deps.ts";
 
 export class OfflineApplyError extends Error {
   override readonly name = "OfflineApplyError";
@@ -47,32 +49,34 @@ export interface OfflineApplyReport {
 export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal): Promise<OfflineApplyReport> {
   const host = createHostFs(input.root);
   const arch = input.arch ?? goArch[process.arch] ?? process.arch;
-  const platform = platformForArch(arch);
-  if (platform === undefined) throw new OfflineApplyError(`unsupported architecture ${arch}`);
+  const platform = { os: "linux", architecture: arch };
   const osc = decodeOsc(input.osc);
   const checksum = new Bun.CryptoHasher("sha256").update(input.osc).digest("hex");
   const systemd = new OfflineSystemd(host);
   const registry = createRegistryClient({ plainHttpHosts: input.plainHttpRegistries });
-  await applyOsc(
-    {
-      kube: noApiServer,
-      host,
-      systemd,
-      clock: realClock,
-      log: input.log,
-      events: noEvents,
-      node: { hostName: "", nodeName: undefined },
-      config: { secretName: "", kubernetesVersion: "", syncPeriodMs: 0, tokenSyncConfigs: [] },
-      processPath: input.processPath,
-      containerdInfo: createContainerdInfo(),
-      probeFetch: (url, init) => fetch(url, init),
-      extractImageFile: async (image, filePathInImage, sig) =>
-        (await extractFileFromImage({ registry, image, filePathInImage, platform, cacheDir: "", signal: sig })).data,
-      arch,
-      onTokenResync: () => {},
-    },
-    { osc, checksum, node: undefined },
-    signal,
-  );
+  const deps: OscControllerDeps = {
+    kube: noApiServer,
+    host,
+    systemd,
+    clock: realClock,
+    log: input.log,
+    events: noEvents,
+    node: { hostName: "", nodeName: undefined },
+    config: { secretName: "", kubernetesVersion: "", syncPeriodMs: 0, tokenSyncConfigs: [] },
+    processPath: input.processPath,
+    containerdInfo: createContainerdInfo(),
+    probeFetch: (url, init) => fetch(url, init),
+    extractImageFile: async (image, filePathInImage, sig) =>
+      (await extractFileFromImage({ registry, image, filePathInImage, platform, cacheDir: "", signal: sig })).data,
+    arch,
+    onTokenResync: () => {},
+  };
+  try {
+    await applyOsc(deps, { osc, checksum, node: undefined }, signal);
+  } catch (err) {
+    if (!(err instanceof RestartRequested)) throw err;
+    // A live agent would restart here and resume from the changes file; offline we just resume.
+    await applyOsc(deps, { osc, checksum, node: undefined }, signal);
+  }
   return { checksum, actions: systemd.actions };
 }
