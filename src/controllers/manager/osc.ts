@@ -9,7 +9,7 @@ import { secrets } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { createRegistryClient, extractFileFromImage, platformForArch } from "../../registry/index.ts";
+import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
@@ -42,8 +42,7 @@ export function setupOscController(s: OscSetup): Controller {
   const log = s.log.child({ controller: "operatingsystemconfig" });
   const plainHttpHosts = (s.env[plainHttpRegistriesEnv] ?? "").split(",").filter((h) => h !== "");
   const registry = createRegistryClient({ plainHttpHosts });
-  const platform = platformForArch(s.arch);
-  if (platform === undefined) throw new Error(`unsupported machine architecture ${s.arch}`);
+  const platform = { os: "linux", architecture: s.arch };
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
   const osc = s.config.controllers.operatingSystemConfig;

@@ -1,0 +1,54 @@
+import type { Command, CommandContext } from "./command.ts";
+import { UsageError } from "./errors.ts";
+
+/**
+ * `gardener-node-agent apply --offline --root DIR --osc osc.yaml`: lays an OSC into a mounted image
+ * root for image builders — files, units and drop-ins written, units enabled through their
+ * `[Install]` symlinks like `systemctl --root`, and the last-applied state recorded, so the first
+ * boot finds the node up to date instead of re-applying and restarting everything.
+ */
+export const command: Command = {
+  name: "apply",
+  summary: "Apply an OperatingSystemConfig to this node without an API server",
+  usage: [
+    "apply --offline --root DIR --osc FILE [--arch amd64|arm64]",
+    "Writes the OSC's files and units under DIR, enables units offline ([Install] symlinks) and records",
+    "last-applied-osc.yaml. secretRef files need an API server and are rejected; imageRef files are pulled",
+    "from their registry.",
+  ].join("\n"),
+  flags: [
+    { name: "offline", kind: "bool", default: "false", usage: "apply into --root without an API server or running systemd (required)" },
+    { name: "osc", kind: "string", default: "", usage: "OperatingSystemConfig file (YAML or JSON), '-' for stdin" },
+    { name: "arch", kind: "string", default: "", usage: "architecture of the image for imageRef files (default: this machine's)" },
+  ],
+  async run(ctx: CommandContext): Promise<number> {
+    if (ctx.flags["offline"] !== "true") {
+      throw new UsageError("apply needs --offline (a running node applies its OSC through the agent itself)");
+    }
+    const oscPath = ctx.flags["osc"] ?? "";
+    if (oscPath === "") throw new UsageError("apply needs --osc FILE");
+    const file = Bun.file(oscPath);
+    if (oscPath !== "-" && !(await file.exists())) throw new UsageError(`OSC file ${oscPath} does not exist`);
+    const bytes = new Uint8Array(oscPath === "-" ? await new Response(Bun.stdin.stream()).arrayBuffer() : await file.arrayBuffer());
+
+    const { applyOffline } = await import("../controllers/operatingsystemconfig/offline.ts");
+    const { createLogger, createStreamSink } = await import("../log/index.ts");
+    const level = ctx.flags["log-level"] === "debug" || ctx.flags["log-level"] === "error" ? ctx.flags["log-level"] : "info";
+    const format = ctx.flags["log-format"] === "json" ? "json" : "text";
+    const log = createLogger({ level, sink: createStreamSink(ctx.stderr, format) });
+    const report = await applyOffline(
+      {
+        root: ctx.root,
+        osc: bytes,
+        arch: ctx.flags["arch"] || undefined,
+        processPath: ctx.env["PATH"] ?? "",
+        plainHttpRegistries: (ctx.env["GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES"] ?? "").split(",").filter((h) => h !== ""),
+        log,
+      },
+      ctx.signal,
+    );
+    for (const a of report.actions) ctx.stdout.write(`${a.action} ${a.units.join(" ")}\n`.replace(/ \n$/, "\n"));
+    ctx.stdout.write(`Applied OSC ${report.checksum} under ${ctx.root}\n`);
+    return 0;
+  },
+};
