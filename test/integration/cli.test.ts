@@ -264,7 +264,10 @@ describe("gardener-node-agent binary", () => {
     running.push({ proc: socat as unknown as Running["proc"], stdout: received, stderr: received });
     await until("the notify socket", () => (existsSync(sock) ? true : undefined));
     const r = start(["--root", root], { NOTIFY_SOCKET: sock, WATCHDOG_USEC: "200000" });
-    await until("READY=1", () => (received().includes("READY=1") ? true : undefined));
+    await until("READY=1", () => {
+      if (r.proc.exitCode !== null) throw new Error(`agent exited with ${r.proc.exitCode}: ${r.stdout().trim().split("\n").at(-1) ?? ""}`);
+      return received().includes("READY=1") ? true : undefined;
+    });
     expect((await get(`http://127.0.0.1:${health}/readyz`))?.status).toBe(200);
     await until("a watchdog ping", () => (received().includes("WATCHDOG=1") ? true : undefined));
     expect(await stopAndWait(r)).toBe(0);
