@@ -48,9 +48,15 @@ export class TlsFront {
     s.pause();
     const up = net.connect(this.opts.innerPort(), "127.0.0.1", () => {
       const port = up.localPort;
-      if (port !== undefined && identity !== undefined) this.identities.set(port, identity);
+      // a source port can be reused before the old connection's close event ran: always overwrite, and only
+      // remove the entry this connection wrote
+      const entry = identity === undefined ? undefined : { ...identity };
+      if (port !== undefined) {
+        if (entry === undefined) this.identities.delete(port);
+        else this.identities.set(port, entry);
+      }
       up.on("close", () => {
-        if (port !== undefined) this.identities.delete(port);
+        if (port !== undefined && entry !== undefined && this.identities.get(port) === entry) this.identities.delete(port);
       });
       s.pipe(up);
       up.pipe(s);

@@ -51,6 +51,17 @@ const NON_RESOURCE: Record<string, (d: HandlerDeps) => Response> = {
   "/livez": () => new Response("ok", { headers: { "content-type": "text/plain; charset=utf-8" } }),
   "/readyz": () => new Response("ok", { headers: { "content-type": "text/plain; charset=utf-8" } }),
   "/version": (d) => jsonResponse(200, d.version),
+  "/api": () => jsonResponse(200, { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "" }] }),
+  "/apis": () =>
+    jsonResponse(200, {
+      kind: "APIGroupList",
+      apiVersion: "v1",
+      groups: ["coordination.k8s.io", "certificates.k8s.io"].map((name) => ({
+        name,
+        versions: [{ groupVersion: `${name}/v1`, version: "v1" }],
+        preferredVersion: { groupVersion: `${name}/v1`, version: "v1" },
+      })),
+    }),
 };
 
 export async function handle(req: Request, sourcePort: number, d: HandlerDeps): Promise<Response> {

@@ -21,6 +21,9 @@ const pageNotFound = (): SimApiError =>
     causes: [{ reason: "UnexpectedServerResponse", message: "404 page not found" }],
   });
 
+const methodNotAllowed = (): SimApiError =>
+  new SimApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+
 function parseRv(s: string | null): number | undefined {
   if (s === null || s === "") return undefined;
   if (!/^\d+$/.test(s)) throw badRequest(`invalid resource version: ${s}`);
@@ -44,6 +47,8 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
   const ns = def.namespaced ? info.namespace : "";
   const store = d.authz.store;
   const q = url.searchParams;
+  const named = info.name !== "" && !(info.verb === "list" || info.verb === "watch");
+  if ((info.verb === "create" && named) || ((info.verb === "update" || info.verb === "patch") && !named)) throw methodNotAllowed();
   switch (info.verb) {
     case "get": {
       const o = store.get(def, ns, info.name);
@@ -101,7 +106,7 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
       return jsonResponse(200, successStatus(def, info.name, String((r.object["metadata"] as Obj)["uid"])));
     }
     default:
-      throw new SimApiError(405, "MethodNotAllowed", `the server does not allow this method on the requested resource`);
+      throw methodNotAllowed();
   }
 }
 
