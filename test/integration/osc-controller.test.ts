@@ -9,7 +9,10 @@ import { Informer } from "../../src/kube/informer.ts";
 import { RestartRequested } from "../../src/kube/reconcile.ts";
 import { secrets } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
+import { createDbusSystemd } from "../../src/systemd/dbus.ts";
+import type { Systemd } from "../../src/systemd/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
+import { startSystemdDouble, type SystemdDouble } from "../doubles/systemd/index.ts";
 import { acceptanceOsc, defaultHostsToml, k8sHostsToml, type Plain } from "../fixtures/osc/acceptance-osc.ts";
 import { fakeElf, OscWorld, silentLog } from "../fixtures/osc/harness.ts";
 
@@ -557,6 +560,46 @@ describe("OSC controller", () => {
     sim.store.patch("secrets", "kube-system", w.secretName, "merge", { data: { "osc.yaml": null, cloud_config: "eA==" } });
     await expect(w.reconcile()).rejects.toThrow(`no osc.yaml key found in secret kube-system/${w.secretName}`);
     expect(w.actions()).toEqual([]);
+  });
+});
+
+describe("OSC controller over D-Bus", () => {
+  let double: SystemdDouble;
+  let systemd: Systemd;
+  beforeAll(async () => {
+    double = await startSystemdDouble();
+    systemd = await createDbusSystemd({ address: double.address, log: silentLog });
+  });
+  afterAll(async () => {
+    systemd.close();
+    await double.stop();
+  });
+
+  const dbusActions = () => double.actions.map((a) => [a.action, ...a.units].join(" "));
+
+  test("applies the first OSC and resumes a failed restart through the real systemd client (scenarios 1, 2)", async () => {
+    const w = await world();
+    w.setOsc(acceptanceOsc());
+    double.clearActions();
+    await w.reconcile({ systemd });
+    const a = dbusActions();
+    const reload = a.indexOf("DaemonReload");
+    expect(a.filter((x) => x === "DaemonReload")).toHaveLength(1);
+    const enabled = units(1, 3, 4, 5, 6, 7, 8, 9, "containerd.service", "existing-unit.service");
+    expect(sorted(a.slice(0, reload))).toEqual(sorted([...enabled.map((u) => `Enable ${u}`), "Disable unit2.service"]));
+    expect(sorted(a.slice(reload + 1))).toEqual(sorted([...enabled.map((u) => `Restart ${u}`), "Stop unit2.service"]));
+
+    const osc = acceptanceOsc();
+    Object.assign(osc["spec"]["units"][1], { enable: true, command: "start" });
+    const sum = w.setOsc(osc);
+    double.clearActions();
+    double.failNextJob("unit2.service", { operation: "restart" });
+    await expect(w.reconcile({ systemd })).rejects.toThrow("unit2.service");
+    expect(dbusActions()).toEqual(["Enable unit2.service", "DaemonReload", "Restart unit2.service"]);
+    double.clearActions();
+    await w.reconcile({ systemd });
+    expect(dbusActions()).toEqual(["DaemonReload", "Restart unit2.service"]);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(sum);
   });
 });
 
