@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
-import { startSystemdDouble, type SystemdDouble } from "../doubles/systemd/index.ts";
+import { startSystemdDouble, type SystemdDouble, type SystemdDoubleOptions } from "../doubles/systemd/index.ts";
 
 /**
  * A whole-binary sandbox: the API-server simulator, the systemd D-Bus double, a temporary --root with
@@ -47,6 +47,7 @@ export interface SandboxOptions {
   readonly kubernetesVersion?: string;
   readonly createNode?: boolean;
   readonly extraConfig?: Record<string, unknown>;
+  readonly systemd?: SystemdDoubleOptions;
 }
 
 const freePort = async (): Promise<number> => {
@@ -70,7 +71,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const secretName = opts.secretName ?? "gardener-node-agent-worker-pool";
   const root = await mkdtemp(join(tmpdir(), "gna-sandbox-"));
   const sim = await startApiServer();
-  const systemd = await startSystemdDouble();
+  const systemd = await startSystemdDouble(opts.systemd);
   const [healthPort, metricsPort] = [await freePort(), await freePort()];
 
   const stateDir = join(root, "var/lib/gardener-node-agent");
