@@ -23,6 +23,8 @@ export interface ControllerStats {
   readonly reconcileTotal: Readonly<Record<ReconcileOutcome, number>>;
   readonly reconcileErrors: number;
   readonly terminalErrors: number;
+  /** Rate-limited requeues after errors (workqueue_retries_total). */
+  readonly retries: number;
   readonly reconcileTimeSeconds: {
     readonly sum: number;
     readonly count: number;
@@ -37,6 +39,7 @@ export class StatsRecorder {
   readonly total: Record<ReconcileOutcome, number> = { success: 0, error: 0, requeue_after: 0 };
   errors = 0;
   terminal = 0;
+  retries = 0;
   sum = 0;
   count = 0;
   active = 0;

@@ -86,6 +86,7 @@ describe("Controller", () => {
     await until(() => c.stats().reconcileTotal.success === 1);
     expect(calls).toBe(3);
     expect(c.stats().reconcileErrors).toBe(2);
+    expect(c.stats().retries).toBe(2);
     const errs = lines.filter((l) => l.msg === "Reconciler error");
     expect(errs).toHaveLength(2);
     expect(errs[0]?.fields["controller"]).toBe("test");

@@ -113,6 +113,7 @@ export class Controller implements Enqueuer {
       reconcileTotal: { ...s.total },
       reconcileErrors: s.errors,
       terminalErrors: s.terminal,
+      retries: s.retries,
       reconcileTimeSeconds: { sum: s.sum, count: s.count, buckets: [...s.buckets] },
       queueDepth: this.queue.len() + this.queue.delayedLen(),
     };
@@ -175,6 +176,7 @@ export class Controller implements Enqueuer {
       } else {
         const timedOut = timeoutMs > 0 && signal.aborted;
         log.error("Reconciler error", timedOut ? { err, timeout: `${timeoutMs}ms` } : { err });
+        this.#stats.retries++;
         this.queue.addRateLimited(k);
       }
     } finally {
