@@ -1,0 +1,48 @@
+import { describe, expect, test } from "bun:test";
+import type { Kube, KubeObject } from "../kube/types.ts";
+import type { LogFields, Logger } from "../log/types.ts";
+import { createEventRecorder, nodeRef } from "./events.ts";
+
+function setup(fail = false) {
+  const created: { namespace: string; obj: KubeObject }[] = [];
+  const errors: [string, LogFields | undefined][] = [];
+  const kube = {
+    async create(_res: unknown, namespace: string, obj: KubeObject) {
+      if (fail) throw new Error("forbidden");
+      created.push({ namespace, obj });
+      return obj;
+    },
+  } as unknown as Kube;
+  const log: Logger = { debug() {}, info() {}, warn() {}, error: (m, f) => errors.push([m, f]), child: () => log };
+  const rec = createEventRecorder({ kube, clock: { now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 678), sleep: async () => {} }, log, component: "gardener-node-agent", host: "h" });
+  return { rec, created, errors };
+}
+
+describe("createEventRecorder", () => {
+  test("should record a Node event in namespace default", async () => {
+    const { rec, created } = setup();
+    await rec.event(nodeRef({ metadata: { name: "n1", uid: "u1" } }), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
+    expect(created).toHaveLength(1);
+    const { namespace, obj } = created[0] as { namespace: string; obj: KubeObject };
+    expect(namespace).toBe("default");
+    expect(obj.metadata.namespace).toBe("default");
+    expect(obj.metadata.name?.startsWith("n1.")).toBe(true);
+    expect(obj).toMatchObject({
+      involvedObject: { kind: "Node", apiVersion: "v1", name: "n1", uid: "u1" },
+      type: "Normal",
+      reason: "OSCApplied",
+      action: "Reconcile",
+      message: "Operating system config has been applied successfully",
+      source: { component: "gardener-node-agent", host: "h" },
+      firstTimestamp: "2026-01-02T03:04:05Z",
+      lastTimestamp: "2026-01-02T03:04:05Z",
+      count: 1,
+    });
+  });
+
+  test("should log and not throw when the event cannot be written", async () => {
+    const { rec, errors } = setup(true);
+    await rec.event(nodeRef({ metadata: { name: "n1" } }), "Warning", "SystemDUnitRestart", "Restart", "x");
+    expect(errors.map(([m]) => m)).toEqual(["Failed to record event"]);
+  });
+});
