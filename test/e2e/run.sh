@@ -115,7 +115,7 @@ fi
   --registry-host "127.0.0.1:$REG_PORT" --guest-api "$GUEST_API" --guest-registry "$GUEST_REGISTRY" \
   --digest "$DIGEST" --agent-binary "$AGENT_BIN" --hostname "$HOSTNAME_IN_GUEST" || die "prepare failed"
 cp test/e2e/guest.sh "$SHARE/guest.sh"
-cloud-localds "$WORK/seed.iso" "$WORK/user-data" "$WORK/meta-data"
+cloud-localds -N "$WORK/network-config" "$WORK/seed.iso" "$WORK/user-data" "$WORK/meta-data"
 qemu-img create -q -f qcow2 -F raw -b "$CACHE/base.raw" "$WORK/root.qcow2"
 rm -f "$WORK/data.raw" && truncate -s 2G "$WORK/data.raw"
 
@@ -128,7 +128,7 @@ qemu-system-x86_64 -name gna-e2e -nodefaults -no-user-config -display none -no-r
   -drive "file=$WORK/data.raw,if=virtio,format=raw" \
   -drive "file=$WORK/seed.iso,if=virtio,format=raw,readonly=on" \
   -netdev "user,id=n0,restrict=on,guestfwd=tcp:$GUEST_API-cmd:socat STDIO TCP:127.0.0.1:$API_PORT,guestfwd=tcp:$GUEST_REGISTRY-cmd:socat STDIO TCP:127.0.0.1:$REG_PORT" \
-  -device virtio-net-pci,netdev=n0 \
+  -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56 \
   -virtfs "local,path=$SHARE,mount_tag=host0,security_model=none,id=fs0" \
   -serial "file:$WORK/serial.log" >"$WORK/qemu.log" 2>&1 &
 QEMU_PID=$!

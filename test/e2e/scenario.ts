@@ -14,7 +14,7 @@ import { provisionUserData, substitutePlaceholders } from './lib/provision.ts';
 import { runSteps } from './lib/report.ts';
 import { bootStep, bootstrapStep, dataDiskStep, type StepDeps } from './lib/steps-boot.ts';
 import { applyStep, changeStep, csrStep, killStep, nodeTokenLeaseStep, oscPusher } from './lib/steps-cluster.ts';
-import { harnessCloudConfig, metaData, multipartUserData, pipelineProbeScript } from './lib/user-data.ts';
+import { harnessCloudConfig, metaData, multipartUserData, networkConfig, pipelineProbeScript } from './lib/user-data.ts';
 import { collectDiagnostics } from './lib/diagnostics.ts';
 
 const KUBERNETES_VERSION = '1.33.0';
@@ -119,6 +119,7 @@ async function prepare(args: Record<string, string | undefined>, signal: AbortSi
     );
   }
   writeFileSync(join(work, 'user-data'), multipartUserData(harnessCloudConfig(), script));
+  writeFileSync(join(work, 'network-config'), networkConfig());
   writeFileSync(join(work, 'meta-data'), metaData(`gna-e2e-${randomBytes(4).toString('hex')}`, hostname));
   writeFileSync(join(work, 'context.json'), `${JSON.stringify(ctx, null, 2)}\n`);
   console.log(`[e2e] prepared: agent ${ctx.agentVersion}, machine ${ctx.machineName}, OSC secret ${ctx.oscSecretName}${ctx.provisionMissing ? `, provision user data missing: ${ctx.provisionMissing}` : ''}`);

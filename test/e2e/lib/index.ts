@@ -10,4 +10,4 @@ export { provisionUserData, substitutePlaceholders, type ProvisionInput, type Pr
 export { runSteps, type Step, type StepOutcome } from './report.ts';
 export { bootStep, bootstrapStep, dataDiskStep, type StepDeps } from './steps-boot.ts';
 export { applyStep, changeStep, csrStep, killStep, nodeTokenLeaseStep, oscPusher, type OscSteps } from './steps-cluster.ts';
-export { guestShare, harnessCloudConfig, metaData, multipartUserData, pipelineProbeScript } from './user-data.ts';
+export { guestMac, guestShare, harnessCloudConfig, metaData, multipartUserData, networkConfig, pipelineProbeScript } from './user-data.ts';
