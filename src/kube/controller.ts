@@ -162,6 +162,7 @@ export class Controller implements Enqueuer {
       const restart = findInChain(err, RestartRequested);
       const term = findInChain(err, TerminalError);
       if (restart !== undefined) {
+        outcome = "success"; // a requested restart is a decision, not a failure
         log.info("Restart requested", { why: restart.why });
         this.queue.forget(k);
         this.queue.shutdown(); // stop taking work; in-flight reconciles on other workers finish
