@@ -186,6 +186,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
           const p = join(dir, e.name);
           if (p.startsWith("/var/lib/gardener-node-agent")) continue;
           if (e.isDirectory()) await walk(p);
+          else if (e.isSymbolicLink()) out.push({ path: p, mode: "link", size: 0 });
           else {
             const st = await stat(join(root, p));
             out.push({ path: p, mode: (st.mode & 0o7777).toString(8).padStart(4, "0"), size: st.size });
