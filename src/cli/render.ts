@@ -27,7 +27,7 @@ export const command: Command = {
   usage: [
     "render --osc FILE [--format bash|cloud-config] [--secrets FILE]   user data of a provision OSC (FILE '-' = stdin)",
     "render --provision --server URL --ca-file FILE --image REF --secret-name NAME --kubernetes-version V",
-    "       [--kubelet-data-volume-size BYTES] [--agent-version V] [--format cloud-config|bash]",
+    "       [--kubelet-data-volume-size BYTES] [--agent-version V] [--registry-ca] [--format cloud-config|bash]",
   ].join("\n"),
   flags: [
     { name: "osc", kind: "string", default: "", usage: "provision OperatingSystemConfig (YAML or JSON), '-' for stdin" },
@@ -41,6 +41,7 @@ export const command: Command = {
     { name: "kubernetes-version", kind: "string", default: "", usage: "Kubernetes version of the worker pool" },
     { name: "kubelet-data-volume-size", kind: "string", default: "", usage: "kubelet data volume size in bytes" },
     { name: "agent-version", kind: "string", default: "", usage: "version naming the config file (default: this build)" },
+    { name: "registry-ca", kind: "bool", default: "false", usage: "init.sh installs the registry CA from the API server first" },
   ],
   async run(ctx: CommandContext): Promise<number> {
     const render = await import("../render/index.ts");
@@ -60,6 +61,7 @@ export const command: Command = {
         kubernetesVersion: need(ctx, "kubernetes-version"),
         version: ctx.flags["agent-version"] || ctx.version,
         kubeletDataVolumeSize: size === "" ? undefined : Number(size),
+        registryCa: ctx.flags["registry-ca"] === "true",
       });
       ctx.stdout.write(render.renderUserData(osc, { format }));
       return 0;

@@ -7,48 +7,13 @@ import type { CommandRunner, ConnectivityProbe } from "../../src/bootstrap/index
 import { createHostFs } from "../../src/host/index.ts";
 import type { HostFs } from "../../src/host/types.ts";
 import type { Logger } from "../../src/log/types.ts";
-import type { Systemd, UnitProperties, UnitStatus } from "../../src/systemd/types.ts";
+import { SystemdJobError } from "../../src/systemd/types.ts";
+import { FakeClock } from "../doubles/fake-clock.ts";
+import { startApiServer } from "../doubles/apiserver/index.ts";
+import { FakeSystemd, startSystemdDouble } from "../doubles/systemd/index.ts";
+import type { SystemdAction } from "../doubles/systemd/index.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
-
-/** Records systemd verbs in order (a local stand-in until the shared systemd double is used here). */
-class RecordingSystemd implements Systemd {
-  readonly actions: string[] = [];
-  async daemonReload() {
-    this.actions.push("daemon-reload");
-  }
-  async enable(units: readonly string[]) {
-    this.actions.push(`enable ${units.join(",")}`);
-  }
-  async disable(units: readonly string[]) {
-    this.actions.push(`disable ${units.join(",")}`);
-  }
-  async start(unit: string) {
-    this.actions.push(`start ${unit}`);
-  }
-  async stop(unit: string) {
-    this.actions.push(`stop ${unit}`);
-  }
-  async restart(unit: string) {
-    this.actions.push(`restart ${unit}`);
-  }
-  async listUnits(): Promise<UnitStatus[]> {
-    return [];
-  }
-  async listUnitsByNames(): Promise<UnitStatus[]> {
-    return [];
-  }
-  async unitProperties(): Promise<UnitProperties> {
-    throw new Error("not used by bootstrap");
-  }
-  async triggeredBy(): Promise<string[]> {
-    return [];
-  }
-  async serviceType(): Promise<string> {
-    return "simple";
-  }
-  close() {}
-}
 
 class Buffer {
   text = "";
@@ -72,11 +37,11 @@ StandardError=journal
 [Install]
 WantedBy=multi-user.target`;
 
-const expectedActions = [
-  "daemon-reload",
-  "enable gardener-node-agent.service",
-  "start gardener-node-agent.service",
-  "disable gardener-node-init.service",
+const expectedActions: SystemdAction[] = [
+  { action: "DaemonReload", units: [] },
+  { action: "Enable", units: ["gardener-node-agent.service"] },
+  { action: "Start", units: ["gardener-node-agent.service"] },
+  { action: "Disable", units: ["gardener-node-init.service"] },
 ];
 
 /** Every file and dir under a root with its mode and content, to show a re-run changes nothing. */
@@ -106,13 +71,13 @@ const okProbe: ConnectivityProbe = async () => {};
 describe("bootstrap", () => {
   let root: string;
   let host: HostFs;
-  let systemd: RecordingSystemd;
+  let systemd: FakeSystemd;
   let stdout: Buffer;
   let ac: AbortController;
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), "gna-bootstrap-"));
     host = createHostFs(root);
-    systemd = new RecordingSystemd();
+    systemd = new FakeSystemd();
     stdout = new Buffer();
     ac = new AbortController();
   });
@@ -168,6 +133,31 @@ describe("bootstrap", () => {
     expect((err as Error).message).toBe("failed formatting kubelet data volume: No kubelet data device found");
     expect(await host.stat("/etc/systemd/system/gardener-node-agent.service")).toBeUndefined();
     expect(systemd.actions).toEqual([]);
+  });
+
+  test("fails naming the unit when the agent's start job fails", async () => {
+    systemd.failNextJob("gardener-node-agent.service");
+    const err = await bootstrap({ host, systemd, log: silent, runner: noRunner, probe: okProbe, stdout }, {}, ac.signal).catch(
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).toBe("failed starting unit gardener-node-agent.service: start failed for gardener-node-agent.service, due failed");
+    expect((err as Error).cause).toBeInstanceOf(SystemdJobError);
+    expect(systemd.actions.map((a) => a.action)).toEqual(["DaemonReload", "Enable", "Start"]);
+  });
+
+  test("carries on after 10 s when the start job does not finish", async () => {
+    const clock = new FakeClock();
+    const slow = new FakeSystemd({ clock });
+    slow.stallJobs("gardener-node-agent.service", "start");
+    const run = bootstrap({ host, systemd: slow, log: silent, runner: noRunner, probe: okProbe, stdout }, {}, ac.signal);
+    const deadline = Date.now() + 4000;
+    while (clock.pending() === 0) {
+      if (Date.now() > deadline) throw new Error("start job never waited");
+      await new Promise<void>((r) => setImmediate(r));
+    }
+    clock.step(10_000);
+    await run;
+    expect(slow.actions).toEqual(expectedActions);
   });
 
   test("prints the two warning lines and still succeeds when the API server is unreachable", async () => {
@@ -299,5 +289,87 @@ describe("kubelet data device on a real ext4 image", () => {
     const features = header.split("\n").find((l) => l.startsWith("Filesystem features:")) ?? "";
     expect(features.split(/\s+/)).toEqual(expect.arrayContaining(["quota", "project"]));
     expect(header).toMatch(/Project quota inode:\s+\d+/);
+  });
+});
+
+describe("gardener-node-agent bootstrap (CLI over D-Bus)", () => {
+  const repo = join(import.meta.dir, "../..");
+  let root: string;
+  let bus: Awaited<ReturnType<typeof startSystemdDouble>>;
+  beforeAll(async () => {
+    bus = await startSystemdDouble();
+  });
+  afterAll(async () => {
+    await bus.stop();
+  });
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "gna-bootstrap-cli-"));
+    bus.clearActions();
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const config = (server: string) =>
+    [
+      "apiVersion: nodeagent.config.gardener.cloud/v1alpha1",
+      "kind: NodeAgentConfiguration",
+      "apiServer:",
+      `  server: ${server}`,
+      "  caFile: /var/lib/gardener-node-agent/cluster-ca.crt",
+      "bootstrap: {}",
+      "controllers:",
+      "  operatingSystemConfig:",
+      "    kubernetesVersion: 1.33.0",
+      "    secretName: gardener-node-agent-pool",
+      "",
+    ].join("\n");
+
+  const run = async () => {
+    const p = Bun.spawn([process.execPath, join(repo, "src/cli/main.ts"), "bootstrap", `--root=${root}`, "--config-dir=/var/lib/gardener-node-agent"], {
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", DBUS_SYSTEM_BUS_ADDRESS: bus.address },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { code, stdout, stderr };
+  };
+
+  test("installs and starts the agent unit through systemd's D-Bus API and warns about an unreachable API server", async () => {
+    const host = createHostFs(root);
+    await host.writeFileAtomic("/var/lib/gardener-node-agent/config-v9.9.9.yaml", config("https://127.0.0.1:1"), 0o600);
+    await host.writeFileAtomic("/var/lib/gardener-node-agent/cluster-ca.crt", "", 0o640);
+    const out = await run();
+    expect(out.code).toBe(0);
+    expect(await readFile(join(root, "etc/systemd/system/gardener-node-agent.service"), "utf8")).toBe(unit);
+    expect(bus.actions.filter((a) => a.action !== "UnitProperties")).toEqual(expectedActions);
+    expect(out.stdout).toContain("\nWARNING: API server connectivity test failed: ");
+    expect(out.stdout).toContain("\nNode may fail to join the cluster - check network configuration and API server endpoint\n");
+  });
+
+  test("prints no warning when the API server answers with the configured CA", async () => {
+    const sim = await startApiServer();
+    try {
+      const host = createHostFs(root);
+      await host.writeFileAtomic("/var/lib/gardener-node-agent/config-v9.9.9.yaml", config(sim.url), 0o600);
+      await host.writeFileAtomic("/var/lib/gardener-node-agent/cluster-ca.crt", sim.caPem, 0o640);
+      await host.writeFileAtomic("/var/lib/gardener-node-agent/credentials/bootstrap-token", `${sim.addBootstrapToken("abcdef", "0123456789abcdef")}\n`, 0o640);
+      const out = await run();
+      expect(out.code).toBe(0);
+      expect(out.stdout).toContain("API server connectivity test succeeded");
+      expect(out.stdout).not.toContain("WARNING");
+      expect(sim.requests.some((r) => r.path === "/version" && r.user === "system:bootstrap:abcdef" && r.code === 200)).toBe(true);
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  test("fails with exit code 1 and touches nothing when the config file is missing", async () => {
+    await createHostFs(root).ensureDir("/var/lib/gardener-node-agent");
+    const out = await run();
+    expect(out.code).toBe(1);
+    expect(out.stdout + out.stderr).toContain("error reading config file");
+    expect(bus.actions).toEqual([]);
+    expect(await createHostFs(root).stat("/etc/systemd/system/gardener-node-agent.service")).toBeUndefined();
   });
 });
