@@ -195,6 +195,15 @@ describe("apiserver simulator watch", () => {
     expect((await w.next()).type).toBe("ADDED");
   });
 
+  test("forgets a watch the client closed", async () => {
+    const w = await watch(`${SECRETS}?watch=1&resourceVersion=${sim.store.resourceVersion}`);
+    expect(sim.openWatches()).toBe(1);
+    w.close();
+    const deadline = Date.now() + 5000;
+    while (sim.openWatches() > 0 && Date.now() < deadline) await Bun.sleep(10);
+    expect(sim.openWatches()).toBe(0);
+  });
+
   test("ends a watch after timeoutSeconds", async () => {
     const w = await watch(`${SECRETS}?watch=1&timeoutSeconds=1&resourceVersion=${sim.store.resourceVersion}`);
     expect(await w.waitEnd(5000)).toBe(true);
@@ -660,6 +669,17 @@ describe("apiserver simulator standalone", () => {
       expect((await c.call("GET", `${NODES}/via-control`)).status).toBe(200);
       const log = (await (await fetch(`${info.controlUrl}/_sim/requests`)).json()) as { name: string }[];
       expect(log.map((r) => r.name)).toEqual(["via-control"]);
+      const post = (path: string, body: unknown) => fetch(`${info.controlUrl}/_sim/${path}`, { method: "POST", body: JSON.stringify(body) });
+      expect((await post("faults/fail", { count: 1, status: 503 })).status).toBe(200);
+      expect((await c.call("GET", NODES)).status).toBe(503);
+      const { csrPem } = await makeCsrPem("remote", "group");
+      expect((await post("objects/certificatesigningrequests", csrBody("remote-csr", csrPem))).status).toBe(201);
+      expect((await post("csrs/remote-csr/sign", {})).status).toBe(409);
+      expect((await post("csrs/remote-csr/approve", {})).status).toBe(200);
+      const signed = (await (await post("csrs/remote-csr/sign", {})).json()) as { certPem: string };
+      expect(signed.certPem).toStartWith("-----BEGIN CERTIFICATE-----");
+      const waited = await post("wait", { resource: "certificatesigningrequests", name: "remote-csr", field: "spec.username", equals: "remote", timeoutMs: 100 });
+      expect(waited.status).toBe(408);
     } finally {
       proc.kill();
       await proc.exited;

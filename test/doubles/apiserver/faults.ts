@@ -84,13 +84,23 @@ export class Faults {
   async refuseConnections(ms?: number): Promise<void> {
     clearTimeout(this.reopenTimer);
     await this.front.close();
-    if (ms !== undefined) this.reopenTimer = setTimeout(() => void this.acceptConnections().catch(() => undefined), ms);
+    if (ms !== undefined)
+      this.reopenTimer = setTimeout(() => {
+        this.acceptConnections().catch((err: unknown) => {
+          // no caller to hand this to: keep it for the test to see, acceptConnections() retries and throws
+          this.reopenFailure = err;
+        });
+      }, ms);
   }
+
+  /** Why the timed re-listen after refuseConnections(ms) failed (e.g. the port was taken meanwhile). */
+  reopenFailure: unknown;
 
   /** Listens again on the same port (no-op when already listening). */
   async acceptConnections(): Promise<void> {
     clearTimeout(this.reopenTimer);
     if (!this.front.listening) await this.front.listen();
+    this.reopenFailure = undefined;
   }
 
   latencyFor(t: MatchTarget): number {
