@@ -189,6 +189,7 @@ describe("requestClientCertificate", () => {
     (csr["spec"] as { signerName: string }).signerName = "example.com/other";
     const err = await requestClientCertificate(deps, "machine-a", ac.signal).catch((e: unknown) => e);
     expect((err as CertificateRequestError).kind).toBe("incompatible");
+    expect(await host.stat("/var/lib/gardener-node-agent/credentials/bootstrap-csr.key")).toBeUndefined();
   });
 
   test("aborts the wait at once when a GET fails", async () => {

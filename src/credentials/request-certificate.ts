@@ -136,7 +136,13 @@ async function createOrReuse(deps: CertificateRequestDeps, name: string, request
     if (!isAlreadyExists(err)) throw err;
   }
   const existing = parseCsr(await deps.kube.get(certificateSigningRequests, "", name, { signal }), name);
-  checkCompatible(existing, name, requestPem);
+  try {
+    checkCompatible(existing, name, requestPem);
+  } catch (err) {
+    // The same key would meet the same CSR again on every retry: start over with a fresh one.
+    await discardPendingKey(deps.host);
+    throw err;
+  }
   deps.log.info("Reusing existing CertificateSigningRequest", { csrName: name });
   return existing.metadata.uid;
 }
