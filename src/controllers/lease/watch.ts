@@ -1,13 +1,12 @@
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
 import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
-import { enqueueObject } from "../../kube/handler.ts";
 import { and, only, type Predicate } from "../../kube/predicate.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
 import type { Source } from "../../kube/source.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { nodePredicate } from "../node/watch.ts";
+import { enqueueOwnKey, nodePredicate } from "../node/watch.ts";
 
 export const controllerName = "lease";
 export const leaseNamespace = "kube-system";
@@ -45,6 +44,6 @@ export function newLeaseController(opts: {
     clock: opts.clock,
     ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
-  c.watch(opts.source, enqueueObject<KubeObject>(), leasePredicate(opts.hostName));
+  c.watch(opts.source, enqueueOwnKey(), leasePredicate(opts.hostName));
   return c;
 }

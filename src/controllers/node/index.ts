@@ -6,6 +6,7 @@ export { setupNodeController } from "./setup.ts";
 export type { NodeControllerSetup } from "./setup.ts";
 export {
   controllerName,
+  enqueueOwnKey,
   hostnameLabel,
   maxConcurrentReconciles,
   newNodeController,

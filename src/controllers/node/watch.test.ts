@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../../kube/types.ts";
-import { nodePredicate, nodeSelectors, restartAnnotationPredicate } from "./watch.ts";
+import { enqueueOwnKey, nodePredicate, nodeSelectors, restartAnnotationPredicate } from "./watch.ts";
 
 const node = (opts: { host?: string; restart?: string } = {}): KubeObject => ({
   metadata: {
@@ -72,5 +72,24 @@ describe("nodeSelectors", () => {
   });
   test("should select by the hostname label when the node name is unknown", () => {
     expect(nodeSelectors({ hostName: "worker-a", nodeName: undefined })).toEqual({ labelSelector: "kubernetes.io/hostname=worker-a" });
+  });
+});
+
+describe("enqueueOwnKey", () => {
+  const keys = (fn: (q: { add(k: { namespace: string; name: string }): void }) => void) => {
+    const got: string[] = [];
+    fn({ add: (k) => got.push(`${k.namespace}/${k.name}`) });
+    return got;
+  };
+  const n: KubeObject = { metadata: { name: "node-a" } };
+  test("should enqueue the object's key for create, delete and generic", () => {
+    const h = enqueueOwnKey();
+    expect(keys((q) => h.create(n, q))).toEqual(["/node-a"]);
+    expect(keys((q) => h.delete(n, q))).toEqual(["/node-a"]);
+    expect(keys((q) => h.generic(n, q))).toEqual(["/node-a"]);
+  });
+  test("should enqueue an update once, with the new object's key", () => {
+    const h = enqueueOwnKey();
+    expect(keys((q) => h.update({ metadata: { name: "old" } }, n, q))).toEqual(["/node-a"]);
   });
 });

@@ -1,13 +1,13 @@
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
 import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
-import { enqueueObject } from "../../kube/handler.ts";
 import { only, type Predicate } from "../../kube/predicate.ts";
 import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
 import { Channel } from "../../kube/source.ts";
 import type { Source } from "../../kube/source.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
+import { enqueueOwnKey } from "../node/watch.ts";
 
 export const controllerName = "token";
 export const secretNamespace = "kube-system";
@@ -65,6 +65,6 @@ export function newTokenController(opts: {
     ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   for (const k of startKeys(opts.syncConfigs)) c.add(k);
-  c.watch(opts.resync, enqueueObject<KubeObject>(), resyncPredicate);
+  c.watch(opts.resync, enqueueOwnKey(), resyncPredicate);
   return c;
 }
