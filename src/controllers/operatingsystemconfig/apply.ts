@@ -36,7 +36,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
   const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, input.checksum, deps.node.hostName.toLowerCase());
-  const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, signal));
+  const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });

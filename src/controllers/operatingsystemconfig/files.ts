@@ -1,10 +1,8 @@
-import { isExecutableFor } from "../../registry/index.ts";
 import type { HostFs } from "../../host/index.ts";
-import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
-import { agentBinaryPath } from "./deps.ts";
+import { checkAgentBinary } from "./plan.ts";
 
-/** Refused before anything is written (e.g. a self-update to a binary for another architecture). */
+/** A file cannot be placed (e.g. its cross-device helper name is taken by a directory). */
 export class FileApplyError extends Error {
   override readonly name = "FileApplyError";
   constructor(
@@ -50,16 +48,13 @@ export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<
 
 /** Step 15: imageRef files; the agent's own binary must be an executable for this machine. */
 export async function writeImageFiles(ctx: ApplyContext): Promise<void> {
-  const { host, log, extractImageFile, arch, events } = ctx.deps;
+  const { host, log, extractImageFile, arch } = ctx.deps;
   for (const f of [...ctx.store.changes.files.changed]) {
     const ref = f.content.imageRef;
     if (ref === undefined || f.content.inline !== undefined || f.content.secretRef !== undefined) continue;
     const bytes = await extractImageFile(ref.image, ref.filePathInImage, ctx.signal);
-    if (f.path === agentBinaryPath && !isExecutableFor(bytes, arch)) {
-      const msg = `refusing to install "${f.path}" from image ${ref.image}: not an executable for ${arch}`;
-      if (ctx.node !== undefined) await events.event(nodeRef(ctx.node), "Warning", "OSCApplyFailed", "Reconcile", msg);
-      throw new FileApplyError(msg, f.path);
-    }
+    // The reconcile's failure event names the refused file; the old binary stays in place.
+    checkAgentBinary(f.path, bytes, arch, `image ${ref.image}`);
     await placeFile(host, f.path, bytes, f.permissions ?? 0o600);
     log.info("Wrote file from image", { path: f.path, image: ref.image });
     await ctx.store.fileChangedDone(f.path);

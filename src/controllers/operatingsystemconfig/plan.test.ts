@@ -40,7 +40,7 @@ describe("planChanges", () => {
       { path: "/b", content: { secretRef: { name: "s", dataKey: "k" } } },
       { path: "/c", content: { imageRef: { image: "i", filePathInImage: "/c" } } },
     );
-    const planned = await planChanges(kube({ k: btoa("secret-b") }), c, signal);
+    const planned = await planChanges(kube({ k: btoa("secret-b") }), c, "amd64", signal);
     expect(text(planned.get("/a"))).toBe("a");
     expect(text(planned.get("/b"))).toBe("secret-b");
     expect(planned.has("/c")).toBe(false);
@@ -52,7 +52,7 @@ describe("planChanges", () => {
   ])("should fail on %s naming the file", async (_n, data, message) => {
     const c = emptyChanges("s");
     c.files.changed.push({ path: "/b", content: { secretRef: { name: "s", dataKey: "k" } } });
-    const err = await planChanges(kube(data), c, signal).catch((e: unknown) => e);
+    const err = await planChanges(kube(data), c, "amd64", signal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OscInputError);
     expect((err as OscInputError).subject).toBe("/b");
     expect((err as Error).message).toContain(message);
@@ -61,6 +61,12 @@ describe("planChanges", () => {
   test("should reject a drop-in name that leaves the drop-in directory", async () => {
     const c = emptyChanges("s");
     c.units.changed.push({ name: "u.service", dropIns: [{ name: "../../evil", content: "" }], dropInsChanges: { changed: [], deleted: [] } });
-    await expect(planChanges(kube({}), c, signal)).rejects.toThrow('invalid drop-in name "../../evil"');
+    await expect(planChanges(kube({}), c, "amd64", signal)).rejects.toThrow('invalid drop-in name "../../evil"');
+  });
+
+  test("should refuse inline content for the agent binary that is not an executable for this machine", async () => {
+    const c = emptyChanges("s");
+    c.files.changed.push({ path: "/opt/bin/gardener-node-agent", content: { inline: { encoding: "", data: "#!/bin/sh" } } });
+    await expect(planChanges(kube({}), c, "amd64", signal)).rejects.toThrow("not an executable for amd64");
   });
 });

@@ -2,6 +2,8 @@ import { isNotFound } from "../../kube/errors.ts";
 import { secrets } from "../../kube/resources.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import { decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../osc/index.ts";
+import { isExecutableFor } from "../../registry/index.ts";
+import { agentBinaryPath } from "./deps.ts";
 
 /** The OSC asks for something the agent must not or cannot do; nothing on the host was touched. */
 export class OscInputError extends Error {
@@ -59,7 +61,7 @@ async function secretRefBytes(kube: Kube, name: string, dataKey: string, path: s
  * Everything that can be checked before the host is touched: file paths, unit and drop-in names,
  * and the bytes of every inline/secretRef file still to be written (decoded now, written later).
  */
-export async function planChanges(kube: Kube, changes: OscChanges, signal: AbortSignal): Promise<Map<string, Uint8Array>> {
+export async function planChanges(kube: Kube, changes: OscChanges, arch: string, signal: AbortSignal): Promise<Map<string, Uint8Array>> {
   const bytes = new Map<string, Uint8Array>();
   for (const f of [...changes.files.changed, ...changes.files.deleted]) validateFilePath(f.path);
   for (const u of [...changes.units.changed, ...changes.units.deleted]) {
@@ -71,7 +73,9 @@ export async function planChanges(kube: Kube, changes: OscChanges, signal: Abort
   }
   for (const f of changes.files.changed) {
     const b = await fileBytes(kube, f, signal);
-    if (b !== undefined) bytes.set(f.path, b);
+    if (b === undefined) continue;
+    checkAgentBinary(f.path, b, arch, "inline content");
+    bytes.set(f.path, b);
   }
   return bytes;
 }
@@ -88,4 +92,11 @@ async function fileBytes(kube: Kube, f: OscFile, signal: AbortSignal): Promise<U
   const ref = f.content.secretRef;
   if (ref !== undefined) return secretRefBytes(kube, ref.name, ref.dataKey, f.path, signal);
   return undefined;
+}
+
+/** The agent replaces itself only with an executable for this machine (checked for every content source). */
+export function checkAgentBinary(path: string, bytes: Uint8Array, arch: string, source: string): void {
+  if (path === agentBinaryPath && !isExecutableFor(bytes, arch)) {
+    throw new OscInputError(`refusing to install "${path}" from ${source}: not an executable for ${arch}`, path);
+  }
 }
