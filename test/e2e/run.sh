@@ -51,7 +51,7 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 # Waits until the first line of FILE is complete JSON (a service's start-up line) or the process PID died.
 wait_json_line() {
   local file=$1 pid=$2 deadline=$((SECONDS + 60))
-  until head -n1 "$file" 2>/dev/null | jq -e . >/dev/null 2>&1; do
+  until head -n1 "$file" 2>/dev/null | jq -e '.url | length > 0' >/dev/null 2>&1; do
     kill -0 "$pid" 2>/dev/null || return 1
     ((SECONDS < deadline)) || return 1
     sleep 0.2

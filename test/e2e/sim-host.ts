@@ -53,6 +53,10 @@ async function main(): Promise<void> {
     },
   });
   const stop = async (): Promise<void> => {
+    // The request log goes to stderr (apiserver.log): who asked for what, for troubleshooting a failed step.
+    for (const r of sim.requests) {
+      process.stderr.write(`${new Date(r.time).toISOString()} ${r.code} ${r.method} ${r.path} user=${r.user}${r.watch ? ' (watch)' : ''}\n`);
+    }
     await ctl.stop(true);
     await sim.stop();
     process.exit(0);
