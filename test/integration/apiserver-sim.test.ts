@@ -182,6 +182,21 @@ describe("apiserver simulator watch", () => {
     expect(gone.body).toMatchObject({ reason: "Expired", code: 410 });
   });
 
+  test("pages a list with limit and continue at one consistent resourceVersion", async () => {
+    for (const n of ["page-a", "page-b", "page-c"]) sim.store.create("configmaps", { metadata: { name: n, namespace: "default", labels: { page: "x" } } });
+    const base = "/api/v1/namespaces/default/configmaps?labelSelector=page%3Dx&limit=2";
+    const p1 = (await admin.call("GET", base)).body as { metadata: { continue: string; remainingItemCount: number; resourceVersion: string }; items: { metadata: { name: string } }[] };
+    expect(p1.items.map((i) => i.metadata.name)).toEqual(["page-a", "page-b"]);
+    expect(p1.metadata.remainingItemCount).toBe(1);
+    sim.store.delete("configmaps", "default", "page-c");
+    const p2 = (await admin.call("GET", `${base}&continue=${p1.metadata.continue}`)).body as { metadata: Record<string, unknown>; items: { metadata: { name: string } }[] };
+    expect(p2.items.map((i) => i.metadata.name)).toEqual(["page-c"]);
+    expect(p2.metadata["continue"]).toBeUndefined();
+    sim.compact();
+    const expiredPage = await admin.call("GET", `${base}&continue=${p1.metadata.continue}`);
+    expect(expiredPage.status).toBe(410);
+  });
+
   test("sends DELETED with the old labels when an object stops matching a label selector, ADDED when it matches again", async () => {
     await admin.call("POST", SECRETS, { body: { metadata: { name: "w-sel", labels: { role: "a" } } } });
     const w = await watch(`${SECRETS}?watch=1&labelSelector=role%20in%20(a)`);

@@ -138,12 +138,13 @@ function list(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps):
       throw badRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
     }
     if (tok.rv < store.oldestResumableVersion)
-      throw expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results.");
+      throw expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.");
     at = tok.rv;
     start = tok.start;
   } else if (rv !== undefined && rv !== 0) {
     if (rv > store.resourceVersion) throw tooLarge(rv, store.resourceVersion);
-    if (match === "Exact") at = rv;
+    // a paged list with a resourceVersion and no match is served exactly (legacy semantics)
+    if (match === "Exact" || (match === "" && limit > 0)) at = rv;
   }
   const listRv = at ?? store.resourceVersion;
   let items = store.select(def, ns, sel, at);

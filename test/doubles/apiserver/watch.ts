@@ -127,7 +127,7 @@ export class Watcher {
     } else {
       const evs = hub.store.eventsSince(p.fromRv);
       if (evs === "expired") {
-        const st = expired(`too old resource version: ${p.fromRv} (${hub.store.oldestResumableVersion + 1})`).toStatus();
+        const st = expired(`too old resource version: ${p.fromRv} (${hub.store.oldestResumableVersion})`).toStatus();
         this.send("ERROR", st as unknown as Obj);
         this.close();
         return;
