@@ -25,7 +25,7 @@ die() {
 }
 
 cleanup() {
-  [ -n "$STAGED" ] && rm -f "$STAGED"
+  [ -n "$STAGED" ] && rm -rf "$STAGED"
   [ -n "$WORK" ] && rm -rf "$WORK"
   return 0
 }
@@ -197,36 +197,37 @@ layers="$(awk -F= '
   END { for (i = n; i > 0; i--) print l[i] }' "$WORK/manifest.flat")"
 [ -n "$layers" ] || die "manifest of $IMAGE has no layers"
 
-# --- find the binary -------------------------------------------------------------------------
+# --- find the binary and install it atomically ------------------------------------------------
+# Layers are unpacked into a staging dir inside /opt/bin, so the final step is a rename on the
+# same filesystem (no 100 MB copy) and a crash leaves only a hidden staging dir behind.
+mkdir -p "$BIN_DIR" || die "cannot create $BIN_DIR"
+STAGED="$(mktemp -d "$BIN_DIR/.gardener-node-agent.XXXXXX")" || die "cannot create a staging dir in $BIN_DIR"
 found=""
+bad_tar=""
 for layer in $layers; do
   case "$layer" in sha256:????????????????????????????????????????????????????????????????) ;; *) die "bad layer digest $layer" ;; esac
   fetch "$BASE/blobs/$layer" "$WORK/layer" "application/octet-stream"
   verify "$WORK/layer" "$layer" "layer $layer of $IMAGE"
-  members="$(tar -tf "$WORK/layer" 2>/dev/null)" || die "layer $layer of $IMAGE is not a readable tar archive"
-  for want in gardener-node-agent ko-app/gardener-node-agent; do
-    member="$(printf '%s\n' "$members" | grep -x -e "$want" -e "\./$want" -e "/$want" | tail -n1)" || true
-    if [ -n "$member" ]; then
-      mkdir -p "$WORK/x"
-      tar -xf "$WORK/layer" -C "$WORK/x" --no-same-owner "$member" 2>/dev/null || die "cannot extract $member from layer $layer"
-      [ -f "$WORK/x/$member" ] && [ ! -L "$WORK/x/$member" ] || die "$member in $IMAGE is not a regular file"
-      found="$WORK/x/$member"
-      break 2
-    fi
-  done
-  rm -f "$WORK/layer"
+  # One pass over the layer (GNU tar detects the compression); no match is exit status 2.
+  if tar -xf "$WORK/layer" -C "$STAGED" --no-same-owner --no-same-permissions --wildcards '*gardener-node-agent' 2>/dev/null; then
+    for member in gardener-node-agent ko-app/gardener-node-agent; do
+      if [ -f "$STAGED/$member" ] && [ ! -L "$STAGED/$member" ]; then
+        found="$STAGED/$member"
+        break 2
+      fi
+    done
+  else
+    # Either no match or a broken archive: never use what a failed extraction left behind.
+    bad_tar="$layer"
+  fi
+  rm -rf "$STAGED"/* "$STAGED"/.[!.]* "$WORK/layer"
 done
-[ -n "$found" ] || die "image $IMAGE contains neither /gardener-node-agent nor /ko-app/gardener-node-agent"
-
-# --- install atomically ----------------------------------------------------------------------
-mkdir -p "$BIN_DIR" || die "cannot create $BIN_DIR"
-STAGED="$(mktemp "$BIN_DIR/.gardener-node-agent.XXXXXX")" || die "cannot create a temp file in $BIN_DIR"
-cp "$found" "$STAGED" || die "cannot copy the binary to $BIN_DIR"
-chmod 0755 "$STAGED" || die "cannot chmod $STAGED"
-sync "$STAGED" 2>/dev/null || sync
-mv -f "$STAGED" "$BIN" || die "cannot move the binary to $BIN"
+[ -n "$found" ] || die "image $IMAGE contains neither /gardener-node-agent nor /ko-app/gardener-node-agent as a regular file${bad_tar:+ (or layer $bad_tar is not a readable tar)}"
+chmod 0755 "$found" || die "cannot chmod $found"
+sync "$found" 2>/dev/null || sync
+mv -f "$found" "$BIN" || die "cannot move the binary to $BIN"
+rm -rf "$STAGED" "$WORK"
 STAGED=""
-rm -rf "$WORK"
 WORK=""
 echo "> Installed $BIN from $IMAGE (linux/$ARCH)"
 
