@@ -1,3 +1,5 @@
+export { ApiServerConfigError, defaultConfigDir, readApiServerConfig } from "./api-server.ts";
+export type { ApiServerConfigStage, ReadApiServerConfigOptions } from "./api-server.ts";
 export { clientConnectionSchema } from "./client-connection.ts";
 export type { ClientConnectionConfiguration } from "./client-connection.ts";
 export {
@@ -33,8 +35,8 @@ export { DurationError, formatDuration, formatDurationNs, parseDuration, parseDu
 export { configToDocument, encodeConfig } from "./encode.ts";
 export { ConfigError, formatFieldIssue } from "./errors.ts";
 export type { ConfigErrorStage, FieldIssue, FieldIssueType } from "./errors.ts";
-export { configFileName, loadConfig } from "./load.ts";
-export type { ConfigReader, LoadConfigOptions, LoadedConfig } from "./load.ts";
+export { configFileName, loadConfig, readConfigFile } from "./load.ts";
+export type { ConfigFile, ConfigReader, LoadConfigOptions, LoadedConfig } from "./load.ts";
 export {
   canonicalSemVer,
   formatSemVer,

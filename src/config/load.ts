@@ -40,8 +40,17 @@ const readOrThrow = async (fs: ConfigReader, path: string, what: "file" | "dir")
   }
 };
 
-/** Picks the file: `config-<version>.yaml`, else the only `config-*.yaml` (with a warning). */
-const locate = async (o: LoadConfigOptions): Promise<{ path: string; text: string; warnings: string[] }> => {
+export interface ConfigFile {
+  readonly path: string;
+  readonly text: string;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Picks and reads the file: `config-<version>.yaml`, else the only `config-*.yaml` (with a warning).
+ * Throws ConfigError (stage "read").
+ */
+export const readConfigFile = async (o: Omit<LoadConfigOptions, "disableKubernetesVersionCheck">): Promise<ConfigFile> => {
   const wanted = join(o.configDir, configFileName(o.version));
   const text = await readOrThrow(o.fs, wanted, "file");
   if (typeof text === "string") return { path: wanted, text, warnings: [] };
@@ -67,7 +76,7 @@ const locate = async (o: LoadConfigOptions): Promise<{ path: string; text: strin
 /** Reads, decodes (defaults applied) and validates the agent's config. Throws ConfigError. */
 export const loadConfig = async (o: LoadConfigOptions): Promise<LoadedConfig> => {
   if (o.configDir === "") throw new ConfigError("read", undefined, [], "missing config dir");
-  const { path, text, warnings } = await locate(o);
+  const { path, text, warnings } = await readConfigFile(o);
   const config = decodeConfig(text, path);
   const options = o.disableKubernetesVersionCheck === undefined ? {} : { disableKubernetesVersionCheck: o.disableKubernetesVersionCheck };
   const issues = validateConfig(config, options);
