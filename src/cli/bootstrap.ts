@@ -1,8 +1,5 @@
 import type { Command, CommandContext } from "./command.ts";
 
-/** Fixed dir of the connectivity probe's config (upstream ignores --config-dir there, spec §6.4). */
-const probeConfigDir = "/var/lib/gardener-node-agent";
-
 /**
  * `gardener-node-agent bootstrap`: read and validate the config, then install, enable and start
  * gardener-node-agent.service and hand over from gardener-node-init.service (spec §6).
@@ -16,7 +13,7 @@ export const command: Command = {
   ].join("\n"),
   flags: [],
   async run(ctx: CommandContext): Promise<number> {
-    const [{ createHostFs }, { loadConfig }, startup, bootstrapModule] = await Promise.all([
+    const [{ createHostFs }, { readApiServerConfig }, startup, bootstrapModule] = await Promise.all([
       import("../host/index.ts"),
       import("../config/index.ts"),
       import("./startup.ts"),
@@ -26,7 +23,6 @@ export const command: Command = {
     const loaded = await startup.loadCommandConfig(ctx);
     const { config } = loaded;
     const log = await startup.startCommandLogger(ctx, loaded, "gardener-node-init");
-    const disableKubernetesVersionCheck = ctx.env["EXPERIMENTAL_DISABLE_KUBERNETES_VERSION_CHECK"] === "true";
 
     const { createDbusSystemd } = await import("../systemd/dbus.ts");
     const address = ctx.env["DBUS_SYSTEM_BUS_ADDRESS"];
@@ -34,10 +30,8 @@ export const command: Command = {
     try {
       const probe = bootstrapModule.createConnectivityProbe({
         host,
-        loadEndpoint: async () => {
-          const probeConfig = await loadConfig({ fs: host, configDir: probeConfigDir, version: ctx.version, disableKubernetesVersionCheck });
-          return probeConfig.config.apiServer;
-        },
+        // Fixed dir, decoded but not validated (spec §6.4, scenario 39).
+        loadEndpoint: () => readApiServerConfig({ fs: host, version: ctx.version }),
       });
       await bootstrapModule.bootstrap(
         { host, systemd, log, runner: bootstrapModule.createProcessRunner(), probe, stdout: ctx.stdout },
