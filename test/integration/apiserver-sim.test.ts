@@ -374,6 +374,26 @@ describe("apiserver simulator type rules", () => {
       expect(r.body).toMatchObject({ reason: "Invalid", details: { name: "ev-kube-system", kind: "Event" }, message: 'Event "ev-kube-system" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace' });
   });
 
+  test("stores events.k8s.io/v1 Events as core Events and shows each in its own shape", async () => {
+    const v1 = "/apis/events.k8s.io/v1/namespaces/default/events";
+    const body = {
+      apiVersion: "events.k8s.io/v1", kind: "Event", metadata: { name: "ev-new" }, eventTime: "2026-01-02T03:04:05.000001Z",
+      regarding: { kind: "Node", name: "n1", apiVersion: "v1" }, reason: "OSCApplied", action: "Reconcile", note: "done", type: "Normal",
+      reportingController: "gardener.cloud/node-agent", reportingInstance: "n1",
+    };
+    const w = await watch(`/api/v1/namespaces/default/events?watch=1&resourceVersion=${sim.store.resourceVersion}`);
+    const created = await admin.call("POST", v1, { body });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ apiVersion: "events.k8s.io/v1", regarding: { name: "n1" }, note: "done" });
+    const core = await admin.call("GET", "/api/v1/namespaces/default/events/ev-new");
+    expect(core.body).toMatchObject({ apiVersion: "v1", involvedObject: { name: "n1" }, message: "done", reportingComponent: "gardener.cloud/node-agent" });
+    expect((await w.next()).object).toMatchObject({ apiVersion: "v1", message: "done" });
+    const { action: _a, ...noAction } = body;
+    const bad = await admin.call("POST", v1, { body: { ...noAction, metadata: { name: "ev-bad" } } });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({ details: { group: "events.k8s.io", kind: "Event" }, message: 'Event.events.k8s.io "ev-bad" is invalid: action: Required value' });
+  });
+
   test("deletes a pod bound to a node gracefully and removes it with gracePeriodSeconds=0", async () => {
     sim.store.create("pods", { metadata: { name: "graceful", namespace: "default" }, spec: { nodeName: "node-a", containers: [{ name: "c", image: "i" }] } });
     const first = await admin.call("DELETE", "/api/v1/namespaces/default/pods/graceful");

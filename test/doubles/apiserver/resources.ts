@@ -13,6 +13,8 @@ export interface ResourceDef {
   readonly returnDeletedObject: boolean;
   /** The main resource ignores `status` on update; status is written through the subresource. */
   readonly hasStatus: boolean;
+  /** Another version of a stored type (events.k8s.io Events are core Events in storage): the storing def's resource.group. */
+  readonly storedAs?: string;
 }
 
 function def(d: Partial<ResourceDef> & Pick<ResourceDef, "resource" | "kind" | "namespaced">): ResourceDef {
@@ -41,6 +43,7 @@ export const resourceDefs: readonly ResourceDef[] = [
     hasStatus: true,
     returnDeletedObject: true,
   }),
+  def({ group: "events.k8s.io", resource: "events", kind: "Event", namespaced: true, allowCreateOnUpdate: true, storedAs: "events." }),
   def({ group: "coordination.k8s.io", resource: "leases", kind: "Lease", namespaced: true }),
   def({
     group: "certificates.k8s.io",
@@ -59,6 +62,12 @@ export function apiVersionOfDef(d: ResourceDef): string {
 /** Finds a resource by plural name (optionally group-qualified: "leases.coordination.k8s.io"). */
 export function findDef(name: string): ResourceDef | undefined {
   return resourceDefs.find((d) => d.resource === name || `${d.resource}.${d.group}` === name);
+}
+
+/** The def whose objects are stored for `d` (itself, unless `d` is another version of a stored type). */
+export function storageOf(d: ResourceDef): ResourceDef {
+  if (d.storedAs === undefined) return d;
+  return resourceDefs.find((x) => `${x.resource}.${x.group}` === d.storedAs) ?? d;
 }
 
 export function findDefByPath(group: string, version: string, resource: string): ResourceDef | undefined {

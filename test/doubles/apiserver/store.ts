@@ -5,9 +5,10 @@
 import type { ResourceDef, ResourceRef } from "./resources.ts";
 import type { UserInfo } from "./user.ts";
 import type { Selector } from "./selectors.ts";
-import { resolveDef } from "./resources.ts";
+import { resolveDef, storageOf } from "./resources.ts";
+import { decodeForStorage, toView } from "./event-view.ts";
 import { alreadyExists, badRequest, conflict, invalid, notFound, serverError, staleConflict, SimApiError } from "./status.ts";
-import { decodeObject, timeNow } from "./decode.ts";
+import { timeNow } from "./decode.ts";
 import { meta, prepareForCreate, prepareForUpdate } from "./strategy.ts";
 import { validateObject } from "./validation.ts";
 import { deepEqual, isObj, jsonMergePatch, strategicMergePatch } from "./merge-patch.ts";
@@ -87,10 +88,11 @@ export class SimStore {
   }
 
   private bucket(def: ResourceDef): Map<string, Obj> {
-    let b = this.objects.get(def);
+    const stored = storageOf(def);
+    let b = this.objects.get(stored);
     if (b === undefined) {
       b = new Map();
-      this.objects.set(def, b);
+      this.objects.set(stored, b);
     }
     return b;
   }
@@ -118,7 +120,9 @@ export class SimStore {
     return this.history.filter((e) => e.rv > rv);
   }
 
-  private write(def: ResourceDef, type: EventType, o: Obj, prev?: Obj): Obj {
+  /** Stores `o` (in stored form) and answers it as `view` shows it. */
+  private write(view: ResourceDef, type: EventType, o: Obj, prev?: Obj): Obj {
+    const def = storageOf(view);
     this.rv++;
     meta(o)["resourceVersion"] = String(this.rv);
     o["metadata"] = orderMeta(meta(o));
@@ -127,13 +131,13 @@ export class SimStore {
     else b.set(key(nsOf(o), nameOf(o)), o);
     const e: StoreEvent = prev === undefined ? { rv: this.rv, type, def, object: o } : { rv: this.rv, type, def, object: o, prev };
     this.emit(e);
-    return structuredClone(o);
+    return toView(view, structuredClone(o));
   }
 
   get(res: ResourceRef, namespace: string, name: string): Obj | undefined {
     const def = resolveDef(res);
     const o = this.bucket(def).get(key(def.namespaced ? namespace : "", name));
-    return o === undefined ? undefined : structuredClone(o);
+    return o === undefined ? undefined : toView(def, structuredClone(o));
   }
 
   private mustGet(def: ResourceDef, namespace: string, name: string): Obj {
@@ -144,7 +148,7 @@ export class SimStore {
 
   create(res: ResourceRef, body: unknown, opts: WriteOptions = {}): Obj {
     const def = resolveDef(res);
-    const o = decodeObject(def, body);
+    const o = decodeForStorage(def, body);
     const m = meta(o);
     if (def.namespaced) {
       const ns = opts.namespace ?? String(m["namespace"] ?? "");
@@ -168,7 +172,7 @@ export class SimStore {
 
   update(res: ResourceRef, body: unknown, opts: WriteOptions = {}): Obj {
     const def = resolveDef(res);
-    const o = decodeObject(def, body);
+    const o = decodeForStorage(def, body);
     const m = meta(o);
     const ns = def.namespaced ? (opts.namespace ?? String(m["namespace"] ?? "")) : "";
     if (def.namespaced && opts.namespace !== undefined && m["namespace"] !== undefined && m["namespace"] !== "" && m["namespace"] !== opts.namespace)
@@ -180,7 +184,7 @@ export class SimStore {
     if (old === undefined) {
       if (def.allowCreateOnUpdate && sub === "") {
         delete m["resourceVersion"];
-        return this.create(def, o, opts);
+        return this.create(def, toView(def, o), opts);
       }
       throw notFound(def, name);
     }
@@ -209,12 +213,12 @@ export class SimStore {
   patch(res: ResourceRef, namespace: string, name: string, type: PatchKind, patch: unknown, opts: WriteOptions = {}): Obj {
     const def = resolveDef(res);
     const old = this.mustGet(def, namespace, name);
-    const base = structuredClone(old);
+    const base = toView(def, structuredClone(old));
     let patched: unknown;
     if (type === "json") patched = applyJsonPatch(base, patch);
     else if (type === "merge") patched = jsonMergePatch(base, patch);
     else patched = strategicMergePatch(def.resource, base, patch);
-    const o = decodeObject(def, patched);
+    const o = decodeForStorage(def, patched);
     const m = meta(o);
     if (m["name"] !== name) throw badRequest(`the name of the object (${String(m["name"])}) does not match the name on the URL (${name})`);
     if (def.namespaced && m["namespace"] !== namespace)
@@ -236,7 +240,7 @@ export class SimStore {
     const finalizers = om["finalizers"];
     const pending = Array.isArray(finalizers) && finalizers.length > 0;
     if (pending || grace > 0) {
-      if (om["deletionTimestamp"] !== undefined) return { object: structuredClone(old), deleted: false };
+      if (om["deletionTimestamp"] !== undefined) return { object: toView(def, structuredClone(old)), deleted: false };
       const o = structuredClone(old);
       meta(o)["deletionTimestamp"] = timeNow(this.now() + grace * 1000);
       meta(o)["deletionGracePeriodSeconds"] = grace;
@@ -263,7 +267,7 @@ export class SimStore {
       if (atRv < this.compactedRv) throw new SimApiError(410, "Expired", "The resourceVersion for the provided list is too old.");
       for (const e of [...this.history].reverse()) {
         if (e.rv <= atRv) break;
-        if (e.def !== def) continue;
+        if (e.def !== storageOf(def)) continue;
         const k = key(nsOf(e.object), nameOf(e.object));
         if (e.type === "ADDED") objs.delete(k);
         else if (e.prev !== undefined) objs.set(k, e.prev);
@@ -272,7 +276,7 @@ export class SimStore {
     const out: Obj[] = [];
     for (const [k, o] of [...objs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (namespace !== undefined && namespace !== "" && !k.startsWith(`${namespace}/`)) continue;
-      if (matchSelector(def.resource, sel, o)) out.push(structuredClone(o));
+      if (matchSelector(def.resource, sel, o)) out.push(toView(def, structuredClone(o)));
     }
     return out;
   }

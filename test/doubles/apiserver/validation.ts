@@ -80,19 +80,41 @@ function validateMeta(def: ResourceDef, o: Obj): FieldError[] {
   return errs;
 }
 
-function validateEvent(o: Obj): FieldError[] {
-  const ns = String((o["metadata"] as Obj)["namespace"] ?? "");
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** ValidateEventCreate: legacy rules for core/v1, plus the strict ones for events.k8s.io/v1 (`strict`). */
+function validateEvent(o: Obj, strict: boolean): FieldError[] {
+  const ns = str((o["metadata"] as Obj)["namespace"]);
   const involved = isObj(o["involvedObject"]) ? (o["involvedObject"] as Obj) : {};
-  const ins = String(involved["namespace"] ?? "");
+  const ins = str(involved["namespace"]);
   const legacy = o["eventTime"] === undefined || o["eventTime"] === null;
-  const bad = legacy
-    ? ins === ""
-      ? ns !== "" && ns !== "default"
-      : ns !== ins
-    : ins === ""
-      ? ns !== "default" && ns !== "kube-system"
-      : ns !== ins;
-  return bad ? [inv("involvedObject.namespace", ins, "does not match event.namespace")] : [];
+  const errs: FieldError[] = [];
+  const nsErr = inv("involvedObject.namespace", ins, "does not match event.namespace");
+  if (legacy) {
+    if (ins === "" ? ns !== "" && ns !== "default" : ns !== ins) errs.push(nsErr);
+  } else {
+    if ((ins === "" && ns !== "default" && ns !== "kube-system") || (ins !== "" && ns !== ins)) errs.push(nsErr);
+    const rcField = strict ? "reportingController" : "source";
+    const rc = str(o["reportingComponent"]);
+    if (rc === "") errs.push(req(rcField));
+    else errs.push(...qualifiedNameErrors(rcField, rc));
+    if (str(o["reportingInstance"]) === "") errs.push(req("reportingInstance"));
+    else if (str(o["reportingInstance"]).length > 128) errs.push(inv("reportingInstance", "", "can have at most 128 characters"));
+    if (str(o["action"]) === "") errs.push(req("action"));
+    else if (str(o["action"]).length > 128) errs.push(inv("action", "", "can have at most 128 characters"));
+    if (str(o["reason"]) === "") errs.push(req("reason"));
+    else if (str(o["reason"]).length > 128) errs.push(inv("reason", "", "can have at most 128 characters"));
+    if (str(o["message"]).length > 1024) errs.push(inv("note", "", "can have at most 1024 characters"));
+  }
+  if (!strict) return errs;
+  if (legacy) errs.push(req("eventTime"));
+  if (o["type"] !== "Normal" && o["type"] !== "Warning") errs.push(inv("type", "", `has invalid value: ${str(o["type"])}`));
+  if (o["firstTimestamp"] !== undefined && o["firstTimestamp"] !== null) errs.push(inv("deprecatedFirstTimestamp", "", "needs to be unset"));
+  if (o["lastTimestamp"] !== undefined && o["lastTimestamp"] !== null) errs.push(inv("deprecatedLastTimestamp", "", "needs to be unset"));
+  if (typeof o["count"] === "number" && o["count"] !== 0) errs.push(inv("deprecatedCount", "", "needs to be unset"));
+  const src = isObj(o["source"]) ? (o["source"] as Obj) : {};
+  if (str(src["component"]) !== "" || str(src["host"]) !== "") errs.push(inv("deprecatedSource", "", "needs to be unset"));
+  return errs;
 }
 
 function validateLease(o: Obj): FieldError[] {
@@ -174,7 +196,8 @@ export function validateObject(def: ResourceDef, o: Obj, old?: Obj): FieldError[
   }
   switch (def.resource) {
     case "events":
-      return [...errs, ...validateEvent(o)];
+      // updates get the legacy rules only (the immutability checks of events.k8s.io updates are not modelled)
+      return [...errs, ...validateEvent(o, old === undefined && def.group === "events.k8s.io")];
     case "leases":
       return [...errs, ...validateLease(o)];
     case "nodes":

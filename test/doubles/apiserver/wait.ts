@@ -1,7 +1,7 @@
 /** Waiting for a condition on one stored object, driven by store events (no polling). */
 import type { Obj, SimStore } from "./store.ts";
 import type { ResourceRef } from "./resources.ts";
-import { resolveDef } from "./resources.ts";
+import { resolveDef, storageOf } from "./resources.ts";
 
 export class WaitTimeoutError extends Error {
   override readonly name = "WaitTimeoutError";
@@ -40,7 +40,7 @@ export function waitForObject(
       reject(new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${def.resource} ${namespace}/${name}`, store.get(def, namespace, name)));
     }, timeoutMs);
     const unsubscribe = store.subscribe((e) => {
-      if (e.def === def) check();
+      if (e.def === storageOf(def)) check();
     });
     function done() {
       clearTimeout(timer);

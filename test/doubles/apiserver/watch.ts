@@ -2,7 +2,8 @@
 import type { ResourceDef } from "./resources.ts";
 import type { Selector } from "./selectors.ts";
 import type { Obj, SimStore, StoreEvent } from "./store.ts";
-import { apiVersionOfDef } from "./resources.ts";
+import { apiVersionOfDef, storageOf } from "./resources.ts";
+import { toView } from "./event-view.ts";
 import { matchSelector } from "./selectors.ts";
 import { expired } from "./status.ts";
 
@@ -91,7 +92,7 @@ export class Watcher {
   }
 
   private inScope(def: ResourceDef, o: Obj): boolean {
-    if (def !== this.p.def) return false;
+    if (def !== storageOf(this.p.def)) return false;
     const ns = (o["metadata"] as Obj)["namespace"];
     return this.p.namespace === "" || ns === this.p.namespace;
   }
@@ -105,12 +106,12 @@ export class Watcher {
     if (!this.inScope(e.def, e.object)) return undefined;
     const cur = e.type !== "DELETED" && this.matches(e.object);
     const old = e.prev !== undefined && this.matches(e.prev);
-    if (cur && !old) return ["ADDED", e.object];
-    if (cur && old) return ["MODIFIED", e.object];
+    if (cur && !old) return ["ADDED", toView(this.p.def, e.object)];
+    if (cur && old) return ["MODIFIED", toView(this.p.def, e.object)];
     if (!cur && old) {
       const o = structuredClone(e.prev!);
       (o["metadata"] as Obj)["resourceVersion"] = String(e.rv);
-      return ["DELETED", o];
+      return ["DELETED", toView(this.p.def, o)];
     }
     return undefined;
   }

@@ -1,0 +1,47 @@
+/**
+ * events.k8s.io/v1 Events are core/v1 Events in storage (as in kube-apiserver); this converts between the two
+ * JSON shapes. Every other resource passes through unchanged.
+ */
+import type { ResourceDef } from "./resources.ts";
+import { apiVersionOfDef, storageOf } from "./resources.ts";
+import { decodeObject } from "./decode.ts";
+
+type Obj = Record<string, unknown>;
+
+/** [core/v1 field, events.k8s.io/v1 field] */
+const RENAMES: readonly (readonly [string, string])[] = [
+  ["involvedObject", "regarding"],
+  ["message", "note"],
+  ["reportingComponent", "reportingController"],
+  ["source", "deprecatedSource"],
+  ["firstTimestamp", "deprecatedFirstTimestamp"],
+  ["lastTimestamp", "deprecatedLastTimestamp"],
+  ["count", "deprecatedCount"],
+];
+
+function rename(o: Obj, from: 0 | 1): Obj {
+  const to = from === 0 ? 1 : 0;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(o)) {
+    const pair = RENAMES.find((r) => r[from] === k);
+    out[pair === undefined ? k : pair[to]] = v;
+  }
+  return out;
+}
+
+export const isView = (view: ResourceDef): boolean => view.storedAs !== undefined;
+
+/** Decodes a request body of `view` into the stored (core) form. */
+export function decodeForStorage(view: ResourceDef, body: unknown): Obj {
+  const o = decodeObject(view, body);
+  if (!isView(view)) return o;
+  const stored = storageOf(view);
+  return decodeObject(stored, { ...rename(o, 1), kind: stored.kind, apiVersion: apiVersionOfDef(stored) });
+}
+
+/** The stored object as `view` shows it. */
+export function toView(view: ResourceDef, o: Obj): Obj {
+  if (!isView(view)) return o;
+  const { kind: _k, apiVersion: _a, ...rest } = o;
+  return { kind: view.kind, apiVersion: apiVersionOfDef(view), ...rename(rest, 0) };
+}
