@@ -1,7 +1,7 @@
 /**
  * Footprint of the compiled agent against a hello-world floor built by the same Bun:
  * binary size, spawn → /readyz 200 (p50/p95 of 20 runs each) and idle RSS after BENCH_IDLE_SECONDS
- * (default 60) with the servers up. The agent runs against the API-server simulator and the systemd
+ * (default 60) with the servers up; BENCH_RUNS and BENCH_BINARY override the run count and the binary. The agent runs against the API-server simulator and the systemd
  * double, so "ready" includes identity, node discovery and cache sync. Prints one JSON object as the
  * last stdout line.
  */
@@ -12,7 +12,8 @@ import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 
 const repo = new URL("..", import.meta.url).pathname;
-const agent = join(repo, "dist/gardener-node-agent");
+/** BENCH_BINARY compares another build (e.g. one with different build flags). */
+const agent = process.env["BENCH_BINARY"] ?? join(repo, "dist/gardener-node-agent");
 const runs = Number(process.env["BENCH_RUNS"] ?? "20");
 const idleSeconds = Number(process.env["BENCH_IDLE_SECONDS"] ?? "60");
 
