@@ -21,7 +21,7 @@ function conditions(csr: Obj): Obj[] {
 
 function addCondition(store: SimStore, name: string, type: string, reason: string, message: string): Obj {
   const csr = mustGet(store, name);
-  const now = timeNow(Date.now());
+  const now = timeNow(store.now());
   const conds = conditions(csr).filter((c) => c["type"] !== type);
   conds.push({ type, status: "True", reason, message, lastUpdateTime: now, lastTransitionTime: now });
   csr["status"] = { ...(isObj(csr["status"]) ? csr["status"] : {}), conditions: conds };

@@ -37,6 +37,7 @@ const container = (p: string): Record<string, ListStrategy> => ({
 /** patchStrategy/patchMergeKey tags of k8s.io/api for the types served; lists not named here are atomic. */
 const byResource: Record<string, Record<string, ListStrategy>> = {
   nodes: {
+    "spec.podCIDRs": {},
     "status.conditions": { mergeKey: "type" },
     "status.addresses": { mergeKey: "type" },
   },

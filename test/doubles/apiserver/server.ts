@@ -7,6 +7,7 @@ import type { RequestRecord, Counters } from "./request-log.ts";
 import type { KubeconfigAuth, KubeconfigOptions } from "./kubeconfig.ts";
 import type { Obj } from "./store.ts";
 import type { ResourceRef } from "./resources.ts";
+import type { Clock } from "../../../src/clock/index.ts";
 import { SimStore } from "./store.ts";
 import { Pki } from "./pki.ts";
 import { TlsFront } from "./front.ts";
@@ -42,6 +43,8 @@ export interface ApiServerOptions {
   adminToken?: string;
   /** Cap of the request log (oldest entries are dropped; default 100000). */
   requestLogLimit?: number;
+  /** Time source for timestamps the server sets and bootstrap-token expiry (default: real time). */
+  clock?: Pick<Clock, "now">;
 }
 
 const KUBE_VERSION = {
@@ -75,7 +78,8 @@ export class ApiServerSim {
     private readonly opts: ApiServerOptions,
     private readonly ownsStateDir: boolean,
   ) {
-    this.store = new SimStore(opts.watchHistory ?? 1000);
+    const clock = opts.clock;
+    this.store = new SimStore(opts.watchHistory ?? 1000, clock === undefined ? Date.now : () => clock.now());
     for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"])
       this.store.create("namespaces", { metadata: { name: ns } });
     this.adminToken = opts.adminToken ?? randomToken();
@@ -103,7 +107,7 @@ export class ApiServerSim {
   private async listen(): Promise<void> {
     const limit = this.opts.requestLogLimit ?? 100_000;
     const deps = {
-      authn: () => ({ tokens: this.tokens, store: this.store, anonymous: this.opts.anonymousAuth ?? false, nowMs: Date.now() }),
+      authn: () => ({ tokens: this.tokens, store: this.store, anonymous: this.opts.anonymousAuth ?? false, nowMs: this.store.now() }),
       authz: { store: this.store, machineNodes: this.machineNodes, machineSecrets: this.machineSecrets },
       faults: this.faults,
       hub: this.hub,

@@ -75,7 +75,8 @@ export class SimStore {
 
   constructor(
     private readonly historySize: number,
-    private readonly now: () => number = Date.now,
+    /** Time source for server-set timestamps (creationTimestamp, deletionTimestamp). */
+    readonly now: () => number = Date.now,
   ) {}
 
   get resourceVersion(): number {
