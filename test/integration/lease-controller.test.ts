@@ -8,7 +8,10 @@ import type { Logger } from "../../src/log/types.ts";
 import { HealthChecks } from "../../src/server/health.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../../src/server/metrics.ts";
 import { startHealthServer, type RunningServer } from "../../src/server/serve.ts";
+import { RestartRequested } from "../../src/kube/reconcile.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
+import { acceptanceOsc } from "../fixtures/osc/acceptance-osc.ts";
+import { OscWorld } from "../fixtures/osc/harness.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
@@ -219,6 +222,32 @@ describe("lease controller", () => {
     await a.start();
     await a.clock.settle(20);
     expect(a.lease()).toBeUndefined();
+  });
+
+  test("a Node appearing after start restarts the agent (OSC controller); the next start registers the lease controller", async () => {
+    const w = await OscWorld.create(sim, { withNode: false });
+    cleanups.push(() => w.dispose());
+    w.setOsc(acceptanceOsc());
+    expect(await w.reconcile()).toEqual({ requeueAfterMs: 5_000 }); // not registered yet
+    w.createNode();
+    await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
+
+    // The restarted process discovers the node name at start-up, so the lease controller now exists.
+    const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
+    cleanups.push(() => kube.close());
+    const found = await kube.list(nodes, "", { labelSelector: `kubernetes.io/hostname=${w.hostName}` });
+    expect(found.items.map((n) => n.metadata.name)).toEqual([w.nodeName]);
+    const informers = new InformerSet({ kube, clock: realClock, log });
+    const setup = setupLeaseController({
+      kube,
+      informers,
+      node: { hostName: w.hostName, nodeName: found.items[0]?.metadata.name },
+      clock: new FakeClock(),
+      log,
+      health: new HealthChecks(),
+      metrics: createMetricsRegistry(),
+    });
+    expect(setup?.controller.name).toBe("lease");
   });
 
   test("is registered with its health check when the node name was known at start", async () => {
