@@ -88,7 +88,10 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
       notifier.ready();
       log.info("Started gardener-node-agent");
       const interval = watchdogIntervalMs(ctx.env["WATCHDOG_USEC"]);
-      if (interval !== undefined) void runWatchdog(notifier, interval, realClock, stopping.signal);
+      if (interval !== undefined) {
+        // A failing watchdog loop only means systemd will restart us; log it rather than crash.
+        runWatchdog(notifier, interval, realClock, stopping.signal).catch((err: unknown) => log.error("Watchdog loop failed", { err }));
+      }
       await new Promise<void>((resolve) => stopping.signal.addEventListener("abort", () => resolve(), { once: true }));
     }
   } catch (err) {
