@@ -1,6 +1,9 @@
+import type { HostFs } from "../host/types.ts";
 import { sha256Digest, verifyDigest } from "./digest.ts";
 import { MANIFEST_ACCEPT, parseManifest } from "./manifest.ts";
 import type { DescriptorDoc, ParsedManifest } from "./manifest.ts";
+import { loadRegistryHosts } from "./hosts.ts";
+import type { RegistryEndpoint } from "./hosts.ts";
 import { platformMatches } from "./platform.ts";
 import { formatImageReference, parseImageReference } from "./reference.ts";
 import { createTransport, RegistryHttpError } from "./transport.ts";
@@ -11,20 +14,51 @@ import type { Descriptor, ImageReference, Platform, Registry, ResolvedImage } fr
 /** Registries cap manifests at 4 MiB; anything bigger is not a manifest. */
 const MAX_MANIFEST_BYTES = 4 << 20;
 
-export type RegistryClientOptions = TransportOptions;
+export interface RegistryClientOptions extends TransportOptions {
+  /**
+   * containerd's hosts dir (e.g. "/etc/containerd/certs.d" read through HostFs): mirrors listed in
+   * `<dir>/<registry>/hosts.toml` are tried first, in order, for the capability a request needs,
+   * then the file's `server`, else the registry itself — as `ctr images pull --hosts-dir` does.
+   */
+  readonly hostsDir?: { readonly hostFs: HostFs; readonly dir: string };
+}
 
 export function createRegistryClient(options: RegistryClientOptions = {}): Registry {
-  return registryOver(createTransport(options));
+  const { hostsDir, ...transportOptions } = options;
+  return registryOver(createTransport(transportOptions), hostsDir);
 }
 
 /** A Registry over an existing transport (shares its auth cache, e.g. with a pusher). */
-export function registryOver(transport: Transport): Registry {
-  async function getManifest(ref: ImageReference, reference: string, signal?: AbortSignal): Promise<{ digest: string; parsed: ParsedManifest }> {
+export function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["hostsDir"]): Registry {
+  /** Runs `request` against each candidate endpoint until one succeeds; the last failure is thrown. */
+  async function viaEndpoints<T>(ref: ImageReference, capability: "pull" | "resolve", signal: AbortSignal | undefined, request: (endpoint: RegistryEndpoint | undefined) => Promise<T>): Promise<T> {
+    const hosts = hostsDir === undefined ? undefined : await loadRegistryHosts(hostsDir.hostFs, hostsDir.dir, ref.registry);
+    const candidates: (RegistryEndpoint | undefined)[] = [...(hosts?.mirrors.filter((m) => m.capabilities.includes(capability)) ?? []), hosts?.server];
+    let lastError: unknown;
+    for (const endpoint of candidates) {
+      try {
+        return await request(endpoint);
+      } catch (err) {
+        // A mirror that fails (down, 404, bad bytes) is skipped like containerd does; the last error is reported.
+        if (signal?.aborted) throw err;
+        lastError = err;
+      }
+    }
+    throw lastError;
+  }
+
+  function getManifest(ref: ImageReference, reference: string, signal?: AbortSignal): Promise<{ digest: string; parsed: ParsedManifest }> {
+    const capability = reference.startsWith("sha256:") ? "pull" : "resolve";
+    return viaEndpoints(ref, capability, signal, (endpoint) => getManifestFrom(ref, reference, endpoint, signal));
+  }
+
+  async function getManifestFrom(ref: ImageReference, reference: string, endpoint: RegistryEndpoint | undefined, signal?: AbortSignal): Promise<{ digest: string; parsed: ParsedManifest }> {
     const res = await transport.send({
       registry: ref.registry,
       repository: ref.repository,
       path: `/v2/${ref.repository}/manifests/${reference}`,
       headers: { accept: MANIFEST_ACCEPT },
+      ...(endpoint ? { endpoint } : {}),
       ...(signal ? { signal } : {}),
     });
     if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(ref)} manifest ${reference}`, (await res.text()).slice(0, 200));
@@ -55,18 +89,21 @@ export function registryOver(transport: Transport): Registry {
       return { reference: ref, manifestDigest: digest, layers: parsed.doc.layers.map(toDescriptor) } satisfies ResolvedImage;
     },
 
-    async fetchBlob(reference, digest, signal) {
-      const res = await transport.send({
-        registry: reference.registry,
-        repository: reference.repository,
-        path: `/v2/${reference.repository}/blobs/${digest}`,
-        followRedirects: true,
-        ...(signal ? { signal } : {}),
+    fetchBlob(reference, digest, signal) {
+      return viaEndpoints(reference, "pull", signal, async (endpoint) => {
+        const res = await transport.send({
+          registry: reference.registry,
+          repository: reference.repository,
+          path: `/v2/${reference.repository}/blobs/${digest}`,
+          followRedirects: true,
+          ...(endpoint ? { endpoint } : {}),
+          ...(signal ? { signal } : {}),
+        });
+        if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(reference)} blob ${digest}`, (await res.text()).slice(0, 200));
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        verifyDigest(bytes, digest, `blob of ${formatImageReference(reference)}`);
+        return bytes;
       });
-      if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(reference)} blob ${digest}`, (await res.text()).slice(0, 200));
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      verifyDigest(bytes, digest, `blob of ${formatImageReference(reference)}`);
-      return bytes;
     },
   };
 }

@@ -1,6 +1,8 @@
 export { basicAuthorization, parseChallenge } from "./auth.ts";
 export type { Challenge, Credentials } from "./auth.ts";
 export { createRegistryClient, registryOver } from "./client.ts";
+export { loadRegistryHosts, parseHostsToml } from "./hosts.ts";
+export type { ParsedHostsToml, RegistryEndpoint, RegistryHosts } from "./hosts.ts";
 export type { RegistryClientOptions } from "./client.ts";
 export { DigestMismatchError, sha256Digest, verifyDigest } from "./digest.ts";
 export { isExecutableFor } from "./elf.ts";

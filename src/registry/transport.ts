@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { basicAuthorization, parseChallenge } from "./auth.ts";
 import type { Credentials } from "./auth.ts";
+import type { RegistryEndpoint } from "./hosts.ts";
 import { TokenResponseSchema } from "./manifest.ts";
 import { registryEndpoint } from "./reference.ts";
 import { RegistryError } from "./types.ts";
@@ -28,6 +29,8 @@ export interface RegistryRequest {
   readonly body?: Uint8Array | string;
   /** Token scope actions; pushes need "pull,push". */
   readonly actions?: "pull" | "pull,push";
+  /** A mirror (or configured server) to send a "/v2/…" path to instead of the registry itself. */
+  readonly endpoint?: RegistryEndpoint;
   /** Follow redirects (blob downloads), dropping credentials when the origin changes. */
   readonly followRedirects?: boolean;
   readonly signal?: AbortSignal;
@@ -65,28 +68,42 @@ export function createTransport(options: TransportOptions = {}): Transport {
     return `${plain.has(endpoint) || plain.has(host) ? "http" : "https"}://${endpoint}`;
   };
 
-  const tlsInit = (): BunFetchRequestInit => (options.caPem !== undefined ? { tls: { ca: options.caPem } } : {});
+  const urlFor = (req: RegistryRequest): string => {
+    if (!req.path.startsWith("/")) return req.path;
+    if (req.endpoint === undefined) return `${baseUrl(req.registry)}${req.path}`;
+    const base = req.endpoint.url.replace(/\/+$/, "");
+    return req.endpoint.overridePath ? `${base}${req.path.replace(/^\/v2(?=\/)/, "")}` : `${base}${req.path}`;
+  };
 
-  async function authorize(req: RegistryRequest, challengeHeader: string, scope: string): Promise<string> {
+  const tlsInit = (req: RegistryRequest): BunFetchRequestInit => {
+    const ca = req.endpoint?.caPem ?? options.caPem;
+    return ca !== undefined ? { tls: { ca } } : {};
+  };
+
+  async function authorize(req: RegistryRequest, url: string, challengeHeader: string, scope: string): Promise<string> {
     const challenge = parseChallenge(challengeHeader);
-    const creds = options.credentials?.[registryEndpoint(req.registry)] ?? options.credentials?.[req.registry];
+    // Registry credentials go to the registry (or its configured server); a mirror needs its own entry.
+    const creds =
+      options.credentials?.[new URL(url).host] ??
+      (req.endpoint === undefined ? (options.credentials?.[registryEndpoint(req.registry)] ?? options.credentials?.[req.registry]) : undefined);
     if (challenge.scheme === "basic") {
-      if (creds === undefined) throw new RegistryHttpError(401, req.path, `registry ${req.registry} wants basic auth and no credentials are configured`);
+      if (creds === undefined) throw new RegistryHttpError(401, url, `registry ${req.registry} wants basic auth and no credentials are configured`);
       return basicAuthorization(creds);
     }
-    if (challenge.scheme !== "bearer") throw new RegistryHttpError(401, req.path, `unsupported auth challenge "${challengeHeader}"`);
+    if (challenge.scheme !== "bearer") throw new RegistryHttpError(401, url, `unsupported auth challenge "${challengeHeader}"`);
     const realm = challenge.params["realm"];
-    if (realm === undefined) throw new RegistryHttpError(401, req.path, "bearer challenge without realm");
-    const url = new URL(realm);
-    if (challenge.params["service"] !== undefined) url.searchParams.set("service", challenge.params["service"]);
-    url.searchParams.set("scope", scope);
+    if (realm === undefined) throw new RegistryHttpError(401, url, "bearer challenge without realm");
+    const tokenUrl = new URL(realm);
+    if (challenge.params["service"] !== undefined) tokenUrl.searchParams.set("service", challenge.params["service"]);
+    tokenUrl.searchParams.set("scope", scope);
     const headers: Record<string, string> = {};
     if (creds !== undefined) headers["authorization"] = basicAuthorization(creds);
-    const res = await doFetch(url.toString(), { headers, ...(req.signal ? { signal: req.signal } : {}), ...tlsInit() });
-    if (!res.ok) throw new RegistryHttpError(res.status, url.toString(), `token request failed: ${(await res.text()).slice(0, 200)}`);
-    const parsed = v.safeParse(TokenResponseSchema, await res.json());
+    const res = await doFetch(tokenUrl.toString(), { headers, ...(req.signal ? { signal: req.signal } : {}), ...tlsInit(req) });
+    const where = `${tokenUrl.origin}${tokenUrl.pathname}`;
+    if (!res.ok) throw new RegistryHttpError(res.status, where, `token request failed: ${(await res.text()).slice(0, 200)}`);
+    const parsed = v.safeParse(TokenResponseSchema, await res.json().catch(() => undefined));
     const token = parsed.success ? (parsed.output.token ?? parsed.output.access_token) : undefined;
-    if (token === undefined || token === "") throw new RegistryHttpError(res.status, url.toString(), "token response has no token");
+    if (token === undefined || token === "") throw new RegistryHttpError(res.status, where, "token response has no token");
     return `Bearer ${token}`;
   }
 
@@ -102,7 +119,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
         ...(req.body !== undefined ? { body: req.body } : {}),
         redirect: "manual",
         ...(req.signal ? { signal: req.signal } : {}),
-        ...tlsInit(),
+        ...tlsInit(req),
       });
       const location = res.headers.get("location");
       if (!req.followRedirects || res.status < 300 || res.status >= 400 || location === null) return res;
@@ -118,15 +135,15 @@ export function createTransport(options: TransportOptions = {}): Transport {
   return {
     baseUrl,
     async send(req) {
-      const url = req.path.startsWith("/") ? `${baseUrl(req.registry)}${req.path}` : req.path;
+      const url = urlFor(req);
       const scope = `repository:${req.repository}:${req.actions ?? "pull"}`;
-      const key = `${req.registry}|${scope}`;
+      const key = `${new URL(url).origin}|${scope}`;
       const cached = authCache.get(key);
       const first = await once(req, url, cached);
       const challenge = first.headers.get("www-authenticate");
       if (first.status !== 401 || challenge === null) return first;
       await first.body?.cancel();
-      const authorization = await authorize(req, challenge, scope);
+      const authorization = await authorize(req, url, challenge, scope);
       const second = await once(req, url, authorization);
       if (second.status === 401) {
         authCache.delete(key);

@@ -179,6 +179,52 @@ describe("registry client with bearer token auth (docker-registry auth: token)",
   });
 });
 
+describe("registry client with containerd hosts.toml mirrors", () => {
+  let upstream: RegistryDouble;
+  let mirror: RegistryDouble;
+  beforeAll(async () => {
+    [upstream, mirror] = await Promise.all([startRegistry(), startRegistry()]);
+  });
+  afterAll(async () => {
+    await Promise.all([upstream?.stop(), mirror?.stop()]);
+  });
+
+  test("should pull from the first working mirror with the needed capability, then the server", async () => {
+    const mirrored = fakeElf("amd64", 60_000, 21);
+    const images = [{ architecture: "amd64", layers: [{ compression: "gzip" as const, files: [file("gardener-node-agent", mirrored)] }] }];
+    // The same image under the same name on both; the upstream copy of the layer is then tampered with.
+    const onMirror = await push(mirror, images);
+    const layout = join(dir, `layout-${n}`);
+    const name = onMirror.tagRef.slice(mirror.host.length + 1);
+    await pushOciLayout(layout, `${upstream.host}/${name}`, createTransport({ plainHttpHosts: [upstream.host] }));
+    const resolved = await createRegistryClient({ plainHttpHosts: [upstream.host] }).resolve(`${upstream.host}/${name}`, amd64);
+    const hex = resolved.layers[0]!.digest.slice(7);
+    writeFileSync(join(upstream.storageDir, "docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data"), "tampered");
+
+    const root = join(dir, "mirror-root");
+    mkdirSync(root);
+    const hostFs = createHostFs(root);
+    const hostsToml = (mirrors: string) => `# managed by gardener-node-agent\nserver = "http://${upstream.host}"\n${mirrors}\n`;
+    const counter = countingFetch();
+    const client = createRegistryClient({ plainHttpHosts: [upstream.host], fetch: counter.fetch, hostsDir: { hostFs, dir: "/etc/containerd/certs.d" } });
+    const get = () => extractFileFromImage({ registry: client, cacheDir: "/c", image: `${upstream.host}/${name}`, filePathInImage: "/gardener-node-agent", platform: amd64 });
+
+    // A dead mirror first, then a pull-only mirror (override_path): tags resolve upstream, the blob comes from the mirror.
+    await hostFs.writeFileAtomic(
+      `/etc/containerd/certs.d/${upstream.host}/hosts.toml`,
+      hostsToml(`\n[host."http://127.0.0.1:1"]\n  capabilities = ["pull","resolve"]\n\n[host."http://${mirror.host}/v2"]\n  capabilities = ["pull"]\n  override_path = true\n`),
+      0o644,
+    );
+    expect((await get()).data).toEqual(mirrored);
+    const hosts = counter.calls.map((c) => new URL(c.split(" ")[1]!).host + (c.includes("/manifests/v") ? " tag" : c.includes("/blobs/") ? " blob" : " digest"));
+    expect(hosts).toEqual(["127.0.0.1:1 tag", `${upstream.host} tag`, "127.0.0.1:1 digest", `${mirror.host} digest`, "127.0.0.1:1 blob", `${mirror.host} blob`]);
+
+    // Without mirrors the tampered upstream blob is refused.
+    await hostFs.writeFileAtomic(`/etc/containerd/certs.d/${upstream.host}/hosts.toml`, hostsToml(""), 0o644);
+    await expect(get()).rejects.toBeInstanceOf(DigestMismatchError);
+  });
+});
+
 describe("registry transport", () => {
   test("should drop credentials when a blob redirects to another origin", async () => {
     const seen: { where: string; auth: string | null }[] = [];
