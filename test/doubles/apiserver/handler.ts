@@ -1,5 +1,4 @@
 /** The HTTP side of the simulator: authentication, faults, authorization, then the verb on the store. */
-import { parse as parseYaml } from "yaml";
 import type { RequestInfo } from "./request-info.ts";
 import type { AuthnConfig, CertIdentity } from "./authn.ts";
 import type { AuthzConfig, RequestAttributes } from "./authz.ts";
@@ -11,6 +10,7 @@ import { requestInfo } from "./request-info.ts";
 import { authenticate } from "./authn.ts";
 import { authorize, forbiddenMessage } from "./authz.ts";
 import { forbidden, SimApiError, unauthorized } from "./status.ts";
+import { errorResponse, jsonResponse } from "./responses.ts";
 import { parseFieldSelector } from "./selectors.ts";
 import { serveResource } from "./verbs.ts";
 
@@ -23,27 +23,6 @@ export interface HandlerDeps {
   readonly record: (r: RequestRecord) => void;
   readonly minRequestTimeoutSec: number;
   readonly version: Record<string, string>;
-}
-
-const JSON_HEADERS = { "content-type": "application/json" };
-
-export function jsonResponse(code: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status: code, headers: { ...JSON_HEADERS, ...headers } });
-}
-
-export function errorResponse(err: SimApiError): Response {
-  return jsonResponse(err.code, err.toStatus(), err.headers);
-}
-
-/** Reads a JSON (or YAML) request body as unknown; malformed bodies are 400. */
-export async function readBody(req: Request): Promise<unknown> {
-  const text = await req.text();
-  const ct = req.headers.get("content-type") ?? "";
-  try {
-    return ct.includes("yaml") ? parseYaml(text, { version: "1.1" }) : JSON.parse(text);
-  } catch (err) {
-    throw new SimApiError(400, "BadRequest", `error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
-  }
 }
 
 const NON_RESOURCE: Record<string, (d: HandlerDeps) => Response> = {

@@ -4,7 +4,7 @@ import type { ResourceDef } from "./resources.ts";
 import type { UserInfo } from "./user.ts";
 import type { HandlerDeps } from "./handler.ts";
 import type { Obj, PatchKind } from "./store.ts";
-import { jsonResponse, readBody } from "./handler.ts";
+import { jsonResponse, readBody } from "./responses.ts";
 import { apiVersionOfDef } from "./resources.ts";
 import { badRequest, expired, invalid, notFound, SimApiError, successStatus } from "./status.ts";
 import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
