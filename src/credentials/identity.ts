@@ -65,13 +65,23 @@ export interface IdentityDeps {
   readonly createKube: (config: RestConfig) => Kube;
 }
 
+/** The bootstrap CA file is missing: client-go fails the same way when it cannot load a configured CA file. */
+export class BootstrapCaError extends Error {
+  override readonly name = "BootstrapCaError";
+  constructor() {
+    super(`unable to load root certificates: CA file ${clusterCaPath} does not exist`);
+  }
+}
+
 /** The bootstrap identity: token file, CA pinned to cluster-ca.crt (not apiServer.caFile, §7.2). */
 export async function bootstrapRestConfig(host: HostFs, server: string): Promise<RestConfig> {
   const caPem = await host.readText(clusterCaPath);
+  // Never fall back to the system trust store: the bootstrap token must only go to the shoot's API server.
+  if (caPem === undefined) throw new BootstrapCaError();
   return {
     server: withHttps(server).replace(/\/+$/, ""),
     caFile: clusterCaPath,
-    ...(caPem === undefined ? {} : { caPem }),
+    caPem,
     credentials: { kind: "tokenFile", path: host.resolve(bootstrapTokenPath) },
   };
 }

@@ -3,7 +3,7 @@ export type { CsrSubject, ParsedCsr } from "./csr.ts";
 export { csrName } from "./csr-name.ts";
 export { decodeEcPrivateKeyPem, encodeEcPrivateKeyPem, generateEcKey, publicKeyInfoDer, sec1Der } from "./ec-key.ts";
 export type { EcKey } from "./ec-key.ts";
-export { bootstrapRestConfig, NoCredentialsError, obtainAgentKubeconfig, selectRestConfig } from "./identity.ts";
+export { BootstrapCaError, bootstrapRestConfig, NoCredentialsError, obtainAgentKubeconfig, selectRestConfig } from "./identity.ts";
 export type { ClusterEndpoint, IdentityDeps, ObtainKubeconfigDeps } from "./identity.ts";
 export { renderAgentKubeconfig, renderKubeletBootstrapKubeconfig, withHttps, writeAgentKubeconfig } from "./kubeconfig.ts";
 export type { AgentKubeconfigInput, KubeletBootstrapInput } from "./kubeconfig.ts";
