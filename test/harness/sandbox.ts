@@ -64,32 +64,43 @@ export async function binaryVersion(binary = agentBinary): Promise<string> {
   return out.split(/\s+/).pop() ?? "";
 }
 
-export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
-  const binary = opts.binary ?? agentBinary;
-  const nodeName = opts.nodeName ?? "worker-1";
-  const machineName = opts.machineName ?? `machine-${nodeName}`;
-  const secretName = opts.secretName ?? "gardener-node-agent-worker-pool";
-  const root = await mkdtemp(join(tmpdir(), "gna-sandbox-"));
-  const sim = await startApiServer();
-  const systemd = await startSystemdDouble(opts.systemd);
-  const [healthPort, metricsPort] = [await freePort(), await freePort()];
+export interface AgentRootOptions {
+  readonly sim: ApiServerSim;
+  readonly binary: string;
+  readonly nodeName: string;
+  readonly machineName: string;
+  readonly secretName: string;
+  readonly healthPort: number;
+  readonly metricsPort: number;
+  readonly kubernetesVersion?: string;
+  readonly extraConfig?: Record<string, unknown>;
+  readonly createNode?: boolean;
+}
 
+/**
+ * A temporary --root holding what a bootstrapped node has: the config for the binary's version, the
+ * cluster CA, machine-name and a client-certificate kubeconfig authorised like the node-agent
+ * authorizer would (own Node, the OSC Secret); plus the Node itself in the simulator.
+ */
+export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
+  const { sim, nodeName, machineName, secretName } = o;
+  const root = await mkdtemp(join(tmpdir(), "gna-sandbox-"));
   const stateDir = join(root, "var/lib/gardener-node-agent");
   await mkdir(join(stateDir, "credentials"), { recursive: true });
-  const version = await binaryVersion(binary);
+  const version = await binaryVersion(o.binary);
   const config = {
     apiVersion: "nodeagent.config.gardener.cloud/v1alpha1",
     kind: "NodeAgentConfiguration",
     logFormat: "text",
     apiServer: { server: sim.url, caFile: "/var/lib/gardener-node-agent/cluster-ca.crt" },
     server: {
-      healthProbes: { bindAddress: "127.0.0.1", port: healthPort },
-      metrics: { bindAddress: "127.0.0.1", port: metricsPort },
+      healthProbes: { bindAddress: "127.0.0.1", port: o.healthPort },
+      metrics: { bindAddress: "127.0.0.1", port: o.metricsPort },
     },
     controllers: {
-      operatingSystemConfig: { secretName, kubernetesVersion: opts.kubernetesVersion ?? "1.33.0" },
+      operatingSystemConfig: { secretName, kubernetesVersion: o.kubernetesVersion ?? "1.33.0" },
     },
-    ...opts.extraConfig,
+    ...o.extraConfig,
   };
   await writeFile(join(stateDir, `config-${version}.yaml`), stringify(config), { mode: 0o600 });
   await writeFile(join(stateDir, "cluster-ca.crt"), sim.caPem, { mode: 0o640 });
@@ -100,13 +111,44 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   sim.setMachineNode(machineName, nodeName);
   sim.allowSecret(machineName, secretName);
-  if (opts.createNode !== false) {
+  if (o.createNode !== false) {
     sim.store.create("nodes", {
       apiVersion: "v1",
       kind: "Node",
       metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } },
     });
   }
+  return root;
+}
+
+/** The environment the agent binary runs with in a sandbox. */
+export const agentEnv = (systemdAddress: string, nodeName: string, extra: Record<string, string> = {}) => ({
+  PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+  DBUS_SYSTEM_BUS_ADDRESS: systemdAddress,
+  GARDENER_NODE_AGENT_HOSTNAME: nodeName,
+  ...extra,
+});
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const binary = opts.binary ?? agentBinary;
+  const nodeName = opts.nodeName ?? "worker-1";
+  const machineName = opts.machineName ?? `machine-${nodeName}`;
+  const secretName = opts.secretName ?? "gardener-node-agent-worker-pool";
+  const sim = await startApiServer();
+  const systemd = await startSystemdDouble(opts.systemd);
+  const [healthPort, metricsPort] = [await freePort(), await freePort()];
+  const root = await createAgentRoot({
+    sim,
+    binary,
+    nodeName,
+    machineName,
+    secretName,
+    healthPort,
+    metricsPort,
+    ...(opts.kubernetesVersion !== undefined ? { kubernetesVersion: opts.kubernetesVersion } : {}),
+    ...(opts.extraConfig !== undefined ? { extraConfig: opts.extraConfig } : {}),
+    ...(opts.createNode !== undefined ? { createNode: opts.createNode } : {}),
+  });
 
   const agents: AgentProcess[] = [];
   const sandbox: Sandbox = {
@@ -138,12 +180,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     spawnAgent(extraEnv = {}) {
       let out = "";
       const proc = Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: {
-          PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-          DBUS_SYSTEM_BUS_ADDRESS: systemd.address,
-          GARDENER_NODE_AGENT_HOSTNAME: nodeName,
-          ...extraEnv,
-        },
+        env: agentEnv(systemd.address, nodeName, extraEnv),
         stdout: "pipe",
         stderr: "pipe",
       });
