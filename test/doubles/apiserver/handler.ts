@@ -35,7 +35,7 @@ const NON_RESOURCE: Record<string, (d: HandlerDeps) => Response> = {
     jsonResponse(200, {
       kind: "APIGroupList",
       apiVersion: "v1",
-      groups: ["coordination.k8s.io", "certificates.k8s.io"].map((name) => ({
+      groups: ["events.k8s.io", "coordination.k8s.io", "certificates.k8s.io"].map((name) => ({
         name,
         versions: [{ groupVersion: `${name}/v1`, version: "v1" }],
         preferredVersion: { groupVersion: `${name}/v1`, version: "v1" },

@@ -204,7 +204,7 @@ export class SimStore {
     m["resourceVersion"] = om["resourceVersion"];
     const errs = validateObject(def, o, old);
     if (errs.length > 0) throw invalid(def.group, def.kind, name, errs);
-    if (deepEqual(o, old)) return structuredClone(old);
+    if (deepEqual(o, old)) return toView(def, structuredClone(old));
     const finalizers = m["finalizers"];
     if (om["deletionTimestamp"] !== undefined && (!Array.isArray(finalizers) || finalizers.length === 0))
       return this.write(def, "DELETED", o, old);
