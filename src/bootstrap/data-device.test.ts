@@ -99,6 +99,13 @@ describe("prepareKubeletDataDevice", () => {
     expect(calls).toEqual(enumeration);
   });
 
+  test("refuses a size of 0 bytes, which would match empty devices like zram0, before running anything", async () => {
+    const { runner, calls } = scriptedRunner('NAME="zram0" PARTTYPE="" FSTYPE="" SIZE="0" PATH="/dev/zram0" TYPE="disk"\n', "");
+    const err = await prepareKubeletDataDevice({ host, runner, log: silent }, 0).catch((e: unknown) => e);
+    expect((err as DataDeviceError).kind).toBe("invalid-size");
+    expect(calls).toEqual([]);
+  });
+
   test("refuses to choose between several matching disks", async () => {
     const { disks, mounts } = await fixture("several");
     const { runner, calls } = scriptedRunner(disks, mounts);

@@ -14,7 +14,7 @@ export const copyMountPoint = "/tmp/varlibkubeletcp";
 export const lsblkDisksArgv = ["lsblk", "-dbsnP", "-o", "NAME,PARTTYPE,FSTYPE,SIZE,PATH,TYPE"] as const;
 export const lsblkMountsArgv = ["lsblk", "-dbsnP", "-o", "NAME,MOUNTPOINT,TYPE"] as const;
 
-export type DataDeviceErrorKind = "not-found" | "ambiguous" | "command-failed";
+export type DataDeviceErrorKind = "invalid-size" | "not-found" | "ambiguous" | "command-failed";
 
 /** Why the kubelet data device could not be prepared; `output` holds the failing command's output. */
 export class DataDeviceError extends Error {
@@ -74,6 +74,10 @@ export async function prepareKubeletDataDevice(
   signal?: AbortSignal,
 ): Promise<DataDeviceOutcome> {
   const { host, runner, log } = deps;
+  // Stricter than upstream: size 0 would match empty devices such as zram0 (lsblk reports SIZE="0").
+  if (!Number.isSafeInteger(sizeBytes) || sizeBytes <= 0) {
+    throw new DataDeviceError("invalid-size", `invalid kubelet data volume size ${sizeBytes}, must be a positive byte count`);
+  }
   const existing = await runner.run(["blkid", "--label", kubeletDataVolumeLabel], signal);
   if (existing.code === 0 && existing.stdout.trim() !== "") {
     log.info("Kubelet data volume already formatted", { label: kubeletDataVolumeLabel, device: existing.stdout.trim() });
