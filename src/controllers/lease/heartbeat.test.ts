@@ -13,6 +13,17 @@ describe("LeaseHeartbeat", () => {
     clock.step(1);
     expect(() => hb.check()).toThrow(LeaseNotRenewedError);
   });
+  test("should count the grace period from the first reconcile when that comes later", () => {
+    const clock = new FakeClock();
+    const hb = new LeaseHeartbeat(clock, 40);
+    clock.step(60_000);
+    hb.begin();
+    clock.step(40_000);
+    hb.check();
+    hb.begin(); // only the first call counts
+    clock.step(1);
+    expect(() => hb.check()).toThrow(LeaseNotRenewedError);
+  });
   test("should turn healthy again with the next renewal", () => {
     const clock = new FakeClock();
     const hb = new LeaseHeartbeat(clock, 40);

@@ -22,6 +22,7 @@ export class LeaseNotRenewedError extends Error {
 export class LeaseHeartbeat {
   #last: number;
   #renewals = 0;
+  #begun = false;
   readonly #onRenewed: ((atMs: number) => void) | undefined;
 
   constructor(
@@ -41,6 +42,16 @@ export class LeaseHeartbeat {
         last.set(atMs / 1000);
       };
     }
+  }
+
+  /**
+   * The controller's first reconcile is starting: the grace period before the first renewal counts
+   * from now, not from construction (caches and bootstrap runnables may take a while before it).
+   */
+  begin(): void {
+    if (this.#begun) return;
+    this.#begun = true;
+    if (this.#renewals === 0) this.#last = Math.max(this.#last, this.clock.now());
   }
 
   /** A renewal (create or update) succeeded; `atMs` is the renewTime written. */

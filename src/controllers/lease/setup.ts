@@ -3,6 +3,7 @@ import type { Controller } from "../../kube/controller.ts";
 import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
 import type { InformerSet } from "../../kube/informer-set.ts";
 import { CachedReader } from "../../kube/readers.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
 import { nodes } from "../../kube/resources.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
@@ -50,7 +51,7 @@ export function setupLeaseController(s: LeaseControllerSetup): LeaseController |
   const heartbeat = new LeaseHeartbeat(s.clock, duration, s.metrics);
   s.health.addHealthzCheck(healthCheckName, heartbeat.healthCheck);
   const source = s.informers.informerFor<KubeObject>(nodes, "", nodeSelectors(s.node));
-  const reconcile = createReconciler({
+  const renew = createReconciler({
     nodes: new CachedReader(s.informers),
     kube: s.kube,
     clock: s.clock,
@@ -58,6 +59,10 @@ export function setupLeaseController(s: LeaseControllerSetup): LeaseController |
     leaseDurationSeconds: duration,
     onRenewed: (atMs) => heartbeat.renewed(atMs),
   });
+  const reconcile: Reconcile = (key, signal) => {
+    heartbeat.begin(); // only the first call counts
+    return renew(key, signal);
+  };
   const controller = newLeaseController({
     reconcile,
     source,
