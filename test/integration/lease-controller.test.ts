@@ -146,6 +146,8 @@ describe("lease controller", () => {
       "2026-01-01T00:00:30.000000Z",
     ]);
     expect(a.leaseWrites()).toBe(4);
+    // One request per renewal: the only read is the GET (404) before the create.
+    expect(sim.requests.filter((r) => r.resource === "leases" && r.verb === "get" && r.name === a.leaseName).map((r) => r.code)).toEqual([404]);
     expect(a.setup?.heartbeat.renewals).toBe(4);
     const text = await a.metrics.render();
     expect(text).toContain("gardener_node_agent_lease_renewals_total 4\n");
