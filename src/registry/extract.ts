@@ -52,17 +52,20 @@ export class FileNotInImageError extends RegistryError {
 export async function extractFileFromImage(opts: ExtractFileOptions): Promise<ExtractedFile> {
   const ref = parseImageReference(opts.image);
   const plat = `${opts.platform.os}/${opts.platform.architecture}/${opts.platform.variant ?? ""}`;
-  const pinnedKey = ref.digest !== undefined ? cacheName(`ref ${ref.digest} ${plat} ${opts.filePathInImage}`) : undefined;
+  // Entries of one (repository, path, platform) share a prefix, so an update can drop the old version.
+  const group = cacheName(`${ref.registry}/${ref.repository} ${opts.filePathInImage} ${plat}`).slice(0, 16);
+  const pinnedKey = ref.digest !== undefined ? `${group}-${cacheName(`ref ${ref.digest}`)}` : undefined;
   if (pinnedKey !== undefined) {
     const hit = await readCache(opts, pinnedKey);
-    if (hit !== undefined) return { ...hit, manifestDigest: undefined, cached: true };
+    if (hit !== undefined) return { data: hit.data, mode: hit.mode, manifestDigest: undefined, cached: true };
   }
   const resolved = await opts.registry.resolve(opts.image, opts.platform, opts.signal);
-  const manifestKey = cacheName(`manifest ${resolved.manifestDigest} ${opts.filePathInImage}`);
+  const manifestKey = `${group}-${cacheName(`manifest ${resolved.manifestDigest}`)}`;
+  const keys = pinnedKey === undefined ? [manifestKey] : [manifestKey, pinnedKey];
   const hit = await readCache(opts, manifestKey);
   if (hit !== undefined) {
-    if (pinnedKey !== undefined) await writeCache(opts, pinnedKey, hit);
-    return { ...hit, manifestDigest: resolved.manifestDigest, cached: true };
+    if (pinnedKey !== undefined) await writeCache(opts, group, keys, hit);
+    return { data: hit.data, mode: hit.mode, manifestDigest: resolved.manifestDigest, cached: true };
   }
 
   const fallback = normalizeTarPath(opts.filePathInImage) === normalizeTarPath(AGENT_PATH) ? KO_AGENT_PATH : undefined;
@@ -80,27 +83,49 @@ export async function extractFileFromImage(opts: ExtractFileOptions): Promise<Ex
   const found = primaryFound || fallback === undefined ? primary : secondary;
   if (found.kind === "not-regular") throw new FileNotInImageError(opts.image, opts.filePathInImage, "not-regular");
   if (found.kind !== "file") throw new FileNotInImageError(opts.image, opts.filePathInImage, "absent");
-  const file = { data: found.data, mode: found.mode };
-  await writeCache(opts, manifestKey, file);
-  if (pinnedKey !== undefined) await writeCache(opts, pinnedKey, file);
-  return { ...file, manifestDigest: resolved.manifestDigest, cached: false };
+  const file = { data: found.data, mode: found.mode, blobName: `${group}-blob-${cacheName(found.data)}` };
+  await writeCache(opts, group, keys, file);
+  return { data: file.data, mode: file.mode, manifestDigest: resolved.manifestDigest, cached: false };
 }
 
-function cacheName(key: string): string {
+function cacheName(key: string | Uint8Array): string {
   return sha256Digest(key).slice("sha256:".length);
 }
 
-async function readCache(opts: ExtractFileOptions, name: string): Promise<{ data: Uint8Array; mode: number } | undefined> {
+interface CachedFile {
+  readonly data: Uint8Array;
+  readonly mode: number;
+  /** "<group>-blob-<sha256 of data>": the content file that key files name. */
+  readonly blobName: string;
+}
+
+/**
+ * Cache layout in `cacheDir`: small key files ("<group>-<hash of manifest or pinned digest>") hold the
+ * name of a content file ("<group>-blob-<sha256>", mode as in the image). Content is re-hashed on
+ * every hit, so a damaged cache is a miss, never a broken binary.
+ */
+async function readCache(opts: ExtractFileOptions, key: string): Promise<CachedFile | undefined> {
   if (opts.hostFs === undefined) return undefined;
-  const path = `${opts.cacheDir}/${name}`;
+  const blobName = (await opts.hostFs.readText(`${opts.cacheDir}/${key}`))?.trim();
+  if (blobName === undefined || !/^[0-9a-f]{16}-blob-[0-9a-f]{64}$/.test(blobName)) return undefined;
+  const path = `${opts.cacheDir}/${blobName}`;
   const info = await opts.hostFs.stat(path);
   if (info?.kind !== "file") return undefined;
   const data = await opts.hostFs.readFile(path);
-  return data === undefined ? undefined : { data, mode: info.mode };
+  if (data === undefined || cacheName(data) !== blobName.slice(blobName.lastIndexOf("-") + 1)) return undefined;
+  return { data, mode: info.mode, blobName };
 }
 
-async function writeCache(opts: ExtractFileOptions, name: string, file: { data: Uint8Array; mode: number }): Promise<void> {
-  if (opts.hostFs === undefined) return;
-  await opts.hostFs.ensureDir(opts.cacheDir, 0o700);
-  await opts.hostFs.writeFileAtomic(`${opts.cacheDir}/${name}`, file.data, file.mode);
+/** Stores the content once, points every key at it, and removes older entries of the same group. */
+async function writeCache(opts: ExtractFileOptions, group: string, keys: readonly string[], file: CachedFile): Promise<void> {
+  const hostFs = opts.hostFs;
+  if (hostFs === undefined) return;
+  await hostFs.ensureDir(opts.cacheDir, 0o700);
+  const blobPath = `${opts.cacheDir}/${file.blobName}`;
+  if ((await hostFs.stat(blobPath))?.kind !== "file") await hostFs.writeFileAtomic(blobPath, file.data, file.mode);
+  for (const key of keys) await hostFs.writeFileAtomic(`${opts.cacheDir}/${key}`, file.blobName, 0o600);
+  const keep = new Set([file.blobName, ...keys]);
+  for (const name of (await hostFs.list(opts.cacheDir)) ?? []) {
+    if (name.startsWith(`${group}-`) && !keep.has(name)) await hostFs.removeAll(`${opts.cacheDir}/${name}`);
+  }
 }

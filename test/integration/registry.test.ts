@@ -141,7 +141,29 @@ describe("registry client against docker-registry (anonymous)", () => {
     expect(pinned.cached).toBe(true);
     expect(pinned.data).toEqual(cachedBin);
     expect(counter.calls).toEqual([]);
-    expect((await hostFs.stat("/var/lib/gardener-node-agent/tmp/image-cache"))?.mode).toBe(0o700);
+    const cacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
+    expect((await hostFs.stat(cacheDir))?.mode).toBe(0o700);
+    // One content file (mode from the image) and two small key files (manifest digest, pinned digest).
+    const names = (await hostFs.list(cacheDir)) ?? [];
+    expect(names).toHaveLength(3);
+    const blobName = names.find((x) => x.includes("-blob-"))!;
+    expect((await hostFs.stat(`${cacheDir}/${blobName}`))?.mode).toBe(0o755);
+
+    // Damaged content is a miss, not a wrong answer.
+    await hostFs.writeFileAtomic(`${cacheDir}/${blobName}`, "garbage", 0o755);
+    const repaired = await extractFileFromImage({ ...opts, image: digestRef });
+    expect(repaired.cached).toBe(false);
+    expect(repaired.data).toEqual(cachedBin);
+
+    // A new version under the same tag replaces the old entries of that repository and path.
+    const newer = fakeElf("amd64", 50_000, 10);
+    const layout = writeTestLayout(join(dir, "layout-newer"), [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", newer)] }] }]);
+    await pushOciLayout(layout, tagRef, createTransport({ plainHttpHosts: [registry.host] }));
+    const updated = await extractFileFromImage({ ...opts, image: tagRef });
+    expect(updated.cached).toBe(false);
+    expect(updated.data).toEqual(newer);
+    expect((await hostFs.list(cacheDir))?.filter((x) => x.includes("-blob-"))).toHaveLength(1);
+    expect(await hostFs.list(cacheDir)).toHaveLength(2);
   });
 
   test("should refuse plain HTTP unless the host is listed", async () => {
