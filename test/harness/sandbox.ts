@@ -50,7 +50,7 @@ export interface SandboxOptions {
   readonly systemd?: SystemdDoubleOptions;
 }
 
-const freePort = async (): Promise<number> => {
+export const freePort = async (): Promise<number> => {
   const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = s.port ?? 0;
   await s.stop(true);
