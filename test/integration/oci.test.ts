@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildOciLayout } from "../../oci/layout.ts";
@@ -104,6 +104,35 @@ describe("oci push", () => {
       const found = findInTar(tar, "gardener-node-agent");
       expect(found.kind === "file" && sha256Digest(found.data)).toBe(sha256Digest(amd64));
     }
+  });
+
+  test("should build and push through the make oci / make push entry points", async () => {
+    const dist = join(dir, "dist");
+    mkdirSync(dist);
+    writeFileSync(join(dist, "gardener-node-agent-linux-amd64"), amd64);
+    writeFileSync(join(dist, "gardener-node-agent-linux-arm64"), arm64);
+    const run = async (args: string[], env: Record<string, string> = {}) => {
+      const proc = Bun.spawn([process.execPath, "run", ...args], { cwd: join(import.meta.dir, "../.."), env: { PATH: process.env["PATH"] ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
+      const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      return { code, stdout, stderr };
+    };
+    const build = () => run(["oci/build.ts", "--version", "v7.0.0", "--revision", "cafe", "--dist", dist], { SOURCE_DATE_EPOCH: "1767225600" });
+    const first = await build();
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^layer linux\/amd64: tar 0\.3 MiB → gzip \d+\.\d MiB\nlayer linux\/arm64: .*\nimage index sha256:[0-9a-f]{64} written to /);
+    const again = await build();
+    expect(again.stdout).toBe(first.stdout); // SOURCE_DATE_EPOCH makes the whole layout reproducible
+    const index = JSON.parse(readFileSync(join(dist, "oci/blobs/sha256", first.stdout.match(/sha256:([0-9a-f]{64})/)![1]!), "utf8"));
+    expect(index.annotations["org.opencontainers.image.created"]).toBe("2026-01-01T00:00:00Z");
+
+    const target = `${registry.host}/gardener/node-agent:v7.0.0`;
+    const pushed = await run(["oci/push.ts", join(dist, "oci"), target], { REGISTRY_USERNAME: "pusher", REGISTRY_PASSWORD: "s3cret" });
+    expect(pushed.code).toBe(0);
+    expect(pushed.stdout).toBe(`${registry.host}/gardener/node-agent@sha256:${first.stdout.match(/sha256:([0-9a-f]{64})/)![1]}\n`);
+    const denied = await run(["oci/push.ts", join(dist, "oci"), target]);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toStartWith("push failed: ");
   });
 
   test("should fail with a clear error when the credentials are wrong", async () => {

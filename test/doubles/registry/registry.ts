@@ -48,7 +48,9 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
         config,
         `version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: ${storageDir}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:${port}\n${auth}`,
       );
-      proc = Bun.spawn(["/usr/bin/docker-registry", "serve", config], { stdout: "ignore", stderr: "pipe" });
+      // Logs go to a file: an unread pipe would fill up and stall the registry.
+      const logPath = join(dir, `registry-${attempt}.log`);
+      proc = Bun.spawn(["/usr/bin/docker-registry", "serve", config], { stdout: "ignore", stderr: Bun.file(logPath) });
       if (await waitReady(`http://127.0.0.1:${port}/v2/`, proc)) {
         const running = proc;
         const tokens = tokenServer;
@@ -67,7 +69,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       }
       proc.kill("SIGKILL");
       await proc.exited;
-      if (attempt >= 2) throw new Error(`docker-registry did not start: ${await new Response(proc.stderr as ReadableStream).text()}`);
+      if (attempt >= 2) throw new Error(`docker-registry did not start: ${await Bun.file(logPath).text()}`);
     }
   } catch (err) {
     await tokenServer?.stop();
