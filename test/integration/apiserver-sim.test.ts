@@ -328,6 +328,17 @@ describe("apiserver simulator patch", () => {
 });
 
 describe("apiserver simulator type rules", () => {
+  test("drops unknown fields with a warning, and rejects them with 400 under fieldValidation=Strict", async () => {
+    const body = { metadata: { name: "unknown-fields" }, spec: { holderIdentity: "h", holdrIdentity: "typo" } };
+    const warned = await admin.call("POST", LEASES, { body });
+    expect(warned.status).toBe(201);
+    expect((warned.body as { spec: unknown }).spec).toEqual({ holderIdentity: "h" });
+    expect(warned.headers.get("warning")).toBe('299 - "unknown field \\"spec.holdrIdentity\\""');
+    const strict = await admin.call("POST", `${LEASES}?fieldValidation=Strict`, { body: { ...body, metadata: { name: "unknown-strict" } } });
+    expect(strict.status).toBe(400);
+    expect(strict.body).toMatchObject({ reason: "BadRequest", message: 'Lease in version "v1" cannot be handled as a Lease: strict decoding error: unknown field "spec.holdrIdentity"' });
+  });
+
   test("adds the not-ready taint to a new Node", async () => {
     const r = await admin.call("POST", NODES, { body: { metadata: { name: "taint-node" } } });
     expect((r.body as { spec: unknown }).spec).toEqual({ taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] });

@@ -6,6 +6,7 @@ import type { ResourceDef } from "./resources.ts";
 import { apiVersionOfDef } from "./resources.ts";
 import { badRequest } from "./status.ts";
 import { isObj } from "./merge-patch.ts";
+import { pruneUnknown } from "./schema.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -98,8 +99,15 @@ function checkBase64(kind: string, version: string, data: unknown): void {
   }
 }
 
+/** The `fieldValidation` of a write: unknown fields are an error (Strict), a warning (Warn) or silently dropped. */
+export interface FieldValidation {
+  readonly mode: "Strict" | "Warn" | "Ignore";
+  /** Collects "unknown field ..." texts in Warn mode. */
+  readonly warnings: string[];
+}
+
 /** Checks and normalises a request body into a stored object of `def` (kind/apiVersion filled in). */
-export function decodeObject(def: ResourceDef, body: unknown): Obj {
+export function decodeObject(def: ResourceDef, body: unknown, fv?: FieldValidation): Obj {
   const apiVersion = apiVersionOfDef(def);
   if (!isObj(body)) throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: body must be an object`);
   if (body["kind"] !== undefined && body["kind"] !== "" && body["kind"] !== def.kind)
@@ -109,6 +117,10 @@ export function decodeObject(def: ResourceDef, body: unknown): Obj {
   const o = structuredClone(body);
   if (o["metadata"] === undefined || o["metadata"] === null) o["metadata"] = {};
   if (!isObj(o["metadata"])) throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata must be an object`);
+  const unknown = pruneUnknown(`${def.resource}.${def.group}`, o).map((p) => `unknown field "${p.slice(1)}"`);
+  if (unknown.length > 0 && fv?.mode === "Strict")
+    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.join(", ")}`);
+  if (fv?.mode === "Warn") fv.warnings.push(...unknown);
   for (const p of [...(timeFields["*"] ?? []), ...(timeFields[def.resource] ?? [])])
     visit(o, p, (v) => parseTime(def.kind, def.version, v, false));
   for (const p of microTimeFields[def.resource] ?? []) visit(o, p, (v) => parseTime(def.kind, def.version, v, true));

@@ -5,6 +5,7 @@
 import type { ResourceDef } from "./resources.ts";
 import { apiVersionOfDef, storageOf } from "./resources.ts";
 import { decodeObject } from "./decode.ts";
+import type { FieldValidation } from "./decode.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -32,8 +33,8 @@ function rename(o: Obj, from: 0 | 1): Obj {
 export const isView = (view: ResourceDef): boolean => view.storedAs !== undefined;
 
 /** Decodes a request body of `view` into the stored (core) form. */
-export function decodeForStorage(view: ResourceDef, body: unknown): Obj {
-  const o = decodeObject(view, body);
+export function decodeForStorage(view: ResourceDef, body: unknown, fv?: FieldValidation): Obj {
+  const o = decodeObject(view, body, fv);
   if (!isView(view)) return o;
   const stored = storageOf(view);
   return decodeObject(stored, { ...rename(o, 1), kind: stored.kind, apiVersion: apiVersionOfDef(stored) });

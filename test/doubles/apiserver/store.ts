@@ -9,6 +9,7 @@ import { resolveDef, storageOf } from "./resources.ts";
 import { decodeForStorage, toView } from "./event-view.ts";
 import { alreadyExists, badRequest, conflict, invalid, notFound, serverError, staleConflict, SimApiError } from "./status.ts";
 import { timeNow } from "./decode.ts";
+import type { FieldValidation } from "./decode.ts";
 import { meta, prepareForCreate, prepareForUpdate } from "./strategy.ts";
 import { validateObject } from "./validation.ts";
 import { deepEqual, isObj, jsonMergePatch, strategicMergePatch } from "./merge-patch.ts";
@@ -30,6 +31,8 @@ export interface StoreEvent {
 
 export interface WriteOptions {
   subresource?: string;
+  /** Unknown fields: 400 (Strict), dropped with a warning collected here (Warn, the default) or dropped (Ignore). */
+  fieldValidation?: FieldValidation;
   user?: UserInfo;
   /** For create/update through a URL: the namespace the request named. */
   namespace?: string;
@@ -149,7 +152,7 @@ export class SimStore {
 
   create(res: ResourceRef, body: unknown, opts: WriteOptions = {}): Obj {
     const def = resolveDef(res);
-    const o = decodeForStorage(def, body);
+    const o = decodeForStorage(def, body, opts.fieldValidation);
     const m = meta(o);
     if (def.namespaced) {
       const ns = opts.namespace ?? String(m["namespace"] ?? "");
@@ -173,7 +176,7 @@ export class SimStore {
 
   update(res: ResourceRef, body: unknown, opts: WriteOptions = {}): Obj {
     const def = resolveDef(res);
-    const o = decodeForStorage(def, body);
+    const o = decodeForStorage(def, body, opts.fieldValidation);
     const m = meta(o);
     const ns = def.namespaced ? (opts.namespace ?? String(m["namespace"] ?? "")) : "";
     if (def.namespaced && opts.namespace !== undefined && m["namespace"] !== undefined && m["namespace"] !== "" && m["namespace"] !== opts.namespace)
@@ -185,7 +188,8 @@ export class SimStore {
     if (old === undefined) {
       if (def.allowCreateOnUpdate && sub === "") {
         delete m["resourceVersion"];
-        return this.create(def, toView(def, o), opts);
+        const { fieldValidation: _fv, ...rest } = opts;
+        return this.create(def, toView(def, o), rest);
       }
       throw notFound(def, name);
     }
@@ -219,7 +223,7 @@ export class SimStore {
     if (type === "json") patched = applyJsonPatch(base, patch);
     else if (type === "merge") patched = jsonMergePatch(base, patch);
     else patched = strategicMergePatch(def.resource, base, patch);
-    const o = decodeForStorage(def, patched);
+    const o = decodeForStorage(def, patched, opts.fieldValidation);
     const m = meta(o);
     if (m["name"] !== name) throw badRequest(`the name of the object (${String(m["name"])}) does not match the name on the URL (${name})`);
     if (def.namespaced && m["namespace"] !== namespace)

@@ -4,6 +4,7 @@ import type { ResourceDef } from "./resources.ts";
 import type { UserInfo } from "./user.ts";
 import type { HandlerDeps } from "./handler.ts";
 import type { Obj, PatchKind } from "./store.ts";
+import type { FieldValidation } from "./decode.ts";
 import { jsonResponse, readBody } from "./responses.ts";
 import { apiVersionOfDef } from "./resources.ts";
 import { badRequest, expired, invalid, notFound, SimApiError, successStatus } from "./status.ts";
@@ -39,6 +40,21 @@ function tooLarge(rv: number, current: number): SimApiError {
 
 const boolParam = (v: string | null): boolean => v === "true" || v === "1";
 
+const FIELD_VALIDATION = ["Strict", "Warn", "Ignore"] as const;
+
+function fieldValidation(q: URLSearchParams): FieldValidation {
+  const raw = q.get("fieldValidation") ?? "Warn";
+  const mode = FIELD_VALIDATION.find((m) => m === raw);
+  if (mode === undefined) throw badRequest(`fieldValidation parameter unsupported: ${raw}`);
+  return { mode, warnings: [] };
+}
+
+/** Warnings as kube sends them: `Warning: 299 - "<text>"`. */
+function withWarnings(res: Response, fv: FieldValidation): Response {
+  for (const w of fv.warnings) res.headers.append("warning", `299 - ${JSON.stringify(w)}`);
+  return res;
+}
+
 export async function serveResource(req: Request, url: URL, info: RequestInfo, user: UserInfo, d: HandlerDeps): Promise<Response> {
   const def = info.def;
   if (def === undefined || info.extra) throw pageNotFound();
@@ -62,7 +78,8 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
     case "create": {
       if (info.subresource !== "") throw pageNotFound();
       const body = await readBody(req);
-      return jsonResponse(201, store.create(def, body, def.namespaced ? { namespace: ns, user } : { user }));
+      const fv = fieldValidation(q);
+      return withWarnings(jsonResponse(201, store.create(def, body, def.namespaced ? { namespace: ns, user, fieldValidation: fv } : { user, fieldValidation: fv })), fv);
     }
     case "update": {
       const body = await readBody(req);
@@ -70,10 +87,11 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
       if (m["name"] !== undefined && m["name"] !== info.name)
         throw badRequest(`the name of the object (${String(m["name"])}) does not match the name on the URL (${info.name})`);
       const existed = store.get(def, ns, info.name) !== undefined;
-      const opts = { subresource: info.subresource, user, ...(def.namespaced ? { namespace: ns } : {}) };
+      const fv = fieldValidation(q);
+      const opts = { subresource: info.subresource, user, fieldValidation: fv, ...(def.namespaced ? { namespace: ns } : {}) };
       const withName = isObj(body) ? { ...body, metadata: { ...m, name: info.name } } : body;
       const o = store.update(def, withName, opts);
-      return jsonResponse(existed ? 200 : 201, o);
+      return withWarnings(jsonResponse(existed ? 200 : 201, o), fv);
     }
     case "patch": {
       const ct = (req.headers.get("content-type") ?? "").split(";")[0]!.trim();
@@ -82,7 +100,8 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
         throw new SimApiError(415, "UnsupportedMediaType",
           `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
       const body = await readBody(req);
-      return jsonResponse(200, store.patch(def, ns, info.name, type, body, { subresource: info.subresource, user }));
+      const fv = fieldValidation(q);
+      return withWarnings(jsonResponse(200, store.patch(def, ns, info.name, type, body, { subresource: info.subresource, user, fieldValidation: fv })), fv);
     }
     case "delete": {
       const text = await req.text();
