@@ -71,7 +71,14 @@ json_flat() {
 case "$IMAGE" in
   "" | __IMAGE__) die "no image reference (template not rendered and GNA_IMAGE unset)" ;;
 esac
+SCHEME=https
+[ "${GNA_REGISTRY_PLAIN_HTTP:-0}" = "1" ] && SCHEME=http
 NAME="$IMAGE"
+# An explicit scheme prefix (test registries, e.g. http://10.0.2.100:5000/gna:v1) picks the protocol.
+case "$NAME" in
+  http://*) SCHEME=http; NAME="${NAME#http://}" ;;
+  https://*) SCHEME=https; NAME="${NAME#https://}" ;;
+esac
 DIGEST=""
 TAG=""
 case "$NAME" in *@*) DIGEST="${NAME#*@}"; NAME="${NAME%%@*}" ;; esac
@@ -95,8 +102,6 @@ case "${GNA_ARCH:-$(uname -m)}" in
   *) die "unsupported machine architecture $(uname -m)" ;;
 esac
 
-SCHEME=https
-[ "${GNA_REGISTRY_PLAIN_HTTP:-0}" = "1" ] && SCHEME=http
 BASE="$SCHEME://$REGISTRY/v2/$REPO"
 # curl with our defaults; a stalled transfer (<1 KiB/s for 60 s) fails instead of hanging forever.
 ccurl() {

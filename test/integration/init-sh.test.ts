@@ -52,7 +52,7 @@ describe("cloud-init/init.sh", () => {
   });
 
   test("should install by digest and pick arm64 on an aarch64 machine", async () => {
-    const r = await runInit(digestRef, { GNA_ARCH: "aarch64" });
+    const r = await runInit(`http://${digestRef}`, { GNA_ARCH: "aarch64", GNA_REGISTRY_PLAIN_HTTP: "0" });
     expect(r.code).toBe(0);
     expect(sha256Digest(readFileSync(r.bin))).toBe(sha256Digest(arm64));
   });
