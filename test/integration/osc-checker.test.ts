@@ -1,0 +1,267 @@
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { realClock } from "../../src/clock/index.ts";
+import { createOscCheckerEventRecorder, LastAppliedParseError, OscCheckerError, runOscChecker, type OscCheckerDeps } from "../../src/controllers/oscchecker/index.ts";
+import { ApiError } from "../../src/kube/errors.ts";
+import { createHostFs, type HostFs } from "../../src/host/index.ts";
+import { KubeClient } from "../../src/kube/client.ts";
+import { InformerSet } from "../../src/kube/informer-set.ts";
+import { CachedReader } from "../../src/kube/readers.ts";
+import { nodes } from "../../src/kube/resources.ts";
+import type { KubeObject } from "../../src/kube/types.ts";
+import type { Logger } from "../../src/log/types.ts";
+import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
+import { FakeSystemd } from "../doubles/systemd/index.ts";
+
+setDefaultTimeout(30_000);
+const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
+type Plain = Record<string, any>;
+const lastApplied = "/var/lib/gardener-node-agent/last-applied-osc.yaml";
+const sha = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("hex");
+
+let sim: ApiServerSim;
+let agentCert: { certPem: string; keyPem: string };
+beforeAll(async () => {
+  sim = await startApiServer();
+  agentCert = await sim.issueClientCert("gardener.cloud:node-agent:machine:osc-checker", ["gardener.cloud:node-agents"]);
+});
+afterAll(async () => {
+  await sim.stop();
+});
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+let seq = 0;
+
+/**
+ * A start-up as the agent does it: the Node cache synced with the agent's own client certificate,
+ * a temp --root, the systemd fake; `run()` is the checker with an osc-checker event recorder.
+ */
+async function agent(opts: { node?: boolean; loaded?: string[] } = {}) {
+  const id = ++seq;
+  const nodeName = `osc-checker-node-${id}`;
+  if (opts.node !== false) {
+    sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } } });
+  }
+  const root = await mkdtemp(join(tmpdir(), "osc-checker-"));
+  const host: HostFs = createHostFs(root);
+  const kube = new KubeClient({
+    config: { server: sim.url, caPem: sim.caPem, clientCertPem: agentCert.certPem, clientKeyPem: agentCert.keyPem, credentials: { kind: "none" } },
+  });
+  const informers = new InformerSet({ kube, clock: realClock, log });
+  informers.informerFor<KubeObject>(nodes, "", { fieldSelector: `metadata.name=${nodeName}` });
+  const stop = new AbortController();
+  informers.start(stop.signal);
+  await informers.waitForSync(stop.signal);
+  const systemd = new FakeSystemd({ units: (opts.loaded ?? []).map((name) => ({ name })) });
+  cleanups.push(async () => {
+    stop.abort();
+    await informers.stopped();
+    kube.close();
+    await rm(root, { recursive: true, force: true });
+  });
+  const events = createOscCheckerEventRecorder({ kube, clock: realClock, log, hostName: nodeName });
+  return {
+    host,
+    systemd,
+    run: () => runOscChecker({ nodes: new CachedReader(informers), nodeName, host, systemd, events, log }, stop.signal),
+    runWith: (o: Partial<OscCheckerDeps>) =>
+      runOscChecker({ nodes: new CachedReader(informers), nodeName, host, systemd, events, log, ...o }, stop.signal),
+    writeLastApplied: (yaml: string) => host.writeFileAtomic(lastApplied, yaml, 0o600),
+    events: () =>
+      (sim.store.list("events", { namespace: "default" }) as Plain[])
+        .filter((e) => e["involvedObject"]?.name === nodeName)
+        .map((e) => ({
+          type: e["type"],
+          reason: e["reason"],
+          message: e["message"],
+          component: e["source"]?.component,
+          kind: e["involvedObject"]?.kind,
+        })),
+  };
+}
+
+const fileOsc = `spec:
+  files:
+  - path: /etc/testfile
+    permissions: 0644
+    content:
+      inline:
+        data: test
+`;
+
+/** Upstream's test convention: lower-cased keys, so the drop-in is seen (the §7.6 quirk). */
+const unitOsc = `spec:
+  units:
+  - name: test.service
+    content: |
+      [Unit]
+      Description=test
+    dropins:
+    - name: 10-override.conf
+      content: |
+        [Service]
+        Environment=A=b
+`;
+const unitContent = "[Unit]\nDescription=test\n";
+const dropInContent = "[Service]\nEnvironment=A=b\n";
+
+describe("OSC checker", () => {
+  describe("scenario 27: nothing to check", () => {
+    test("emits no events and lists no units when the Node does not exist", async () => {
+      const a = await agent({ node: false });
+      await a.writeLastApplied(fileOsc);
+      await a.run();
+      expect(a.events()).toEqual([]);
+      expect(a.systemd.actions).toEqual([]);
+    });
+
+    test("emits no events when the Node exists but nothing was applied yet", async () => {
+      const a = await agent();
+      await a.run();
+      expect(a.events()).toEqual([]);
+      expect(a.systemd.actions).toEqual([]);
+    });
+  });
+
+  describe("scenario 28: files", () => {
+    test("reports an absent file as one FileMissing Warning on the Node from osc-checker", async () => {
+      const a = await agent();
+      await a.writeLastApplied(fileOsc);
+      await a.run();
+      expect(a.events()).toEqual([
+        { type: "Warning", reason: "FileMissing", message: "File /etc/testfile is missing", component: "osc-checker", kind: "Node" },
+      ]);
+    });
+
+    test("reports differing content as FileMismatch with both sums", async () => {
+      const a = await agent();
+      await a.writeLastApplied(fileOsc);
+      await a.host.writeFileAtomic("/etc/testfile", "changed", 0o644);
+      await a.run();
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual([
+        ["FileMismatch", `File /etc/testfile mismatch: expected ${sha("test")}, actual ${sha("changed")}`],
+      ]);
+    });
+
+    test("reports nothing when the file is as applied", async () => {
+      const a = await agent();
+      await a.writeLastApplied(fileOsc);
+      await a.host.writeFileAtomic("/etc/testfile", "test", 0o644);
+      await a.run();
+      expect(a.events()).toEqual([]);
+    });
+  });
+
+  describe("scenario 29: units and drop-ins", () => {
+    test("reports a unit file absent from all three unit directories as UnitFileMissing", async () => {
+      const a = await agent();
+      await a.writeLastApplied(unitOsc);
+      await a.run();
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual([["UnitFileMissing", "Unit file test.service is missing"]]);
+    });
+
+    test("reports different unit bytes as UnitMismatch and equal bytes not at all", async () => {
+      const a = await agent();
+      await a.writeLastApplied(unitOsc);
+      await a.host.writeFileAtomic("/lib/systemd/system/test.service", "[Unit]\nDescription=old\n", 0o644);
+      await a.host.writeFileAtomic("/lib/systemd/system/test.service.d/10-override.conf", dropInContent, 0o644);
+      await a.run();
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual([["UnitMismatch", "Unit test.service content mismatch"]]);
+
+      const b = await agent();
+      await b.writeLastApplied(unitOsc);
+      await b.host.writeFileAtomic("/etc/systemd/system/test.service", unitContent, 0o644);
+      await b.host.writeFileAtomic("/etc/systemd/system/test.service.d/10-override.conf", dropInContent, 0o644);
+      await b.run();
+      expect(b.events()).toEqual([]);
+    });
+
+    test.each([
+      ["absent", undefined, [["DropInMissing", "Drop-in 10-override.conf for unit test.service is missing"]]],
+      ["different", "[Service]\n", [["DropInMismatch", "Drop-in 10-override.conf for unit test.service mismatch"]]],
+      ["equal", dropInContent, []],
+    ])("reports a drop-in that is %s accordingly", async (_what, content, want) => {
+      const a = await agent();
+      await a.writeLastApplied(unitOsc);
+      await a.host.writeFileAtomic("/etc/systemd/system/test.service", unitContent, 0o644);
+      if (content !== undefined) await a.host.writeFileAtomic("/etc/systemd/system/test.service.d/10-override.conf", content, 0o644);
+      await a.run();
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual(want);
+    });
+
+    test("checks no drop-ins or dependencies in a file written with JSON field names, as upstream", async () => {
+      const a = await agent({ loaded: ["gardener-node-agent.service"] });
+      await a.writeLastApplied(`apiVersion: extensions.gardener.cloud/v1alpha1
+kind: OperatingSystemConfig
+spec:
+  units:
+  - name: gardener-node-agent.service
+    enable: true
+    content: "[Unit]\\n"
+    dropIns:
+    - name: 10-x.conf
+      content: x
+    filePaths:
+    - /opt/bin/gardener-node-agent
+`);
+      await a.host.writeFileAtomic("/etc/systemd/system/gardener-node-agent.service", "[Unit]\n", 0o644);
+      await a.run();
+      expect(a.events()).toEqual([]);
+    });
+
+    test("compares enable state with the loaded-unit list", async () => {
+      const a = await agent({ loaded: ["loaded.service"] });
+      await a.writeLastApplied(`spec:
+  units:
+  - name: loaded.service
+    enable: false
+  - name: unloaded.service
+    enable: true
+  - name: static.service
+    enable: true
+`);
+      await a.host.writeFileAtomic("/etc/systemd/system/loaded.service", "[Install]\nWantedBy=multi-user.target\n", 0o644);
+      await a.host.writeFileAtomic("/etc/systemd/system/unloaded.service", "[Install]\nWantedBy=multi-user.target\n", 0o644);
+      await a.host.writeFileAtomic("/etc/systemd/system/static.service", "[Service]\nType=oneshot\n", 0o644);
+      await a.run();
+      expect(a.events().map((e) => e.message).sort()).toEqual([
+        "Unit loaded.service enable state mismatch: expected false, actual true",
+        "Unit unloaded.service enable state mismatch: expected true, actual false",
+      ]);
+      expect(a.systemd.actions.map((x) => x.action)).toEqual(["List"]);
+    });
+  });
+
+  describe("failures", () => {
+    test("fails on a last-applied file that cannot be parsed", async () => {
+      const a = await agent();
+      await a.writeLastApplied("spec: [unclosed");
+      await expect(a.run()).rejects.toThrow(LastAppliedParseError);
+      expect(a.events()).toEqual([]);
+    });
+
+    test("fails when the unit list cannot be read", async () => {
+      const a = await agent();
+      await a.writeLastApplied(fileOsc);
+      a.systemd.failNextCall("List", "bus gone");
+      const err = await a.run().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OscCheckerError);
+      expect((err as Error).message).toBe("failed listing systemd units: bus gone");
+      expect(a.events()).toEqual([]);
+    });
+
+    test("fails when the Node cannot be read for another reason than NotFound", async () => {
+      const a = await agent();
+      await a.writeLastApplied(fileOsc);
+      const broken = { get: () => Promise.reject(new ApiError(500, "InternalError", "etcd down")), list: () => Promise.reject(new Error("unused")) };
+      const err = await a.runWith({ nodes: broken }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OscCheckerError);
+      expect((err as Error).message).toBe("failed getting node: etcd down");
+    });
+  });
+});
