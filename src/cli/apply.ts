@@ -2,7 +2,7 @@ import type { Command, CommandContext } from "./command.ts";
 import { UsageError } from "./errors.ts";
 
 /**
- * `gardener-node-agent apply --offline --root DIR --osc osc.yaml`: lays an OSC into a mounted image
+ * `gardener-node-agent apply --offline --root DIR osc.yaml`: lays an OSC into a mounted image
  * root for image builders — files, units and drop-ins written, units enabled through their
  * `[Install]` symlinks like `systemctl --root`, and the last-applied state recorded, so the first
  * boot finds the node up to date instead of re-applying and restarting everything.
@@ -11,14 +11,14 @@ export const command: Command = {
   name: "apply",
   summary: "Apply an OperatingSystemConfig to this node without an API server",
   usage: [
-    "apply --offline --root DIR --osc FILE [--arch amd64|arm64]",
+    "apply --offline --root DIR [--arch amd64|arm64] FILE   (or --osc FILE)",
     "Writes the OSC's files and units under DIR, enables units offline ([Install] symlinks) and records",
     "last-applied-osc.yaml. secretRef files need an API server and are rejected; imageRef files are pulled",
     "from their registry.",
   ].join("\n"),
   flags: [
     { name: "offline", kind: "bool", default: "false", usage: "apply into --root without an API server or running systemd (required)" },
-    { name: "osc", kind: "string", default: "", usage: "OperatingSystemConfig file (YAML or JSON), '-' for stdin" },
+    { name: "osc", kind: "string", default: "", usage: "OperatingSystemConfig file (YAML or JSON), '-' for stdin; also the bare argument", positional: true },
     { name: "arch", kind: "string", default: "", usage: "architecture of the image for imageRef files (default: this machine's)" },
   ],
   async run(ctx: CommandContext): Promise<number> {
@@ -26,7 +26,7 @@ export const command: Command = {
       throw new UsageError("apply needs --offline (a running node applies its OSC through the agent itself)");
     }
     const oscPath = ctx.flags["osc"] ?? "";
-    if (oscPath === "") throw new UsageError("apply needs --osc FILE");
+    if (oscPath === "") throw new UsageError("apply needs an OSC file: apply --offline --root DIR FILE");
     const file = Bun.file(oscPath);
     if (oscPath !== "-" && !(await file.exists())) throw new UsageError(`OSC file ${oscPath} does not exist`);
     const bytes = new Uint8Array(oscPath === "-" ? await new Response(Bun.stdin.stream()).arrayBuffer() : await file.arrayBuffer());

@@ -25,6 +25,11 @@ export interface FlagSpec {
   /** Value when the flag is absent; bool flags use "true"/"false". */
   readonly default: string;
   readonly usage: string;
+  /**
+   * A bare argument fills this flag (at most one flag of a command has it): `render osc.yaml` is
+   * `render --osc osc.yaml`. The Go agent's own commands take no positional arguments.
+   */
+  readonly positional?: boolean;
 }
 
 export interface CommandContext {

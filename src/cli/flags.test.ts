@@ -50,3 +50,24 @@ describe("parseFlags", () => {
     expect(() => parseFlags(args, specs)).toThrow(new UsageError(message));
   });
 });
+
+describe("parseFlags with a positional flag", () => {
+  const specs: FlagSpec[] = [
+    { name: "osc", kind: "string", default: "", usage: "", positional: true },
+    { name: "format", kind: "string", default: "bash", usage: "" },
+  ];
+
+  test("fills the positional flag from one bare argument", () => {
+    const parsed = parseFlags(["--format", "cloud-config", "osc.yaml"], specs);
+    expect(parsed.values["osc"]).toBe("osc.yaml");
+    expect(parsed.explicit.has("osc")).toBe(true);
+  });
+
+  test("refuses a second bare argument", () => {
+    expect(() => parseFlags(["a.yaml", "b.yaml"], specs)).toThrow('unexpected argument "b.yaml"');
+  });
+
+  test("refuses a bare argument when the flag was given too", () => {
+    expect(() => parseFlags(["--osc=a.yaml", "b.yaml"], specs)).toThrow('unexpected argument "b.yaml"');
+  });
+});

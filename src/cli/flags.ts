@@ -21,7 +21,8 @@ const boolValues = (name: string): readonly string[] => (name === "version" ? ["
 
 /**
  * Parses `--flag=value`, `--flag value`, `--bool`, `--bool=false` and `-h` against `specs`.
- * Positional arguments are refused, like the Go agent (cobra.NoArgs).
+ * Positional arguments are refused, like the Go agent (cobra.NoArgs), except one bare argument
+ * for a flag marked `positional` (render, apply).
  */
 export const parseFlags = (args: readonly string[], specs: readonly FlagSpec[]): ParsedFlags => {
   const values: Record<string, string> = Object.fromEntries(specs.map((s) => [s.name, s.default]));
@@ -46,7 +47,11 @@ export const parseFlags = (args: readonly string[], specs: readonly FlagSpec[]):
       spec = specs.find((s) => s.short === short);
       if (spec === undefined || arg.length > 2) throw new UsageError(`unknown shorthand flag ${JSON.stringify(short)} in ${arg}`);
     } else {
-      throw new UsageError(`unexpected argument ${JSON.stringify(arg)}`);
+      const target = specs.find((s) => s.positional === true);
+      if (target === undefined || explicit.has(target.name)) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}`);
+      values[target.name] = arg;
+      explicit.add(target.name);
+      continue;
     }
     let value: string;
     if (spec.kind === "bool") {

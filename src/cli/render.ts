@@ -19,18 +19,17 @@ const need = (ctx: CommandContext, name: string): string => {
  * user data of a provision OSC; `render --provision --server … --ca-file … --image … --secret-name …
  * --kubernetes-version …` builds the node-init OSC first (spec §3) and prints its user data, with the
  * `<<BOOTSTRAP_TOKEN>>` and `<<MACHINE_NAME>>` placeholders left for machine-controller-manager.
- * The OSC file is a flag because the CLI accepts no positional arguments.
  */
 export const command: Command = {
   name: "render",
   summary: "Render a provision OperatingSystemConfig into a user-data script",
   usage: [
-    "render --osc FILE [--format bash|cloud-config] [--secrets FILE]   user data of a provision OSC (FILE '-' = stdin)",
+    "render [--format bash|cloud-config] [--secrets FILE] FILE   user data of a provision OSC (FILE '-' = stdin; or --osc FILE)",
     "render --provision --server URL --ca-file FILE --image REF --secret-name NAME --kubernetes-version V",
     "       [--kubelet-data-volume-size BYTES] [--agent-version V] [--registry-ca] [--format cloud-config|bash]",
   ].join("\n"),
   flags: [
-    { name: "osc", kind: "string", default: "", usage: "provision OperatingSystemConfig (YAML or JSON), '-' for stdin" },
+    { name: "osc", kind: "string", default: "", usage: "provision OperatingSystemConfig (YAML or JSON), '-' for stdin; also the bare argument", positional: true },
     { name: "format", kind: "string", default: "", usage: "bash or cloud-config (default: bash, with --provision cloud-config)" },
     { name: "secrets", kind: "string", default: "", usage: "Secrets (YAML documents or a List) for secretRef files" },
     { name: "provision", kind: "bool", default: "false", usage: "render the node-init OSC built from the flags below" },
@@ -68,7 +67,7 @@ export const command: Command = {
     }
 
     const oscPath = ctx.flags["osc"] ?? "";
-    if (oscPath === "") throw new UsageError("render needs --osc FILE (or --provision)");
+    if (oscPath === "") throw new UsageError("render needs an OSC file: render [--format bash|cloud-config] FILE (or --provision)");
     const { decodeOsc } = await import("../osc/index.ts");
     const text = oscPath === "-" ? await new Response(Bun.stdin.stream()).text() : await readText(oscPath, "OSC file");
     const secretsPath = ctx.flags["secrets"] ?? "";

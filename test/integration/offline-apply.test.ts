@@ -14,7 +14,7 @@ afterEach(async () => {
 async function offlineApply(root: string, oscYaml: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const oscFile = join(root, "..", `${root.split("/").pop()}-osc.yaml`);
   await Bun.write(oscFile, oscYaml);
-  const p = Bun.spawnSync([agentBinary, "apply", "--offline", `--root=${root}`, `--osc=${oscFile}`], { env: { PATH: process.env["PATH"] ?? "" } });
+  const p = Bun.spawnSync([agentBinary, "apply", "--offline", `--root=${root}`, oscFile], { env: { PATH: process.env["PATH"] ?? "" } });
   return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 }
 
