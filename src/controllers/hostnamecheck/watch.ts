@@ -1,0 +1,32 @@
+import type { Clock } from "../../clock/index.ts";
+import { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
+import type { Logger } from "../../log/types.ts";
+
+export const controllerName = "hostname-check";
+/** How often the hostname is compared with the start-up value (controllers.md §8). */
+export const checkIntervalMs = 30_000;
+/** Nothing is watched: one empty key is enqueued at start and requeues itself. */
+export const singletonKey: ObjectKey = { namespace: "", name: "" };
+
+/** One worker, no reconcile timeout (upstream sets none for this controller). */
+export function newHostnameCheckController(opts: {
+  readonly reconcile: Reconcile;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly onRestartRequested: (why: string) => void;
+  readonly metrics?: ControllerMetrics;
+}): Controller {
+  const c = new Controller({
+    name: controllerName,
+    reconcile: opts.reconcile,
+    workers: 1,
+    log: opts.log,
+    clock: opts.clock,
+    onRestartRequested: opts.onRestartRequested,
+    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+  });
+  c.add(singletonKey);
+  return c;
+}
