@@ -64,8 +64,14 @@ export const guestMac = '52:54:00:12:34:56';
  * guest only talks to the guestfwd addresses, which are on-link in 10.0.2.0/24.
  */
 export function networkConfig(): string {
-  return stringify({
-    version: 1,
-    config: [{ type: 'physical', name: 'ens2', mac_address: guestMac, subnets: [{ type: 'static', address: '10.0.2.15/24' }] }],
-  });
+  // Hand-written on purpose: cloud-init reads YAML 1.1, where an unquoted MAC is a base-60 integer.
+  return `version: 1
+config:
+  - type: physical
+    name: ens2
+    mac_address: "${guestMac}"
+    subnets:
+      - type: static
+        address: 10.0.2.15/24
+`;
 }
