@@ -219,6 +219,24 @@ describe("apiserver simulator watch", () => {
     expect(sim.openWatches()).toBe(0);
   });
 
+  test("waits for a future resourceVersion on list and watch, and ends the watch with ERROR 504 when it never comes", async () => {
+    const next = sim.store.resourceVersion + 1;
+    const listing = admin.call("GET", `${SECRETS}?resourceVersion=${next}`);
+    const w = await watch(`${SECRETS}?watch=1&resourceVersion=${next}`);
+    sim.store.create("secrets", { metadata: { name: "future-1", namespace: "kube-system" } });
+    sim.store.create("secrets", { metadata: { name: "future-2", namespace: "kube-system" } });
+    const listed = await listing;
+    expect(listed.status).toBe(200);
+    expect(Number(meta(listed.body)["resourceVersion"])).toBeGreaterThanOrEqual(next);
+    const ev = await w.next();
+    expect([ev.type, meta(ev.object)["name"]]).toEqual(["ADDED", "future-2"]);
+    const far = await watch(`${SECRETS}?watch=1&resourceVersion=${sim.store.resourceVersion + 100}`);
+    const err = await far.next(6000);
+    expect(err.type).toBe("ERROR");
+    expect(err.object).toMatchObject({ reason: "Timeout", code: 504, details: { causes: [{ reason: "ResourceVersionTooLarge" }] } });
+    expect(await far.waitEnd()).toBe(true);
+  });
+
   test("ends a watch after timeoutSeconds", async () => {
     const w = await watch(`${SECRETS}?watch=1&timeoutSeconds=1&resourceVersion=${sim.store.resourceVersion}`);
     expect(await w.waitEnd(5000)).toBe(true);

@@ -164,3 +164,11 @@ export function successStatus(gr: GroupResource, name: string, uid: string): Sta
   d.uid = uid;
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: d };
 }
+
+/** 504 of the watch cache when a requested resourceVersion does not arrive within 3 s. */
+export function tooLargeResourceVersion(rv: number, current: number): SimApiError {
+  return new SimApiError(504, "Timeout", `Too large resource version: ${rv}, current: ${current}`, {
+    causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+    retryAfterSeconds: 1,
+  });
+}

@@ -112,6 +112,23 @@ export class SimStore {
     for (const l of [...this.listeners]) l(e);
   }
 
+  /** Resolves true once the store reached resourceVersion `rv`, false after `ms`. */
+  waitForVersion(rv: number, ms: number): Promise<boolean> {
+    if (this.rv >= rv) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        off();
+        resolve(false);
+      }, ms);
+      const off = this.subscribe(() => {
+        if (this.rv < rv) return;
+        clearTimeout(timer);
+        off();
+        resolve(true);
+      });
+    });
+  }
+
   /** Forgets all history: every watch or exact list from an older resourceVersion now gets 410 Gone. */
   compact(): void {
     this.history.length = 0;

@@ -7,7 +7,7 @@ import type { Obj, PatchKind } from "./store.ts";
 import type { FieldValidation } from "./decode.ts";
 import { jsonResponse, readBody } from "./responses.ts";
 import { apiVersionOfDef } from "./resources.ts";
-import { badRequest, expired, invalid, notFound, SimApiError, successStatus } from "./status.ts";
+import { badRequest, expired, invalid, notFound, SimApiError, successStatus, tooLargeResourceVersion } from "./status.ts";
 import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { isObj } from "./merge-patch.ts";
 
@@ -29,13 +29,6 @@ function parseRv(s: string | null): number | undefined {
   if (s === null || s === "") return undefined;
   if (!/^\d+$/.test(s)) throw badRequest(`invalid resource version: ${s}`);
   return Number(s);
-}
-
-function tooLarge(rv: number, current: number): SimApiError {
-  return new SimApiError(504, "Timeout", `Too large resource version: ${rv}, current: ${current}`, {
-    causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
-    retryAfterSeconds: 1,
-  });
 }
 
 const boolParam = (v: string | null): boolean => v === "true" || v === "1";
@@ -72,7 +65,7 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
       return jsonResponse(200, o);
     }
     case "list":
-      return list(def, ns, q, d);
+      return await list(def, ns, q, d);
     case "watch":
       return watch(def, ns, q, d);
     case "create": {
@@ -134,7 +127,7 @@ interface ContinueToken {
   start: string;
 }
 
-function list(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps): Response {
+async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps): Promise<Response> {
   const store = d.authz.store;
   const fields = parseFieldSelector(q.get("fieldSelector"));
   checkFieldSelector(def.resource, fields);
@@ -161,7 +154,9 @@ function list(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps):
     at = tok.rv;
     start = tok.start;
   } else if (rv !== undefined && rv !== 0) {
-    if (rv > store.resourceVersion) throw tooLarge(rv, store.resourceVersion);
+    // like the watch cache: wait up to 3 s for the requested revision, then 504
+    if (rv > store.resourceVersion && !(await store.waitForVersion(rv, 3000)))
+      throw tooLargeResourceVersion(rv, store.resourceVersion);
     // a paged list with a resourceVersion and no match is served exactly (legacy semantics)
     if (match === "Exact" || (match === "" && limit > 0)) at = rv;
   }
@@ -200,7 +195,6 @@ function watch(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps)
   } else if (match !== "")
     throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" }]);
   const sendInitialEvents = boolParam(sendInitialRaw);
-  if (rv !== undefined && rv > store.resourceVersion) throw tooLarge(rv, store.resourceVersion);
   const timeoutQ = q.get("timeoutSeconds");
   const minT = d.minRequestTimeoutSec;
   const timeoutMs = timeoutQ !== null && Number(timeoutQ) > 0 ? Number(timeoutQ) * 1000 : (minT + Math.random() * minT) * 1000;

@@ -5,7 +5,7 @@ import type { Obj, SimStore, StoreEvent } from "./store.ts";
 import { apiVersionOfDef, storageOf } from "./resources.ts";
 import { toView } from "./event-view.ts";
 import { matchSelector } from "./selectors.ts";
-import { expired } from "./status.ts";
+import { expired, tooLargeResourceVersion } from "./status.ts";
 
 export interface WatchParams {
   readonly def: ResourceDef;
@@ -118,10 +118,23 @@ export class Watcher {
 
   start(): void {
     const { p, hub } = this;
+    // events up to here are covered by the replay or the history; a future fromRv skips until it is reached
+    const after = Math.max(p.fromRv ?? 0, hub.store.resourceVersion);
     this.unsubscribe = hub.store.subscribe((e) => {
+      if (e.rv <= after) return;
       const ev = this.convert(e);
       if (ev) this.send(ev[0], ev[1]);
     });
+    if (p.fromRv !== undefined && p.fromRv > hub.store.resourceVersion) {
+      // the watch cache waits 3 s for a future revision, then ends the stream with an ERROR event
+      this.timers.push(
+        setTimeout(() => {
+          if (hub.store.resourceVersion >= (p.fromRv ?? 0)) return;
+          this.send("ERROR", tooLargeResourceVersion(p.fromRv ?? 0, hub.store.resourceVersion).toStatus() as unknown as Obj);
+          this.close();
+        }, 3000),
+      );
+    }
     if (p.fromRv === undefined || p.fromRv === 0) {
       for (const o of hub.store.select(p.def, p.namespace, p.selector)) this.send("ADDED", o);
       if (p.bookmarks) this.bookmark(p.sendInitialEvents);
