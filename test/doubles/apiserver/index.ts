@@ -11,3 +11,6 @@ export { WaitTimeoutError } from "./wait.ts";
 export { CsrNotReadyError } from "./csr.ts";
 export { X509Cert } from "./pki.ts";
 export type { ResourceRef } from "./resources.ts";
+export { SimClient, WatchStream, WatchEndedError } from "./test-client.ts";
+export type { Credentials, CallOptions, CallResult, WatchEventJson } from "./test-client.ts";
+export type { FieldValidation } from "./decode.ts";

@@ -9,6 +9,7 @@ import { resolveDef, storageOf } from "./resources.ts";
 import { decodeForStorage, toView } from "./event-view.ts";
 import { alreadyExists, badRequest, conflict, invalid, notFound, serverError, staleConflict, SimApiError } from "./status.ts";
 import { timeNow } from "./decode.ts";
+import { orderMeta, randomSuffix } from "./object-meta.ts";
 import type { FieldValidation } from "./decode.ts";
 import { meta, prepareForCreate, prepareForUpdate } from "./strategy.ts";
 import { validateObject } from "./validation.ts";
@@ -49,25 +50,9 @@ export interface ListOptions {
   fieldSelector?: string;
 }
 
-const GEN_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-const randomSuffix = (): string =>
-  Array.from(crypto.getRandomValues(new Uint8Array(5)), (b) => GEN_ALPHABET[b % GEN_ALPHABET.length]).join("");
-
 const key = (ns: string, name: string): string => `${ns}/${name}`;
 const nsOf = (o: Obj): string => String(meta(o)["namespace"] ?? "");
 const nameOf = (o: Obj): string => String(meta(o)["name"] ?? "");
-
-/** ObjectMeta fields in the order the Go structs serialise them. */
-const META_ORDER = [
-  "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-  "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers", "managedFields",
-];
-function orderMeta(m: Obj): Obj {
-  const out: Obj = {};
-  for (const k of META_ORDER) if (m[k] !== undefined) out[k] = m[k];
-  for (const [k, v] of Object.entries(m)) if (!(k in out) && v !== undefined) out[k] = v;
-  return out;
-}
 
 export class SimStore {
   private rv = 1;
