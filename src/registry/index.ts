@@ -14,7 +14,7 @@ export { platformForArch, platformMatches } from "./platform.ts";
 export { formatImageReference, parseImageReference, registryEndpoint } from "./reference.ts";
 export { findInTar, normalizeTarPath } from "./tar.ts";
 export type { TarLookup } from "./tar.ts";
-export { createTransport, RegistryHttpError } from "./transport.ts";
+export { createTransport, RegistryHttpError, RegistryUnreachableError } from "./transport.ts";
 export type { FetchFn, RegistryRequest, Transport, TransportOptions } from "./transport.ts";
 export { RegistryError } from "./types.ts";
 export type { Descriptor, ImageReference, Platform, Registry, ResolvedImage } from "./types.ts";

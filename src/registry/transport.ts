@@ -56,8 +56,27 @@ export interface Transport {
 
 const MAX_REDIRECTS = 5;
 
+/** The request never got an HTTP answer (DNS, connection, TLS); `cause` holds the fetch error. */
+export class RegistryUnreachableError extends RegistryError {
+  override readonly name: string = "RegistryUnreachableError";
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`${url}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 export function createTransport(options: TransportOptions = {}): Transport {
-  const doFetch: FetchFn = options.fetch ?? fetch;
+  const rawFetch: FetchFn = options.fetch ?? fetch;
+  const doFetch: FetchFn = async (input, init) => {
+    try {
+      return await rawFetch(input, init);
+    } catch (err) {
+      if (init?.signal?.aborted) throw err; // cancellation stays cancellation
+      throw new RegistryUnreachableError(new URL(String(input)).origin, err);
+    }
+  };
   const plain = new Set(options.plainHttpHosts ?? []);
   /** Authorization header values that worked, by registry + scope; re-challenged on a 401. */
   const authCache = new Map<string, string>();

@@ -12,6 +12,7 @@ import {
   FileNotInImageError,
   RegistryError,
   RegistryHttpError,
+  RegistryUnreachableError,
 } from "../../src/registry/index.ts";
 import type { FetchFn, RegistryClientOptions } from "../../src/registry/index.ts";
 import { fakeElf, startRegistry, writeTestLayout } from "../doubles/registry/index.ts";
@@ -168,7 +169,7 @@ describe("registry client against docker-registry (anonymous)", () => {
 
   test("should refuse plain HTTP unless the host is listed", async () => {
     const registryClient = createRegistryClient();
-    await expect(registryClient.resolve(`${registry.host}/test/none:v1`, amd64)).rejects.toThrow();
+    await expect(registryClient.resolve(`${registry.host}/test/none:v1`, amd64)).rejects.toBeInstanceOf(RegistryUnreachableError);
   });
 });
 
@@ -244,6 +245,25 @@ describe("registry client with containerd hosts.toml mirrors", () => {
     // Without mirrors the tampered upstream blob is refused.
     await hostFs.writeFileAtomic(`/etc/containerd/certs.d/${upstream.host}/hosts.toml`, hostsToml(""), 0o644);
     await expect(get()).rejects.toBeInstanceOf(DigestMismatchError);
+  });
+});
+
+describe("registry client over TLS", () => {
+  let registry: RegistryDouble;
+  beforeAll(async () => {
+    registry = await startRegistry({ tls: true });
+  });
+  afterAll(async () => {
+    await registry?.stop();
+  });
+
+  test("should trust the configured CA and refuse the registry without it", async () => {
+    const layout = writeTestLayout(join(dir, "layout-tls"), [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }]);
+    const image = `${registry.host}/tls/agent:v1`;
+    await pushOciLayout(layout, image, createTransport({ caPem: registry.caPem! }));
+    const got = await extractFileFromImage({ registry: createRegistryClient({ caPem: registry.caPem! }), cacheDir: "/c", image, filePathInImage: "/gardener-node-agent", platform: amd64 });
+    expect(got.data).toEqual(bin);
+    await expect(createRegistryClient().resolve(image, amd64)).rejects.toBeInstanceOf(RegistryUnreachableError);
   });
 });
 

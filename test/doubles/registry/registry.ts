@@ -12,6 +12,8 @@ export interface RegistryDouble {
   readonly storageDir: string;
   /** Present in token mode. */
   readonly tokenServer?: TokenServer;
+  /** The self-signed serving certificate (PEM) in TLS mode. */
+  readonly caPem?: string;
   stop(): Promise<void>;
 }
 
@@ -21,6 +23,8 @@ export interface StartRegistryOptions {
   /** Bearer token auth through a local token server (anonymous unless `tokenCredentials`). */
   readonly tokenAuth?: boolean;
   readonly tokenCredentials?: { readonly username: string; readonly password: string };
+  /** Serve HTTPS with a self-signed certificate for 127.0.0.1 (see `caPem`). */
+  readonly tls?: boolean;
 }
 
 const DEADLINE_MS = 15_000;
@@ -41,24 +45,35 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       tokenServer = await startTokenServer({ dir, ...(options.tokenCredentials ? { credentials: options.tokenCredentials } : {}) });
       auth = `auth:\n  token:\n    realm: ${tokenServer.realm}\n    service: ${tokenServer.service}\n    issuer: ${tokenServer.issuer}\n    rootcertbundle: ${tokenServer.certPath}\n`;
     }
+    let tls = "";
+    let caPem: string | undefined;
+    if (options.tls) {
+      const [key, cert] = [join(dir, "tls.key"), join(dir, "tls.crt")];
+      const openssl = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=test-registry", "-addext", "subjectAltName=IP:127.0.0.1"]);
+      if (openssl.exitCode !== 0) throw new Error(`openssl failed: ${openssl.stderr.toString()}`);
+      tls = `  tls:\n    certificate: ${cert}\n    key: ${key}\n`;
+      caPem = await Bun.file(cert).text();
+    }
+    const scheme = options.tls ? "https" : "http";
     for (let attempt = 0; ; attempt++) {
       const port = freePort();
       const config = join(dir, "config.yml");
       writeFileSync(
         config,
-        `version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: ${storageDir}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:${port}\n${auth}`,
+        `version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: ${storageDir}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:${port}\n${tls}${auth}`,
       );
       // Logs go to a file: an unread pipe would fill up and stall the registry.
       const logPath = join(dir, `registry-${attempt}.log`);
       proc = Bun.spawn(["/usr/bin/docker-registry", "serve", config], { stdout: "ignore", stderr: Bun.file(logPath) });
-      if (await waitReady(`http://127.0.0.1:${port}/v2/`, proc)) {
+      if (await waitReady(`${scheme}://127.0.0.1:${port}/v2/`, proc, caPem)) {
         const running = proc;
         const tokens = tokenServer;
         return {
           host: `127.0.0.1:${port}`,
-          url: `http://127.0.0.1:${port}`,
+          url: `${scheme}://127.0.0.1:${port}`,
           storageDir,
           ...(tokens ? { tokenServer: tokens } : {}),
+          ...(caPem !== undefined ? { caPem } : {}),
           async stop() {
             running.kill("SIGTERM");
             await running.exited;
@@ -86,12 +101,12 @@ function freePort(): number {
 }
 
 /** Polls until the registry answers /v2/ (200 or 401), the process dies, or the deadline passes. */
-async function waitReady(url: string, proc: Subprocess): Promise<boolean> {
+async function waitReady(url: string, proc: Subprocess, caPem: string | undefined): Promise<boolean> {
   const deadline = Date.now() + DEADLINE_MS;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null || proc.signalCode !== null) return false;
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000), ...(caPem !== undefined ? { tls: { ca: caPem } } : {}) });
       await res.body?.cancel();
       if (res.status === 200 || res.status === 401) return true;
     } catch {
