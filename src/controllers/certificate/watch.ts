@@ -1,0 +1,33 @@
+import type { Clock } from "../../clock/index.ts";
+import { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
+import type { Logger } from "../../log/types.ts";
+
+export const controllerName = "certificate";
+/** controllerutils.DefaultReconciliationTimeout; it also cuts the CSR wait (15 min) short, retried with backoff. */
+export const reconcileTimeoutMs = 3 * 60 * 1000;
+/** Nothing is watched: one empty key is enqueued once at start (controllerutils.EnqueueOnce). */
+export const singletonKey: ObjectKey = { namespace: "", name: "" };
+
+/** One worker, 3-minute deadline, the single start key. */
+export function newCertificateController(opts: {
+  readonly reconcile: Reconcile;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly onRestartRequested: (why: string) => void;
+  readonly metrics?: ControllerMetrics;
+}): Controller {
+  const c = new Controller({
+    name: controllerName,
+    reconcile: opts.reconcile,
+    workers: 1,
+    timeoutMs: reconcileTimeoutMs,
+    log: opts.log,
+    clock: opts.clock,
+    onRestartRequested: opts.onRestartRequested,
+    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+  });
+  c.add(singletonKey);
+  return c;
+}
