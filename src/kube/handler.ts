@@ -1,3 +1,4 @@
+import { keyString } from "./reconcile.ts";
 import type { ObjectKey } from "./reconcile.ts";
 import type { KubeObject } from "./types.ts";
 
@@ -30,7 +31,10 @@ export function handlerFuncs<T>(h: Partial<EventHandler<T>>): EventHandler<T> {
 
 /** Every event enqueues the object's own key (on update: the new object's, and the old one's if it differs). */
 export function enqueueObject<T extends KubeObject>(): EventHandler<T> {
-  return enqueueMapped<T>((obj) => [objectKeyOf(obj)]);
+  const add = (obj: T, q: Enqueuer) => q.add(objectKeyOf(obj));
+  // An update enqueues the new object only (handler.EnqueueRequestForObject): adding the old key too
+  // would run the key a second time when a waiting worker takes the first add at once.
+  return { create: add, update: (_oldObj, newObj, q) => add(newObj, q), delete: add, generic: add };
 }
 
 /** Every event enqueues the keys `map` returns for the object (handler.EnqueueRequestsFromMapFunc). */
@@ -40,9 +44,12 @@ export function enqueueMapped<T>(map: (obj: T) => readonly ObjectKey[]): EventHa
   };
   return {
     create: addAll,
+    // Old and new keys are deduplicated first, like controller-runtime's map handler does, so one
+    // update never hands the same key to a worker twice.
     update: (oldObj, newObj, q) => {
-      addAll(oldObj, q);
-      addAll(newObj, q);
+      const seen = new Map<string, ObjectKey>();
+      for (const k of [...map(oldObj), ...map(newObj)]) seen.set(keyString(k), k);
+      for (const k of seen.values()) q.add(k);
     },
     delete: addAll,
     generic: addAll,
