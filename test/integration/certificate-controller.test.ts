@@ -46,22 +46,22 @@ let seq = 0;
  * `lifetimeSeconds` issued by the simulator (backdated 5 min like kube-controller-manager), time on a
  * FakeClock that starts at the real now (certificates carry real time), jitter pinned to `random`.
  */
-async function agent(opts: { lifetimeSeconds: number; random: number; restConfig?: Partial<RestConfig> }) {
+async function agent(opts: { lifetimeSeconds: number; random: number; restConfig?: (base: RestConfig) => RestConfig }) {
   const machineName = `cert-machine-${++seq}`;
   const cert = await sim.issueClientCert(`${machinePrefix}${machineName}`, ["gardener.cloud:node-agents"], opts.lifetimeSeconds);
   const validity = new X509Cert(cert.certPem);
   const root = await mkdtemp(join(tmpdir(), "certificate-controller-"));
   const host: HostFs = createHostFs(root);
   await host.writeFileAtomic(caPath, sim.caPem, 0o644);
-  const restConfig: RestConfig = {
+  const base: RestConfig = {
     server: sim.url,
     caPem: sim.caPem,
     caFile: caPath,
     clientCertPem: cert.certPem,
     clientKeyPem: cert.keyPem,
     credentials: { kind: "none" },
-    ...opts.restConfig,
   };
+  const restConfig = opts.restConfig ? opts.restConfig(base) : base;
   const clock = new FakeClock(Date.now());
   const logs: Array<{ msg: string; fields: unknown }> = [];
   const log: Logger = {
@@ -183,7 +183,8 @@ describe("certificate controller", () => {
   });
 
   test("keeps retrying without a restart while the REST config carries no client certificate", async () => {
-    const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: { clientCertPem: undefined, clientKeyPem: undefined, credentials: { kind: "token", token: sim.adminToken } } });
+    const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: (b) => ({ server: b.server, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }),
+    });
     await until(() => a.logs.length > 0, "a reconciler error");
     expect((a.logs[0]?.fields as { err: unknown }).err).toBeInstanceOf(ClientCertificateError);
     expect(a.restarts).toEqual([]);
@@ -192,7 +193,7 @@ describe("certificate controller", () => {
 
   test("refuses a client certificate whose key does not belong to it", async () => {
     const other = await sim.issueClientCert("someone-else", []);
-    const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: { clientKeyPem: other.keyPem } });
+    const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: (b) => ({ ...b, clientKeyPem: other.keyPem }) });
     await until(() => a.logs.length > 0, "a reconciler error");
     const err = (a.logs[0]?.fields as { err: Error }).err;
     expect(err).toBeInstanceOf(ClientCertificateError);
