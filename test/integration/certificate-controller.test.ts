@@ -183,7 +183,10 @@ describe("certificate controller", () => {
   });
 
   test("keeps retrying without a restart while the REST config carries no client certificate", async () => {
-    const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: (b) => ({ server: b.server, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }),
+    const a = await agent({
+      lifetimeSeconds: 3600,
+      random: 0,
+      restConfig: (b) => ({ server: b.server, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }),
     });
     await until(() => a.logs.length > 0, "a reconciler error");
     expect((a.logs[0]?.fields as { err: unknown }).err).toBeInstanceOf(ClientCertificateError);
