@@ -10,11 +10,15 @@ import { nodes, secrets } from "../kube/resources.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { createEventRecorder } from "./events.ts";
 import { connect } from "./manager/identity.ts";
-import { discoverNodeName, nodeSelector } from "./manager/discovery.ts";
+import { discoverNodeName } from "./manager/discovery.ts";
 import { hostNameOf, machineArch } from "./manager/host-facts.ts";
 import { informerSyncChecks } from "./manager/health.ts";
 import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 import { setupOscController } from "./manager/osc.ts";
+import { controllerCollector } from "./manager/controller-metrics.ts";
+import { setupLeaseController } from "./lease/index.ts";
+import { nodeSelectors, setupNodeController } from "./node/index.ts";
+import { createTokenResync, setupTokenController } from "./token/index.ts";
 
 export type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 
@@ -50,14 +54,19 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const secretInformer = informers.informerFor<KubeObject>(secrets, kubeSystem, {
     fieldSelector: `metadata.name=${config.controllers.operatingSystemConfig.secretName}`,
   });
-  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelector(hostName, nodeName));
+  // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.
+  const node = { hostName, nodeName };
+  informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
   const cache = new CachedReader(informers);
   const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: hostName });
   informerSyncChecks(deps.health, informers, clock);
 
   const onRestartRequested = (why: string) => deps.stop(new RestartRequested(why));
   const controllers: Controller[] = [];
+  deps.metrics.addCollector(controllerCollector(() => controllers));
+  const tokenResync = createTokenResync();
   // Registration order follows upstream: certificate, node, secret-name-change, operatingsystemconfig, token, lease, …
+  controllers.push(setupNodeController({ kube, informers, node, systemd, events, clock, log }));
   controllers.push(
     setupOscController({
       kube,
@@ -75,10 +84,27 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       source: secretInformer,
       signal,
       onRestartRequested,
-      onTokenResync: () => {},
+      onTokenResync: tokenResync.trigger,
     }),
   );
-  void nodeInformer;
+  const token = config.controllers.token;
+  controllers.push(
+    setupTokenController({
+      kube,
+      host,
+      events,
+      node,
+      clock,
+      log,
+      syncConfigs: token.syncConfigs ?? [],
+      syncPeriodMs: token.syncPeriod,
+      resync: tokenResync,
+    }),
+  );
+  // Only with a known Node: listing Leases by anything but name is denied (§7.5); a Node that appears
+  // later makes the OSC controller restart the agent, and the next start registers the lease controller.
+  const lease = setupLeaseController({ kube, informers, node, clock, log, health: deps.health, metrics: deps.metrics });
+  if (lease !== undefined) controllers.push(lease.controller);
 
   informers.start(signal);
   await informers.waitForSync(signal);

@@ -38,6 +38,9 @@ async function main(): Promise<number> {
     section("Node");
     console.log(`  annotation checksum/cloud-config-data = ${first.slice(0, 16)}…`);
     console.log(`  label worker.gardener.cloud/kubernetes-version = ${labels["worker.gardener.cloud/kubernetes-version"]}`);
+    const lease = await sb.sim.waitFor("leases", "kube-system", `gardener-node-agent-${sb.nodeName}`, (l) => l !== undefined, 15_000);
+    const spec = (lease?.["spec"] ?? {}) as { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string };
+    console.log(`  Lease kube-system/gardener-node-agent-${sb.nodeName}: holder ${spec.holderIdentity}, ${spec.leaseDurationSeconds}s, renewed ${spec.renewTime}`);
 
     sb.systemd.clearActions();
     const second = sb.setOsc(sampleOsc({ greeting: "Hello again, Gardener!" }));

@@ -41,7 +41,8 @@ export interface OscSetup {
 export function setupOscController(s: OscSetup): Controller {
   const log = s.log.child({ controller: "operatingsystemconfig" });
   const plainHttpHosts = (s.env[plainHttpRegistriesEnv] ?? "").split(",").filter((h) => h !== "");
-  const registry = createRegistryClient({ plainHttpHosts });
+  // Pulls honour the registry mirrors the OSC configures for containerd, as upstream's containerd pulls do.
+  const registry = createRegistryClient({ plainHttpHosts, hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" } });
   const platform = { os: "linux", architecture: s.arch };
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
