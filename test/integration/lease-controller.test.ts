@@ -138,6 +138,8 @@ describe("lease controller", () => {
     cleanups.push(unsubscribe);
     await a.start();
     await until(() => a.leaseWrites() === 1, "the first renewal");
+    // The first reconcile must have returned (and scheduled its 10 s requeue) before time moves.
+    await idle(a);
     await advance(a, 35_000);
     expect(renewTimes).toEqual([
       "2026-01-01T00:00:00.000000Z",
