@@ -19,6 +19,9 @@ import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
 import { createTokenResync, setupTokenController } from "./token/index.ts";
+import { setupCertificateController } from "./certificate/index.ts";
+import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
+import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
 
 export type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 
@@ -35,12 +38,12 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const clock = realClock;
   const host = createHostFs(deps.root);
 
-  const { kube } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
+  const { kube, restConfig } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
   const hostName = hostNameOf(deps.env);
   const nodeName = await discoverNodeName(kube, hostName, signal);
   log.info("Node discovery", { hostName, nodeName: nodeName ?? "" });
   // Required on every start, whatever the credentials path (§7.1 step 10).
-  await readMachineName(host);
+  const machineName = await readMachineName(host);
   // Upstream creates it without permission bits; 0700 keeps it root-only and usable.
   await host.ensureDir(tmpDir, 0o700);
 
@@ -65,7 +68,9 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const controllers: Controller[] = [];
   deps.metrics.addCollector(controllerCollector(() => controllers));
   const tokenResync = createTokenResync();
-  // Registration order follows upstream: certificate, node, secret-name-change, operatingsystemconfig, token, lease, …
+  // Registration order follows upstream: certificate, node, secret-name-change, operatingsystemconfig,
+  // token, lease, health-check, systemd-unit-check, hostname-check.
+  controllers.push(setupCertificateController({ kube, restConfig, host, clock, log, machineName, onRestartRequested }));
   controllers.push(setupNodeController({ kube, informers, node, systemd, events, clock, log }));
   controllers.push(
     setupOscController({
@@ -105,12 +110,17 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // later makes the OSC controller restart the agent, and the next start registers the lease controller.
   const lease = setupLeaseController({ kube, informers, node, clock, log, health: deps.health, metrics: deps.metrics });
   if (lease !== undefined) controllers.push(lease.controller);
+  controllers.push(setupHostnameCheckController({ hostName, readHostname: () => hostNameOf(deps.env), clock, log, onRestartRequested }));
 
   informers.start(signal);
   await informers.waitForSync(signal);
   // Bootstrap runnables run after the caches synced and before any controller (§7.1 step 11).
   const kubelet = await ensureKubeletBootstrapKubeconfig(host, config.apiServer);
   log.info("Kubelet bootstrap kubeconfig", { outcome: kubelet });
+  await runOscChecker(
+    { nodes: cache, nodeName, host, systemd, events: createOscCheckerEventRecorder({ kube, clock, log, hostName }), log },
+    signal,
+  );
 
   const runs = controllers.map((c) => c.start(signal));
   const stopped = Promise.allSettled([...runs, informers.stopped()]).then(() => systemd.close());
