@@ -1,14 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { lstatSync } from "node:fs";
 import type { Stats } from "node:fs";
-import { chmod, lstat, mkdir, open, readFile, readdir, rename, rm, symlink, unlink } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, readdir, rename, rm, symlink, unlink } from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
 import { joinUnderRoot, resolveSegments } from "./resolve.ts";
+import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, HostFs } from "./types.ts";
+import { fsyncDir, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
 
 const DIR_MODE = 0o755;
+
+export interface HostFsOptions {
+  /** "off": group writes fsync every file and directory instead of calling syncfs(2) (default: syncfs when libc has it). */
+  readonly syncfs?: "auto" | "off";
+}
 
 /**
  * HostFs over the real filesystem under `root` ("/" on a node, a temp dir in tests).
@@ -17,7 +24,7 @@ const DIR_MODE = 0o755;
  * a concurrent attacker swapping links in between is outside this module's threat model (the
  * agent runs as root on a host it owns).
  */
-export function createHostFs(root: string): HostFs {
+export function createHostFs(root: string, options: HostFsOptions = {}): HostFs {
   if (!root.startsWith("/")) throw new HostPathError(root, "root must be absolute");
   const base = resolveAbsolute(root);
 
@@ -29,6 +36,16 @@ export function createHostFs(root: string): HostFs {
   async function lstatOrUndefined(real: string): Promise<Stats | undefined> {
     try {
       return await lstat(real);
+    } catch (err) {
+      if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
+      throw err;
+    }
+  }
+
+  /** Synchronous on purpose for group members (one cheap syscall; see write-group.ts). */
+  function lstatSyncOrUndefined(real: string): Stats | undefined {
+    try {
+      return lstatSync(real);
     } catch (err) {
       if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
       throw err;
@@ -54,14 +71,30 @@ export function createHostFs(root: string): HostFs {
     }
   }
 
-  async function fsyncDir(real: string): Promise<void> {
-    const handle = await open(real, constants.O_RDONLY | constants.O_DIRECTORY);
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
+  /**
+   * Checks a file target (absent, a regular file or a symlink, which rename replaces without
+   * following) and creates its parents; `created` remembers parents made earlier in the same group.
+   */
+  async function prepareTarget(path: string, created: Set<string>): Promise<{ dirReal: string; target: string; temp: string }> {
+    const segments = resolveSegments(base, path, false);
+    const name = segments.at(-1);
+    if (name === undefined) throw new HostPathError(path, "is the root directory");
+    const target = joinUnderRoot(base, segments);
+    const existing = lstatSyncOrUndefined(target);
+    if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
+      throw new HostFileKindError(path, kindOf(existing), "write file");
     }
+    const dirPath = `/${segments.slice(0, -1).join("/")}`;
+    if (!created.has(dirPath)) {
+      await mkdirs(dirPath, DIR_MODE);
+      created.add(dirPath);
+    }
+    const dirReal = joinUnderRoot(base, segments.slice(0, -1));
+    return { dirReal, target, temp: `${dirReal}/.${name}.tmp-${randomBytes(6).toString("hex")}` };
   }
+
+  let syncfsLoad: Promise<Syncfs | undefined> | undefined;
+  const syncer = (): Promise<Syncfs | undefined> => (syncfsLoad ??= options.syncfs === "off" ? Promise.resolve(undefined) : loadSyncfs());
 
   const fs: HostFs = {
     root: base,
@@ -83,37 +116,26 @@ export function createHostFs(root: string): HostFs {
     },
 
     async writeFileAtomic(path, data, mode) {
-      const segments = resolveSegments(base, path, false);
-      const name = segments.at(-1);
-      if (name === undefined) throw new HostPathError(path, "is the root directory");
-      const dirPath = `/${segments.slice(0, -1).join("/")}`;
-      const target = joinUnderRoot(base, segments);
-      const existing = await lstatOrUndefined(target);
-      // A symlink at the target is replaced by the file (rename does not follow it).
-      if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
-        throw new HostFileKindError(path, kindOf(existing), "write file");
-      }
-      await mkdirs(dirPath, DIR_MODE);
-      const dirReal = joinUnderRoot(base, segments.slice(0, -1));
-      const temp = `${dirReal}/.${name}.tmp-${randomBytes(6).toString("hex")}`;
-      const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      let renamed = false;
+      const { dirReal, target, temp } = await prepareTarget(path, new Set());
+      await writeTemp(temp, data, mode);
       try {
-        try {
-          await handle.chmod(mode & 0o7777); // fchmod: exact mode, whatever the umask
-          await handle.writeFile(data);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
         await rename(temp, target);
-        renamed = true;
-        await fsyncDir(dirReal);
       } catch (err) {
-        if (!renamed) await unlink(temp).catch(() => undefined); // best effort; the original error matters
+        await unlink(temp).catch(() => undefined); // best effort; the original error matters
         if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "write file");
         throw err;
       }
+      await fsyncDir(dirReal);
+    },
+
+    async writeFilesAtomic(files) {
+      // Every target is checked (and its parents created) before the first byte is written.
+      const created = new Set<string>();
+      const staged: StagedWrite[] = [];
+      for (const f of files) staged.push({ ...(await prepareTarget(f.path, created)), path: f.path, data: f.data, mode: f.mode });
+      if (staged.length === 0) return;
+      // One file gains nothing from syncfs and should not pay for other writers' dirty pages.
+      await writeGroup(staged, staged.length > 1 ? await syncer() : undefined);
     },
 
     async remove(path) {

@@ -1,3 +1,4 @@
-export { createHostFs } from "./host-fs.ts";
+export { createHostFs, type HostFsOptions } from "./host-fs.ts";
 export { HostFileKindError, HostPathError } from "./types.ts";
-export type { FileInfo, HostFs } from "./types.ts";
+export type { FileInfo, FileWrite, HostFs } from "./types.ts";
+export { loadSyncfs, type Syncfs } from "./syncfs.ts";

@@ -5,6 +5,14 @@ export interface FileInfo {
   readonly size: number;
 }
 
+/** One file of a group write. */
+export interface FileWrite {
+  readonly path: string;
+  readonly data: Uint8Array | string;
+  /** Exact permission bits (the umask does not apply). */
+  readonly mode: number;
+}
+
 /**
  * The agent's only door to the host's files. Every path is an absolute host path ("/etc/x")
  * resolved under the root given at construction; relative paths and paths that escape the root
@@ -23,6 +31,16 @@ export interface HostFs {
    * Parent directories are created 0755. Refuses to replace anything but a regular file.
    */
   writeFileAtomic(path: string, data: Uint8Array | string, mode: number): Promise<void>;
+  /**
+   * Writes a group of files, each atomically like writeFileAtomic, with one durability point for the
+   * whole group: every target is checked and its parents created first, then all temp files are
+   * written (exact modes), made durable together (syncfs(2) per filesystem, else fsync per file),
+   * renamed into place, and the directory entries made durable (syncfs again, else fsync per
+   * directory). At every instant each file is entirely old or entirely new. On failure some files
+   * may already be new and no temp file is left behind; writing the same group again completes it.
+   * Resolves only when every file of the group is on disk.
+   */
+  writeFilesAtomic(files: readonly FileWrite[]): Promise<void>;
   /** Removes a file or symlink; true when something was removed, false when it was already missing. */
   remove(path: string): Promise<boolean>;
   /** Removes a directory tree or file; missing is fine. */

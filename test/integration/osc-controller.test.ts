@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { readdir, readFile, lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import type { HostFs } from "../../src/host/index.ts";
+import type { FileWrite, HostFs } from "../../src/host/index.ts";
 import { realClock } from "../../src/clock/index.ts";
 import { createReconciler, newOscController } from "../../src/controllers/operatingsystemconfig/index.ts";
 import { Informer } from "../../src/kube/informer.ts";
@@ -511,24 +511,61 @@ describe("OSC controller", () => {
     }
   });
 
-  test.each([1, 16, 32, 45])("ends in the same state after a crash at changes-file write %d and a resume", async (crashAt) => {
+  /** `host` whose changes-file writes are counted, the `crashAt`-th one failing like a crash before it. */
+  const crashingChanges = (host: HostFs, crashAt = 0) => {
+    let writes = 0;
+    const wrapped: HostFs = Object.create(host, {
+      writeFileAtomic: {
+        value: async (path: string, data: Uint8Array | string, mode: number) => {
+          if (path === changesPath && ++writes === crashAt) throw new Error("simulated crash");
+          return host.writeFileAtomic(path, data, mode);
+        },
+      },
+    });
+    return { host: wrapped, writes: () => writes };
+  };
+
+  // Crash points relative to the clean run's count: completions are recorded per group, so the count moves.
+  test.each(["first", "second", "middle", "second-to-last", "last"] as const)(
+    "ends in the same state after a crash at the %s changes-file write and a resume",
+    async (which) => {
+      const clean = await world();
+      clean.setOsc(acceptanceOsc());
+      const counted = crashingChanges(clean.host);
+      await clean.reconcile({ host: counted.host });
+      const total = counted.writes();
+      const crashAt = { first: 1, second: 2, middle: Math.ceil(total / 2), "second-to-last": total - 1, last: total }[which];
+
+      const w = await world();
+      w.setOsc(acceptanceOsc());
+      await expect(w.reconcile({ host: crashingChanges(w.host, crashAt).host })).rejects.toThrow("simulated crash");
+      expect(w.node()["metadata"]["annotations"]?.["checksum/cloud-config-data"]).toBeUndefined();
+      await w.reconcile();
+      expect(await snapshot(w.root)).toEqual(await snapshot(clean.root));
+      expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(clean.checksum);
+    },
+  );
+
+  test("ends in the same state after a crash halfway through a group of file writes and a resume", async () => {
     const clean = await world();
     clean.setOsc(acceptanceOsc());
     await clean.reconcile();
 
     const w = await world();
     w.setOsc(acceptanceOsc());
-    let writes = 0;
+    let crashed = false;
     const crashing: HostFs = Object.create(w.host, {
-      writeFileAtomic: {
-        value: async (path: string, data: Uint8Array | string, mode: number) => {
-          if (path === changesPath && ++writes === crashAt) throw new Error("simulated crash");
-          return w.host.writeFileAtomic(path, data, mode);
+      writeFilesAtomic: {
+        value: async (files: readonly FileWrite[]) => {
+          if (crashed || files.length < 2) return w.host.writeFilesAtomic(files);
+          crashed = true;
+          await w.host.writeFilesAtomic(files.slice(0, files.length >> 1));
+          throw new Error("simulated crash");
         },
       },
     });
     await expect(w.reconcile({ host: crashing })).rejects.toThrow("simulated crash");
-    expect(w.node()["metadata"]["annotations"]?.["checksum/cloud-config-data"]).toBeUndefined();
+    expect(crashed).toBe(true);
     await w.reconcile();
     expect(await snapshot(w.root)).toEqual(await snapshot(clean.root));
     expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).toBe(clean.checksum);

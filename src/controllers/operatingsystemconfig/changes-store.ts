@@ -4,8 +4,9 @@ import type { OscChanges } from "../../osc/index.ts";
 export type PersistChanges = (changes: OscChanges) => Promise<void>;
 
 /**
- * The pending work list plus §5.6 bookkeeping: every completed item is removed and the file rewritten
- * immediately, serialised by a queue because unit commands complete concurrently.
+ * The pending work list plus §5.6 bookkeeping: completed work is removed and the file rewritten
+ * immediately, serialised by a queue because unit commands complete concurrently. Steps whose redo is
+ * harmless (file writes, unit files, enable) record a whole group at once; unit commands one by one.
  */
 export class ChangesStore {
   private chain: Promise<void> = Promise.resolve();
@@ -34,6 +35,21 @@ export class ChangesStore {
     return this.update((c) => removeFirst(c.files.changed, (f) => f.path === path));
   }
 
+  /** A group of files written together is recorded with one write of the changes file. */
+  filesChangedDone(paths: readonly string[]): Promise<void> {
+    const done = new Set(paths);
+    return this.update((c) => {
+      c.files.changed = c.files.changed.filter((f) => !done.has(f.path));
+    });
+  }
+
+  filesDeletedDone(paths: readonly string[]): Promise<void> {
+    const done = new Set(paths);
+    return this.update((c) => {
+      c.files.deleted = c.files.deleted.filter((f) => !done.has(f.path));
+    });
+  }
+
   fileDeletedDone(path: string): Promise<void> {
     return this.update((c) => removeFirst(c.files.deleted, (f) => f.path === path));
   }
@@ -59,6 +75,14 @@ export class ChangesStore {
 
   unitChangedDone(name: string): Promise<void> {
     return this.update((c) => removeFirst(c.units.changed, (u) => u.name === name));
+  }
+
+  /** Units whose files and enablement were handled together (all idempotent steps), recorded with one write. */
+  unitsChangedDone(names: readonly string[]): Promise<void> {
+    const done = new Set(names);
+    return this.update((c) => {
+      c.units.changed = c.units.changed.filter((u) => !done.has(u.name));
+    });
   }
 
   unitDeletedDone(name: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { HostFs } from "../../host/index.ts";
+import type { FileWrite, HostFs } from "../../host/index.ts";
 import type { ApplyContext } from "./context.ts";
 import { checkAgentBinary } from "./plan.ts";
 
@@ -23,27 +23,39 @@ const baseName = (p: string) => p.slice(p.lastIndexOf("/") + 1);
  * (upstream silently skipped the write in that case).
  */
 export async function placeFile(host: HostFs, path: string, bytes: Uint8Array, mode: number): Promise<void> {
+  await clearHelperName(host, path);
+  await host.writeFileAtomic(path, bytes, mode);
+}
+
+/** Upstream's cross-device helper `<dir>/.<name>.tmp`: a stale file is removed, a directory is an error. */
+async function clearHelperName(host: HostFs, path: string): Promise<void> {
   const dir = dirName(path);
   const helper = `${dir === "/" ? "" : dir}/.${baseName(path)}.tmp`;
   const st = await host.stat(helper);
   if (st?.kind === "dir") throw new FileApplyError(`cannot write "${path}": "${helper}" is a directory`, path);
   if (st !== undefined) await host.remove(helper);
-  await host.ensureDir(dir, 0o755);
-  await host.writeFileAtomic(path, bytes, mode);
 }
 
-/** Step 13: inline and secretRef files, bytes resolved by the plan. */
+/**
+ * Step 13: inline and secretRef files, bytes resolved by the plan. All of them are one group: written
+ * and made durable together, then recorded done with one write of the changes file. A crash before that
+ * record rewrites the same bytes on resume (each file is always entirely old or entirely new).
+ */
 export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>): Promise<void> {
   const { host, log } = ctx.deps;
-  for (const f of [...ctx.store.changes.files.changed]) {
+  const writes: FileWrite[] = [];
+  for (const f of ctx.store.changes.files.changed) {
     if (f.content.inline === undefined && f.content.secretRef === undefined) continue;
     const bytes = planned.get(f.path);
     if (bytes === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
-    ctx.signal.throwIfAborted();
-    await placeFile(host, f.path, bytes, f.permissions ?? 0o600);
-    log.info("Wrote file", { path: f.path });
-    await ctx.store.fileChangedDone(f.path);
+    await clearHelperName(host, f.path);
+    writes.push({ path: f.path, data: bytes, mode: f.permissions ?? 0o600 });
   }
+  if (writes.length === 0) return;
+  ctx.signal.throwIfAborted();
+  await host.writeFilesAtomic(writes);
+  for (const w of writes) log.info("Wrote file", { path: w.path });
+  await ctx.store.filesChangedDone(writes.map((w) => w.path));
 }
 
 /** Step 15: imageRef files; the agent's own binary must be an executable for this machine. */
@@ -61,16 +73,21 @@ export async function writeImageFiles(ctx: ApplyContext): Promise<void> {
   }
 }
 
-/** Step 23: removed files; a file the token controller syncs is handed back to it. */
+/**
+ * Step 23: removed files; a file the token controller syncs is handed back to it. Removing is
+ * idempotent, so all removals are recorded with one write of the changes file.
+ */
 export async function deleteRemovedFiles(ctx: ApplyContext): Promise<void> {
   const { host, log, config, onTokenResync } = ctx.deps;
-  for (const f of [...ctx.store.changes.files.deleted]) {
+  const files = [...ctx.store.changes.files.deleted];
+  if (files.length === 0) return;
+  for (const f of files) {
     ctx.signal.throwIfAborted();
     await host.remove(f.path);
     log.info("Removed file", { path: f.path });
     for (const s of config.tokenSyncConfigs) {
       if (s.path === f.path) onTokenResync({ namespace: "kube-system", name: s.secretName });
     }
-    await ctx.store.fileDeletedDone(f.path);
   }
+  await ctx.store.filesDeletedDone(files.map((f) => f.path));
 }

@@ -1,3 +1,4 @@
+import type { FileWrite } from "../../host/index.ts";
 import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
 import { agentUnitName, containerdUnitName, unitDir } from "./deps.ts";
@@ -7,40 +8,47 @@ const enc = new TextEncoder();
 const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
   a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Writes `content` (0600) only when it differs; the mode is always set to 0600 (§6.3). */
-async function writeIfChanged(ctx: ApplyContext, path: string, content: string): Promise<void> {
-  const { host } = ctx.deps;
-  const want = enc.encode(content);
-  if (!sameBytes(await host.readFile(path), want)) await host.writeFileAtomic(path, want, 0o600);
-  else await host.chmod(path, 0o600);
-}
-
-/** Step 16 (§6.3): unit files, drop-ins, enable/disable. */
+/**
+ * Step 16 (§6.3): unit files, drop-ins, enable/disable. Everything here is idempotent, so the units are
+ * one group: files whose bytes differ are written together (0600; the others only get chmod 0600),
+ * drop-in directories set up or removed, each unit enabled or disabled, then all recorded done at once.
+ */
 export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
   const { host, systemd, log } = ctx.deps;
-  for (const u of [...ctx.store.changes.units.changed]) {
-    ctx.signal.throwIfAborted();
+  const units = [...ctx.store.changes.units.changed];
+  if (units.length === 0) return;
+  ctx.signal.throwIfAborted();
+  const writes: FileWrite[] = [];
+  const unchanged: string[] = [];
+  const consider = async (path: string, content: string) => {
+    const want = enc.encode(content);
+    if (sameBytes(await host.readFile(path), want)) unchanged.push(path);
+    else writes.push({ path, data: want, mode: 0o600 });
+  };
+  for (const u of units) {
     const p = `${unitDir}/${u.name}`;
-    if (u.content !== undefined) await writeIfChanged(ctx, p, u.content);
+    if (u.content !== undefined) await consider(p, u.content);
     if ((u.dropIns ?? []).length === 0) {
       await host.removeAll(`${p}.d`);
     } else {
       await host.ensureDir(`${p}.d`, 0o755);
-      for (const d of [...u.dropInsChanges.changed]) {
-        await writeIfChanged(ctx, `${p}.d/${d.name}`, d.content);
-        await ctx.store.dropInDone(u.name, d.name, "changed");
-      }
-      for (const d of [...u.dropInsChanges.deleted]) {
-        await host.remove(`${p}.d/${d.name}`);
-        await ctx.store.dropInDone(u.name, d.name, "deleted");
-      }
+      for (const d of u.dropInsChanges.changed) await consider(`${p}.d/${d.name}`, d.content);
     }
+  }
+  await host.writeFilesAtomic(writes);
+  for (const path of unchanged) await host.chmod(path, 0o600);
+  for (const u of units) {
+    if ((u.dropIns ?? []).length === 0) continue;
+    for (const d of u.dropInsChanges.deleted) await host.remove(`${unitDir}/${u.name}.d/${d.name}`);
+  }
+  for (const u of units) {
+    ctx.signal.throwIfAborted();
     // The agent's own unit is always enabled, whatever the OSC says (§6.3).
     if (u.name === agentUnitName || u.enable !== false) await systemd.enable([u.name], ctx.signal);
     else await systemd.disable([u.name], ctx.signal);
     log.info("Applied unit", { unitName: u.name });
-    await ctx.store.unitChangedDone(u.name);
   }
+  await ctx.store.unitsChangedDone(units.map((u) => u.name));
 }
 
 /** Step 17 (§6.4): units no longer in the OSC. */

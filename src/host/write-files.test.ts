@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHostFs } from "./host-fs.ts";
+import { loadSyncfs } from "./syncfs.ts";
+import { HostFileKindError, HostPathError, type FileWrite, type HostFs } from "./types.ts";
+
+let dir: string;
+let root: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "gna-hostfs-group-"));
+  root = join(dir, "root");
+  mkdirSync(root);
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every entry under the root (recursive), to prove that no temp file was left behind. */
+const allEntries = (): string[] => readdirSync(root, { recursive: true, encoding: "utf8" }).sort();
+
+describe("HostFs", () => {
+  describe.each(["auto", "off"] as const)("writeFilesAtomic with syncfs %s", (syncfs) => {
+    let host: HostFs;
+    beforeEach(() => {
+      host = createHostFs(root, { syncfs });
+    });
+
+    test("should write every file with its exact mode under umask 077 and create parents 0755", async () => {
+      const previous = process.umask(0o077);
+      try {
+        await host.writeFilesAtomic([
+          { path: "/etc/a/one", data: "1", mode: 0o644 },
+          { path: "/etc/a/two", data: new TextEncoder().encode("2"), mode: 0o777 },
+          { path: "/opt/bin/three", data: "3", mode: 0o4755 },
+        ]);
+      } finally {
+        process.umask(previous);
+      }
+      expect(readFileSync(join(root, "etc/a/one"), "utf8")).toBe("1");
+      expect(readFileSync(join(root, "etc/a/two"), "utf8")).toBe("2");
+      expect(statSync(join(root, "etc/a/one")).mode & 0o7777).toBe(0o644);
+      expect(statSync(join(root, "etc/a/two")).mode & 0o7777).toBe(0o777);
+      expect(statSync(join(root, "opt/bin/three")).mode & 0o7777).toBe(0o4755);
+      expect(statSync(join(root, "etc/a")).mode & 0o7777).toBe(0o755);
+      expect(statSync(join(root, "opt/bin")).mode & 0o7777).toBe(0o755);
+      expect(allEntries()).toEqual(["etc", "etc/a", "etc/a/one", "etc/a/two", "opt", "opt/bin", "opt/bin/three"]);
+    });
+
+    test("should replace existing files and correct their modes", async () => {
+      await host.writeFilesAtomic([
+        { path: "/a", data: "old-a", mode: 0o777 },
+        { path: "/b", data: "old-b", mode: 0o600 },
+      ]);
+      await host.writeFilesAtomic([
+        { path: "/a", data: "new-a", mode: 0o600 },
+        { path: "/b", data: "new-b", mode: 0o640 },
+      ]);
+      expect(readFileSync(join(root, "a"), "utf8")).toBe("new-a");
+      expect(statSync(join(root, "a")).mode & 0o7777).toBe(0o600);
+      expect(statSync(join(root, "b")).mode & 0o7777).toBe(0o640);
+      expect(allEntries()).toEqual(["a", "b"]);
+    });
+
+    test("should replace a symlink at a target instead of writing through it", async () => {
+      writeFileSync(join(root, "real"), "untouched");
+      symlinkSync("/real", join(root, "link"));
+      await host.writeFilesAtomic([
+        { path: "/link", data: "file now", mode: 0o644 },
+        { path: "/other", data: "x", mode: 0o644 },
+      ]);
+      expect(lstatSync(join(root, "link")).isFile()).toBe(true);
+      expect(readFileSync(join(root, "link"), "utf8")).toBe("file now");
+      expect(readFileSync(join(root, "real"), "utf8")).toBe("untouched");
+    });
+
+    test("should write nothing when one target is a directory", async () => {
+      mkdirSync(join(root, "etc/dir"), { recursive: true });
+      const group: FileWrite[] = [
+        { path: "/etc/first", data: "1", mode: 0o644 },
+        { path: "/etc/dir", data: "2", mode: 0o644 },
+      ];
+      await expect(host.writeFilesAtomic(group)).rejects.toBeInstanceOf(HostFileKindError);
+      expect(allEntries()).toEqual(["etc", "etc/dir"]);
+    });
+
+    test("should write nothing when one target escapes the root through a symlink", async () => {
+      writeFileSync(join(dir, "outside"), "outside");
+      symlinkSync("../outside", join(root, "escape"));
+      const group: FileWrite[] = [
+        { path: "/fine", data: "1", mode: 0o644 },
+        { path: "/escape", data: "2", mode: 0o644 },
+        { path: "/escape/x", data: "3", mode: 0o644 },
+      ];
+      await expect(host.writeFilesAtomic(group)).rejects.toBeInstanceOf(HostPathError);
+      expect(readdirSync(root).sort()).toEqual(["escape"]);
+      expect(readFileSync(join(dir, "outside"), "utf8")).toBe("outside");
+    });
+
+    test("should complete a group on a second attempt after some files were written", async () => {
+      const group: FileWrite[] = [
+        { path: "/d/one", data: "1", mode: 0o600 },
+        { path: "/d/two", data: "2", mode: 0o644 },
+      ];
+      await host.writeFilesAtomic(group.slice(0, 1)); // a crash after the first file
+      await host.writeFilesAtomic(group);
+      expect(readFileSync(join(root, "d/one"), "utf8")).toBe("1");
+      expect(readFileSync(join(root, "d/two"), "utf8")).toBe("2");
+      expect(allEntries()).toEqual(["d", "d/one", "d/two"]);
+    });
+
+    test("should accept an empty group", async () => {
+      await host.writeFilesAtomic([]);
+      expect(allEntries()).toEqual([]);
+    });
+
+    test("should never show a partial file to a concurrent reader", async () => {
+      const size = 2 << 20;
+      const version = (c: number) => [0, 1, 2].map((i) => ({ path: `/var/big-${i}`, data: new Uint8Array(size).fill(c), mode: 0o644 }));
+      await host.writeFilesAtomic(version(0x61));
+      const real = join(root, "var/big-1");
+      let writing = true;
+      const seen = new Set<string>();
+      const reader = (async () => {
+        let reads = 0;
+        while (writing || reads < 5) {
+          const bytes = await Bun.file(real).bytes();
+          reads++;
+          const first = bytes[0];
+          const uniform = bytes.length === size && bytes[size - 1] === first && bytes[size >> 1] === first;
+          seen.add(uniform ? String.fromCharCode(first ?? 0) : `torn(${bytes.length})`);
+        }
+      })();
+      for (let i = 0; i < 6; i++) await host.writeFilesAtomic(version(i % 2 === 0 ? 0x62 : 0x61));
+      writing = false;
+      await reader;
+      expect([...seen].filter((s) => s.startsWith("torn"))).toEqual([]);
+      expect(allEntries()).toEqual(["var", "var/big-0", "var/big-1", "var/big-2"]);
+    });
+  });
+});
+
+describe("loadSyncfs", () => {
+  test("should be undefined when the library cannot be opened", async () => {
+    expect(await loadSyncfs("libdoes-not-exist.so.0")).toBeUndefined();
+  });
+
+  test("should flush the filesystem of an open directory", async () => {
+    const syncfs = await loadSyncfs();
+    expect(syncfs).toBeDefined();
+    const fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      expect(syncfs?.(fd)).toBe(true);
+      expect(syncfs?.(-1)).toBe(false);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});

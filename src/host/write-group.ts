@@ -1,0 +1,159 @@
+import { close, closeSync, constants, fchmodSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { open, unlink } from "node:fs/promises";
+import { hasErrno } from "./errno.ts";
+import type { Syncfs } from "./syncfs.ts";
+import { HostFileKindError } from "./types.ts";
+
+/** A checked group member: its real target, the real parent directory and the temp name beside it. */
+export interface StagedWrite {
+  readonly path: string;
+  readonly target: string;
+  readonly dirReal: string;
+  readonly temp: string;
+  readonly data: Uint8Array | string;
+  readonly mode: number;
+}
+
+const enc = new TextEncoder();
+
+/** O_EXCL temp with the exact mode (fchmod is not filtered by the umask), fsynced; removed again on failure. */
+export async function writeTemp(temp: string, data: Uint8Array | string, mode: number): Promise<void> {
+  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    try {
+      await handle.chmod(mode & 0o7777);
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    await unlink(temp).catch(() => undefined); // best effort; the original error matters
+    throw err;
+  }
+}
+
+export async function fsyncDir(real: string): Promise<void> {
+  const handle = await open(real, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * O_EXCL temp with the exact mode (fchmod is not filtered by the umask), optionally fsynced; removed
+ * again on failure. Synchronous on purpose: group members are small in-memory contents, and a thread-pool
+ * hop per syscall cost more than the syscalls themselves (measured: 1000 files 115 ms sync, 177 ms async).
+ */
+export function writeTempSync(temp: string, data: Uint8Array | string, mode: number, fsync: boolean): void {
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    try {
+      fchmodSync(fd, mode & 0o7777);
+      const bytes = typeof data === "string" ? enc.encode(data) : data;
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+      if (fsync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // best effort; the original error matters
+    }
+    throw err;
+  }
+}
+
+function fsyncPathSync(real: string, flags: number): void {
+  const fd = openSync(real, flags);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const fsyncDirSync = (real: string): void => fsyncPathSync(real, constants.O_RDONLY | constants.O_DIRECTORY);
+
+/** syncfs once per filesystem the directories live on; false when any call failed. */
+function syncFilesystems(dirs: readonly string[], syncfs: Syncfs): boolean {
+  const byDevice = new Map<number, string>();
+  for (const d of dirs) {
+    const dev = statSync(d).dev;
+    if (!byDevice.has(dev)) byDevice.set(dev, d);
+  }
+  for (const d of byDevice.values()) {
+    const fd = openSync(d, constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      if (!syncfs(fd)) return false;
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return true;
+}
+
+/** A descriptor on the file a rename is about to replace, or undefined when there is none (or no regular file). */
+function holdReplaced(target: string): number | undefined {
+  try {
+    // O_NONBLOCK: a FIFO swapped in since the check must not block the open.
+    return openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    // Nothing to hold (missing, a symlink, unreadable): the rename then frees it inline, as without holding.
+    return undefined;
+  }
+}
+
+/** Closes descriptors on the thread pool, all at once, and waits for every one of them. */
+const closeAll = (fds: readonly number[]): Promise<unknown> => Promise.all(fds.map((fd) => new Promise((done) => close(fd, done))));
+
+/**
+ * The I/O half of HostFs.writeFilesAtomic for already checked targets: temps, one durability point,
+ * renames, one more durability point for the directory entries. Leaves no temp file behind on failure.
+ *
+ * Replacing a file whose blocks are on disk frees them when the last reference goes, and on a busy ext4
+ * that waits for the journal (measured: 1–2 ms per file, 1000 files ≈ 1–2 s in a row). The replaced files
+ * are held open across their renames and closed in parallel afterwards, so those waits overlap
+ * (measured: 500 files 94–576 ms renaming in a row, 32–83 ms with held descriptors closed in parallel).
+ */
+export async function writeGroup(staged: readonly StagedWrite[], syncfs: Syncfs | undefined): Promise<void> {
+  const dirs = [...new Set(staged.map((s) => s.dirReal))];
+  const pending = new Set<string>();
+  const held: number[] = [];
+  try {
+    for (const s of staged) {
+      writeTempSync(s.temp, s.data, s.mode, syncfs === undefined);
+      pending.add(s.temp);
+    }
+    if (syncfs !== undefined && !syncFilesystems(dirs, syncfs)) {
+      for (const s of staged) fsyncPathSync(s.temp, constants.O_RDONLY);
+    }
+    for (const s of staged) {
+      const fd = holdReplaced(s.target);
+      if (fd !== undefined) held.push(fd);
+      try {
+        renameSync(s.temp, s.target);
+      } catch (err) {
+        if (hasErrno(err, "EISDIR")) throw new HostFileKindError(s.path, "dir", "write file");
+        throw err;
+      }
+      pending.delete(s.temp);
+    }
+    if (syncfs === undefined || !syncFilesystems(dirs, syncfs)) for (const d of dirs) fsyncDirSync(d);
+  } catch (err) {
+    for (const t of pending) {
+      try {
+        unlinkSync(t);
+      } catch {
+        // best effort; the original error matters
+      }
+    }
+    throw err;
+  } finally {
+    await closeAll(held);
+  }
+}
