@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { parse as parseYaml, YAMLError } from "yaml";
 import { configApiVersion, configKind, nodeAgentConfigurationSchema } from "./configuration.ts";
 import type { NodeAgentConfiguration } from "./configuration.ts";
 import { ConfigError } from "./errors.ts";
 import type { FieldIssue } from "./errors.ts";
+import { parseYaml, YamlSyntaxError } from "./yaml.ts";
 
 /** Gates of the process-wide feature gate; the agent registers none of its own. */
 export const knownFeatureGates: readonly string[] = ["AllAlpha", "AllBeta"];
@@ -29,10 +29,10 @@ const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "obj
 export const decodeConfig = (text: string, file?: string): NodeAgentConfiguration => {
   let doc: unknown;
   try {
-    doc = parseYaml(text, { version: "1.1" });
+    doc = parseYaml(text, "1.1");
   } catch (err) {
-    if (!(err instanceof YAMLError)) throw err;
-    throw new ConfigError("decode", file, [], err.message.split("\n", 1)[0] ?? "invalid YAML", { cause: err });
+    if (!(err instanceof YamlSyntaxError)) throw err;
+    throw new ConfigError("decode", file, [], err.message, { cause: err });
   }
   if (doc === null || doc === undefined) doc = {};
   if (!isRecord(doc)) throw new ConfigError("decode", file, [], "the document is not a mapping");

@@ -50,3 +50,5 @@ export { serverSchema } from "./server.ts";
 export type { ServerConfiguration } from "./server.ts";
 export { logFormats, logLevels, validateConfig } from "./validate.ts";
 export type { ValidateOptions } from "./validate.ts";
+export { parseYaml, YamlSyntaxError } from "./yaml.ts";
+export type { YamlVersion } from "./yaml.ts";

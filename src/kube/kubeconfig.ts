@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join } from "node:path";
 import * as v from "valibot";
-import { parse as parseYaml } from "yaml";
+import { parseYaml } from "../config/yaml.ts";
 import { bunReadTextFile, type Credentials, type ReadTextFile } from "./credentials.ts";
 import { kubeconfigSchema, type KubeconfigUser } from "./kubeconfig-schema.ts";
 
@@ -77,7 +77,7 @@ async function readPem(field: string, hostPath: string, opts: LoadOptions): Prom
 export async function parseKubeconfig(text: string, kubeconfigPath: string, opts: LoadOptions = {}): Promise<RestConfig> {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = parseYaml(text, "1.2");
   } catch (err) {
     throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: invalid YAML`, { cause: err });
   }

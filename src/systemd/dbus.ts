@@ -1,6 +1,8 @@
 import { realClock, type Clock } from "../clock/index.ts";
 import type { Logger } from "../log/types.ts";
-import { BusConnection, errorText, type BusCall, type BusSignal, type Connected } from "./dbus-connection.ts";
+// dbus-connection.ts pulls in dbus-next (and node:net): loaded on the first call, so start-up and
+// commands that never reach systemd do not pay for it.
+import type { BusCall, BusConnection, BusConnectionOptions, BusSignal, Connected } from "./dbus-connection.ts";
 import {
   decodeJobRemoved,
   decodeObjectPath,
@@ -51,14 +53,16 @@ const JOB_METHOD: Readonly<Record<JobOperation, string>> = {
 
 /**
  * systemd's Manager over one persistent system-bus connection, opened on first use and reopened after the bus
- * went away. Nothing is connected until the first call.
+ * went away. Nothing is connected, and the D-Bus library is not even loaded, until the first call.
  */
 export async function createDbusSystemd(opts: DbusSystemdOptions): Promise<Systemd> {
   return new DbusSystemd(opts);
 }
 
 class DbusSystemd implements Systemd {
-  readonly #bus: BusConnection;
+  readonly #busOptions: BusConnectionOptions;
+  #bus: Promise<BusConnection> | undefined;
+  #closed = false;
   readonly #jobs: JobTracker;
   readonly #log: Logger;
   readonly #jobTimeoutMs: number;
@@ -67,13 +71,23 @@ class DbusSystemd implements Systemd {
     this.#log = opts.log;
     this.#jobs = new JobTracker(opts.clock ?? realClock);
     this.#jobTimeoutMs = opts.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
-    this.#bus = new BusConnection({
+    this.#busOptions = {
       address: opts.address ?? DEFAULT_SYSTEM_BUS_ADDRESS,
       log: opts.log,
       callTimeoutMs: opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       onConnect: subscribe,
       onSignal: (s) => this.#onSignal(s),
+    };
+  }
+
+  /** The connection object, created once; a close() that came first closes it at once (calls then fail). */
+  #connection(): Promise<BusConnection> {
+    this.#bus ??= import("./dbus-connection.ts").then(({ BusConnection: Connection }) => {
+      const bus = new Connection(this.#busOptions);
+      if (this.#closed) bus.close();
+      return bus;
     });
+    return this.#bus;
   }
 
   async daemonReload(signal?: AbortSignal): Promise<void> {
@@ -135,7 +149,13 @@ class DbusSystemd implements Systemd {
   }
 
   close(): void {
-    this.#bus.close();
+    this.#closed = true;
+    // A connection still being created is closed by #connection once it exists; if loading the
+    // library failed there is nothing to close (the calls that waited for it got the error).
+    void this.#bus?.then(
+      (bus) => bus.close(),
+      () => undefined,
+    );
   }
 
   /** LoadUnit (not GetUnit) so that a unit systemd has not loaded yet still answers, as `systemctl show` does. */
@@ -164,10 +184,10 @@ class DbusSystemd implements Systemd {
   /** One call; bus and systemd errors become SystemdCallError with `describe(text)`, an abort rethrows the reason. */
   async #call(req: BusCall, signal: AbortSignal | undefined, describe: (e: string) => string): Promise<unknown[]> {
     try {
-      return await this.#bus.call(req, signal);
+      return await (await this.#connection()).call(req, signal);
     } catch (err) {
       if (signal?.aborted && err === signal.reason) throw err;
-      throw new SystemdCallError(describe(errorText(err)), { cause: err });
+      throw new SystemdCallError(describe(err instanceof Error ? err.message : String(err)), { cause: err });
     }
   }
 
