@@ -36,7 +36,7 @@ typecheck: deps
 
 # Whole-binary tests use dist/gardener-node-agent, so build first.
 test: deps build typecheck
-	$(BUN) test
+	$(BUN) test --timeout 60000
 
 bench: deps build
 	$(BUN) run bench/run.ts

@@ -48,6 +48,7 @@ export interface SandboxOptions {
   readonly createNode?: boolean;
   readonly extraConfig?: Record<string, unknown>;
   readonly systemd?: SystemdDoubleOptions;
+  readonly credentials?: "client-cert" | "bootstrap-token";
 }
 
 export const freePort = async (): Promise<number> => {
@@ -75,6 +76,8 @@ export interface AgentRootOptions {
   readonly kubernetesVersion?: string;
   readonly extraConfig?: Record<string, unknown>;
   readonly createNode?: boolean;
+  /** "client-cert" (default): a ready kubeconfig; "bootstrap-token": only a bootstrap token, as on first boot. */
+  readonly credentials?: "client-cert" | "bootstrap-token";
 }
 
 /**
@@ -105,9 +108,15 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
   await writeFile(join(stateDir, `config-${version}.yaml`), stringify(config), { mode: 0o600 });
   await writeFile(join(stateDir, "cluster-ca.crt"), sim.caPem, { mode: 0o640 });
   await writeFile(join(stateDir, "machine-name"), `${machineName}\n`, { mode: 0o640 });
-  const cert = await sim.issueClientCert(`gardener.cloud:node-agent:machine:${machineName}`, ["gardener.cloud:node-agents"]);
-  const kubeconfig = sim.kubeconfig({ clientCert: cert }, { caPath: "/var/lib/gardener-node-agent/cluster-ca.crt", name: "node-agent" });
-  await writeFile(join(stateDir, "credentials/kubeconfig"), kubeconfig, { mode: 0o600 });
+  if (o.credentials === "bootstrap-token") {
+    const id = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
+    const token = sim.addBootstrapToken(id, "0123456789abcdef");
+    await writeFile(join(stateDir, "credentials/bootstrap-token"), `${token}\n`, { mode: 0o640 });
+  } else {
+    const cert = await sim.issueClientCert(`gardener.cloud:node-agent:machine:${machineName}`, ["gardener.cloud:node-agents"]);
+    const kubeconfig = sim.kubeconfig({ clientCert: cert }, { caPath: "/var/lib/gardener-node-agent/cluster-ca.crt", name: "node-agent" });
+    await writeFile(join(stateDir, "credentials/kubeconfig"), kubeconfig, { mode: 0o600 });
+  }
 
   sim.setMachineNode(machineName, nodeName);
   sim.allowSecret(machineName, secretName);
@@ -148,6 +157,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ...(opts.kubernetesVersion !== undefined ? { kubernetesVersion: opts.kubernetesVersion } : {}),
     ...(opts.extraConfig !== undefined ? { extraConfig: opts.extraConfig } : {}),
     ...(opts.createNode !== undefined ? { createNode: opts.createNode } : {}),
+    ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
   });
 
   const agents: AgentProcess[] = [];
