@@ -1,0 +1,52 @@
+import type { Clock } from "../../clock/index.ts";
+import type { SystemdUnitCheckControllerConfig } from "../../config/controllers.ts";
+import type { HostFs } from "../../host/types.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
+import { type NodeIdentity, nodeSelectors } from "../node/watch.ts";
+import { createReconciler } from "./reconcile.ts";
+import { controllerName, newSystemdUnitCheckController } from "./watch.ts";
+
+export interface SystemdUnitCheckSetup {
+  readonly kube: Kube;
+  /** The shared cache; the Node informer (selectors from `nodeSelectors`) is taken from it. */
+  readonly informers: InformerSet;
+  readonly node: NodeIdentity;
+  /** Reads `/var/lib/gardener-node-agent/last-applied-osc.yaml` (under `--root`). */
+  readonly host: HostFs;
+  readonly systemd: Systemd;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** `controllers.systemdUnitCheck` (milliseconds, defaults 1m / 5m applied by the config decoder). */
+  readonly config: SystemdUnitCheckControllerConfig;
+  readonly controllerMetrics?: ControllerMetrics;
+}
+
+/** Builds the `systemd-unit-check` controller (not started: the caller runs `controller.start(signal)`). */
+export function setupSystemdUnitCheckController(s: SystemdUnitCheckSetup): Controller {
+  const source = s.informers.informerFor<KubeObject>(nodes, "", nodeSelectors(s.node));
+  return newSystemdUnitCheckController({
+    reconcile: createReconciler({
+      nodes: new CachedReader(s.informers),
+      kube: s.kube,
+      host: s.host,
+      systemd: s.systemd,
+      clock: s.clock,
+      log: s.log.child({ controller: controllerName }),
+      syncPeriodMs: s.config.syncPeriod,
+      stuckThresholdMs: s.config.stuckThreshold,
+    }),
+    source,
+    hostName: s.node.hostName,
+    syncPeriodMs: s.config.syncPeriod,
+    clock: s.clock,
+    log: s.log,
+    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
+  });
+}

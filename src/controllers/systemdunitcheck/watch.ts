@@ -1,0 +1,46 @@
+import type { Clock } from "../../clock/index.ts";
+import { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { and, only, type Predicate } from "../../kube/predicate.ts";
+import { defaultControllerRateLimiter } from "../../kube/rate-limiter.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import { enqueueOwnKey, nodePredicate } from "../node/watch.ts";
+
+export const controllerName = "systemd-unit-check";
+export const maxConcurrentReconciles = 1;
+
+/**
+ * Own Node, Create events only (controllers.md §10): the informer's initial replay starts the loop
+ * once per agent start; afterwards RequeueAfter = syncPeriod alone drives it, so the condition
+ * patches this controller writes never wake it up again.
+ */
+export function systemdUnitCheckPredicate(hostName: string): Predicate<KubeObject> {
+  return and(only<KubeObject>("create"), nodePredicate(hostName));
+}
+
+/** One worker; the reconcile deadline and the error backoff cap are both the sync period. */
+export function newSystemdUnitCheckController(opts: {
+  readonly reconcile: Reconcile;
+  readonly source: Source<KubeObject>;
+  readonly hostName: string;
+  readonly syncPeriodMs: number;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics?: ControllerMetrics;
+}): Controller {
+  const c = new Controller({
+    name: controllerName,
+    reconcile: opts.reconcile,
+    workers: maxConcurrentReconciles,
+    timeoutMs: opts.syncPeriodMs,
+    log: opts.log,
+    clock: opts.clock,
+    rateLimiter: defaultControllerRateLimiter(opts.clock, { maxDelayMs: opts.syncPeriodMs }),
+    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+  });
+  c.watch(opts.source, enqueueOwnKey(), systemdUnitCheckPredicate(opts.hostName));
+  return c;
+}
