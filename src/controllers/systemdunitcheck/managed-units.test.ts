@@ -20,14 +20,14 @@ const unit = (name: string, extra: Partial<Unit> = {}): Unit => ({
 
 describe("managedUnits", () => {
   describe("enabled defaulting", () => {
-    test.each([
+    test.each<[string, Partial<Unit>, boolean]>([
       ["explicit true", { enable: true }, true],
       ["explicit false with content", { enable: false, content: "[Unit]" }, false],
       ["no enable, content", { content: "[Unit]" }, true],
       ["no enable, empty content", { content: "" }, true],
       ["no enable, a drop-in", { dropIns: [{ name: "a.conf", content: "" }] }, true],
       ["no enable, nothing", {}, false],
-    ] as const)("should decide enabled for a unit with %s", (_what, extra, want) => {
+    ])("should decide enabled for a unit with %s", (_what, extra, want) => {
       expect(managedUnits(osc([unit("a.service", extra)]))).toEqual([{ name: "a.service", enabled: want }]);
     });
   });
