@@ -1,0 +1,73 @@
+import type { Clock } from "../../clock/index.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
+import type { EventRecorder } from "../events.ts";
+import { type NodeIdentity, nodeSelectors } from "../node/watch.ts";
+import type { HealthChecker } from "./checker.ts";
+import { ContainerdChecker, type ContainerdVersionProbe } from "./containerd.ts";
+import { hostInterfaceAddresses, type ListHostAddresses } from "./host-addresses.ts";
+import { KubeletChecker } from "./kubelet.ts";
+import { kubeletHealthUrl, type ProbeFetch } from "./kubelet-probe.ts";
+import { createReconciler } from "./reconcile.ts";
+import { controllerName, newHealthCheckController } from "./watch.ts";
+
+export interface HealthCheckSetup {
+  readonly kube: Kube;
+  /** The shared cache; the Node informer (selectors from `nodeSelectors`) is taken from it. */
+  readonly informers: InformerSet;
+  readonly node: NodeIdentity;
+  readonly systemd: Systemd;
+  readonly events: EventRecorder;
+  /** The one clock for failure durations and toggle windows (and the requeue timer). */
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** containerd's Version API; production: `createCtrVersionProbe(containerdEndpointFromEnv(env))`. */
+  readonly containerdProbe: ContainerdVersionProbe;
+  /** Default: `fetch`. */
+  readonly fetch?: ProbeFetch;
+  /** Default: `http://127.0.0.1:10248/healthz`. */
+  readonly kubeletHealthUrl?: string;
+  /** Default: the host's interfaces (`node:os` networkInterfaces). */
+  readonly listAddresses?: ListHostAddresses;
+  readonly controllerMetrics?: ControllerMetrics;
+}
+
+export interface HealthCheckController {
+  readonly controller: Controller;
+  /** containerd, kubelet — in this order. */
+  readonly checkers: readonly HealthChecker[];
+}
+
+/** Builds the `health-check` controller (not started: the caller runs `controller.start(signal)`). */
+export function setupHealthCheckController(s: HealthCheckSetup): HealthCheckController {
+  const source = s.informers.informerFor<KubeObject>(nodes, "", nodeSelectors(s.node));
+  const log = s.log.child({ controller: controllerName });
+  const checkers: HealthChecker[] = [
+    new ContainerdChecker({ probe: s.containerdProbe, systemd: s.systemd, events: s.events, clock: s.clock, log: log.child({ checker: "containerd" }) }),
+    new KubeletChecker({
+      kube: s.kube,
+      systemd: s.systemd,
+      events: s.events,
+      clock: s.clock,
+      log: log.child({ checker: "kubelet" }),
+      listAddresses: s.listAddresses ?? hostInterfaceAddresses,
+      fetch: s.fetch ?? ((url, init) => fetch(url, init)),
+      healthUrl: s.kubeletHealthUrl ?? kubeletHealthUrl,
+    }),
+  ];
+  const controller = newHealthCheckController({
+    reconcile: createReconciler({ nodes: new CachedReader(s.informers), checkers, log }),
+    source,
+    hostName: s.node.hostName,
+    clock: s.clock,
+    log: s.log,
+    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
+  });
+  return { controller, checkers };
+}

@@ -1,0 +1,40 @@
+import type { Clock } from "../../clock/index.ts";
+import { Controller } from "../../kube/controller.ts";
+import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import type { Predicate } from "../../kube/predicate.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import { enqueueOwnKey, nodePredicate } from "../node/watch.ts";
+
+export const controllerName = "health-check";
+export const maxConcurrentReconciles = 1;
+/** Look again this long after a pass without errors (controllers.md §7). */
+export const checkIntervalMs = 30_000;
+
+/** Own Node, every event kind: each Node status update also runs the checks. */
+export function healthCheckPredicate(hostName: string): Predicate<KubeObject> {
+  return nodePredicate(hostName);
+}
+
+/** One worker and no reconcile deadline (upstream sets none; the probes carry their own timeouts). */
+export function newHealthCheckController(opts: {
+  readonly reconcile: Reconcile;
+  readonly source: Source<KubeObject>;
+  readonly hostName: string;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics?: ControllerMetrics;
+}): Controller {
+  const c = new Controller({
+    name: controllerName,
+    reconcile: opts.reconcile,
+    workers: maxConcurrentReconciles,
+    log: opts.log,
+    clock: opts.clock,
+    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+  });
+  c.watch(opts.source, enqueueOwnKey(), healthCheckPredicate(opts.hostName));
+  return c;
+}
