@@ -1,4 +1,4 @@
-import type { FileWrite, HostFs } from "../../host/index.ts";
+import { type FileWrite, HostFileKindError, type HostFs } from "../../host/index.ts";
 import type { ApplyContext } from "./context.ts";
 import { checkAgentBinary } from "./plan.ts";
 
@@ -27,10 +27,15 @@ export async function placeFile(host: HostFs, path: string, bytes: Uint8Array, m
   await host.writeFileAtomic(path, bytes, mode);
 }
 
-/** Upstream's cross-device helper `<dir>/.<name>.tmp`: a stale file is removed, a directory is an error. */
-async function clearHelperName(host: HostFs, path: string): Promise<void> {
+/**
+ * Upstream's cross-device helper `<dir>/.<name>.tmp`: a stale file is removed, a directory is an error.
+ * `listing` (the directory's entries, undefined when it is missing) saves a lookup per file in a group.
+ */
+async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet<string>): Promise<void> {
   const dir = dirName(path);
-  const helper = `${dir === "/" ? "" : dir}/.${baseName(path)}.tmp`;
+  const name = `.${baseName(path)}.tmp`;
+  if (listing !== undefined && !listing.has(name)) return;
+  const helper = `${dir === "/" ? "" : dir}/${name}`;
   const st = await host.stat(helper);
   if (st?.kind === "dir") throw new FileApplyError(`cannot write "${path}": "${helper}" is a directory`, path);
   if (st !== undefined) await host.remove(helper);
@@ -44,11 +49,15 @@ async function clearHelperName(host: HostFs, path: string): Promise<void> {
 export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>): Promise<void> {
   const { host, log } = ctx.deps;
   const writes: FileWrite[] = [];
+  const listings = new Map<string, ReadonlySet<string>>();
   for (const f of ctx.store.changes.files.changed) {
     if (f.content.inline === undefined && f.content.secretRef === undefined) continue;
     const bytes = planned.get(f.path);
     if (bytes === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
-    await clearHelperName(host, f.path);
+    const dir = dirName(f.path);
+    let listing = listings.get(dir);
+    if (listing === undefined) listings.set(dir, (listing = new Set(await listOrEmpty(host, dir))));
+    await clearHelperName(host, f.path, listing);
     writes.push({ path: f.path, data: bytes, mode: f.permissions ?? 0o600 });
   }
   if (writes.length === 0) return;
@@ -56,6 +65,16 @@ export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<
   await host.writeFilesAtomic(writes);
   for (const w of writes) log.info("Wrote file", { path: w.path });
   await ctx.store.filesChangedDone(writes.map((w) => w.path));
+}
+
+/** Entry names of `dir`; none when it is missing or not a directory (the write then reports the real problem). */
+async function listOrEmpty(host: HostFs, dir: string): Promise<readonly string[]> {
+  try {
+    return (await host.list(dir)) ?? [];
+  } catch (err) {
+    if (err instanceof HostFileKindError) return [];
+    throw err;
+  }
 }
 
 /** Step 15: imageRef files; the agent's own binary must be an executable for this machine. */
