@@ -107,7 +107,7 @@ async function agent(opts: { units: UnitSeed[]; file?: string }) {
   /** The next pass: once the controller waits on its requeue, step the clock by the sync period. */
   const nextPass = async () => {
     const before = statusPatches().length;
-    await clock.waitForSleepers(1);
+    await until(() => clock.pending() > 0, "the requeue timer");
     clock.step(60_000);
     await until(() => statusPatches().length > before, "the next status patch");
   };
@@ -191,7 +191,7 @@ describe("systemd-unit-check controller", () => {
 
   test("writes no condition while there is no last-applied OSC, and starts once the file appears", async () => {
     const a = await agent({ units: [{ name: "kubelet.service", activeState: "active", subState: "running" }] });
-    await a.clock.waitForSleepers(1);
+    await until(() => a.clock.pending() > 0, "the requeue timer");
     expect(a.condition()).toBeUndefined();
     expect(a.fake.actions).toEqual([]);
     a.writeLastApplied(lastApplied(`[{name: kubelet.service, enable: true}]`));
