@@ -66,7 +66,7 @@ async function agent() {
   const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
   const informers = new InformerSet({ kube, clock: realClock, log });
   const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: hostName });
-  const { controller } = setupHealthCheckController({
+  const controller = setupHealthCheckController({
     kube,
     informers,
     node: { hostName, nodeName },

@@ -12,6 +12,7 @@ export {
 } from "./containerd-probe.ts";
 export type { ContainerdEndpoint } from "./containerd-probe.ts";
 export { hostInterfaceAddresses } from "./host-addresses.ts";
+export { httpGet } from "./http-get.ts";
 export type { ListHostAddresses } from "./host-addresses.ts";
 export { IpParseError, parseIp, parsePrefixAddr, sameIp } from "./ip.ts";
 export type { IpAddr } from "./ip.ts";
@@ -24,6 +25,6 @@ export { createReconciler, HealthCheckFailedError, HealthCheckNodeError } from "
 export type { HealthCheckDeps } from "./reconcile.ts";
 export { restartUnit } from "./restart.ts";
 export { setupHealthCheckController } from "./setup.ts";
-export type { HealthCheckController, HealthCheckSetup } from "./setup.ts";
+export type { HealthCheckSetup } from "./setup.ts";
 export { maxToggles, recordReadyToggle, toggleWindowMs } from "./toggles.ts";
 export { checkIntervalMs, controllerName, healthCheckPredicate, maxConcurrentReconciles, newHealthCheckController } from "./watch.ts";

@@ -12,6 +12,7 @@ import { type NodeIdentity, nodeSelectors } from "../node/watch.ts";
 import type { HealthChecker } from "./checker.ts";
 import { ContainerdChecker, type ContainerdVersionProbe } from "./containerd.ts";
 import { hostInterfaceAddresses, type ListHostAddresses } from "./host-addresses.ts";
+import { httpGet } from "./http-get.ts";
 import { KubeletChecker } from "./kubelet.ts";
 import { kubeletHealthUrl, type ProbeFetch } from "./kubelet-probe.ts";
 import { createReconciler } from "./reconcile.ts";
@@ -29,7 +30,7 @@ export interface HealthCheckSetup {
   readonly log: Logger;
   /** containerd's Version API; production: `createCtrVersionProbe(containerdEndpointFromEnv(env))`. */
   readonly containerdProbe: ContainerdVersionProbe;
-  /** Default: `fetch`. */
+  /** Default: `httpGet` (node:http, never proxied). */
   readonly fetch?: ProbeFetch;
   /** Default: `http://127.0.0.1:10248/healthz`. */
   readonly kubeletHealthUrl?: string;
@@ -38,14 +39,8 @@ export interface HealthCheckSetup {
   readonly controllerMetrics?: ControllerMetrics;
 }
 
-export interface HealthCheckController {
-  readonly controller: Controller;
-  /** containerd, kubelet — in this order. */
-  readonly checkers: readonly HealthChecker[];
-}
-
 /** Builds the `health-check` controller (not started: the caller runs `controller.start(signal)`). */
-export function setupHealthCheckController(s: HealthCheckSetup): HealthCheckController {
+export function setupHealthCheckController(s: HealthCheckSetup): Controller {
   const source = s.informers.informerFor<KubeObject>(nodes, "", nodeSelectors(s.node));
   const log = s.log.child({ controller: controllerName });
   const checkers: HealthChecker[] = [
@@ -57,11 +52,11 @@ export function setupHealthCheckController(s: HealthCheckSetup): HealthCheckCont
       clock: s.clock,
       log: log.child({ checker: "kubelet" }),
       listAddresses: s.listAddresses ?? hostInterfaceAddresses,
-      fetch: s.fetch ?? ((url, init) => fetch(url, init)),
+      fetch: s.fetch ?? httpGet,
       healthUrl: s.kubeletHealthUrl ?? kubeletHealthUrl,
     }),
   ];
-  const controller = newHealthCheckController({
+  return newHealthCheckController({
     reconcile: createReconciler({ nodes: new CachedReader(s.informers), checkers, log }),
     source,
     hostName: s.node.hostName,
@@ -69,5 +64,4 @@ export function setupHealthCheckController(s: HealthCheckSetup): HealthCheckCont
     log: s.log,
     ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
-  return { controller, checkers };
 }
