@@ -10,9 +10,11 @@ import { InformerSet } from "../../src/kube/informer-set.ts";
 import type { Resource } from "../../src/kube/resources.ts";
 import type { Kube, KubeObject, PatchType, WriteOptions } from "../../src/kube/types.ts";
 import type { Logger } from "../../src/log/types.ts";
+import { createDbusSystemd } from "../../src/systemd/dbus.ts";
+import type { Systemd } from "../../src/systemd/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
-import { FakeSystemd, type UnitSeed } from "../doubles/systemd/index.ts";
+import { FakeSystemd, startSystemdDouble, type UnitSeed } from "../doubles/systemd/index.ts";
 
 setDefaultTimeout(30_000);
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
@@ -51,7 +53,7 @@ status:
 let seq = 0;
 
 /** A running systemd-unit-check controller for a fresh Node that carries a kubelet Ready condition. */
-async function agent(opts: { units: UnitSeed[]; file?: string }) {
+async function agent(opts: { units: UnitSeed[]; file?: string; overDbus?: boolean }) {
   const id = ++seq;
   const hostName = `suc-host-${id}`;
   const nodeName = `suc-node-${id}`;
@@ -70,6 +72,16 @@ async function agent(opts: { units: UnitSeed[]; file?: string }) {
 
   const clock = new FakeClock(start);
   const fake = new FakeSystemd({ clock, units: opts.units });
+  let systemd: Systemd = fake;
+  if (opts.overDbus === true) {
+    const double = await startSystemdDouble({ clock, units: opts.units });
+    const dbus = await createDbusSystemd({ address: double.address, log });
+    systemd = dbus;
+    cleanups.push(async () => {
+      dbus.close();
+      await double.stop();
+    });
+  }
   const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
   const informers = new InformerSet({ kube, clock: realClock, log });
   const sent: Array<{ type: PatchType; body: unknown; subresource: string | undefined }> = [];
@@ -84,7 +96,7 @@ async function agent(opts: { units: UnitSeed[]; file?: string }) {
     informers,
     node: { hostName, nodeName },
     host: createHostFs(root),
-    systemd: fake,
+    systemd,
     clock,
     log,
     config: { syncPeriod: 60_000, stuckThreshold: 300_000 },
@@ -208,5 +220,28 @@ describe("systemd-unit-check controller", () => {
     await until(() => a.controller.stats().reconcileErrors > 0, "a failed reconcile");
     expect(a.condition()).toBeUndefined();
     expect(a.fake.actions).toEqual([]);
+  });
+
+  test("judges units over D-Bus like real systemd, where an unknown unit is listed as inactive (dead)", async () => {
+    const a = await agent({
+      overDbus: true,
+      units: [
+        { name: "kubelet.service", activeState: "active", subState: "running" },
+        { name: "setup.service", activeState: "inactive", subState: "dead", serviceType: "oneshot" },
+        { name: "cleanup.service", activeState: "inactive", subState: "dead", triggeredBy: ["cleanup.timer"] },
+        { name: "cleanup.timer", activeState: "active", subState: "waiting" },
+        { name: "mount.path", activeState: "inactive", subState: "dead" },
+        { name: "slow.service", activeState: "activating", subState: "start", stateChangeTimestampMs: start - 61_000 },
+      ],
+      file: lastApplied(
+        `[{name: kubelet.service, enable: true}, {name: setup.service, content: x}, {name: cleanup.service, content: x}, {name: cleanup.timer, content: x}, {name: mount.path, enable: true}, {name: slow.service, enable: true}, {name: gone.service, enable: true}]`,
+      ),
+    });
+    await until(() => a.condition() !== undefined, "the condition");
+    expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual([
+      "False",
+      "UnhealthyUnits",
+      "gone.service: inactive but should be enabled; mount.path: inactive but should be enabled",
+    ]);
   });
 });
