@@ -51,7 +51,8 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 # Waits until the first line of FILE is complete JSON (a service's start-up line) or the process PID died.
 wait_json_line() {
   local file=$1 pid=$2 deadline=$((SECONDS + 60))
-  until head -n1 "$file" 2>/dev/null | jq -e '.url | length > 0' >/dev/null 2>&1; do
+  # jq exits 0 on empty input, so compare its output rather than trusting its exit status.
+  until [[ "$(head -n1 "$file" 2>/dev/null | jq -r '.url // empty' 2>/dev/null)" == https://* ]]; do
     kill -0 "$pid" 2>/dev/null || return 1
     ((SECONDS < deadline)) || return 1
     sleep 0.2
