@@ -6,6 +6,7 @@ import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { sampleOsc } from "../test/demo/sample-osc.ts";
 import { agentBinary, agentEnv, createAgentRoot, freePort } from "../test/harness/sandbox.ts";
+import { startNodeStandIns } from "../test/harness/node-standins.ts";
 import { rm } from "node:fs/promises";
 
 const agents = Number(process.env["BENCH_FLEET_AGENTS"] ?? 200);
@@ -19,6 +20,7 @@ const percentile = (xs: number[], p: number) => {
 
 const sim = await startApiServer({ requestLogLimit: 10_000_000 });
 const systemd = await startSystemdDouble();
+const standIns = await startNodeStandIns();
 const roots: string[] = [];
 const procs: ReturnType<typeof Bun.spawn>[] = [];
 try {
@@ -46,7 +48,7 @@ try {
     roots.push(root);
     procs.push(
       Bun.spawn([agentBinary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: agentEnv(systemd.address, nodeName),
+        env: agentEnv(systemd.address, nodeName, {}, standIns.binDir),
         stdout: Bun.file(`${root}.log`),
         stderr: Bun.file(`${root}.log`),
       }),
@@ -95,6 +97,7 @@ try {
   for (const p of procs) p.kill("SIGKILL");
   await Promise.all(procs.map((p) => p.exited));
   await systemd.stop();
+  await standIns.stop();
   await sim.stop();
   await Promise.all(roots.flatMap((r) => [rm(r, { recursive: true, force: true }), rm(`${r}.log`, { force: true })]));
 }

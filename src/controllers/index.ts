@@ -22,6 +22,8 @@ import { createTokenResync, setupTokenController } from "./token/index.ts";
 import { setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
 import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
+import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
+import { setupSystemdUnitCheckController } from "./systemdunitcheck/index.ts";
 
 export type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 
@@ -110,6 +112,21 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // later makes the OSC controller restart the agent, and the next start registers the lease controller.
   const lease = setupLeaseController({ kube, informers, node, clock, log, health: deps.health, metrics: deps.metrics });
   if (lease !== undefined) controllers.push(lease.controller);
+  controllers.push(
+    setupHealthCheckController({
+      kube,
+      informers,
+      node,
+      systemd,
+      events,
+      clock,
+      log,
+      containerdProbe: createCtrVersionProbe(containerdEndpointFromEnv(deps.env)),
+    }),
+  );
+  controllers.push(
+    setupSystemdUnitCheckController({ kube, informers, node, host, systemd, clock, log, config: config.controllers.systemdUnitCheck }),
+  );
   controllers.push(setupHostnameCheckController({ hostName, readHostname: () => hostNameOf(deps.env), clock, log, onRestartRequested }));
 
   informers.start(signal);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdDouble, type SystemdDoubleOptions } from "../doubles/systemd/index.ts";
+import { startNodeStandIns } from "./node-standins.ts";
 
 /**
  * A whole-binary sandbox: the API-server simulator, the systemd D-Bus double, a temporary --root with
@@ -131,8 +132,8 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
 }
 
 /** The environment the agent binary runs with in a sandbox. */
-export const agentEnv = (systemdAddress: string, nodeName: string, extra: Record<string, string> = {}) => ({
-  PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+export const agentEnv = (systemdAddress: string, nodeName: string, extra: Record<string, string> = {}, binDir?: string) => ({
+  PATH: `${binDir === undefined ? "" : `${binDir}:`}${process.env["PATH"] ?? "/usr/bin:/bin"}`,
   DBUS_SYSTEM_BUS_ADDRESS: systemdAddress,
   GARDENER_NODE_AGENT_HOSTNAME: nodeName,
   ...extra,
@@ -145,6 +146,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const secretName = opts.secretName ?? "gardener-node-agent-worker-pool";
   const sim = await startApiServer();
   const systemd = await startSystemdDouble(opts.systemd);
+  const standIns = await startNodeStandIns();
   const [healthPort, metricsPort] = [await freePort(), await freePort()];
   const root = await createAgentRoot({
     sim,
@@ -190,7 +192,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     spawnAgent(extraEnv = {}) {
       let out = "";
       const proc = Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: agentEnv(systemd.address, nodeName, extraEnv),
+        env: agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir),
         stdout: "pipe",
         stderr: "pipe",
       });
@@ -247,6 +249,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     async stop() {
       await Promise.all(agents.map((a) => a.stop("SIGKILL")));
       await systemd.stop();
+      await standIns.stop();
       await sim.stop();
       await rm(root, { recursive: true, force: true });
     },
