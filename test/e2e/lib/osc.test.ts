@@ -46,9 +46,10 @@ describe('reconcileOsc', () => {
 describe('oscSecret', () => {
   test('carries osc.yaml and its sha256 as checksum/data-script', () => {
     const osc = reconcileOsc(id, 1);
-    const secret = oscSecret(id, osc) as { metadata: { annotations: Record<string, string> }; data: Record<string, string> };
-    const yaml = Buffer.from(secret.data['osc.yaml'] ?? '', 'base64').toString();
+    const secret = oscSecret(id, osc);
+    const data = secret['data'] as Record<string, string>;
+    const yaml = Buffer.from(data['osc.yaml'] ?? '', 'base64').toString();
     expect(yaml).toBe(osc.yaml);
-    expect(secret.metadata.annotations['checksum/data-script']).toBe(createHash('sha256').update(yaml).digest('hex'));
+    expect(secret.metadata.annotations?.['checksum/data-script']).toBe(createHash('sha256').update(yaml).digest('hex'));
   });
 });
