@@ -8,13 +8,16 @@ import { joinUnderRoot, resolveSegments } from "./resolve.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, HostFs } from "./types.ts";
-import { fsyncDir, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
+import { fsyncDir, holdReplaced, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
 
 const DIR_MODE = 0o755;
 
 export interface HostFsOptions {
-  /** "off": group writes fsync every file and directory instead of calling syncfs(2) (default: syncfs when libc has it). */
-  readonly syncfs?: "auto" | "off";
+  /**
+   * How group writes make contents durable: "auto" (default) syncfs(2) from libc when it is there,
+   * "off" fsync per file, or a given function (tests).
+   */
+  readonly syncfs?: "auto" | "off" | Syncfs;
 }
 
 /**
@@ -94,7 +97,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   }
 
   let syncfsLoad: Promise<Syncfs | undefined> | undefined;
-  const syncer = (): Promise<Syncfs | undefined> => (syncfsLoad ??= options.syncfs === "off" ? Promise.resolve(undefined) : loadSyncfs());
+  const syncer = (): Promise<Syncfs | undefined> => (syncfsLoad ??= pickSyncfs(options.syncfs));
 
   const fs: HostFs = {
     root: base,
@@ -118,12 +121,15 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     async writeFileAtomic(path, data, mode) {
       const { dirReal, target, temp } = await prepareTarget(path, new Set());
       await writeTemp(temp, data, mode);
+      const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
       try {
         await rename(temp, target);
       } catch (err) {
         await unlink(temp).catch(() => undefined); // best effort; the original error matters
         if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "write file");
         throw err;
+      } finally {
+        releaseAll(held === undefined ? [] : [held]);
       }
       await fsyncDir(dirReal);
     },
@@ -202,6 +208,12 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     },
   };
   return fs;
+}
+
+function pickSyncfs(choice: HostFsOptions["syncfs"]): Promise<Syncfs | undefined> {
+  if (choice === "off") return Promise.resolve(undefined);
+  if (typeof choice === "function") return Promise.resolve(choice);
+  return loadSyncfs();
 }
 
 function kindOf(info: Stats): FileInfo["kind"] {

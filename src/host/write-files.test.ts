@@ -22,7 +22,12 @@ afterEach(() => {
 const allEntries = (): string[] => readdirSync(root, { recursive: true, encoding: "utf8" }).sort();
 
 describe("HostFs", () => {
-  describe.each(["auto", "off"] as const)("writeFilesAtomic with syncfs %s", (syncfs) => {
+  const failingSyncfs = () => false;
+  describe.each([
+    ["from libc", "auto"],
+    ["off (fsync per file)", "off"],
+    ["failing (fsync fallback)", failingSyncfs],
+  ] as const)("writeFilesAtomic with syncfs %s", (_name, syncfs) => {
     let host: HostFs;
     beforeEach(() => {
       host = createHostFs(root, { syncfs });
@@ -109,6 +114,17 @@ describe("HostFs", () => {
       expect(readFileSync(join(root, "d/one"), "utf8")).toBe("1");
       expect(readFileSync(join(root, "d/two"), "utf8")).toBe("2");
       expect(allEntries()).toEqual(["d", "d/one", "d/two"]);
+    });
+
+    test("should write a group spread over more directories than it fsyncs one by one", async () => {
+      const group = Array.from({ length: 40 }, (_, i) => ({ path: `/spread/d${i}/f`, data: `${i}`, mode: 0o640 }));
+      await host.writeFilesAtomic(group);
+      await host.writeFilesAtomic(group.map((f) => ({ ...f, data: `${f.data}!` })));
+      for (let i = 0; i < 40; i++) {
+        expect(readFileSync(join(root, `spread/d${i}/f`), "utf8")).toBe(`${i}!`);
+        expect(statSync(join(root, `spread/d${i}/f`)).mode & 0o7777).toBe(0o640);
+      }
+      expect(allEntries()).toHaveLength(1 + 40 * 2);
     });
 
     test("should accept an empty group", async () => {

@@ -1,4 +1,4 @@
-import { close, closeSync, constants, fsyncSync, openSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { close, closeSync, constants, openSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import { hasErrno } from "./errno.ts";
 import type { Syncfs } from "./syncfs.ts";
@@ -65,16 +65,14 @@ async function forEachParallel<T>(items: readonly T[], fn: (item: T) => Promise<
   if (failure !== undefined) throw failure.err;
 }
 
-function fsyncPathSync(real: string, flags: number): void {
-  const fd = openSync(real, flags);
+async function fsyncFile(real: string): Promise<void> {
+  const handle = await open(real, constants.O_RDONLY);
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
-
-const fsyncDirSync = (real: string): void => fsyncPathSync(real, constants.O_RDONLY | constants.O_DIRECTORY);
 
 /** syncfs once per filesystem the directories live on; false when any call failed. */
 function syncFilesystems(dirs: readonly string[], syncfs: Syncfs): boolean {
@@ -95,7 +93,7 @@ function syncFilesystems(dirs: readonly string[], syncfs: Syncfs): boolean {
 }
 
 /** A descriptor on the file a rename is about to replace, or undefined when there is none (or no regular file). */
-function holdReplaced(target: string): number | undefined {
+export function holdReplaced(target: string): number | undefined {
   try {
     // O_NONBLOCK: a FIFO swapped in since the check must not block the open.
     return openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -105,8 +103,17 @@ function holdReplaced(target: string): number | undefined {
   }
 }
 
-/** Closes descriptors on the thread pool, all at once, and waits for every one of them. */
-const closeAll = (fds: readonly number[]): Promise<unknown> => Promise.all(fds.map((fd) => new Promise((done) => close(fd, done))));
+/**
+ * Closes descriptors on the thread pool, all at once, without waiting: the last close of a replaced
+ * file frees its blocks, which the group's durability does not depend on (the directory entries
+ * already point at the new files). A failing close of a read-only descriptor loses nothing.
+ */
+export const releaseAll = (fds: readonly number[]): void => {
+  for (const fd of fds) close(fd, () => undefined);
+};
+
+/** Up to this many directories get an fsync each for their entries; beyond, one syncfs per filesystem is cheaper. */
+const DIR_FSYNC_LIMIT = 32;
 
 /**
  * The I/O half of HostFs.writeFilesAtomic for already checked targets: temps, one durability point,
@@ -115,7 +122,12 @@ const closeAll = (fds: readonly number[]): Promise<unknown> => Promise.all(fds.m
  * Replacing a file whose blocks are on disk frees them when the last reference goes, and on a busy ext4
  * that waits for the journal (measured: 1–2 ms per file, 1000 files ≈ 1–2 s in a row). The replaced files
  * are held open across their renames and closed in parallel afterwards, so those waits overlap
- * (measured: 500 files 94–576 ms renaming in a row, 32–83 ms with held descriptors closed in parallel).
+ * (measured: 500 files 94–576 ms renaming in a row, 32–83 ms with held descriptors closed in parallel),
+ * and they overlap the caller's next steps too.
+ *
+ * Durability points, measured on the busy test VM (ext4): contents by one syncfs beat 1000 parallel
+ * fsyncs (10–260 ms vs 240–300 ms; 50 files 1 ms vs 10 ms); entries by fsyncing the few parent
+ * directories cost the same as a second syncfs and do not flush other processes' dirty data.
  */
 export async function writeGroup(staged: readonly StagedWrite[], syncfs: Syncfs | undefined): Promise<void> {
   const dirs = [...new Set(staged.map((s) => s.dirReal))];
@@ -127,7 +139,7 @@ export async function writeGroup(staged: readonly StagedWrite[], syncfs: Syncfs 
       pending.add(s.temp);
     });
     if (syncfs !== undefined && !syncFilesystems(dirs, syncfs)) {
-      for (const s of staged) fsyncPathSync(s.temp, constants.O_RDONLY);
+      await forEachParallel(staged, (s) => fsyncFile(s.temp));
     }
     for (const s of staged) {
       const fd = holdReplaced(s.target);
@@ -140,7 +152,7 @@ export async function writeGroup(staged: readonly StagedWrite[], syncfs: Syncfs 
       }
       pending.delete(s.temp);
     }
-    if (syncfs === undefined || !syncFilesystems(dirs, syncfs)) for (const d of dirs) fsyncDirSync(d);
+    if (syncfs === undefined || dirs.length <= DIR_FSYNC_LIMIT || !syncFilesystems(dirs, syncfs)) await forEachParallel(dirs, fsyncDir);
   } catch (err) {
     for (const t of pending) {
       try {
@@ -151,6 +163,6 @@ export async function writeGroup(staged: readonly StagedWrite[], syncfs: Syncfs 
     }
     throw err;
   } finally {
-    await closeAll(held);
+    releaseAll(held);
   }
 }

@@ -18,37 +18,50 @@ export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
   const units = [...ctx.store.changes.units.changed];
   if (units.length === 0) return;
   ctx.signal.throwIfAborted();
-  const writes: FileWrite[] = [];
-  const unchanged: string[] = [];
-  const consider = async (path: string, content: string) => {
-    const want = enc.encode(content);
-    if (sameBytes(await host.readFile(path), want)) unchanged.push(path);
-    else writes.push({ path, data: want, mode: 0o600 });
-  };
+  const wanted: { path: string; content: string }[] = [];
   for (const u of units) {
     const p = `${unitDir}/${u.name}`;
-    if (u.content !== undefined) await consider(p, u.content);
+    if (u.content !== undefined) wanted.push({ path: p, content: u.content });
     if ((u.dropIns ?? []).length === 0) {
       await host.removeAll(`${p}.d`);
     } else {
       await host.ensureDir(`${p}.d`, 0o755);
-      for (const d of u.dropInsChanges.changed) await consider(`${p}.d/${d.name}`, d.content);
+      for (const d of u.dropInsChanges.changed) wanted.push({ path: `${p}.d/${d.name}`, content: d.content });
     }
   }
+  const current = await settleAll(wanted.map((w) => host.readFile(w.path)));
+  const writes: FileWrite[] = [];
+  const unchanged: string[] = [];
+  wanted.forEach((w, i) => {
+    const want = enc.encode(w.content);
+    if (sameBytes(current[i], want)) unchanged.push(w.path);
+    else writes.push({ path: w.path, data: want, mode: 0o600 });
+  });
   await host.writeFilesAtomic(writes);
   for (const path of unchanged) await host.chmod(path, 0o600);
   for (const u of units) {
     if ((u.dropIns ?? []).length === 0) continue;
     for (const d of u.dropInsChanges.deleted) await host.remove(`${unitDir}/${u.name}.d/${d.name}`);
   }
-  for (const u of units) {
-    ctx.signal.throwIfAborted();
-    // The agent's own unit is always enabled, whatever the OSC says (§6.3).
-    if (u.name === agentUnitName || u.enable !== false) await systemd.enable([u.name], ctx.signal);
-    else await systemd.disable([u.name], ctx.signal);
-    log.info("Applied unit", { unitName: u.name });
-  }
+  ctx.signal.throwIfAborted();
+  // All enable/disable calls are in flight together (systemd handles them one after another anyway).
+  await settleAll(
+    units.map(async (u) => {
+      // The agent's own unit is always enabled, whatever the OSC says (§6.3).
+      if (u.name === agentUnitName || u.enable !== false) await systemd.enable([u.name], ctx.signal);
+      else await systemd.disable([u.name], ctx.signal);
+      log.info("Applied unit", { unitName: u.name });
+    }),
+  );
   await ctx.store.unitsChangedDone(units.map((u) => u.name));
+}
+
+/** Promise.all that lets every promise settle before it rethrows the first failure (nothing left running). */
+async function settleAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
 /** Step 17 (§6.4): units no longer in the OSC. */
