@@ -104,12 +104,18 @@ export function holdReplaced(target: string): number | undefined {
 }
 
 /**
- * Closes descriptors on the thread pool, all at once, without waiting: the last close of a replaced
- * file frees its blocks, which the group's durability does not depend on (the directory entries
- * already point at the new files). A failing close of a read-only descriptor loses nothing.
+ * Closes descriptors on the thread pool in the background, a few at a time: the last close of a
+ * replaced file frees its blocks, which the group's durability does not depend on (the directory
+ * entries already point at the new files). Few at a time so that the caller's next file operations
+ * are not queued behind hundreds of closes (measured: the changes-file write after a 1000-file group
+ * took 45 ms with all closes queued at once). A failing close of a read-only descriptor loses nothing.
  */
-export const releaseAll = (fds: readonly number[]): void => {
-  for (const fd of fds) close(fd, () => undefined);
+export const releaseAll = (fds: readonly number[], inFlight = 4): void => {
+  let next = 0;
+  const closeNext = (): void => {
+    if (next < fds.length) close(fds[next++] as number, closeNext);
+  };
+  for (let i = 0; i < Math.min(inFlight, fds.length); i++) closeNext();
 };
 
 /** Up to this many directories get an fsync each for their entries; beyond, one syncfs per filesystem is cheaper. */

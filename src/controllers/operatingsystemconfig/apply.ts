@@ -69,6 +69,9 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Applying changed units");
     await step("failed applying changed units", () => applyChangedUnits(ctx));
 
+    // Everything up to here is harmless to redo; from here on, work is recorded before the next step.
+    await step("failed persisting changes", () => store.flush());
+
     log.info("Removing deleted units");
     await step("failed removing deleted units", () => removeDeletedUnits(ctx));
 

@@ -57,4 +57,42 @@ describe("ChangesStore", () => {
     await s.setMustRestartNodeAgent(false);
     expect(s.changes.mustRestartNodeAgent).toBe(false);
   });
+
+  test("should record a group of files with one write", async () => {
+    const { s, written } = store();
+    await s.filesChangedDone(["/a", "/b"]);
+    expect(written).toHaveLength(1);
+    expect(s.changes.files.changed).toEqual([]);
+    expect(written[0]).not.toContain("/a");
+  });
+
+  test("should record a group of units with one write, their drop-in changes included", async () => {
+    const { s, written } = store();
+    await s.unitsChangedDone(["u.service"]);
+    expect(written).toHaveLength(1);
+    expect(s.changes.units.changed).toEqual([]);
+    expect(s.changes.units.commands).toHaveLength(2);
+  });
+
+  test("should carry deferred completions with the next write", async () => {
+    const { s, written } = store();
+    await s.filesChangedDone(["/a"], { deferred: true });
+    expect(written).toHaveLength(0);
+    expect(s.changes.files.changed.map((f) => f.path)).toEqual(["/b"]);
+    await s.unitsChangedDone(["u.service"]);
+    expect(written).toHaveLength(1);
+    expect(written[0]).not.toContain("/a");
+    expect(written[0]).not.toContain("dropInsChanges");
+  });
+
+  test("should write on flush only when something was deferred", async () => {
+    const { s, written } = store();
+    await s.flush();
+    expect(written).toHaveLength(0);
+    await s.filesChangedDone(["/a", "/b"], { deferred: true });
+    await s.flush();
+    await s.flush();
+    expect(written).toHaveLength(1);
+    expect(written[0]).not.toContain("files:\n  changed");
+  });
 });

@@ -10,6 +10,8 @@ export type PersistChanges = (changes: OscChanges) => Promise<void>;
  */
 export class ChangesStore {
   private chain: Promise<void> = Promise.resolve();
+  /** Completions recorded in memory that no write has carried to disk yet (see `defer`). */
+  private deferred = false;
 
   constructor(
     readonly changes: OscChanges,
@@ -20,6 +22,7 @@ export class ChangesStore {
   update(mutate: (c: OscChanges) => void): Promise<void> {
     const next = this.chain.then(() => {
       mutate(this.changes);
+      this.deferred = false;
       return this.persistFn(this.changes);
     });
     // A failed write fails this caller; later updates still run (and rewrite the whole file).
@@ -31,16 +34,34 @@ export class ChangesStore {
     return this.update(() => undefined);
   }
 
+  /**
+   * Records work that is already durable on disk and harmless to redo, without writing the file: the
+   * next update (or `flush`) carries it. A crash before that redoes the work on resume. Saves one write
+   * of the changes file when idempotent steps follow each other (files, then units).
+   */
+  defer(mutate: (c: OscChanges) => void): void {
+    mutate(this.changes);
+    this.deferred = true;
+  }
+
+  /** Writes deferred completions, if any. */
+  flush(): Promise<void> {
+    return this.deferred ? this.persist() : this.chain;
+  }
+
   fileChangedDone(path: string): Promise<void> {
     return this.update((c) => removeFirst(c.files.changed, (f) => f.path === path));
   }
 
-  /** A group of files written together is recorded with one write of the changes file. */
-  filesChangedDone(paths: readonly string[]): Promise<void> {
+  /** A group of files written together is recorded with one write of the changes file (or deferred, see `defer`). */
+  filesChangedDone(paths: readonly string[], opts: { readonly deferred?: boolean } = {}): Promise<void> {
     const done = new Set(paths);
-    return this.update((c) => {
+    const mutate = (c: OscChanges) => {
       c.files.changed = c.files.changed.filter((f) => !done.has(f.path));
-    });
+    };
+    if (opts.deferred !== true) return this.update(mutate);
+    this.defer(mutate);
+    return Promise.resolve();
   }
 
   filesDeletedDone(paths: readonly string[]): Promise<void> {

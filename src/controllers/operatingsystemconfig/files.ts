@@ -43,8 +43,9 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
 
 /**
  * Step 13: inline and secretRef files, bytes resolved by the plan. All of them are one group: written
- * and made durable together, then recorded done with one write of the changes file. A crash before that
- * record rewrites the same bytes on resume (each file is always entirely old or entirely new).
+ * and made durable together, then recorded done; the record is written with the next change of the
+ * changes file (at the latest after the units, before anything that is not harmless to redo). A crash
+ * before that rewrites the same bytes on resume (each file is always entirely old or entirely new).
  */
 export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>): Promise<void> {
   const { host, log } = ctx.deps;
@@ -64,7 +65,10 @@ export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<
   ctx.signal.throwIfAborted();
   await host.writeFilesAtomic(writes);
   for (const w of writes) log.info("Wrote file", { path: w.path });
-  await ctx.store.filesChangedDone(writes.map((w) => w.path));
+  await ctx.store.filesChangedDone(
+    writes.map((w) => w.path),
+    { deferred: true },
+  );
 }
 
 /** Entry names of `dir`; none when it is missing or not a directory (the write then reports the real problem). */
