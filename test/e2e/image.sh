@@ -119,7 +119,8 @@ main() {
     log "reusing $CACHE/base.raw"
   else
     local start=$SECONDS
-    build
+    # stdout carries only the cache dir (callers capture it); tools like mkfs.ext4 -d talk on stdout.
+    build >&2
     log "built $CACHE/base.raw in $((SECONDS - start)) s"
   fi
   printf '%s\n' "$CACHE"

@@ -70,7 +70,9 @@ done
 # 1. Base image (cached; ~2-5 min when the recipe changed, seconds otherwise).
 log "base image"
 CACHE=$(bash test/e2e/image.sh 2>"$WORK/image.log") || { cat "$WORK/image.log"; die "image build failed"; }
-log "base image ready in $CACHE"
+[[ -s "$CACHE/base.raw" ]] || die "image.sh printed '$CACHE', which holds no base.raw"
+CACHE_SECONDS=$((SECONDS - START))
+log "base image ready in $CACHE ($CACHE_SECONDS s; $(grep -q debootstrap "$WORK/image.log" && echo rebuilt || echo cached))"
 
 # 2. Host services: docker-registry and the API server simulator, both on 127.0.0.1 only.
 REG_PORT=$(free_port)
@@ -116,8 +118,8 @@ fi
   --registry-host "127.0.0.1:$REG_PORT" --guest-api "$GUEST_API" --guest-registry "$GUEST_REGISTRY" \
   --digest "$DIGEST" --agent-binary "$AGENT_BIN" --hostname "$HOSTNAME_IN_GUEST" || die "prepare failed"
 cp test/e2e/guest.sh "$SHARE/guest.sh"
-cloud-localds -N "$WORK/network-config" "$WORK/seed.iso" "$WORK/user-data" "$WORK/meta-data"
-qemu-img create -q -f qcow2 -F raw -b "$CACHE/base.raw" "$WORK/root.qcow2"
+cloud-localds -N "$WORK/network-config" "$WORK/seed.iso" "$WORK/user-data" "$WORK/meta-data" || die "cloud-localds failed"
+qemu-img create -q -f qcow2 -F raw -b "$CACHE/base.raw" "$WORK/root.qcow2" || die "qemu-img create failed"
 rm -f "$WORK/data.raw" && truncate -s 2G "$WORK/data.raw"
 
 # 5. The VM. The guest reaches the host only through the two guestfwd rules (restrict=on).
