@@ -118,9 +118,6 @@ export const releaseAll = (fds: readonly number[], inFlight = 4): void => {
   for (let i = 0; i < Math.min(inFlight, fds.length); i++) closeNext();
 };
 
-/** Up to this many directories get an fsync each for their entries; beyond, one syncfs per filesystem is cheaper. */
-const DIR_FSYNC_LIMIT = 32;
-
 /**
  * The I/O half of HostFs.writeFilesAtomic for already checked targets: temps, one durability point,
  * renames, one more durability point for the directory entries. Leaves no temp file behind on failure.
@@ -131,9 +128,9 @@ const DIR_FSYNC_LIMIT = 32;
  * (measured: 500 files 94–576 ms renaming in a row, 32–83 ms with held descriptors closed in parallel),
  * and they overlap the caller's next steps too.
  *
- * Durability points, measured on the busy test VM (ext4): contents by one syncfs beat 1000 parallel
- * fsyncs (10–260 ms vs 240–300 ms; 50 files 1 ms vs 10 ms); entries by fsyncing the few parent
- * directories cost the same as a second syncfs and do not flush other processes' dirty data.
+ * Durability points, measured on the busy test VM (ext4): contents by one syncfs beat parallel fsyncs
+ * (1000 files 10–260 ms vs 240–300 ms; 50 files 1–2 ms vs 10 ms); for the entries a second syncfs
+ * (0.3–1.7 ms, little is dirty again so soon) beats fsyncing the 10 parent directories (3–14 ms).
  */
 export async function writeGroup(staged: readonly StagedWrite[], syncfs: Syncfs | undefined): Promise<void> {
   const dirs = [...new Set(staged.map((s) => s.dirReal))];
@@ -158,7 +155,7 @@ export async function writeGroup(staged: readonly StagedWrite[], syncfs: Syncfs 
       }
       pending.delete(s.temp);
     }
-    if (syncfs === undefined || dirs.length <= DIR_FSYNC_LIMIT || !syncFilesystems(dirs, syncfs)) await forEachParallel(dirs, fsyncDir);
+    if (syncfs === undefined || !syncFilesystems(dirs, syncfs)) await forEachParallel(dirs, fsyncDir);
   } catch (err) {
     for (const t of pending) {
       try {
