@@ -87,13 +87,8 @@ docker-registry serve "$WORK/registry.yml" >"$WORK/registry.log" 2>&1 &
 PIDS+=($!)
 
 API_PORT=$(free_port)
-if [[ -f test/doubles/apiserver/index.ts ]]; then
-  API_MAIN=test/e2e/sim-host.ts # the simulator plus a control API for fixtures and CSR signing
-else
-  log "WARN: test/doubles/apiserver missing: using the connectivity-only stand-in"
-  API_MAIN=test/e2e/standin-apiserver.ts
-fi
-"$BUN" run "$API_MAIN" --port "$API_PORT" --bind 127.0.0.1 --san "${GUEST_API%%:*}" --state-dir "$WORK/apiserver" \
+# The simulator plus a control API for fixtures and CSR signing.
+"$BUN" run test/e2e/sim-host.ts --port "$API_PORT" --bind 127.0.0.1 --san "${GUEST_API%%:*}" --state-dir "$WORK/apiserver" \
   >"$WORK/apiserver.json" 2>"$WORK/apiserver.log" &
 API_PID=$!
 PIDS+=("$API_PID")

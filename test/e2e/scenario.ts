@@ -13,7 +13,8 @@ import { reconcileOsc, oscSecret, type ScenarioIdentity } from './lib/osc.ts';
 import { provisionUserData, substitutePlaceholders } from './lib/provision.ts';
 import { runSteps } from './lib/report.ts';
 import { bootStep, bootstrapStep, dataDiskStep, type StepDeps } from './lib/steps-boot.ts';
-import { applyStep, changeStep, csrStep, killStep, nodeTokenLeaseStep, oscPusher } from './lib/steps-cluster.ts';
+import { applyStep, changeStep, csrStep, oscPusher } from './lib/steps-cluster.ts';
+import { killStep, nodeTokenLeaseStep } from './lib/steps-runtime.ts';
 import { harnessCloudConfig, metaData, multipartUserData, networkConfig, pipelineProbeScript } from './lib/user-data.ts';
 import { collectDiagnostics } from './lib/diagnostics.ts';
 
@@ -65,7 +66,6 @@ async function prepare(args: Record<string, string | undefined>, signal: AbortSi
     apiUrl: info.url,
     caFile: info.caFile,
     adminToken: info.adminToken,
-    standin: info.standin === true,
     guestApiUrl: `https://${need('guest-api')}`,
     guestRegistry: need('guest-registry'),
     registryHost: need('registry-host'),
@@ -98,26 +98,23 @@ async function prepare(args: Record<string, string | undefined>, signal: AbortSi
     ctx = { ...ctx, provisionMissing: provision.missing };
     script = pipelineProbeScript({ apiServerUrl: ctx.guestApiUrl, registryUrl: `http://${ctx.guestRegistry}`, caPem: identity.caPem });
   }
-  const cluster = createCluster(info);
-  if (cluster !== undefined) {
-    const b64 = (s: string): string => Buffer.from(s).toString('base64');
-    await cluster.setup(
-      {
-        bootstrapToken: token,
-        machineName: ctx.machineName,
-        nodeName: ctx.nodeName,
-        hostname: ctx.hostname,
-        oscSecret: oscSecret(identity, reconcileOsc(identity, 1)),
-        tokenSecret: {
-          apiVersion: 'v1',
-          kind: 'Secret',
-          metadata: { name: ctx.tokenSecretName, namespace: 'kube-system' },
-          data: { token: b64(ctx.tokenValue) },
-        },
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  await createCluster(info).setup(
+    {
+      bootstrapToken: token,
+      machineName: ctx.machineName,
+      nodeName: ctx.nodeName,
+      hostname: ctx.hostname,
+      oscSecret: oscSecret(identity, reconcileOsc(identity, 1)),
+      tokenSecret: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: ctx.tokenSecretName, namespace: 'kube-system' },
+        data: { token: b64(ctx.tokenValue) },
       },
-      signal,
-    );
-  }
+    },
+    signal,
+  );
   writeFileSync(join(work, 'user-data'), multipartUserData(harnessCloudConfig(), script));
   writeFileSync(join(work, 'network-config'), networkConfig());
   writeFileSync(join(work, 'meta-data'), metaData(`gna-e2e-${randomBytes(4).toString('hex')}`, hostname));

@@ -11,10 +11,9 @@ async function control(controlUrl: string, body: Record<string, string>, signal:
   return answer;
 }
 
-/** The cluster behind the API server simulator; undefined for the connectivity-only stand-in. */
-export function createCluster(info: ApiInfo): Cluster | undefined {
-  const controlUrl = info['controlUrl'];
-  if (info.standin === true || typeof controlUrl !== 'string') return undefined;
+/** The cluster behind the API server simulator run by test/e2e/sim-host.ts. */
+export function createCluster(info: ApiInfo): Cluster {
+  const controlUrl = info.controlUrl;
   const kube = new KubeAdmin({ url: info.url, caPem: readFileSync(info.caFile, 'utf8'), token: info.adminToken });
   return {
     kube,

@@ -7,7 +7,6 @@ export const RunContext = v.object({
   apiUrl: v.string(), // host side
   caFile: v.string(),
   adminToken: v.string(),
-  standin: v.boolean(),
   guestApiUrl: v.string(),
   guestRegistry: v.string(),
   registryHost: v.string(),
@@ -31,6 +30,6 @@ export const ApiInfo = v.looseObject({
   url: v.string(),
   caFile: v.string(),
   adminToken: v.string(),
-  standin: v.optional(v.boolean()),
+  controlUrl: v.string(),
 });
 export type ApiInfo = v.InferOutput<typeof ApiInfo>;

@@ -9,5 +9,7 @@ export { done, notYet, pollUntil, PollTimeoutError, type PollAttempt, type PollO
 export { provisionUserData, substitutePlaceholders, type ProvisionInput, type ProvisionResult } from './provision.ts';
 export { runSteps, type Step, type StepOutcome } from './report.ts';
 export { bootStep, bootstrapStep, dataDiskStep, type StepDeps } from './steps-boot.ts';
-export { applyStep, changeStep, csrStep, killStep, nodeTokenLeaseStep, oscPusher, type OscSteps } from './steps-cluster.ts';
+export { applyStep, changeStep, csrStep, oscPusher, type OscSteps } from './steps-cluster.ts';
+export { killStep, nodeTokenLeaseStep } from './steps-runtime.ts';
+export { checkOnDisk, expect, nodePath, unitIds, waitNodeChecksum } from './checks.ts';
 export { guestMac, guestShare, harnessCloudConfig, metaData, multipartUserData, networkConfig, pipelineProbeScript } from './user-data.ts';

@@ -1,3 +1,4 @@
+import { expect } from './checks.ts';
 import { parseProps, type Guest } from './guest.ts';
 import type { Cluster } from './cluster.ts';
 import type { RunContext } from './context.ts';
@@ -9,15 +10,11 @@ import { join } from 'node:path';
 export interface StepDeps {
   readonly ctx: RunContext;
   readonly guest: Guest;
-  readonly cluster: Cluster | undefined;
+  readonly cluster: Cluster;
   readonly qemuAlive: () => boolean;
   /** Multiplies every deadline (GNA_E2E_STEP_TIMEOUT_SCALE), for slower machines. */
   readonly scale: number;
 }
-
-const expect = (cond: boolean, what: string): void => {
-  if (!cond) throw new Error(what);
-};
 
 /** Step 0: the VM boots, cloud-init runs our user data and the 9p exec channel answers. */
 export function bootStep(d: StepDeps): Step {
