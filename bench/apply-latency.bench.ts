@@ -9,6 +9,8 @@ import type { SystemdAction } from "../test/doubles/systemd/index.ts";
 import { startSandbox } from "../test/harness/sandbox.ts";
 
 const iterations = Number(process.env["BENCH_APPLY_ITERATIONS"] ?? 11);
+/** BENCH_BINARY compares another build (e.g. an older commit's) without touching dist. */
+const binary = process.env["BENCH_BINARY"];
 const unitCount = 10;
 /** Long enough for 5 QPS / burst 10 to refill completely. */
 const restMs = 2_500;
@@ -42,7 +44,7 @@ async function measure(files: number): Promise<Measured> {
   const onAction = (a: SystemdAction) => {
     if (a.action === "Restart") lastRestartAt = performance.now();
   };
-  const sb = await startSandbox({ nodeName: `bench-${files}`, systemd: { onAction } });
+  const sb = await startSandbox({ nodeName: `bench-${files}`, systemd: { onAction }, ...(binary !== undefined ? { binary } : {}) });
   const agent = sb.spawnAgent({});
   let generation = 0;
   /** One update of every file; ms from the Secret update to the last restart job. */

@@ -88,11 +88,10 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       throw new HostFileKindError(path, kindOf(existing), "write file");
     }
     const dirPath = `/${segments.slice(0, -1).join("/")}`;
-    if (!created.has(dirPath)) {
-      await mkdirs(dirPath, DIR_MODE);
-      created.add(dirPath);
-    }
     const dirReal = joinUnderRoot(base, segments.slice(0, -1));
+    // The segments are resolved already: an existing directory there needs no mkdir -p walk.
+    if (!created.has(dirPath) && lstatSyncOrUndefined(dirReal)?.isDirectory() !== true) await mkdirs(dirPath, DIR_MODE);
+    created.add(dirPath);
     return { dirReal, target, temp: `${dirReal}/.${name}.tmp-${randomBytes(6).toString("hex")}` };
   }
 

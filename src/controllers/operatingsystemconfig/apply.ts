@@ -69,9 +69,6 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Applying changed units");
     await step("failed applying changed units", () => applyChangedUnits(ctx));
 
-    // Everything up to here is harmless to redo; from here on, work is recorded before the next step.
-    await step("failed persisting changes", () => store.flush());
-
     log.info("Removing deleted units");
     await step("failed removing deleted units", () => removeDeletedUnits(ctx));
 
@@ -97,6 +94,8 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   log.info("Removing deleted files");
   await step("failed removing deleted files", () => deleteRemovedFiles(ctx));
 
+  // Completions deferred by harmless-to-redo steps, when no later record carried them.
+  await step("failed persisting changes", () => store.flush());
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
 }

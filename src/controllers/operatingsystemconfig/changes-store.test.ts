@@ -85,6 +85,18 @@ describe("ChangesStore", () => {
     expect(written[0]).not.toContain("dropInsChanges");
   });
 
+  test("should carry deferred files and units with the first unit command's write", async () => {
+    const { s, written } = store();
+    await s.filesChangedDone(["/a", "/b"], { deferred: true });
+    await s.unitsChangedDone(["u.service"], { deferred: true });
+    expect(written).toHaveLength(0);
+    await s.unitCommandDone("u.service");
+    expect(written).toHaveLength(1);
+    expect(written[0]).not.toContain("/a");
+    expect(written[0]).not.toContain("dropInsChanges");
+    expect(written[0]).toContain("v.service");
+  });
+
   test("should write on flush only when something was deferred", async () => {
     const { s, written } = store();
     await s.flush();

@@ -35,9 +35,10 @@ export class ChangesStore {
   }
 
   /**
-   * Records work that is already durable on disk and harmless to redo, without writing the file: the
-   * next update (or `flush`) carries it. A crash before that redoes the work on resume. Saves one write
-   * of the changes file when idempotent steps follow each other (files, then units).
+   * Records work that is already durable and harmless to redo, without writing the file: the next
+   * update (or `flush`) carries it. A crash before that redoes the work on resume, which ends in the
+   * same state even after later steps (same bytes, same enablement). Saves the writes of the changes
+   * file between the computed change set and the first unit command.
    */
   defer(mutate: (c: OscChanges) => void): void {
     mutate(this.changes);
@@ -98,12 +99,15 @@ export class ChangesStore {
     return this.update((c) => removeFirst(c.units.changed, (u) => u.name === name));
   }
 
-  /** Units whose files and enablement were handled together (all idempotent steps), recorded with one write. */
-  unitsChangedDone(names: readonly string[]): Promise<void> {
+  /** Units whose files and enablement were handled together (all idempotent steps), recorded with one write (or deferred). */
+  unitsChangedDone(names: readonly string[], opts: { readonly deferred?: boolean } = {}): Promise<void> {
     const done = new Set(names);
-    return this.update((c) => {
+    const mutate = (c: OscChanges) => {
       c.units.changed = c.units.changed.filter((u) => !done.has(u.name));
-    });
+    };
+    if (opts.deferred !== true) return this.update(mutate);
+    this.defer(mutate);
+    return Promise.resolve();
   }
 
   unitDeletedDone(name: string): Promise<void> {

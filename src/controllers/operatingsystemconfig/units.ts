@@ -12,6 +12,7 @@ const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
  * Step 16 (§6.3): unit files, drop-ins, enable/disable. Everything here is idempotent, so the units are
  * one group: files whose bytes differ are written together (0600; the others only get chmod 0600),
  * drop-in directories set up or removed, each unit enabled or disabled, then all recorded done at once.
+ * Files on disk are durable before they count as done; enablement is systemd's (it persists the links).
  */
 export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
   const { host, systemd, log } = ctx.deps;
@@ -53,7 +54,11 @@ export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
       log.info("Applied unit", { unitName: u.name });
     }),
   );
-  await ctx.store.unitsChangedDone(units.map((u) => u.name));
+  // Written with the next record (the first unit command's at the latest): redoing all of this is harmless.
+  await ctx.store.unitsChangedDone(
+    units.map((u) => u.name),
+    { deferred: true },
+  );
 }
 
 /** Promise.all that lets every promise settle before it rethrows the first failure (nothing left running). */
@@ -105,6 +110,8 @@ export async function runJob(ctx: ApplyContext, op: "restart" | "stop", unit: st
   }
 }
 
+const asError = (x: unknown): Error => (x instanceof Error ? x : new Error(String(x)));
+
 export class UnitCommandsError extends Error {
   override readonly name = "UnitCommandsError";
   constructor(readonly errors: readonly Error[]) {
@@ -133,6 +140,11 @@ export async function executeUnitCommands(ctx: ApplyContext): Promise<void> {
     );
   }
   const results = await Promise.allSettled(jobs);
-  const errors = results.flatMap((r) => (r.status === "rejected" ? [r.reason instanceof Error ? r.reason : new Error(String(r.reason))] : []));
-  if (errors.length > 0) throw new UnitCommandsError(errors);
+  const errors = results.flatMap((r) => (r.status === "rejected" ? [asError(r.reason)] : []));
+  if (errors.length > 0) {
+    // When no command succeeded, the units' deferred completion is still unwritten: keep it, so the
+    // retry does only the failed work (§4 scenario 2). A failing write joins the reported errors.
+    await ctx.store.flush().catch((err: unknown) => errors.push(asError(err)));
+    throw new UnitCommandsError(errors);
+  }
 }
