@@ -160,6 +160,8 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     async removeAll(path) {
       const real = noFollow(path);
       if (real === base) throw new HostPathError(path, "refusing to remove the root");
+      // Usually there is nothing (a unit without drop-ins): one lstat instead of a recursive rm.
+      if (lstatSyncOrUndefined(real) === undefined) return;
       await rm(real, { recursive: true, force: true });
     },
 

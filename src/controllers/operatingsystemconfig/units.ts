@@ -39,7 +39,7 @@ export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
     else writes.push({ path: w.path, data: want, mode: 0o600 });
   });
   await host.writeFilesAtomic(writes);
-  for (const path of unchanged) await host.chmod(path, 0o600);
+  await settleAll(unchanged.map((path) => host.chmod(path, 0o600)));
   for (const u of units) {
     if ((u.dropIns ?? []).length === 0) continue;
     for (const d of u.dropInsChanges.deleted) await host.remove(`${unitDir}/${u.name}.d/${d.name}`);
