@@ -46,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() { "$BUN" -e 'const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } }); console.log(s.port); s.stop(true);'; }
 
 # Waits until the first line of FILE is complete JSON (a service's start-up line) or the process PID died.
 wait_json_line() {
@@ -62,7 +62,7 @@ wait_json_line() {
 mkdir -p "$WORK" "$SHARE/cmd"
 log "work dir $WORK"
 
-for tool in qemu-system-x86_64 qemu-img cloud-localds socat docker-registry debootstrap mkfs.ext4 jq python3 openssl; do
+for tool in qemu-system-x86_64 qemu-img cloud-localds socat docker-registry debootstrap mkfs.ext4 jq openssl; do
   command -v "$tool" >/dev/null || die "missing tool $tool (apt-get install qemu-system-x86 qemu-utils cloud-image-utils socat docker-registry debootstrap e2fsprogs jq openssl)"
 done
 [[ -x "$BUN" ]] || die "missing $BUN (make deps)"
