@@ -62,11 +62,11 @@ export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
 }
 
 /** Promise.all that lets every promise settle before it rethrows the first failure (nothing left running). */
-async function settleAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+async function settleAll<T>(promises: readonly (Promise<T> | undefined)[]): Promise<(T | undefined)[]> {
   const results = await Promise.allSettled(promises);
   const failed = results.find((r) => r.status === "rejected");
   if (failed !== undefined) throw failed.reason;
-  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
+  return results.map((r) => (r as PromiseFulfilledResult<T | undefined>).value);
 }
 
 /** Step 17 (§6.4): units no longer in the OSC. */
@@ -93,21 +93,26 @@ export async function removeDeletedUnits(ctx: ApplyContext): Promise<void> {
   }
 }
 
-/** restart/stop with the Node event of §6.9 (none while the Node is unknown). */
-export async function runJob(ctx: ApplyContext, op: "restart" | "stop", unit: string): Promise<void> {
+/**
+ * restart/stop with the Node event of §6.9 (none while the Node is unknown). `record` (the completion
+ * bookkeeping) runs while the success event is being written: events share the client's rate limit
+ * (5 QPS) and may wait for a token, the record should not wait behind them.
+ */
+export async function runJob(ctx: ApplyContext, op: "restart" | "stop", unit: string, record?: () => Promise<void>): Promise<void> {
   const { systemd, events } = ctx.deps;
   const reason = op === "restart" ? "SystemDUnitRestart" : "SystemDUnitStop";
+  const action = op === "restart" ? "Restart" : "Stop";
   try {
     await (op === "restart" ? systemd.restart(unit, ctx.signal) : systemd.stop(unit, ctx.signal));
   } catch (err) {
     if (ctx.node !== undefined) {
-      await events.event(nodeRef(ctx.node), "Warning", reason, op === "restart" ? "Restart" : "Stop", `failed ${op} of unit ${unit}: ${(err as Error).message}`);
+      await events.event(nodeRef(ctx.node), "Warning", reason, action, `failed ${op} of unit ${unit}: ${(err as Error).message}`);
     }
     throw err;
   }
-  if (ctx.node !== undefined) {
-    await events.event(nodeRef(ctx.node), "Normal", reason, op === "restart" ? "Restart" : "Stop", `processed ${op} of unit ${unit}`);
-  }
+  // The recorder never throws (best effort), so only the record can fail here.
+  const event = ctx.node === undefined ? undefined : events.event(nodeRef(ctx.node), "Normal", reason, action, `processed ${op} of unit ${unit}`);
+  await settleAll([record?.(), event]);
 }
 
 const asError = (x: unknown): Error => (x instanceof Error ? x : new Error(String(x)));
@@ -124,19 +129,21 @@ export async function executeUnitCommands(ctx: ApplyContext): Promise<void> {
   const { log } = ctx.deps;
   const cmds = [...ctx.store.changes.units.commands];
   const jobs: Promise<void>[] = cmds.map(async ({ name, command }) => {
-    if (command === "restart" || command === "stop") await runJob(ctx, command, name);
+    const record = async () => {
+      log.info("Executed unit command", { unitName: name, command });
+      await ctx.store.unitCommandDone(name);
+      if (name === containerdUnitName && command === "restart") await ctx.store.containerdRestarted();
+    };
+    if (command === "restart" || command === "stop") await runJob(ctx, command, name, record);
     else if (command !== "") throw new Error(`unknown unit command "${command}" for unit ${name}`);
-    log.info("Executed unit command", { unitName: name, command });
-    await ctx.store.unitCommandDone(name);
-    if (name === containerdUnitName && command === "restart") await ctx.store.containerdRestarted();
+    else await record();
   });
   if (ctx.store.changes.containerd.configFileChanged && !cmds.some((c) => c.name === containerdUnitName)) {
     jobs.push(
-      (async () => {
-        await runJob(ctx, "restart", containerdUnitName);
+      runJob(ctx, "restart", containerdUnitName, async () => {
         log.info("Restarted containerd for its changed configuration");
         await ctx.store.containerdRestarted();
-      })(),
+      }),
     );
   }
   const results = await Promise.allSettled(jobs);
