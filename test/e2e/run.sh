@@ -6,7 +6,7 @@
 #   bash test/e2e/run.sh      # uses what is in dist/
 #
 # Environment: GNA_E2E_DIST (build output with the amd64 binary and oci/, default dist), GNA_E2E_WORK (work dir, default a new /tmp/gna-e2e.XXXXXX), GNA_E2E_CACHE (image cache, default
-# /var/cache/gna-e2e), GNA_E2E_KEEP_DISKS=1 (keep the VM disks), GNA_E2E_STEP_TIMEOUT_SCALE (multiply deadlines).
+# /var/cache/gna-e2e), GNA_E2E_KEEP_DISKS=1 (keep the VM disks and the registry storage), GNA_E2E_STEP_TIMEOUT_SCALE (multiply deadlines).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -38,6 +38,7 @@ cleanup() {
   done
   if [[ -z "${GNA_E2E_KEEP_DISKS:-}" ]]; then
     rm -f "$WORK/root.qcow2" "$WORK/data.raw" "$WORK/seed.iso"
+    rm -rf "$WORK/registry" # ~100 MiB of pushed blobs per run
   fi
   log "logs: $WORK (serial.log, qemu.log, apiserver.log, registry.log, share/)"
   log "total duration: $((SECONDS - START)) s, exit code $rc"

@@ -1,6 +1,6 @@
 // Host side of the real-VM e2e (driven by test/e2e/run.sh):
 //   bun run test/e2e/scenario.ts prepare --work DIR --api-info FILE …   fixtures in the simulator, user-data, meta-data
-//   bun run test/e2e/scenario.ts verify --work DIR --qemu-pid PID       the 7 steps, PASS/FAIL per step, exit code
+//   bun run test/e2e/scenario.ts verify --work DIR --qemu-pid PID       steps 0-7, PASS/FAIL per step, exit code
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
