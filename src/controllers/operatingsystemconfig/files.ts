@@ -43,9 +43,10 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
 
 /**
  * Step 13: inline and secretRef files, bytes resolved by the plan. All of them are one group: written
- * and made durable together, then recorded done; the record is written with the next change of the
- * changes file (at the latest after the units, before anything that is not harmless to redo). A crash
- * before that rewrites the same bytes on resume (each file is always entirely old or entirely new).
+ * and made durable together, then recorded done; the record rides on the next write of the changes
+ * file (a registry's, an image file's, a deleted unit's or the first unit command's; at the latest the
+ * flush before last-applied). A crash before that rewrites the same bytes on resume, which is harmless
+ * (each file is always entirely old or entirely new on disk).
  */
 export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>): Promise<void> {
   const { host, log } = ctx.deps;
