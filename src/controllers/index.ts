@@ -9,6 +9,7 @@ import { defaultUserAgent } from "../kube/client.ts";
 import { nodes, secrets } from "../kube/resources.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { createEventRecorder } from "./events.ts";
+import { createQueuedEventRecorder } from "./queued-events.ts";
 import { connect } from "./manager/identity.ts";
 import { discoverNodeName } from "./manager/discovery.ts";
 import { hostNameOf, machineArch } from "./manager/host-facts.ts";
@@ -40,7 +41,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const clock = realClock;
   const host = createHostFs(deps.root);
 
-  const { kube, restConfig } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
+  const { kube, restConfig, eventsKube } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
   const hostName = hostNameOf(deps.env);
   const nodeName = await discoverNodeName(kube, hostName, signal);
   log.info("Node discovery", { hostName, nodeName: nodeName ?? "" });
@@ -63,7 +64,10 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const node = { hostName, nodeName };
   informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
   const cache = new CachedReader(informers);
-  const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: hostName });
+  const events = createQueuedEventRecorder(
+    createEventRecorder({ kube: eventsKube, clock, log, component: "gardener-node-agent", host: hostName }),
+    log,
+  );
   informerSyncChecks(deps.health, informers, clock);
 
   const onRestartRequested = (why: string) => deps.stop(new RestartRequested(why));
@@ -140,6 +144,8 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   );
 
   const runs = controllers.map((c) => c.start(signal));
-  const stopped = Promise.allSettled([...runs, informers.stopped()]).then(() => systemd.close());
+  const stopped = Promise.allSettled([...runs, informers.stopped()])
+    .then(() => events.flush())
+    .then(() => systemd.close());
   return { stopped };
 }

@@ -10,6 +10,8 @@ import type { Logger } from "../../log/types.ts";
 export interface Connection {
   readonly kube: Kube;
   readonly restConfig: RestConfig;
+  /** Same identity, its own rate limit: a burst of events never delays the controllers' requests. */
+  readonly eventsKube: Kube;
 }
 
 /**
@@ -31,7 +33,7 @@ export async function connect(
 
   if (kubeconfig !== "") {
     const restConfig = await load(kubeconfig);
-    return { kube: clientFor(restConfig, { qps, burst }), restConfig };
+    return { kube: clientFor(restConfig, { qps, burst }), restConfig, eventsKube: clientFor(restConfig, { qps, burst }) };
   }
   const restConfig = await selectRestConfig(
     {
@@ -45,5 +47,5 @@ export async function connect(
     config.apiServer,
     signal,
   );
-  return { kube: clientFor(restConfig), restConfig };
+  return { kube: clientFor(restConfig), restConfig, eventsKube: clientFor(restConfig) };
 }
