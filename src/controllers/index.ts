@@ -43,12 +43,21 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
 
   const { kube, restConfig, eventsKube } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
   const hostName = hostNameOf(deps.env);
-  const nodeName = await discoverNodeName(kube, hostName, signal);
+  const informers = new InformerSet({ kube, clock, log: log.child({ component: "cache" }) });
+  const secretInformer = informers.informerFor<KubeObject>(secrets, kubeSystem, {
+    fieldSelector: `metadata.name=${config.controllers.operatingSystemConfig.secretName}`,
+  });
+  // The Secret cache does not depend on the Node, so it syncs while the Node is discovered; informers
+  // added later start at once, and handlers added later get the cached objects replayed.
+  informers.start(signal);
+  const [nodeName, machineName] = await Promise.all([
+    discoverNodeName(kube, hostName, signal),
+    // Required on every start, whatever the credentials path (§7.1 step 10).
+    readMachineName(host),
+    // Upstream creates it without permission bits; 0700 keeps it root-only and usable.
+    host.ensureDir(tmpDir, 0o700),
+  ]);
   log.info("Node discovery", { hostName, nodeName: nodeName ?? "" });
-  // Required on every start, whatever the credentials path (§7.1 step 10).
-  const machineName = await readMachineName(host);
-  // Upstream creates it without permission bits; 0700 keeps it root-only and usable.
-  await host.ensureDir(tmpDir, 0o700);
 
   const { createDbusSystemd } = await import("../systemd/dbus.ts");
   const systemd = await createDbusSystemd({
@@ -56,10 +65,6 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     log: log.child({ component: "systemd" }),
   });
 
-  const informers = new InformerSet({ kube, clock, log: log.child({ component: "cache" }) });
-  const secretInformer = informers.informerFor<KubeObject>(secrets, kubeSystem, {
-    fieldSelector: `metadata.name=${config.controllers.operatingSystemConfig.secretName}`,
-  });
   // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.
   const node = { hostName, nodeName };
   informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
@@ -133,7 +138,6 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   );
   controllers.push(setupHostnameCheckController({ hostName, readHostname: () => hostNameOf(deps.env), clock, log, onRestartRequested }));
 
-  informers.start(signal);
   await informers.waitForSync(signal);
   // Bootstrap runnables run after the caches synced and before any controller (§7.1 step 11).
   const kubelet = await ensureKubeletBootstrapKubeconfig(host, config.apiServer);
