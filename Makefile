@@ -38,7 +38,7 @@ typecheck: deps
 test: deps build typecheck
 	$(BUN) test --timeout 60000
 
-bench: deps build
+bench: deps build oci
 	$(BUN) run bench/run.ts
 
 demo: deps build
