@@ -1,5 +1,6 @@
 import { isScalar, parse, parseDocument, visit } from "yaml";
 import { OscDecodeError } from "./errors.ts";
+import { readYamlFast } from "./yaml-fast.ts";
 
 /** Typed OSC fields whose plain scalars are resolved with YAML 1.1 rules, like Go's reader does. */
 const yaml11Keys: Readonly<Record<string, "number" | "boolean">> = {
@@ -13,9 +14,15 @@ const yaml11Keys: Readonly<Record<string, "number" | "boolean">> = {
 /**
  * Parses YAML (or JSON) into plain data. The document is read with YAML 1.2 core rules so that
  * strings stay strings, except that typed fields (`permissions`, booleans) follow YAML 1.1 (what
- * upstream's reader does): `0644` is octal 420, decimal `420` stays 420.
+ * upstream's reader does): `0644` is octal 420, decimal `420` stays 420. Texts inside a subset where
+ * that makes no difference are read by Bun's native parser instead (yaml-fast.ts).
  */
 export function readYaml(text: string): unknown {
+  return readYamlFast(text) ?? readYamlCompat(text);
+}
+
+/** The reference reader: the `yaml` package, 1.2 core rules plus 1.1 for typed fields. */
+export function readYamlCompat(text: string): unknown {
   const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length > 0) {
     throw new OscDecodeError(`invalid YAML: ${doc.errors[0]?.message ?? "unknown error"}`, { cause: doc.errors[0] });

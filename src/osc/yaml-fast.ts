@@ -1,0 +1,243 @@
+/**
+ * A fast path for reading OSC YAML: Bun's native parser (`Bun.YAML.parse`, ~30× faster than the `yaml`
+ * package and without its document tree) for texts that stay inside a conservative subset on which it
+ * yields exactly what `readYaml`'s slow path yields (YAML 1.2 core, typed fields per YAML 1.1).
+ *
+ * `fastYamlEligible` scans the text once and says no whenever it meets anything outside the subset:
+ * - anchors, aliases, tags, merge keys, explicit keys, directives, document markers (`&`, `*`, `!`,
+ *   `<<`, `?`, `%`, `---`, `...`): Bun merges `<<` and ignores `!!binary`, and `yaml` limits aliases;
+ * - a plain scalar that is not a decimal integer without leading zero, `true`/`false`/`null`/`~`, or a
+ *   string starting with a letter, `/`, `_`, `$` or `(` that is not one of the YAML 1.1 boolean/null
+ *   words (any case). On such scalars YAML 1.1 and 1.2 agree, so the 1.1 handling of `permissions`,
+ *   `enable`, … changes nothing (`0644`, `yes`, `0o644`, `1_000` all take the slow path);
+ * - quoted scalars or flow collections spanning lines, block scalars with an indentation indicator,
+ *   tabs or control characters outside block scalars and quotes, `\r`, BOMs, `__proto__`.
+ * Bun parse errors also fall back, so error messages stay the slow path's.
+ */
+
+const SPACE = 0x20;
+const HASH = 0x23;
+const COLON = 0x3a;
+const DASH = 0x2d;
+const NL = 0x0a;
+const TAB = 0x09;
+
+/** YAML 1.1 / 1.2 boolean and null words in any letter case (plain scalars only). */
+const specialWords = /^(?:y|n|yes|no|on|off|true|false|null|nan|inf)$/i;
+const safeInt = /^(?:0|-?[1-9][0-9]{0,14})$/;
+
+const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+
+/** A plain scalar whose resolution is the same in YAML 1.1, YAML 1.2 core and Bun. */
+function safePlain(token: string, isKey: boolean): boolean {
+  const c = token.charCodeAt(0);
+  if (isLetter(c) || c === 0x2f || c === 0x5f || c === 0x24 || c === 0x28) {
+    if (!specialWords.test(token)) return true;
+    return !isKey && (token === "true" || token === "false" || token === "null");
+  }
+  if (isKey) return false;
+  return token === "~" || safeInt.test(token);
+}
+
+/** Index after the closing quote of a single-line quoted scalar opening at `i`, or -1. */
+function quotedEnd(line: string, i: number): number {
+  const q = line.charCodeAt(i);
+  for (let j = i + 1; j < line.length; j++) {
+    const c = line.charCodeAt(j);
+    if (q === 0x22 && c === 0x5c) j++; // backslash escape: skip the escaped character
+    else if (c === q) {
+      if (q === 0x27 && line.charCodeAt(j + 1) === 0x27) j++; // '' inside single quotes
+      else return j + 1;
+    }
+  }
+  return -1;
+}
+
+const leadingSpaces = (line: string): number => {
+  let n = 0;
+  while (line.charCodeAt(n) === SPACE) n++;
+  return n;
+};
+
+/** Whether a character may follow a complete scalar or collection on a line. */
+const separatorAfter = (c: number, flow: boolean): boolean =>
+  Number.isNaN(c) || c === SPACE || c === COLON || (flow && (c === 0x2c || c === 0x5d || c === 0x7d));
+
+/** What one structure line leaves open for the next lines. */
+interface LineScan {
+  /** A block scalar opened here: its content is indented more than this; else -1. */
+  readonly block: number;
+  /** The line ends with a complete value: the following lines must not be indented more than this. */
+  readonly valueOwner: number | undefined;
+}
+
+/** Scans one structure line (outside block scalars); undefined rejects the text. */
+function scanLine(line: string): LineScan | undefined {
+  let flow = 0;
+  let keyCol = -1;
+  let dashCol = -1;
+  let valueEnd = false;
+  let i = leadingSpaces(line);
+  if (i === 0 && (line.startsWith("---") || line.startsWith("...") || line.startsWith("%"))) return undefined;
+  const done = (): LineScan | undefined => {
+    if (flow !== 0) return undefined; // flow collections must close on their line
+    return { block: -1, valueOwner: valueEnd ? (keyCol >= 0 ? keyCol : dashCol) : undefined };
+  };
+  while (i < line.length) {
+    const c = line.charCodeAt(i);
+    if (c === SPACE) {
+      i++;
+      continue;
+    }
+    if (c === HASH) return i === 0 || line.charCodeAt(i - 1) === SPACE ? done() : undefined;
+    if (valueEnd && flow === 0) return undefined; // a second value after a complete one
+    if (c === 0x22 || c === 0x27) {
+      const end = quotedEnd(line, i);
+      if (end < 0) return undefined; // spans lines
+      const after = line.charCodeAt(end);
+      if (!separatorAfter(after, flow > 0)) return undefined;
+      if (after === COLON) {
+        if (c === 0x22 && line.slice(i, end).includes("\\")) return undefined; // escaped key
+        if (flow === 0) {
+          const n = line.charCodeAt(end + 1);
+          if (keyCol >= 0 || !(Number.isNaN(n) || n === SPACE)) return undefined;
+          keyCol = i;
+        }
+        i = end + 1;
+        continue;
+      }
+      if (flow === 0) valueEnd = true;
+      i = end;
+      continue;
+    }
+    if (c === DASH && (i + 1 === line.length || line.charCodeAt(i + 1) === SPACE)) {
+      if (flow > 0 || keyCol >= 0) return undefined;
+      dashCol = i;
+      i++;
+      continue;
+    }
+    if (c === 0x5b || c === 0x7b) {
+      flow++;
+      i++;
+      continue;
+    }
+    if (c === 0x5d || c === 0x7d) {
+      if (--flow < 0) return undefined;
+      i++;
+      const after = line.charCodeAt(i);
+      if (after === COLON || !separatorAfter(after, flow > 0)) return undefined; // no collections as keys
+      if (flow === 0) valueEnd = true;
+      continue;
+    }
+    if (c === 0x2c) {
+      if (flow === 0) return undefined;
+      i++;
+      continue;
+    }
+    if (c === 0x7c || c === 0x3e) {
+      // Block scalar header: only `|`, `|-`, `|+`, `>`, `>-`, `>+`, then at most a comment.
+      if (flow > 0 || !/^[-+]?(?: +#.*)? *$/.test(line.slice(i + 1))) return undefined;
+      const parent = keyCol >= 0 ? keyCol : dashCol;
+      return parent >= 0 ? { block: parent, valueOwner: undefined } : undefined;
+    }
+    if (c === COLON) return undefined; // empty key
+    // A plain scalar: up to ": " / ":" at the end (a key), " #", or the end; in flow also , [ ] { }.
+    const start = i;
+    let isKey = false;
+    while (i < line.length) {
+      const d = line.charCodeAt(i);
+      if (d === COLON) {
+        const n = line.charCodeAt(i + 1);
+        if (Number.isNaN(n) || n === SPACE || (flow > 0 && (n === 0x2c || n === 0x5d || n === 0x7d))) {
+          isKey = true;
+          break;
+        }
+      } else if (d === SPACE && line.charCodeAt(i + 1) === HASH) break;
+      else if (flow > 0 && (d === 0x2c || d === 0x5b || d === 0x5d || d === 0x7b || d === 0x7d)) break;
+      i++;
+    }
+    const token = line.slice(start, i).trimEnd();
+    if (token.length > 1000 || !safePlain(token, isKey)) return undefined;
+    if (isKey) {
+      if (flow === 0 && keyCol >= 0) return undefined; // a second implicit key on one line
+      if (flow === 0) keyCol = start;
+      i++;
+    } else if (flow === 0) valueEnd = true;
+  }
+  return done();
+}
+
+/** Whether Bun's parser may read `text` (see the module comment). */
+export function fastYamlEligible(text: string): boolean {
+  if (text.includes("__proto__") || text.includes("\r") || text.includes("\uFEFF")) return false;
+  // Unicode line/paragraph separators and NEL were line breaks in YAML 1.1.
+  if (/[\u0085\u2028\u2029]/.test(text)) return false;
+  let blockParent = -1; // inside a block scalar: its content lines are indented more than this
+  let blockContent = -1; // the indentation of its first content line
+  let owner: number | undefined; // the previous line ended with a value owned by this column
+  let pos = 0;
+  while (pos <= text.length) {
+    let end = text.indexOf("\n", pos);
+    if (end < 0) end = text.length;
+    const line = text.slice(pos, end);
+    pos = end + 1;
+    const ind = leadingSpaces(line);
+    if (blockParent >= 0) {
+      if (ind === line.length) continue; // blank: content, or the end (both parsers agree or both fail)
+      if (ind > blockParent) {
+        if (blockContent < 0) blockContent = ind;
+        else if (ind < blockContent) return false; // less indented than the first line: an error case
+        if (hasControl(line, true)) return false;
+        continue;
+      }
+      blockParent = -1;
+    }
+    if (hasControl(line, false)) return false;
+    if (ind === line.length || line.charCodeAt(ind) === HASH) continue; // blank or comment only
+    // More indented than a completed value: a multi-line plain scalar or an error; both go slow.
+    if (owner !== undefined && ind > owner) return false;
+    const scan = scanLine(line);
+    if (scan === undefined) return false;
+    owner = scan.valueOwner;
+    if (scan.block >= 0) {
+      blockParent = scan.block;
+      blockContent = -1;
+    }
+  }
+  return true;
+}
+
+/** C0/C1 controls and DEL; tabs are allowed only inside block scalars. */
+function hasControl(line: string, inBlock: boolean): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if ((c < SPACE && !(inBlock && c === TAB)) || (c >= 0x7f && c <= 0x9f)) return true;
+  }
+  return false;
+}
+
+type BunYaml = { parse(input: string): unknown };
+
+/** Bun's parser when this runtime has it (the agent always runs on Bun; tests too). */
+function bunYaml(): BunYaml | undefined {
+  const bun = (globalThis as { Bun?: { YAML?: BunYaml } }).Bun;
+  return bun?.YAML;
+}
+
+/**
+ * The parsed mapping when the fast path applies, else undefined (the caller takes the slow path,
+ * which also produces the error for anything the fast parser rejects).
+ */
+export function readYamlFast(text: string): Record<string, unknown> | undefined {
+  const parser = bunYaml();
+  if (parser === undefined || !fastYamlEligible(text)) return undefined;
+  let value: unknown;
+  try {
+    value = parser.parse(text);
+  } catch {
+    // The slow path reports the error with its own message.
+    return undefined;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  return value as Record<string, unknown>;
+}
