@@ -1,6 +1,6 @@
 import { RestartRequested } from "../../kube/reconcile.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import type { Osc } from "../../osc/index.ts";
+import type { Osc, OscChanges } from "../../osc/index.ts";
 import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
@@ -18,6 +18,32 @@ export interface ApplyInput {
   readonly checksum: string;
   /** The Node, when registered (events need it). */
   readonly node: KubeObject | undefined;
+  /**
+   * Work that must succeed before the host is touched (the Node label patch, §4 step 4): awaited after
+   * the read-only planning and before the first write; its failure wins over a planning failure.
+   */
+  readonly ready?: Promise<unknown>;
+}
+
+/** The read-only part of an apply: the work list (computed or resumed) and every file's bytes. */
+interface ApplyPlan {
+  readonly changes: OscChanges;
+  readonly resumed: boolean;
+  readonly planned: Map<string, Uint8Array>;
+}
+
+async function planApply(
+  deps: OscControllerDeps,
+  osc: Osc,
+  checksum: string,
+  signal: AbortSignal,
+): Promise<ApplyPlan> {
+  const { host } = deps;
+  const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
+  const persisted = await step("failed reading last computed changes", () => readChanges(host));
+  const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
+  const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
+  return { changes, resumed, planned };
 }
 
 /**
@@ -33,10 +59,15 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   const osc = withContainerd ? injectEnvDropIn(input.osc, deps.processPath) : input.osc;
 
   // Plan: read state, compute or resume the work list, resolve every file's bytes — nothing written yet.
-  const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
-  const persisted = await step("failed reading last computed changes", () => readChanges(host));
-  const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, input.checksum, deps.node.hostName.toLowerCase());
-  const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
+  let plan: ApplyPlan;
+  try {
+    plan = await planApply(deps, osc, input.checksum, signal);
+  } catch (err) {
+    await input.ready;
+    throw err;
+  }
+  await input.ready;
+  const { changes, resumed, planned } = plan;
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });

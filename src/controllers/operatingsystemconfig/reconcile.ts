@@ -57,6 +57,9 @@ function decodeSecret(secret: KubeObject, key: ObjectKey): { osc: Osc; checksum:
   return { osc, checksum };
 }
 
+/** Lets requests just started reach the wire before synchronous work occupies the thread. */
+const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
   return async (key, signal) => {
@@ -70,36 +73,56 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     // Checked before anything is applied so a bad configuration cannot fail only the very last step.
     const version = kubernetesVersionLabelValue(config.kubernetesVersion);
     const known = deps.node.nodeName !== undefined;
-    let node = await step("failed getting node", () => findNode(kube, deps.node, signal));
+    // The Secret is decoded while the Node GET is in flight; its outcome counts only after the GET's.
+    const nodeRead = step("failed getting node", () => findNode(kube, deps.node, signal));
+    nodeRead.catch(() => undefined); // awaited below
+    await afterPendingIo();
+    let decoded: { osc: Osc; checksum: string } | undefined;
+    let decodeFailure: { readonly err: unknown } | undefined;
+    try {
+      decoded = decodeSecret(secret, key);
+    } catch (err) {
+      decodeFailure = { err };
+    }
+    const node = await nodeRead;
     if (!known && node !== undefined) {
       deps.node.nodeName = node.metadata.name;
       log.info("Node registered, restarting to narrow the caches to it", { nodeName: node.metadata.name });
       throw new RestartRequested("node discovered");
     }
-
-    let decoded: { osc: Osc; checksum: string };
-    try {
-      decoded = decodeSecret(secret, key);
-    } catch (err) {
+    if (decoded === undefined) {
+      const err = decodeFailure?.err;
       if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       throw err;
     }
     const { osc, checksum } = decoded;
 
+    // Step 4's label patch runs while the change set is planned; nothing on the host is written before
+    // it succeeded, and its failure is the reconcile's error (without an apply event), as if it ran alone.
+    let labelsPatched: Promise<unknown> = Promise.resolve();
+    let labelsFailure: unknown;
     if (node !== undefined) {
       const labels = await step("failed computing node labels", () => desiredNodeLabels(host, osc));
-      const current = node;
-      node = await step("failed patching node labels", () => patchNodeMetadata(kube, current, { labels }, signal));
+      labelsPatched = step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels }, signal));
+      labelsPatched.catch((err: unknown) => {
+        labelsFailure = err;
+      });
     }
-    if (checksum === "") throw new OscSecretError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
+    if (checksum === "") {
+      await labelsPatched;
+      throw new OscSecretError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
+    }
+    // A labels-only merge patch leaves the annotations as the GET returned them.
     if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum) {
+      await labelsPatched;
       log.info("Node is up to date with the operating system config", { checksum });
       return {};
     }
 
     try {
-      await applyOsc(deps, { osc, checksum, node }, signal);
+      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
     } catch (err) {
+      if (err === labelsFailure) throw err;
       if (!(err instanceof RestartRequested) && node !== undefined) {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
