@@ -10,7 +10,7 @@ import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
-import { readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
+import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
 
 export interface ApplyInput {
@@ -79,17 +79,20 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   }
 
   const store = new ChangesStore(changes, (c) => writeChanges(host, c));
-  await step("failed persisting changes", () => store.persist());
   const ctx: ApplyContext = { deps, store, node: input.node, signal };
 
   if (changes.units.commands.some((c) => c.name === agentUnitName)) {
+    await step("failed persisting changes", () => store.persist());
     log.info("Own unit or its files changed, the agent restarts after the daemon-reload");
     await step("failed persisting changes", () => store.setMustRestartNodeAgent(true));
     await step("failed persisting changes", () => store.unitCommandDone(agentUnitName));
+    log.info("Applying changed files");
+    await step("failed applying changed files", () => writeChangedFiles(ctx, planned));
+  } else {
+    // The computed change set is persisted together with the files (one durability point, files.ts).
+    log.info("Applying changed files");
+    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, changesFileWrite(c))));
   }
-
-  log.info("Applying changed files");
-  await step("failed applying changed files", () => writeChangedFiles(ctx, planned));
 
   log.info("Applying containerd registries");
   const probes = await step("failed applying containerd registries", () => writeRegistries(ctx));

@@ -35,6 +35,20 @@ export class ChangesStore {
   }
 
   /**
+   * Persists the change set through `write` instead of the store's writer, e.g. as one member of a
+   * file group (state.ts `changesFileWrite`). `write` runs in the store's queue, so it must not wait
+   * for another update of this store (deferring completions is fine).
+   */
+  persistVia(write: (c: OscChanges) => Promise<void>): Promise<void> {
+    const next = this.chain.then(() => {
+      this.deferred = false;
+      return write(this.changes);
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
    * Records work that is already durable and harmless to redo, without writing the file: the next
    * update (or `flush`) carries it. A crash before that redoes the work on resume, which ends in the
    * same state even after later steps (same bytes, same enablement). Saves the writes of the changes

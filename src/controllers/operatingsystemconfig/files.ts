@@ -47,8 +47,11 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
  * file (a registry's, an image file's, a deleted unit's or the first unit command's; at the latest the
  * flush before last-applied). A crash before that rewrites the same bytes on resume, which is harmless
  * (each file is always entirely old or entirely new on disk).
+ * `changesFile` (the computed change set, every file still pending) joins the group: one durability
+ * point for both. A crash in between leaves the files of a change set that is computed again, or
+ * resumed, from the same inputs, so none of them counts as done before its own write was durable.
  */
-export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>): Promise<void> {
+export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>, changesFile?: FileWrite): Promise<void> {
   const { host, log } = ctx.deps;
   const writes: FileWrite[] = [];
   const listings = new Map<string, ReadonlySet<string>>();
@@ -62,9 +65,12 @@ export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<
     await clearHelperName(host, f.path, listing);
     writes.push({ path: f.path, data: bytes, mode: f.permissions ?? 0o600 });
   }
-  if (writes.length === 0) return;
+  if (writes.length === 0) {
+    if (changesFile !== undefined) await host.writeFileAtomic(changesFile.path, changesFile.data, changesFile.mode);
+    return;
+  }
   ctx.signal.throwIfAborted();
-  await host.writeFilesAtomic(writes);
+  await host.writeFilesAtomic(changesFile === undefined ? writes : [changesFile, ...writes]);
   for (const w of writes) log.info("Wrote file", { path: w.path });
   await ctx.store.filesChangedDone(
     writes.map((w) => w.path),

@@ -1,4 +1,4 @@
-import type { HostFs } from "../../host/index.ts";
+import type { FileWrite, HostFs } from "../../host/index.ts";
 import { decodeChanges, decodeOsc, encodeChanges, encodeOsc, type Osc, type OscChanges } from "../../osc/index.ts";
 import { changesPath, lastAppliedPath } from "./deps.ts";
 
@@ -46,4 +46,9 @@ export async function readChanges(host: HostFs): Promise<OscChanges | undefined>
 
 export async function writeChanges(host: HostFs, changes: OscChanges): Promise<void> {
   await host.writeFileAtomic(changesPath, encodeChanges(changes), 0o600);
+}
+
+/** The changes file as a member of a file group (encoded now, written with the group). */
+export function changesFileWrite(changes: OscChanges): FileWrite {
+  return { path: changesPath, data: encodeChanges(changes), mode: 0o600 };
 }
