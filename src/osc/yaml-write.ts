@@ -1,4 +1,5 @@
 import { stringify } from "yaml";
+import { writeYamlFast } from "./yaml-write-fast.ts";
 
 /** Drops undefined keys and empty lists (Go omitempty); keeps everything else verbatim. */
 export function toPlain(value: unknown): unknown {
@@ -17,5 +18,10 @@ export function toPlain(value: unknown): unknown {
 
 /** YAML shaped like Go's sigs.k8s.io/yaml output: sorted keys, sequences not indented, no folding. */
 export function writeYaml(value: unknown): string {
+  return writeYamlFast(value) ?? writeYamlCompat(value);
+}
+
+/** The reference writer: the `yaml` package (yaml-write-fast.ts reproduces its bytes for common shapes). */
+export function writeYamlCompat(value: unknown): string {
   return stringify(value, { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0, version: "1.1" });
 }

@@ -1,0 +1,142 @@
+import { describe, expect, test } from "bun:test";
+import { decodeChanges, encodeChanges } from "./changes.ts";
+import { decodeOsc } from "./decode.ts";
+import { oscToPlain } from "./encode.ts";
+import { writeYamlFast } from "./yaml-write-fast.ts";
+import { toPlain, writeYamlCompat } from "./yaml-write.ts";
+
+const fixtureDir = `${import.meta.dir}/../../test/fixtures/render`;
+const fixtures = await Promise.all(["40-files", "42-units", "44-full"].map((n) => Bun.file(`${fixtureDir}/${n}.osc.yaml`).text()));
+
+function benchOsc(files: number): string {
+  const lines = ["spec:", "  units:"];
+  for (let u = 0; u < 3; u++) {
+    lines.push(`  - name: bench-${u}.service`, `    content: "[Service]\\nExecStart=/bin/true\\n"`, "    enable: true", "    filePaths:");
+    for (let f = u; f < files; f += 3) lines.push(`    - /etc/bench/${u}/file-${f}.conf`);
+  }
+  lines.push("  files:");
+  for (let f = 0; f < files; f++) {
+    lines.push(`  - path: /etc/bench/${f % 3}/file-${f}.conf`, "    permissions: 420", `    content: {inline: {data: "generation 1 file ${f}\\n"}}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const changesText = `operatingSystemConfigChecksum: 3a1e5b
+mustRestartNodeAgent: false
+files:
+  changed:
+  - path: /etc/a
+    permissions: 420
+    content:
+      inline:
+        encoding: b64
+        data: aGVsbG8=
+  deleted:
+  - path: /etc/b
+    content:
+      secretRef: {name: s, dataKey: k}
+units:
+  changed:
+  - name: a.service
+    enable: true
+    content: "[Unit]\\nDescription=a\\n\\n[Service]\\nExecStart=/bin/a --flag=1\\n"
+    dropIns:
+    - name: 10-x.conf
+      content: "[Service]\\nEnvironment=A=1"
+    dropInsChanges:
+      changed:
+      - name: 10-x.conf
+        content: "[Service]\\nEnvironment=A=1"
+  commands:
+  - name: a.service
+    command: restart
+containerd:
+  configFileChanged: true
+  registries:
+    upstreamsToProbe: [docker.io]
+`;
+
+/** The fast writer either declines or produces the reference writer's exact bytes. */
+function expectSameAsCompat(value: unknown): boolean {
+  const fast = writeYamlFast(value);
+  if (fast === undefined) return false;
+  expect(fast).toBe(writeYamlCompat(value));
+  return true;
+}
+
+describe("writeYamlFast", () => {
+  test("should write decoded fixtures byte for byte like the yaml package", () => {
+    for (const text of [...fixtures, benchOsc(40)]) expect(expectSameAsCompat(oscToPlain(decodeOsc(text)))).toBe(true);
+  });
+
+  test("should write a change set byte for byte like the yaml package", () => {
+    const changes = decodeChanges(changesText);
+    const plain = toPlain({ ...changes, units: { ...changes.units, changed: changes.units.changed.map((u) => ({ ...u })) } });
+    expect(expectSameAsCompat(plain)).toBe(true);
+    expect(encodeChanges(changes)).toBe(encodeChanges(decodeChanges(encodeChanges(changes))));
+  });
+
+  test.each([
+    ["a key YAML 1.1 reads as a boolean", { n: 1 }],
+    ["a key that needs quotes", { "a b": 1 }],
+    ["an empty list", { a: [] }],
+    ["a nested list", { a: [[1]] }],
+    ["a float", { a: 1.5 }],
+    ["a string with leading spaces on several lines", { a: "  x\ny" }],
+    ["a string with trailing blank lines", { a: "x\n\n" }],
+    ["a string with control characters", { a: "x\u0001\ny" }],
+    ["bytes", { a: new Uint8Array([1]) }],
+  ])("should leave %s to the yaml package", (_, value) => {
+    expect(writeYamlFast(value)).toBeUndefined();
+  });
+
+  test.each([
+    { a: "yes", b: "1234e56", c: "0644", d: "- x", e: "a: b", f: "x #y", g: "", h: "~", i: "it's", j: '"q"', k: "x ", l: "a:" },
+    { a: "x\ny", b: "x\ny\n", c: "x \ny", d: "x\n\ny", e: "x\ty\nz", f: "#!/bin/bash\necho *\n", g: "x\n ", h: "x\ny  " },
+    { a: [{}], b: {}, c: [{ d: [1, "x\ny"], e: {} }], f: null, g: false, h: -3 },
+  ])("should agree with the yaml package on %j", (value) => {
+    expectSameAsCompat(value);
+  });
+
+  test("should agree with the yaml package on generated values", () => {
+    const rnd = mulberry32(0x0a1);
+    let fast = 0;
+    for (let n = 0; n < 2000; n++) if (expectSameAsCompat(randomMap(rnd, 0))) fast++;
+    // The corpus must exercise the direct writer, not only its refusals.
+    expect(fast).toBeGreaterThan(500);
+  });
+});
+
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const strings = [
+  "a", "b c", "/etc/x", "_x", "$x", "(x)", "x#y", "x:y", "aGVsbG8=", "0644", "123", "1e5", "1234e56", "0x1f", "1:20", "2001-01-01",
+  "yes", "On", "null", "~", "", " x", "x ", "x:", "x: y", "x #y", "'q'", '"q"', "[a]", "{a}", "-", "- a", "?", "%x", "@x", "*x", "&x", "!x",
+  "é", "a\u2028b", "x\ny", "x\ny\n", "x\ny\n\n", "\nx", " x\ny", "x\n y", "x\n\ty", "x\n  ", "x \ny", "#c\nd", "a\n\n\nb\n", "x\ty",
+];
+const keys = ["a", "b", "path", "permissions", "n", "y", "a b", "x.y", "x/y", "_k", "1", "K"];
+
+function randomValue(rnd: () => number, depth: number): unknown {
+  const r = rnd();
+  if (depth < 3 && r < 0.2) return randomMap(rnd, depth + 1);
+  if (depth < 3 && r < 0.3) return Array.from({ length: Math.floor(rnd() * 3) }, () => randomValue(rnd, depth + 1));
+  if (r < 0.35) return Math.floor(rnd() * 1000) - 10;
+  if (r < 0.4) return rnd() < 0.5;
+  if (r < 0.42) return null;
+  return strings[Math.floor(rnd() * strings.length)];
+}
+
+function randomMap(rnd: () => number, depth: number): Record<string, unknown> {
+  const m: Record<string, unknown> = {};
+  const safe = rnd() < 0.6;
+  for (let i = Math.floor(rnd() * 4); i >= 0; i--) m[(safe ? keys.slice(0, 4) : keys)[Math.floor(rnd() * (safe ? 4 : keys.length))] ?? "a"] = randomValue(rnd, depth);
+  return m;
+}
