@@ -1,4 +1,4 @@
-import { parse, YAMLError } from "yaml";
+import type * as YamlPackage from "yaml";
 
 /** The YAML text could not be parsed; the message is the `yaml` package's first line. */
 export class YamlSyntaxError extends Error {
@@ -63,11 +63,16 @@ export const parseYaml = (text: string, version: YamlVersion): unknown => {
   return mayDiffer(text, doc, version) ? parseSlow(text, version) : doc;
 };
 
+// Evaluating the yaml package costs milliseconds at start-up, so only a text that needs it loads it.
+// A synchronous require keeps parseYaml (and decodeConfig) synchronous; the bundler still embeds it.
+const yamlPackage = (): typeof YamlPackage => require("yaml") as typeof YamlPackage;
+
 const parseSlow = (text: string, version: YamlVersion): unknown => {
+  const yaml = yamlPackage();
   try {
-    return parse(text, { version });
+    return yaml.parse(text, { version });
   } catch (err) {
-    if (!(err instanceof YAMLError)) throw err;
+    if (!(err instanceof yaml.YAMLError)) throw err;
     throw new YamlSyntaxError(err.message.split("\n", 1)[0] ?? "invalid YAML", { cause: err });
   }
 };
