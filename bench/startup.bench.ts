@@ -1,11 +1,10 @@
 /**
  * Footprint of the compiled agent against a hello-world floor built by the same Bun:
  * binary size, spawn → /readyz 200 (p50/p95 of 20 runs each) and idle RSS after BENCH_IDLE_SECONDS
- * (default 60) with the servers up; BENCH_RUNS and BENCH_BINARY override the run count and the binary. The agent runs against the API-server simulator and the systemd
- * double, so "ready" includes identity, node discovery and cache sync. The agent releases the code
- * pages only start-up used 20 s after ready (src/cli/code-pages.ts), so idle figures taken with
- * BENCH_IDLE_SECONDS < 25 show the unreleased RSS; idle_file_rss_mb is the executable's resident
- * pages and libraries. Prints one JSON object as the last stdout line.
+ * (default 60) with the servers up; BENCH_RUNS and BENCH_BINARY override the run count and the
+ * binary. The agent runs against the API-server simulator and the systemd double, so "ready"
+ * includes identity, node discovery and cache sync. idle_file_rss_mb is the executable's resident
+ * pages and libraries, idle_anon_rss_mb the heap. Prints one JSON object as the last stdout line.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -5,7 +5,6 @@ import { createMetricsRegistry } from "../server/metrics.ts";
 import { buildInfoCollector, processCollector } from "../server/process-metrics.ts";
 import { startHealthServer, startMetricsServer } from "../server/serve.ts";
 import type { RunningServer } from "../server/serve.ts";
-import { libcDropPages, releaseCodePagesAfter } from "./code-pages.ts";
 import type { Command, CommandContext } from "./command.ts";
 import { loadCommandConfig, startCommandLogger } from "./startup.ts";
 import { startControllers } from "./start-controllers.ts";
@@ -15,8 +14,6 @@ export type StartControllers = (deps: ControllerDeps) => Promise<RunningControll
 
 /** Upstream's manager GracefulShutdownTimeout. */
 const GRACEFUL_SHUTDOWN_MS = 5_000;
-/** Ready this long, the first reconciles have run: code only start-up needed is released then. */
-const RELEASE_CODE_PAGES_AFTER_MS = 20_000;
 
 class NotReadyError extends Error {
   override readonly name = "NotReadyError";
@@ -90,16 +87,6 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
       ready = true;
       notifier.ready();
       log.info("Started gardener-node-agent");
-      const codePages = {
-        readMaps: () => Bun.file("/proc/self/maps").text(),
-        exePath: process.execPath,
-        dropPages: libcDropPages(),
-        clock: realClock,
-        log,
-      };
-      releaseCodePagesAfter(RELEASE_CODE_PAGES_AFTER_MS, codePages, stopping.signal).catch((err: unknown) =>
-        log.error("Releasing start-up code pages failed", { err }),
-      );
       const interval = watchdogIntervalMs(ctx.env["WATCHDOG_USEC"]);
       if (interval !== undefined) {
         // A failing watchdog loop only means systemd will restart us; log it rather than crash.
