@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { lstatSync } from "node:fs";
 import type { Stats } from "node:fs";
 import { chmod, lstat, mkdir, readFile, readdir, rename, rm, symlink, unlink } from "node:fs/promises";
@@ -9,6 +8,9 @@ import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, HostFs } from "./types.ts";
 import { fsyncDir, holdReplaced, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
+
+/** A random suffix for temp files (Web Crypto: node:crypto stays out of start-up). */
+const tempSuffix = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex");
 
 const DIR_MODE = 0o755;
 
@@ -92,7 +94,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     // The segments are resolved already: an existing directory there needs no mkdir -p walk.
     if (!created.has(dirPath) && lstatSyncOrUndefined(dirReal)?.isDirectory() !== true) await mkdirs(dirPath, DIR_MODE);
     created.add(dirPath);
-    return { dirReal, target, temp: `${dirReal}/.${name}.tmp-${randomBytes(6).toString("hex")}` };
+    return { dirReal, target, temp: `${dirReal}/.${name}.tmp-${tempSuffix()}` };
   }
 
   let syncfsLoad: Promise<Syncfs | undefined> | undefined;
@@ -198,7 +200,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       if (existing?.isDirectory()) throw new HostFileKindError(path, "dir", "replace with a symlink");
       await mkdirs(`/${segments.slice(0, -1).join("/")}`, DIR_MODE);
       const dirReal = joinUnderRoot(base, segments.slice(0, -1));
-      const temp = `${dirReal}/.${name}.tmp-${randomBytes(6).toString("hex")}`;
+      const temp = `${dirReal}/.${name}.tmp-${tempSuffix()}`;
       await symlink(target, temp);
       try {
         await rename(temp, real);

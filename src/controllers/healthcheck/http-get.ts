@@ -1,5 +1,3 @@
-import { request } from "node:http";
-import { Readable } from "node:stream";
 import type { ProbeFetch } from "./kubelet-probe.ts";
 
 /**
@@ -8,8 +6,10 @@ import type { ProbeFetch } from "./kubelet-probe.ts";
  * proxy configured for the node must not answer for the kubelet. The signal aborts the request at
  * any point (connect, headers); cancelling the Response body closes the connection.
  */
-export const httpGet: ProbeFetch = (url, init) =>
-  new Promise<Response>((resolve, reject) => {
+export const httpGet: ProbeFetch = async (url, init) => {
+  // Loaded on the first probe, not at start-up.
+  const [{ request }, { Readable }] = await Promise.all([import("node:http"), import("node:stream")]);
+  return new Promise<Response>((resolve, reject) => {
     const { signal } = init;
     if (signal.aborted) return reject(signal.reason);
     const req = request(url, { method: "GET", agent: false }, (res) => {
@@ -28,3 +28,4 @@ export const httpGet: ProbeFetch = (url, init) =>
     });
     req.end();
   });
+};

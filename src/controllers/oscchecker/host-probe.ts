@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { posix } from "node:path";
 import type { HostFs } from "../../host/types.ts";
 import { HostFileKindError } from "../../host/types.ts";
@@ -9,7 +8,7 @@ import { HostFileKindError } from "../../host/types.ts";
  */
 export const cleanHostPath = (path: string): string => posix.resolve("/", path);
 
-export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+export const sha256Hex = (bytes: Uint8Array): string => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
 export type ReadOutcome =
   | { readonly kind: "bytes"; readonly bytes: Uint8Array }
