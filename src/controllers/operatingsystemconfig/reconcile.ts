@@ -100,13 +100,10 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     // Step 4's label patch runs while the change set is planned; nothing on the host is written before
     // it succeeded, and its failure is the reconcile's error (without an apply event), as if it ran alone.
     let labelsPatched: Promise<unknown> = Promise.resolve();
-    let labelsFailure: unknown;
     if (node !== undefined) {
       const labels = await step("failed computing node labels", () => desiredNodeLabels(host, osc));
       labelsPatched = step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels }, signal));
-      labelsPatched.catch((err: unknown) => {
-        labelsFailure = err;
-      });
+      labelsPatched.catch(() => undefined); // awaited before the host is touched and on every way out
     }
     if (checksum === "") {
       await labelsPatched;
@@ -122,7 +119,8 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     try {
       await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
     } catch (err) {
-      if (err === labelsFailure) throw err;
+      // The label patch's own failure is reported as such (no apply was attempted).
+      if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
       if (!(err instanceof RestartRequested) && node !== undefined) {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
