@@ -54,15 +54,15 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
 export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>, changesFile?: FileWrite): Promise<void> {
   const { host, log } = ctx.deps;
   const writes: FileWrite[] = [];
-  const listings = new Map<string, ReadonlySet<string>>();
-  for (const f of ctx.store.changes.files.changed) {
-    if (f.content.inline === undefined && f.content.secretRef === undefined) continue;
+  const files = ctx.store.changes.files.changed.filter((f) => f.content.inline !== undefined || f.content.secretRef !== undefined);
+  // Each directory is listed once, all of them at the same time (read-only).
+  const dirs = [...new Set(files.map((f) => dirName(f.path)))];
+  const listed = await Promise.all(dirs.map(async (d) => new Set(await listOrEmpty(host, d))));
+  const listings = new Map<string, ReadonlySet<string>>(dirs.map((d, i) => [d, listed[i] ?? new Set<string>()]));
+  for (const f of files) {
     const bytes = planned.get(f.path);
     if (bytes === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
-    const dir = dirName(f.path);
-    let listing = listings.get(dir);
-    if (listing === undefined) listings.set(dir, (listing = new Set(await listOrEmpty(host, dir))));
-    await clearHelperName(host, f.path, listing);
+    await clearHelperName(host, f.path, listings.get(dirName(f.path)));
     writes.push({ path: f.path, data: bytes, mode: f.permissions ?? 0o600 });
   }
   if (writes.length === 0) {
