@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
 import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
-import { type EventHandler, objectKeyOf } from "../../kube/handler.ts";
+import { enqueueObject, type EventHandler } from "../../kube/handler.ts";
 import type { Predicate } from "../../kube/predicate.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
 import type { Source } from "../../kube/source.ts";
@@ -50,20 +50,8 @@ export const restartAnnotationPredicate: Predicate<KubeObject> = {
   generic: () => false,
 };
 
-/**
- * Every event enqueues the object's own key; an update only the new object's (controller-runtime's
- * EnqueueRequestForObject). Adding the same key twice in one update would let a worker that is
- * already waiting take the first add and run the key a second time for the second one — with a
- * cache that may not yet show the first run's own write (a restart performed twice).
- */
-export function enqueueOwnKey(): EventHandler<KubeObject> {
-  return {
-    create: (o, q) => q.add(objectKeyOf(o)),
-    update: (_old, o, q) => q.add(objectKeyOf(o)),
-    delete: (o, q) => q.add(objectKeyOf(o)),
-    generic: (o, q) => q.add(objectKeyOf(o)),
-  };
-}
+/** The object's own key for every event; an update enqueues the new object's once (src/kube/handler.ts). */
+export const enqueueOwnKey: () => EventHandler<KubeObject> = enqueueObject;
 
 /** One worker, 3-minute deadline, the Node source behind nodePredicate and the annotation predicate. */
 export function newNodeController(opts: {
