@@ -90,13 +90,23 @@ const main = async (): Promise<number> => {
     return 1;
   }
   const benches = await previous();
-  for (const file of files) benches[file.replace(/^bench\//, "").replace(/\.bench\.ts$/, "")] = await runBench(file);
-  const results: Results = { date: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, benches };
-  await Bun.write(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
-  const text = table(results);
-  if (!(await updateReadme(text))) console.log(text);
-  console.error(`bench: wrote ${resultsPath}`);
-  return 0;
+  let failed = 0;
+  for (const file of files) {
+    // One failing benchmark must not throw away the figures of the others: record and go on.
+    try {
+      benches[file.replace(/^bench\//, "").replace(/\.bench\.ts$/, "")] = await runBench(file);
+    } catch (err) {
+      failed += 1;
+      console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
+      continue;
+    }
+    const results: Results = { date: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, benches };
+    await Bun.write(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
+    const text = table(results);
+    if (!(await updateReadme(text))) console.log(text);
+  }
+  console.error(`bench: wrote ${resultsPath}${failed > 0 ? ` (${failed} benchmark(s) failed)` : ""}`);
+  return failed > 0 ? 1 : 0;
 };
 
 try {
