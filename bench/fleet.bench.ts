@@ -99,6 +99,12 @@ try {
     const status = await Bun.file(`/proc/${p.pid}/status`).text().catch(() => "");
     rssKb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   }
+  const kinds = new Map<string, number>();
+  for (const r of window) {
+    const k = `${r.verb} ${r.resource}${r.subresource === "" ? "" : `/${r.subresource}`}`;
+    kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  }
+  const breakdown = [...kinds].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}=${n}`).join(", ");
   console.error(`fleet: ${agents} agents, ${window.length} requests in ${elapsed.toFixed(1)} s, ${leaseWrites.length} lease writes`);
   console.log(
     JSON.stringify({
@@ -108,6 +114,7 @@ try {
       fleet_lease_renewals_per_second: Number((leaseWrites.length / elapsed).toFixed(2)),
       fleet_lease_renewal_latency_ms_p99: Number(percentile(leaseWrites.map((r) => r.durationMs), 99).toFixed(2)),
       fleet_agent_rss_mb_mean: Number((rssKb / 1024 / agents).toFixed(1)),
+      fleet_request_breakdown: breakdown,
     }),
   );
 } finally {

@@ -127,8 +127,21 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
       kind: "Node",
       metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } },
     });
+    // What kubelet reports on a healthy node: an address and Ready (the health check reads both).
+    sim.store.patch("nodes", "", nodeName, "merge", { status: healthyNodeStatus() }, { subresource: "status" });
   }
   return root;
+}
+
+let nodeIndex = 0;
+/** kubelet's view of a healthy node: an InternalIP (distinct per node) and the Ready condition. */
+export function healthyNodeStatus(): Record<string, unknown> {
+  nodeIndex += 1;
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  return {
+    addresses: [{ type: "InternalIP", address: `10.250.${Math.floor(nodeIndex / 250)}.${(nodeIndex % 250) + 1}` }],
+    conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: now, lastTransitionTime: now }],
+  };
 }
 
 /** The environment the agent binary runs with in a sandbox. */
