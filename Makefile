@@ -15,7 +15,13 @@ BUILD_FLAGS := --compile --minify --sourcemap=none \
 	--define 'GNA_BUILD_VERSION="$(VERSION)"' --define 'GNA_BUILD_REVISION="$(REVISION)"' \
 	-e x11 -e usocket
 
-.PHONY: all deps build build-all typecheck test test-unit bench demo e2e oci push clean
+.PHONY: all deps host-deps host-deps-e2e build build-all typecheck test test-unit bench demo e2e oci push clean
+
+# Debian packages the tests and the demo start for real (command:package), installed when missing.
+HOST_DEPS := dbus-daemon:dbus docker-registry:docker-registry socat:socat openssl:openssl mkfs.ext4:e2fsprogs \
+	systemctl:systemd zstd:zstd curl:curl
+E2E_DEPS := qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils debootstrap:debootstrap \
+	cloud-localds:cloud-image-utils jq:jq
 
 all: build
 
@@ -24,6 +30,12 @@ node_modules/.installed: package.json
 	@touch $@
 
 deps: node_modules/.installed
+
+host-deps:
+	@bash test/host-deps.sh $(HOST_DEPS)
+
+host-deps-e2e: host-deps
+	@bash test/host-deps.sh $(E2E_DEPS)
 
 dist/gardener-node-agent: deps $(shell find src -name '*.ts' 2>/dev/null) package.json
 	@mkdir -p dist
@@ -40,16 +52,16 @@ typecheck: deps
 	$(TSC) --noEmit
 
 # Whole-binary tests use dist/gardener-node-agent, so build first.
-test: deps build typecheck
+test: deps host-deps build typecheck
 	$(BUN) test --timeout 60000
 
-bench: deps build oci
+bench: deps host-deps build oci
 	$(BUN) run bench/run.ts
 
-demo: deps build
+demo: deps host-deps build
 	$(BUN) run test/demo/demo.ts
 
-e2e: deps build-all oci
+e2e: deps host-deps-e2e build-all oci
 	bash test/e2e/run.sh
 
 oci: build-all
