@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Kube, KubeObject } from "../kube/types.ts";
 import type { LogFields, Logger } from "../log/types.ts";
+import { nopLogger } from "../log/index.ts";
 import { createEventRecorder, nodeRef } from "./events.ts";
 
 function setup(fail = false) {
@@ -44,5 +45,16 @@ describe("createEventRecorder", () => {
     const { rec, errors } = setup(true);
     await rec.event(nodeRef({ metadata: { name: "n1" } }), "Warning", "SystemDUnitRestart", "Restart", "x");
     expect(errors.map(([m]) => m)).toEqual(["Failed to record event"]);
+  });
+});
+
+describe("createEventRecorder names", () => {
+  test("should give events recorded in the same millisecond distinct names", async () => {
+    const names: string[] = [];
+    const kube = { create: async (_r: unknown, _ns: string, obj: { metadata: { name: string } }) => (names.push(obj.metadata.name), obj) };
+    const rec = createEventRecorder({ kube: kube as never, clock: { now: () => 1_700_000_000_000, sleep: async () => {} }, log: nopLogger, component: "c", host: "h" });
+    await Promise.all(Array.from({ length: 50 }, () => rec.event({ kind: "Node", apiVersion: "v1", name: "n" }, "Normal", "R", "a", "x")));
+    expect(new Set(names).size).toBe(50);
+    for (const n of names) expect(n).toMatch(/^n\.[0-9a-f]+$/);
   });
 });

@@ -35,16 +35,20 @@ export function createEventRecorder(deps: {
   readonly component: string;
   readonly host: string;
 }): EventRecorder {
+  // client-go names events <object>.<UnixNano hex>; our clock has ms, so a per-recorder sequence (from a
+  // random start, for several recorders in one process) fills the nanoseconds and keeps names unique.
+  let seq = Math.floor(Math.random() * 1_000_000);
   return {
     async event(obj, type, reason, action, note) {
       const namespace = obj.namespace ?? "default";
       const now = new Date(deps.clock.now());
       const ts = now.toISOString().replace(/\.\d+Z$/, "Z");
-      const suffix = (BigInt(now.getTime()) * 1_000_000n).toString(16);
+      seq = (seq + 1) % 1_000_000;
+      const suffix = (BigInt(now.getTime()) * 1_000_000n + BigInt(seq)).toString(16);
       const ev: KubeObject = {
         apiVersion: "v1",
         kind: "Event",
-        metadata: { name: `${obj.name}.${suffix}${Math.floor(Math.random() * 0xfff).toString(16)}`, namespace },
+        metadata: { name: `${obj.name}.${suffix}`, namespace },
         involvedObject: {
           kind: obj.kind,
           apiVersion: obj.apiVersion,
