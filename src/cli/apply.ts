@@ -9,7 +9,7 @@ import { UsageError } from "./errors.ts";
  */
 export const command: Command = {
   name: "apply",
-  summary: "Apply an OperatingSystemConfig to this node without an API server",
+  summary: "Apply an OperatingSystemConfig into an image root without an API server (--offline)",
   usage: [
     "apply --offline --root DIR [--arch amd64|arm64] FILE   (or --osc FILE)",
     "Writes the OSC's files and units under DIR, enables units offline ([Install] symlinks) and records",

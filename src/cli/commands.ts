@@ -28,7 +28,7 @@ export const subcommands: readonly CommandEntry[] = [
   },
   {
     name: "apply",
-    summary: "Apply an OperatingSystemConfig to this node without an API server",
+    summary: "Apply an OperatingSystemConfig into an image root without an API server (--offline)",
     load: async () => (await import("./apply.ts")).command,
   },
   {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
+import { agentUnitContent } from '../../../src/bootstrap/unit.ts';
 import type { KubeObject } from './kube.ts';
 
 /** Everything the documents below are built from; decided once per run by `prepare`. */
@@ -16,21 +17,8 @@ export interface ScenarioIdentity {
 export const agentConfigPath = (version: string): string => `/var/lib/gardener-node-agent/config-${version}.yaml`;
 export const caPath = '/var/lib/gardener-node-agent/cluster-ca.crt';
 
-/** The unit of spec §6.2 (exact, no trailing newline). */
-export const agentUnit = `[Unit]
-Description=Gardener Node Agent
-After=network-online.target
-
-[Service]
-LimitMEMLOCK=infinity
-ExecStart=/opt/bin/gardener-node-agent --config-dir=/var/lib/gardener-node-agent
-Restart=always
-RestartSec=5
-StandardOutput=journal+console
-StandardError=journal
-
-[Install]
-WantedBy=multi-user.target`;
+/** The unit of spec §6.2, the same the bootstrap sub-command writes. */
+export const agentUnit = agentUnitContent;
 
 /** The agent config as gardenlet puts it into the reconcile OSC (no bootstrap section, token sync configured). */
 export function reconcileAgentConfig(id: ScenarioIdentity): string {
