@@ -10,6 +10,7 @@ import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { checkApplyTargets } from "./targets.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
 
@@ -43,6 +44,7 @@ async function planApply(
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
   const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
   const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
+  await step("failed validating operating system config", () => checkApplyTargets(host, changes));
   return { changes, resumed, planned };
 }
 
