@@ -25,6 +25,7 @@ export const issueText = (issue: v.BaseIssue<unknown>): string => {
     return `invalid type: ${expected}got ${kindOf(issue.input)}`;
   }
   if (issue.kind === "validation") {
+    if (issue.type === "check") return issue.message; // this project's own sentence
     const rule = ruleText[issue.type];
     if (rule !== undefined) return `invalid value: ${rule(issue.expected ?? "")}`;
     return `invalid value (${issue.type.replaceAll("_", " ")})`;
