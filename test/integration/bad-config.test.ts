@@ -103,9 +103,10 @@ describe("agent with a bad config", () => {
 
 describe("agent with a malformed kubeconfig", () => {
   test.each([
-    ["a YAML syntax error", `apiVersion: v1\nclusters:\n- cluster:\n    server: https://x\n    certificate-authority-data: "${secret}\n  name: a\n`],
-    ["a value of the wrong type", `apiVersion: v1\nclusters:\n- cluster:\n    server: [${secret}]\n  name: a\n`],
-    ["a collection as a key", `apiVersion: v1\nclusters:\n- ? [${secret}]\n  : x\n`],
+    ["a YAML syntax error in a flow mapping", `apiVersion: v1\nusers:\n- name: a\n  user: {token: ${secret}, x: [a}\n`],
+    ["a YAML syntax error in a block mapping", `apiVersion: v1\nusers:\n- name: a\n  user:\n    token: ${secret}\n   bad: x\n`],
+    ["a value of the wrong type", `apiVersion: v1\nclusters:\n- cluster:\n    server: https://x\n    insecure-skip-tls-verify: ${secret}\n  name: a\n`],
+    ["a collection as a key", `apiVersion: v1\nclusters:\n  ? [${secret}]\n  : x\n`],
   ])("should stop with exit 1 and print neither its bytes nor an unstructured warning for %s", async (_what, kubeconfig) => {
     const root = machine((file, dir) => {
       const port = () => 20_000 + Math.floor(Math.random() * 40_000);
