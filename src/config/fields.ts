@@ -56,7 +56,7 @@ export const duration = v.pipe(
       return parseDuration(dataset.value);
     } catch (err) {
       if (!(err instanceof DurationError)) throw err;
-      addIssue({ message: `invalid duration: ${err.reason}` });
+      addIssue({ message: err.reason });
       return NEVER;
     }
   }),
@@ -78,7 +78,7 @@ export const durationOr = (fallbackMs: number) =>
         return parseDuration(value);
       } catch (err) {
         if (!(err instanceof DurationError)) throw err;
-        addIssue({ message: `invalid duration: ${err.reason}` });
+        addIssue({ message: err.reason });
         return NEVER;
       }
     }),
