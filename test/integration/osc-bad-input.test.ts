@@ -221,7 +221,7 @@ describe("OSC controller runtime with bad input", () => {
       expect(controller.stats().terminalErrors).toBe(1);
 
       const good = w.setOsc(acceptanceOsc());
-      await sim.waitFor("nodes", "", w.nodeName, (o) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
+      await sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
       expect(await w.text("/example/file")).toBe("file1");
       const stats = controller.stats();
       // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.
