@@ -27,7 +27,12 @@ async function secretRefBytes(kube: Kube, name: string, dataKey: string, path: s
     if (isNotFound(err)) throw new OscInputError(`file "${path}": secret "${name}" not found`, path, { cause: err, permanent: false });
     throw err;
   }
-  const bytes = secretValue(secret, dataKey);
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = secretValue(secret, dataKey);
+  } catch (err) {
+    throw new OscInputError(`file "${path}": secret "${name}" key "${dataKey}": ${(err as Error).message}`, path, { cause: err, permanent: false });
+  }
   if (bytes === undefined) {
     throw new OscInputError(`file "${path}": secret "${name}" does not contain key "${dataKey}"`, path, { permanent: false });
   }
