@@ -21,6 +21,7 @@ const ruleText: Readonly<Record<string, (expected: string) => string>> = {
  */
 export const issueText = (issue: v.BaseIssue<unknown>): string => {
   if (issue.kind === "schema") {
+    if (issue.input === undefined) return "required field missing";
     const expected = issue.expected === null ? "" : `expected ${issue.expected.toLowerCase()}, `;
     return `invalid type: ${expected}got ${kindOf(issue.input)}`;
   }

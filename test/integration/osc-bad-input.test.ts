@@ -67,12 +67,12 @@ describe("OSC controller with bad input", () => {
   });
 
   describe("paths and names checked before the first write", () => {
-    test("should refuse a drop-in directory behind a symlink that leaves the root", async () => {
+    test("should refuse a drop-in directory behind a symlink that leaves the root, and retry (the host may be repaired)", async () => {
       const w = await world();
       await symlink("../../../../../../../../outside", join(w.root, "etc/systemd/system/unit5.service.d"));
       w.setOsc(acceptanceOsc());
       const err = await failure(w.reconcile());
-      expect(err).toBeInstanceOf(TerminalError);
+      expect(err).not.toBeInstanceOf(TerminalError);
       expect(err?.message).toContain('unit "unit5.service": cannot write "/etc/systemd/system/unit5.service.d"');
       expect(err?.message).toContain("a symlink points outside the root");
       await expectUntouched(w);

@@ -11,6 +11,8 @@ const maxPathBytes = 4095;
 export const maxUnitNameLength = 255;
 
 const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
+/** A newline in a path or name would end up in unit files, logs and events as a line break. */
+const controlChars = /[\x00-\x1f\x7f]/;
 
 /** Absolute, normalised host path without "." / ".." segments, no control characters, within the kernel's limits. */
 export function validateFilePath(path: string): void {
@@ -18,8 +20,7 @@ export function validateFilePath(path: string): void {
   if (!path.startsWith("/")) throw new OscInputError(`file path ${q} is not absolute`, path);
   const segs = path.split("/").slice(1);
   if (segs.some((s) => s === "." || s === "..")) throw new OscInputError(`file path ${q} must not contain "." or ".." segments`, path);
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused here
-  if (/[\x00-\x1f\x7f]/.test(path)) throw new OscInputError(`file path ${q} contains a control character`, path);
+  if (controlChars.test(path)) throw new OscInputError(`file path ${q} contains a control character`, path);
   if (segs.at(-1) === "") throw new OscInputError(`file path ${q} names a directory`, path);
   if (byteLength(path) > maxPathBytes) throw new OscInputError(`file path ${q} is longer than ${maxPathBytes} bytes`, path);
   if (segs.some((s) => byteLength(s) > maxFileNameBytes)) {
@@ -85,8 +86,7 @@ export function validateDropInName(unit: string, name: string): void {
       ? "is not a file name"
       : name.includes("/")
         ? 'contains "/"'
-        : // eslint-disable-next-line no-control-regex -- control characters are what is refused here
-          /[\x00-\x1f\x7f]/.test(name)
+        : controlChars.test(name)
           ? "contains a control character"
           : byteLength(name) > maxFileNameBytes
             ? `is longer than ${maxFileNameBytes} bytes`

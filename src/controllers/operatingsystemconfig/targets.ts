@@ -41,8 +41,8 @@ export function applyTargets(changes: OscChanges): Target[] {
 /**
  * Checks, before the first write, that every target of the apply can be used: its parent directories
  * resolve inside the root (symlinks included) and are directories (or missing, to be created), and
- * nothing of the wrong kind sits at a file or directory target. Only reads. Throws OscInputError
- * (permanent: only a new OSC or a repaired host changes the answer, and the latter is rare enough).
+ * nothing of the wrong kind sits at a file or directory target. Only reads. Throws OscInputError, not
+ * permanent: an operator may repair the host, and the retry then converges without a new OSC.
  */
 export async function checkApplyTargets(host: HostFs, changes: OscChanges): Promise<void> {
   const dirs = new Map<string, Promise<string | undefined>>();
@@ -70,7 +70,7 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
   if (first !== undefined) {
     const { t, problem } = first;
     const what = t.subject === t.path ? `file "${t.path}"` : `unit "${t.subject}"`;
-    throw new OscInputError(`${what}: cannot ${t.use === "remove" ? "remove" : "write"} "${t.path}": ${problem}`, t.subject);
+    throw new OscInputError(`${what}: cannot ${t.use === "remove" ? "remove" : "write"} "${t.path}": ${problem}`, t.subject, { permanent: false });
   }
 }
 
