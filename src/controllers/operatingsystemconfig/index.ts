@@ -7,7 +7,7 @@ export { computeChanges, resumeOrCompute } from "./diff.ts";
 export { FileApplyError } from "./files.ts";
 export { allFiles, mergeUnits } from "./merge.ts";
 export { OscInputError } from "./plan.ts";
-export { createReconciler, OscSecretError } from "./reconcile.ts";
+export { createReconciler, OscChecksumError, OscSecretError } from "./reconcile.ts";
 export { UnitCommandsError } from "./units.ts";
 export {
   controllerName,
