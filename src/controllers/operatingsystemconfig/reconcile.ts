@@ -4,7 +4,8 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
-import { applyOsc } from "./apply.ts";
+import { applyOsc, type ApplyStop } from "./apply.ts";
+import { createHoldReporter } from "./hold-report.ts";
 import { step } from "./context.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
@@ -62,6 +63,7 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
+  const reportHold = createHoldReporter(deps);
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
@@ -116,8 +118,9 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return {};
     }
 
+    let stop: ApplyStop | undefined;
     try {
-      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
+      stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
     } catch (err) {
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
@@ -125,6 +128,14 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
       throw err;
+    }
+    if (stop !== undefined && "hold" in stop) {
+      await reportHold(stop.hold, checksum, node);
+      return { requeueAfterMs: stop.hold.requeueAfterMs };
+    }
+    if (stop !== undefined) {
+      log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
+      return { requeueAfterMs: stop.retryAfterMs };
     }
 
     if (node === undefined) {
