@@ -6,6 +6,7 @@ import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
 import { resumeOrCompute } from "./diff.ts";
+import { checkSupportedFields } from "./supported.ts";
 import type { GateHold } from "./gate.ts";
 import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./inplace/index.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
@@ -41,6 +42,7 @@ async function planApply(
   signal: AbortSignal,
 ): Promise<ApplyPlan> {
   const { host } = deps;
+  await step("failed checking operating system config", async () => checkSupportedFields(osc));
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
   const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());

@@ -12,7 +12,7 @@ import { checkKubeletAfterUpdate, removeCpuManagerState } from "./kubelet.ts";
 import { markSuccessful, readyForUpdate, updateResult } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
 import { updateOperatingSystem } from "./os-update.ts";
-import { checkInPlaceFields, inPlaceSpecOf } from "./spec.ts";
+import { inPlaceSpecOf } from "./spec.ts";
 
 export class InPlaceNotWiredError extends Error {
   override readonly name = "InPlaceNotWiredError";
@@ -27,12 +27,10 @@ const inPlaceOf = (deps: OscControllerDeps): InPlaceDeps => {
 };
 
 /**
- * Steps 8, 9 and 11 (planning, nothing written): reject in-place fields this agent does not know, read
- * the OS version, fill the in-place flags of a freshly computed change set, and clear the OS flag
+ * Steps 8, 9 and 11 (planning, nothing written): read the OS version, fill the in-place flags of a freshly computed change set, and clear the OS flag
  * once the machine runs the desired version (after the reboot of an OS update).
  */
 export async function planInPlace(deps: OscControllerDeps, lastApplied: Osc | undefined, osc: Osc, changes: OscChanges, resumed: boolean): Promise<void> {
-  checkInPlaceFields(osc);
   const spec = inPlaceSpecOf(osc);
   if (spec === undefined) return;
   const current = await readOsVersion(deps.host);
