@@ -67,6 +67,8 @@ interface World {
   events(reason: string): Plain[];
   setReadyForUpdate(): void;
   restart(): AgentProcess;
+  /** A new boot id under the root, as after a reboot. */
+  reboot(id: string): Promise<void>;
 }
 
 const worlds: World[] = [];
@@ -82,7 +84,7 @@ afterEach(async () => {
  * is the OS update: it counts its runs and, when `updates`, writes the version it was given into
  * <root>/etc/os-release.
  */
-async function inPlaceWorld(name: string, opts: { updates?: boolean; sandbox?: SandboxOptions } = {}): Promise<World> {
+async function inPlaceWorld(name: string, opts: { updates?: boolean; blockFirstRun?: boolean; sandbox?: SandboxOptions } = {}): Promise<World> {
   const sb = await startSandbox({ nodeName: name, ...opts.sandbox });
   const dir = await mkdtemp(join(tmpdir(), "gna-inplace-"));
   const world: World = {
@@ -102,12 +104,17 @@ async function inPlaceWorld(name: string, opts: { updates?: boolean; sandbox?: S
       world.agent = sb.spawnAgent();
       return world.agent;
     },
+    reboot: (id) => writeFile(join(sb.root, "proc/sys/kernel/random/boot_id"), `${id}\n`),
   };
   worlds.push(world);
   await mkdir(join(sb.root, "etc"), { recursive: true });
   await writeFile(join(sb.root, "etc/os-release"), 'NAME="Garden Linux"\nPRETTY_NAME="Garden Linux 1592.6"\n');
+  await mkdir(join(sb.root, "proc/sys/kernel/random"), { recursive: true });
+  await world.reboot("boot-1");
   const write = opts.updates === false ? "" : `printf 'NAME="Garden Linux"\\nPRETTY_NAME="Garden Linux %s"\\n' "$1" > '${sb.root}/etc/os-release'\n`;
-  await writeFile(join(dir, "update-os"), `#!/bin/sh\nprintf x >> '${dir}/runs'\n${write}echo "updated to $1"\n`);
+  // blockFirstRun: the first run records its pid and hangs (the test kills it with the agent).
+  const block = opts.blockFirstRun === true ? `if [ ! -f '${dir}/pid' ]; then echo $$ > '${dir}/pid'; exec sleep 60; fi\n` : "";
+  await writeFile(join(dir, "update-os"), `#!/bin/sh\nprintf x >> '${dir}/runs'\n${block}${write}echo "updated to $1"\n`);
   await chmod(join(dir, "update-os"), 0o755);
   sb.sim.store.patch("nodes", "", name, "merge", { metadata: { labels: { "worker.gardener.cloud/gardener-node-agent-secret-name": sb.secretName } } });
 
@@ -178,8 +185,16 @@ describe("in-place updates of the compiled agent", () => {
     expect(w.runs()).toBe(1);
     expect(w.node()["metadata"]["annotations"]["node-agent.gardener.cloud/updating-operating-system-version"]).toBe("1600.0");
 
-    // "Reboot": the machine comes back on 1592.6.
+    // A restart of the agent alone (same boot) keeps waiting for the reboot: no failure, no second run.
     await w.agent.stop("SIGKILL");
+    w.restart();
+    await poll("the wait after the agent restart", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"));
+    expect(w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"]).toBeUndefined();
+    expect(w.runs()).toBe(1);
+
+    // Reboot: the machine comes back on 1592.6.
+    await w.agent.stop("SIGKILL");
+    await w.reboot("boot-2");
     w.restart();
     const failed = await poll("the failed label", () => (w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"] === "failed" ? w.node() : undefined));
     const reason: string = failed["metadata"]["annotations"]["node.machine.sapcloud.io/update-failed-reason"];
@@ -297,5 +312,23 @@ describe("in-place updates of the compiled agent", () => {
     expectSuccessful(w);
     expectFlagsCleared(w);
     expect(await sb.readHostFile("/etc/systemd/system/kubelet.service")).toContain("kubelet-1.32.0");
+  });
+
+  test("runs an OS update command again that was interrupted by a SIGKILL of the agent", async () => {
+    const w = await inPlaceWorld("inplace-kill-os", { blockFirstRun: true });
+    const { sb } = w;
+    w.setReadyForUpdate();
+    const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", updateScript: script(w) }));
+    const pid = Number(await poll("the hanging update command", () => (existsSync(join(w.dir, "pid")) ? readFileSync(join(w.dir, "pid"), "utf8").trim() || undefined : undefined)));
+    await w.agent.stop("SIGKILL");
+    process.kill(pid, "SIGKILL");
+    expect(readFileSync(join(sb.root, changesFile), "utf8")).toContain("  operatingSystemUpdate:\n    bootID: boot-1\n    state: running\n");
+
+    w.restart();
+    await sb.waitForApplied(checksum);
+    expect(w.runs()).toBe(2);
+    expect(await sb.readHostFile("/etc/os-release")).toContain("Garden Linux 1600.0");
+    expectSuccessful(w);
+    expectFlagsCleared(w);
   });
 });

@@ -25,15 +25,35 @@ export const classifyOsUpdateOutput = (output: string): Classification => (/netw
 
 const tail = (s: string): string => (s.length <= maxReasonChars ? s.trim() : `…${s.slice(-maxReasonChars).trim()}`);
 
+export const bootIdPath = "/proc/sys/kernel/random/boot_id";
+
+/** This boot's id (under the root, so a sandbox can "reboot"); "" when unknown. */
+export async function readBootId(ctx: ApplyContext): Promise<string> {
+  return ((await ctx.deps.host.readText(bootIdPath)) ?? "").trim();
+}
+
+type Resume = "run" | "wait-for-reboot";
+
 /**
- * §9.3 step 1: the Node says an update to the desired version was started, the flag says the OS is
- * still not there — the machine came back on the old version (rollback) or the update failed before.
- * Reported once (an existing reason is kept) and never retried: the agent does not loop on it.
+ * §9.3 step 1: the Node says an update to the desired version was started and the flag says the OS is
+ * not there. Within the same boot (our record in the changes file) the agent was only restarted: an
+ * interrupted command runs again, a finished one waits for its reboot, a failed one stays failed.
+ * After a reboot (or without our record, e.g. started by the Go agent) the machine came back on the
+ * old version: a rollback, reported once (an existing reason is kept) and never retried.
  */
-export async function detectRollback(ctx: ApplyContext, node: KubeObject, desired: string, current: string): Promise<void> {
+export async function detectRollback(ctx: ApplyContext, node: KubeObject, desired: string, current: string): Promise<Resume> {
   const started = annotation(node, updatingOsVersionAnnotation);
-  if (started === undefined || started !== desired || !ctx.store.changes.inPlaceUpdates.operatingSystem) return;
+  if (started === undefined || started !== desired || !ctx.store.changes.inPlaceUpdates.operatingSystem) return "run";
+  const record = ctx.store.changes.inPlaceUpdates.operatingSystemUpdate;
+  const boot = await readBootId(ctx);
   const existing = annotation(node, updateFailedReasonAnnotation);
+  if (record !== undefined && record !== null && boot !== "" && record.bootID === boot) {
+    if (record.state === "running") {
+      ctx.deps.log.info("The operating system update command was interrupted, running it again", { version: desired });
+      return "run";
+    }
+    if (record.state === "succeeded") return "wait-for-reboot";
+  }
   if (existing !== undefined && existing !== "") {
     throw new TerminalError(`operating system update to ${desired} failed before, not retrying: ${existing}`);
   }
@@ -41,6 +61,14 @@ export async function detectRollback(ctx: ApplyContext, node: KubeObject, desire
   await markFailed(ctx.deps.kube, node, reason, ctx.signal);
   throw new TerminalError(reason);
 }
+
+const waitForReboot = (after: string, desired: string): TerminalError =>
+  new TerminalError(`stopping reconciliation until gardener-node-agent is restarted after the OS update (running ${after}, updated to ${desired})`);
+
+const recordUpdate = (ctx: ApplyContext, bootID: string, state: "running" | "succeeded" | "failed" | undefined): Promise<void> =>
+  ctx.store.update((c) => {
+    c.inPlaceUpdates.operatingSystemUpdate = state === undefined ? undefined : { bootID, state };
+  });
 
 /** Runs the update command; retries network problems every interval within the window. */
 async function runUpdateCommand(ctx: ApplyContext, inPlace: InPlaceDeps, argv: readonly string[]): Promise<{ ok: true } | { ok: false; kind: Classification; output: string }> {
@@ -53,9 +81,12 @@ async function runUpdateCommand(ctx: ApplyContext, inPlace: InPlaceDeps, argv: r
     try {
       out = await inPlace.runCommand(argv, ctx.signal);
     } catch (err) {
+      // Killed by our deadline or shutdown: no verdict on the update, the record stays "running".
+      ctx.signal.throwIfAborted();
       // The command could not be started at all (missing, not executable): no retry helps.
       return { ok: false, kind: "fatal", output: err instanceof Error ? err.message : String(err) };
     }
+    ctx.signal.throwIfAborted();
     if (out.code === 0) return { ok: true };
     const kind = classifyOsUpdateOutput(out.output);
     log.info("Operating system update command failed", { exitCode: out.code, retriable: kind === "network", output: tail(out.output) });
@@ -73,17 +104,20 @@ export async function updateOperatingSystem(ctx: ApplyContext, inPlace: InPlaceD
   const { kube, host, log } = ctx.deps;
   const desired = inPlaceSpecOf(osc)?.operatingSystemVersion ?? "";
   const current = await readOsVersion(host);
-  await detectRollback(ctx, node, desired, current);
   if (!ctx.store.changes.inPlaceUpdates.operatingSystem) return {};
+  if ((await detectRollback(ctx, node, desired, current)) === "wait-for-reboot") throw waitForReboot(current, desired);
 
   const update = osUpdateOf(osc);
   if (update === undefined || update.command === "") throw new OsUpdateError("status.inPlaceUpdates.osUpdate.command is required for the operating system update");
   if (desired === "") throw new OsUpdateError("spec.inPlaceUpdates.operatingSystemVersion is required for the operating system update");
 
   log.info("Updating operating system in place", { from: current, to: desired });
+  const boot = await readBootId(ctx);
+  await recordUpdate(ctx, boot, "running");
   await patchNode(kube, node, { annotations: { [updatingOsVersionAnnotation]: desired } }, ctx.signal);
   const res = await runUpdateCommand(ctx, inPlace, [update.command, ...update.args]);
   if (!res.ok) {
+    await recordUpdate(ctx, boot, res.kind === "network" ? undefined : "failed");
     if (res.kind === "network") {
       const reason = `retriable error detected while updating the operating system to ${desired} (network problems), retrying in 10m: ${tail(res.output)}`;
       // The annotation goes: the next attempt is a retry of a command that never got through, not a rollback.
@@ -98,14 +132,14 @@ export async function updateOperatingSystem(ctx: ApplyContext, inPlace: InPlaceD
 
   const after = await readOsVersion(host);
   if (!osVersionsEqual(after, desired)) {
+    await recordUpdate(ctx, boot, "succeeded");
     log.info("Operating system update command succeeded, waiting for the restart into the new version", { current: after, desired });
-    throw new TerminalError(
-      `stopping reconciliation until gardener-node-agent is restarted after the OS update (running ${after}, updated to ${desired})`,
-    );
+    throw waitForReboot(after, desired);
   }
   log.info("Operating system updated", { version: after });
   await ctx.store.update((c) => {
     c.inPlaceUpdates.operatingSystem = false;
+    c.inPlaceUpdates.operatingSystemUpdate = undefined;
   });
   return {};
 }

@@ -107,6 +107,59 @@ describe("in-place update steps", () => {
       expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBeUndefined();
     });
 
+    describe("after a restart of the agent during an OS update", () => {
+      const bootId = "/proc/sys/kernel/random/boot_id";
+      const changesFile = "/var/lib/gardener-node-agent/last-computed-osc-changes.yaml";
+
+      test("should wait for the reboot in the same boot once the command succeeded, without a failure", async () => {
+        const { w, f } = await world();
+        await w.host.writeFileAtomic(bootId, "boot-1\n", 0o444);
+        w.setOsc(osc({ os: "1.2.4" }));
+        await failure(w.reconcile({ inPlace: f.deps() }));
+        expect(await w.text(changesFile)).toContain("  operatingSystemUpdate:\n    bootID: boot-1\n    state: succeeded\n");
+        const err = await failure(w.reconcile({ inPlace: f.deps() }));
+        expect(findInChain(err, TerminalError)?.message).toStartWith("stopping reconciliation until gardener-node-agent is restarted after the OS update");
+        expect(f.commands).toHaveLength(1);
+        expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBeUndefined();
+      });
+
+      test("should run an interrupted command again in the same boot", async () => {
+        const { w, f } = await world();
+        await w.host.writeFileAtomic(bootId, "boot-1\n", 0o444);
+        w.setOsc(osc({ os: "1.2.4" }));
+        // The first attempt dies with the process while the command runs.
+        const killed = new AbortController();
+        const inPlace = f.deps();
+        const dying: InPlaceDeps = {
+          ...inPlace,
+          runCommand: async () => {
+            killed.abort(new Error("killed"));
+            throw new Error("killed");
+          },
+        };
+        await failure(createReconciler(w.deps({ inPlace: dying }))({ namespace: "kube-system", name: w.secretName }, killed.signal));
+        expect(await w.text(changesFile)).toContain("    state: running\n");
+        expect(annotations(w)["node-agent.gardener.cloud/updating-operating-system-version"]).toBe("1.2.4");
+        await failure(w.reconcile({ inPlace }));
+        expect(f.commands).toEqual([["/opt/bin/update-os", "--to", "1.2.4"]]);
+        expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBeUndefined();
+      });
+
+      test("should report a rollback after a reboot into the old version", async () => {
+        const { w, f } = await world();
+        await w.host.writeFileAtomic(bootId, "boot-1\n", 0o444);
+        w.setOsc(osc({ os: "1.2.4" }));
+        await failure(w.reconcile({ inPlace: f.deps() }));
+        await w.host.writeFileAtomic(bootId, "boot-2\n", 0o444);
+        const err = await failure(w.reconcile({ inPlace: f.deps() }));
+        expect(findInChain(err, TerminalError)?.message).toBe(
+          "operating system update to version 1.2.4 was started but the node runs version 1.2.3: suspected rollback of the OS update",
+        );
+        expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBe("failed");
+        expect(f.commands).toHaveLength(1);
+      });
+    });
+
     test("should retry network problems, report them and try again after 10 minutes", async () => {
       const { w, f } = await world();
       w.setOsc(osc({ os: "1.2.4" }));

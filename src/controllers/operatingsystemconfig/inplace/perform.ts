@@ -37,6 +37,7 @@ export async function planInPlace(deps: OscControllerDeps, lastApplied: Osc | un
   if (!resumed) changes.inPlaceUpdates = computeInPlaceFlags(lastApplied, osc, current);
   if (changes.inPlaceUpdates.operatingSystem && osVersionsEqual(current, spec.operatingSystemVersion)) {
     changes.inPlaceUpdates.operatingSystem = false;
+    changes.inPlaceUpdates.operatingSystemUpdate = undefined;
   }
 }
 
