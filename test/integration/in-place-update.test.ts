@@ -8,9 +8,9 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SystemdAction } from "../doubles/systemd/index.ts";
+import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
 import { startSandbox, type AgentProcess, type Sandbox, type SandboxOptions } from "../harness/sandbox.ts";
 
-type Plain = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const kubeletConfigPath = "/var/lib/kubelet/config/kubelet";
 const changesFile = "var/lib/gardener-node-agent/last-computed-osc-changes.yaml";

@@ -4,7 +4,7 @@ import type { Osc } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { InPlaceDeps } from "./deps.ts";
 import { timingOf } from "./deps.ts";
-import { annotation, markFailed, patchNode, updateFailedReasonAnnotation, updatingOsVersionAnnotation } from "./node.ts";
+import { annotation, markFailed, patchNode, updateFailedReasonAnnotation, updateResultLabel, updatingOsVersionAnnotation } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
 import { inPlaceSpecOf, osUpdateOf } from "./spec.ts";
 
@@ -103,8 +103,8 @@ async function runUpdateCommand(ctx: ApplyContext, inPlace: InPlaceDeps, argv: r
 export async function updateOperatingSystem(ctx: ApplyContext, inPlace: InPlaceDeps, osc: Osc, node: KubeObject): Promise<{ requeueAfterMs?: number }> {
   const { kube, host, log } = ctx.deps;
   const desired = inPlaceSpecOf(osc)?.operatingSystemVersion ?? "";
-  const current = await readOsVersion(host);
   if (!ctx.store.changes.inPlaceUpdates.operatingSystem) return {};
+  const current = await readOsVersion(host);
   if ((await detectRollback(ctx, node, desired, current)) === "wait-for-reboot") throw waitForReboot(current, desired);
 
   const update = osUpdateOf(osc);
@@ -121,7 +121,8 @@ export async function updateOperatingSystem(ctx: ApplyContext, inPlace: InPlaceD
     if (res.kind === "network") {
       const reason = `retriable error detected while updating the operating system to ${desired} (network problems), retrying in 10m: ${tail(res.output)}`;
       // The annotation goes: the next attempt is a retry of a command that never got through, not a rollback.
-      await patchNode(kube, node, { labels: { "node.machine.sapcloud.io/update-result": "failed" }, annotations: { [updateFailedReasonAnnotation]: reason, [updatingOsVersionAnnotation]: null } }, ctx.signal);
+      const annotations = { [updateFailedReasonAnnotation]: reason, [updatingOsVersionAnnotation]: null };
+      await patchNode(kube, node, { labels: { [updateResultLabel]: "failed" }, annotations }, ctx.signal);
       log.info("Operating system update hit network problems, retrying later", { requeueAfterMs: networkRetryRequeueMs });
       return { requeueAfterMs: networkRetryRequeueMs };
     }

@@ -71,8 +71,7 @@ export async function performInPlaceUpdate(ctx: ApplyContext, osc: Osc): Promise
   const node = ctx.node;
   if (node === undefined || inPlaceSpecOf(osc) === undefined) return {};
   const { kube, log } = ctx.deps;
-  const flags = ctx.store.changes.inPlaceUpdates;
-  if (flags.operatingSystem) {
+  if (ctx.store.changes.inPlaceUpdates.operatingSystem) {
     const res = await updateOperatingSystem(ctx, inPlaceOf(ctx.deps), osc, node);
     if (res.requeueAfterMs !== undefined) return { retryAfterMs: res.requeueAfterMs };
   }
