@@ -5,7 +5,6 @@ import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import { applyOsc, type ApplyStop } from "./apply.ts";
-import { createHoldReporter } from "./hold-report.ts";
 import { step } from "./context.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
@@ -17,6 +16,7 @@ import {
   patchNodeMetadata,
 } from "./node.ts";
 import { secretValue } from "./plan.ts";
+import { HoldReporter } from "./hold.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
@@ -63,7 +63,7 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
-  const reportHold = createHoldReporter(deps);
+  const holds = new HoldReporter(deps.log, deps.events);
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
@@ -129,10 +129,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       }
       throw err;
     }
-    if (stop !== undefined && "hold" in stop) {
-      await reportHold(stop.hold, checksum, node);
-      return { requeueAfterMs: stop.hold.requeueAfterMs };
-    }
+    if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold);
     if (stop !== undefined) {
       log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
       return { requeueAfterMs: stop.retryAfterMs };
