@@ -11,6 +11,7 @@ import { inPlaceSpecOf, osUpdateOf } from "./spec.ts";
 /** Network problems are retried for a while and then every 10 minutes (§2.4, §9.3). */
 export const networkRetryRequeueMs = 10 * 60 * 1000;
 const maxReasonChars = 1024;
+const reportTimeoutMs = 10_000;
 
 export class OsUpdateError extends Error {
   override readonly name = "OsUpdateError";
@@ -70,6 +71,18 @@ const recordUpdate = (ctx: ApplyContext, bootID: string, state: "running" | "suc
     c.inPlaceUpdates.operatingSystemUpdate = state === undefined ? undefined : { bootID, state };
   });
 
+const deadlineExceeded = (signal: AbortSignal): boolean => signal.reason instanceof DOMException && signal.reason.name === "TimeoutError";
+
+/**
+ * The command was killed with the reconcile. By the 3-minute deadline it failed (running it again would
+ * only be killed again); by a shutdown there is no verdict and the record stays "running", so the next
+ * start runs it again.
+ */
+function interrupted(signal: AbortSignal): { ok: false; kind: Classification; output: string } {
+  if (deadlineExceeded(signal)) return { ok: false, kind: "fatal", output: "the update command did not finish within the reconcile deadline (3m)" };
+  throw signal.reason;
+}
+
 /** Runs the update command; retries network problems every interval within the window. */
 async function runUpdateCommand(ctx: ApplyContext, inPlace: InPlaceDeps, argv: readonly string[]): Promise<{ ok: true } | { ok: false; kind: Classification; output: string }> {
   const { clock, log } = ctx.deps;
@@ -81,12 +94,11 @@ async function runUpdateCommand(ctx: ApplyContext, inPlace: InPlaceDeps, argv: r
     try {
       out = await inPlace.runCommand(argv, ctx.signal);
     } catch (err) {
-      // Killed by our deadline or shutdown: no verdict on the update, the record stays "running".
-      ctx.signal.throwIfAborted();
+      if (ctx.signal.aborted) return interrupted(ctx.signal);
       // The command could not be started at all (missing, not executable): no retry helps.
       return { ok: false, kind: "fatal", output: err instanceof Error ? err.message : String(err) };
     }
-    ctx.signal.throwIfAborted();
+    if (ctx.signal.aborted) return interrupted(ctx.signal);
     if (out.code === 0) return { ok: true };
     const kind = classifyOsUpdateOutput(out.output);
     log.info("Operating system update command failed", { exitCode: out.code, retriable: kind === "network", output: tail(out.output) });
@@ -118,16 +130,18 @@ export async function updateOperatingSystem(ctx: ApplyContext, inPlace: InPlaceD
   const res = await runUpdateCommand(ctx, inPlace, [update.command, ...update.args]);
   if (!res.ok) {
     await recordUpdate(ctx, boot, res.kind === "network" ? undefined : "failed");
+    // After our own deadline the failure is still reported, under a short deadline of its own.
+    const report = ctx.signal.aborted ? AbortSignal.timeout(reportTimeoutMs) : ctx.signal;
     if (res.kind === "network") {
       const reason = `retriable error detected while updating the operating system to ${desired} (network problems), retrying in 10m: ${tail(res.output)}`;
       // The annotation goes: the next attempt is a retry of a command that never got through, not a rollback.
       const annotations = { [updateFailedReasonAnnotation]: reason, [updatingOsVersionAnnotation]: null };
-      await patchNode(kube, node, { labels: { [updateResultLabel]: "failed" }, annotations }, ctx.signal);
+      await patchNode(kube, node, { labels: { [updateResultLabel]: "failed" }, annotations }, report);
       log.info("Operating system update hit network problems, retrying later", { requeueAfterMs: networkRetryRequeueMs });
       return { requeueAfterMs: networkRetryRequeueMs };
     }
     const reason = `non-retriable error detected while updating the operating system to ${desired}: ${tail(res.output)}`;
-    await markFailed(kube, node, reason, ctx.signal);
+    await markFailed(kube, node, reason, report);
     throw new TerminalError(reason);
   }
 

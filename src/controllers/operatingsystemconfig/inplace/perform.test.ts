@@ -189,6 +189,24 @@ describe("in-place update steps", () => {
       expect(w.events().filter((e) => e["reason"] === "OSCApplyFailed").length).toBe(2);
     });
 
+    test("should fail for good when the command outlives the reconcile deadline", async () => {
+      const { w, f } = await world();
+      w.setOsc(osc({ os: "1.2.4" }));
+      const inPlace: InPlaceDeps = {
+        ...f.deps(),
+        // Hangs until the reconcile's deadline kills it, like a real process would be.
+        runCommand: (argv, signal) =>
+          new Promise((resolve) => {
+            f.commands.push(argv);
+            signal.addEventListener("abort", () => resolve({ code: 137, output: "" }), { once: true });
+          }),
+      };
+      const err = await failure(createReconciler(w.deps({ inPlace }))({ namespace: "kube-system", name: w.secretName }, AbortSignal.timeout(4_000)));
+      expect(findInChain(err, TerminalError)?.message).toContain("the update command did not finish within the reconcile deadline");
+      expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBe("failed");
+      expect(f.commands).toHaveLength(1);
+    });
+
     test("should fail before anything runs without a command", async () => {
       const { w, f } = await world();
       w.setOsc(osc({ os: "1.2.4", command: null }));
