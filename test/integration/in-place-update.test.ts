@@ -108,4 +108,19 @@ describe("in-place OS updates of the compiled agent", () => {
     expectSuccessful(w);
     expectFlagsCleared(w);
   });
+
+  test("stops at an in-place field it does not implement, with a Warning event naming it", async () => {
+    const w = await inPlaceWorld("inplace-unknown");
+    const { sb } = w;
+    w.setReadyForUpdate();
+    const osc = JSON.parse(inPlaceOsc({ os: "1600.0", motd: "new", updateScript: script(w) })) as Plain;
+    osc["spec"]["inPlaceUpdates"]["machineImageDigest"] = "sha256:abc";
+    const checksum = sb.setOsc(JSON.stringify(osc));
+    const warning = await poll("the warning", () => w.events("OSCApplyFailed")[0]);
+    expect(warning["type"]).toBe("Warning");
+    expect(warning["message"]).toContain("operating system config field spec.inPlaceUpdates.machineImageDigest is not supported by this agent");
+    expect(await sb.readHostFile("/etc/demo/motd")).toBe("base\n");
+    expect(w.runs()).toBe(0);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).not.toBe(checksum);
+  });
 });
