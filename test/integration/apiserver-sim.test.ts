@@ -27,7 +27,19 @@ async function watch(path: string, client = admin): Promise<WatchStream> {
 }
 
 const SECRETS = "/api/v1/namespaces/kube-system/secrets";
+/** base64 of an empty list of `kind` as kube's JSON encoder writes it (nil items, trailing newline). */
+const blueprint = (kind: string, apiVersion: string) =>
+  Buffer.from(`${JSON.stringify({ kind: `${kind}List`, apiVersion, metadata: {}, items: null })}\n`).toString("base64");
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+const NODES = "/api/v1/nodes";
+const MERGE = "application/merge-patch+json";
+const SMP = "application/strategic-merge-patch+json";
+const JSONPATCH = "application/json-patch+json";
+/** NodeSystemInfo as Go serialises its zero value: ten empty strings. */
+const EMPTY_NODE_INFO = {
+  machineID: "", systemUUID: "", bootID: "", kernelVersion: "", osImage: "", containerRuntimeVersion: "", kubeletVersion: "",
+  kubeProxyVersion: "", operatingSystem: "", architecture: "",
+};
 const meta = (b: unknown) => (b as { metadata: Record<string, unknown> }).metadata;
 
 describe("apiserver simulator CRUD", () => {
@@ -115,7 +127,7 @@ describe("apiserver simulator CRUD", () => {
 });
 
 describe("apiserver simulator watch", () => {
-  test("replays existing objects as ADDED, then a BOOKMARK, then live events", async () => {
+  test("replays existing objects as ADDED, then the initial-events-end BOOKMARK (WatchList defaults), then live events", async () => {
     await admin.call("POST", SECRETS, { body: { metadata: { name: "w-replay", labels: { set: "replay" } } } });
     const w = await watch(`${SECRETS}?watch=1&allowWatchBookmarks=true&labelSelector=set%3Dreplay`);
     const first = await w.next();
@@ -123,7 +135,13 @@ describe("apiserver simulator watch", () => {
     expect(meta(first.object)["name"]).toBe("w-replay");
     const bm = await w.next();
     expect(bm.type).toBe("BOOKMARK");
-    expect(bm.object).toEqual({ kind: "Secret", apiVersion: "v1", metadata: { resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null } });
+    expect(bm.object).toEqual({
+      kind: "Secret", apiVersion: "v1",
+      metadata: {
+        resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null,
+        annotations: { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Secret", "v1") },
+      },
+    });
     await admin.call("DELETE", `${SECRETS}/w-replay`);
     const del = await w.next();
     expect(del.type).toBe("DELETED");
@@ -136,13 +154,68 @@ describe("apiserver simulator watch", () => {
     expect((await w.next()).type).toBe("ADDED");
     const bm = await w.next();
     expect(bm.type).toBe("BOOKMARK");
-    expect(meta(bm.object)["annotations"]).toEqual({ "k8s.io/initial-events-end": "true" });
+    expect(meta(bm.object)["annotations"]).toEqual({ "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Secret", "v1") });
+  });
+
+  test.each([
+    ["resourceVersion=0&allowWatchBookmarks=true", ["ADDED", "BOOKMARK:end"]],
+    ["allowWatchBookmarks=1", ["ADDED", "BOOKMARK:end"]],
+    ["", ["ADDED"]],
+    ["allowWatchBookmarks=false", ["ADDED"]],
+    ["sendInitialEvents=true&resourceVersionMatch=NotOlderThan", ["ADDED"]],
+    ["sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", []],
+    ["resourceVersion=0&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", []],
+    ["resourceVersion=CURRENT&allowWatchBookmarks=true", []],
+  ])("a watch with %p starts with %p (bookmark end only for sendInitialEvents, given or defaulted, with bookmarks)", async (query, expected) => {
+    const name = `w-dflt-${Bun.hash(query).toString(36)}`;
+    await admin.call("POST", SECRETS, { body: { metadata: { name } } });
+    const q = query.replace("CURRENT", String(sim.store.resourceVersion));
+    const w = await watch(`${SECRETS}?watch=1&fieldSelector=metadata.name%3D${name}${q === "" ? "" : `&${q}`}`);
+    // a marker written after the watch opened ends the initial part: whatever came before it is the replay
+    await admin.call("PATCH", `${SECRETS}/${name}`, { body: { metadata: { labels: { marker: "1" } } }, contentType: MERGE });
+    const seen: string[] = [];
+    for (;;) {
+      const ev = await w.next();
+      if (ev.type === "MODIFIED") break;
+      const end = ev.type === "BOOKMARK" && meta(ev.object)["annotations"] !== undefined;
+      seen.push(end ? "BOOKMARK:end" : ev.type);
+    }
+    expect(seen).toEqual(expected);
+  });
+
+  test("sends the bookmark as an empty object of the watched type, with the type's zero-value fields", async () => {
+    const w = await watch(`${NODES}?watch=1&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dno-such-node`);
+    const bm = await w.next();
+    expect(bm).toEqual({
+      type: "BOOKMARK",
+      object: {
+        kind: "Node", apiVersion: "v1",
+        metadata: {
+          resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null,
+          annotations: { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Node", "v1") },
+        },
+        spec: {},
+        status: { daemonEndpoints: { kubeletEndpoint: { Port: 0 } }, nodeInfo: EMPTY_NODE_INFO },
+      },
+    });
+    const lw = await watch(`${LEASES}?watch=1&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dnone`);
+    const lbm = (await lw.next()).object;
+    expect(lbm["spec"]).toEqual({});
+    expect(Buffer.from(String(meta(lbm)["annotations"] && (meta(lbm)["annotations"] as Record<string, string>)["kubernetes.io/initial-events-list-blueprint"]), "base64").toString())
+      .toBe('{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{},"items":null}\n');
   });
 
   test("rejects sendInitialEvents without resourceVersionMatch=NotOlderThan with 422", async () => {
-    const r = await admin.call("GET", `${SECRETS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`);
+    const r = await admin.call("GET", `${SECRETS}?watch=1&sendInitialEvents=false&allowWatchBookmarks=true`);
     expect(r.status).toBe(422);
-    expect(r.body).toMatchObject({ reason: "Invalid", details: { group: "meta.k8s.io", kind: "ListOptions" } });
+    expect(r.body).toMatchObject({
+      reason: "Invalid", details: { group: "meta.k8s.io", kind: "ListOptions" },
+      message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    });
+    const noMatch = await admin.call("GET", `${SECRETS}?watch=1&resourceVersion=5&resourceVersionMatch=NotOlderThan`);
+    expect(noMatch.body).toMatchObject({
+      message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+    });
   });
 
   test("resumes from a resourceVersion and delivers every later event in order", async () => {
@@ -289,10 +362,6 @@ describe("apiserver simulator selectors", () => {
   });
 });
 
-const NODES = "/api/v1/nodes";
-const MERGE = "application/merge-patch+json";
-const SMP = "application/strategic-merge-patch+json";
-const JSONPATCH = "application/json-patch+json";
 
 describe("apiserver simulator patch", () => {
   test("applies a strategic merge patch by merge key, with $patch: delete and null removal", async () => {
@@ -308,7 +377,8 @@ describe("apiserver simulator patch", () => {
     expect(r.status).toBe(200);
     const o = r.body as { metadata: { labels: unknown }; status: { conditions: unknown[]; addresses: unknown[] } };
     expect(o.metadata.labels).toEqual({ keep: "1", added: "1" });
-    expect(o.status.conditions).toEqual([{ type: "Ready", status: "True" }, { type: "New", status: "True" }]);
+    const untimed = { lastHeartbeatTime: null, lastTransitionTime: null };
+    expect(o.status.conditions).toEqual([{ type: "Ready", status: "True", ...untimed }, { type: "New", status: "True", ...untimed }]);
     expect(o.status.addresses).toEqual([{ type: "InternalIP", address: "10.0.0.1" }]);
   });
 
