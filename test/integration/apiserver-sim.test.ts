@@ -400,11 +400,24 @@ describe("apiserver simulator patch", () => {
     expect((ok.body as { data: unknown }).data).toEqual({ a: "2", b: "3" });
     const failed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: [{ op: "test", path: "/data/a", value: "1" }], contentType: JSONPATCH });
     expect(failed.status).toBe(422);
-    expect(failed.body).toMatchObject({ reason: "Invalid", code: 422 });
+    expect(failed.body).toEqual({
+      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
+      message: "the server rejected our request due to an error in our request", reason: "Invalid", details: {}, code: 422,
+    });
     const missing = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: [{ op: "remove", path: "/data/zzz" }], contentType: JSONPATCH });
     expect(missing.status).toBe(422);
     const malformed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: "{not json", contentType: JSONPATCH });
     expect(malformed.status).toBe(400);
+  });
+
+  test.each(["application/json", "text/plain", "application/json-patch+json+x"])("answers a PATCH with Content-Type %p like go-restful: 415 with empty details", async (ct) => {
+    sim.store.create("configmaps", { metadata: { name: `ct-${Bun.hash(ct).toString(36)}`, namespace: "default" } });
+    const r = await admin.call("PATCH", `/api/v1/namespaces/default/configmaps/ct-${Bun.hash(ct).toString(36)}`, { body: { data: { a: "1" } }, contentType: ct });
+    expect(r.status).toBe(415);
+    expect(r.body).toEqual({
+      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "415: Unsupported Media Type",
+      reason: "UnsupportedMediaType", details: {}, code: 415,
+    });
   });
 
   test("treats a resourceVersion inside a patch as a precondition", async () => {
@@ -430,6 +443,27 @@ describe("apiserver simulator type rules", () => {
   test("adds the not-ready taint to a new Node", async () => {
     const r = await admin.call("POST", NODES, { body: { metadata: { name: "taint-node" } } });
     expect((r.body as { spec: unknown }).spec).toEqual({ taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] });
+  });
+
+  test("serialises a Node without status with Go's zero NodeStatus, on create, get, list and watch", async () => {
+    const w = await watch(`${NODES}?watch=1&resourceVersion=${sim.store.resourceVersion}&fieldSelector=metadata.name%3Dbare-node`);
+    const r = await admin.call("POST", NODES, { body: { metadata: { name: "bare-node" } } });
+    const zero = { daemonEndpoints: { kubeletEndpoint: { Port: 0 } }, nodeInfo: EMPTY_NODE_INFO };
+    expect(r.body).toMatchObject({ kind: "Node", apiVersion: "v1", status: zero });
+    expect(Object.keys(r.body as object)).toEqual(["kind", "apiVersion", "metadata", "spec", "status"]);
+    expect((await admin.call("GET", `${NODES}/bare-node`)).body).toEqual(r.body);
+    const list = (await admin.call("GET", `${NODES}?fieldSelector=metadata.name%3Dbare-node`)).body as { items: Record<string, unknown>[] };
+    expect(list.items[0]!["status"]).toEqual(zero);
+    expect((await w.next()).object["status"]).toEqual(zero);
+    const lease = await admin.call("POST", LEASES, { body: { metadata: { name: "bare-lease" } } });
+    expect((lease.body as { spec: unknown }).spec).toEqual({});
+  });
+
+  test("keeps the resourceVersion when a Node is written back with its zero-value fields left out", async () => {
+    const c = await admin.call("POST", NODES, { body: { metadata: { name: "noop-node" } } });
+    const { status: _s, ...noStatus } = c.body as Record<string, unknown>;
+    const u = await admin.call("PUT", `${NODES}/noop-node/status`, { body: { ...noStatus, status: { nodeInfo: {} } } });
+    expect(meta(u.body)["resourceVersion"]).toBe(meta(c.body)["resourceVersion"]);
   });
 
   test("stores status and labels but not spec through nodes/status, and drops status sent to the main resource", async () => {
@@ -471,6 +505,50 @@ describe("apiserver simulator type rules", () => {
     expect(r.status).toBe(code);
     if (code === 422)
       expect(r.body).toMatchObject({ reason: "Invalid", details: { name: "ev-kube-system", kind: "Event" }, message: 'Event "ev-kube-system" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace' });
+  });
+
+  test("gives a minimal core/v1 Event the zero values Go serialises, in field order", async () => {
+    const r = await admin.call("POST", "/api/v1/namespaces/default/events", { body: { metadata: { name: "ev-min" } } });
+    expect(r.status).toBe(201);
+    const { metadata: _m, ...rest } = r.body as Record<string, unknown>;
+    expect(rest).toEqual({
+      kind: "Event", apiVersion: "v1", involvedObject: {}, source: {}, firstTimestamp: null, lastTimestamp: null, eventTime: null,
+      reportingComponent: "", reportingInstance: "",
+    });
+    expect(Object.keys(rest)).toEqual(["kind", "apiVersion", "involvedObject", "source", "firstTimestamp", "lastTimestamp", "eventTime", "reportingComponent", "reportingInstance"]);
+    const view = await admin.call("GET", "/apis/events.k8s.io/v1/namespaces/default/events/ev-min");
+    const { metadata: _vm, ...viewRest } = view.body as Record<string, unknown>;
+    expect(viewRest).toEqual({
+      kind: "Event", apiVersion: "events.k8s.io/v1", regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null,
+      deprecatedLastTimestamp: null, eventTime: null,
+    });
+  });
+
+  test("names each failing field of a core/v1 Event with eventTime in validation order, the reporting component first", async () => {
+    const r = await admin.call("POST", "/api/v1/namespaces/default/events", {
+      body: { metadata: { name: "ev-new-style" }, eventTime: "2026-01-02T03:04:05.000001Z", involvedObject: { kind: "Node", name: "n1" }, type: "Normal" },
+    });
+    expect(r.status).toBe(422);
+    const body = r.body as { message: string; details: { causes: unknown[] } };
+    expect(body.details.causes).toEqual([
+      { reason: "FieldValueRequired", message: "Required value", field: "reportingComponent" },
+      { reason: "FieldValueInvalid", message: 'Invalid value: "": name part must be non-empty', field: "reportingComponent" },
+      {
+        reason: "FieldValueInvalid", field: "reportingComponent",
+        message: "Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      },
+      { reason: "FieldValueRequired", message: "Required value", field: "reportingInstance" },
+      { reason: "FieldValueRequired", message: "Required value", field: "action" },
+      { reason: "FieldValueRequired", message: "Required value", field: "reason" },
+    ]);
+    expect(body.message).toStartWith('Event "ev-new-style" is invalid: [reportingComponent: Required value, reportingComponent: Invalid value: "": name part must be non-empty, ');
+  });
+
+  test("checks a core/v1 Event name only as a path segment, after the Event rules", async () => {
+    const ok = await admin.call("POST", "/api/v1/namespaces/default/events", { body: { metadata: { name: "Node_A.17f0" } } });
+    expect(ok.status).toBe(201);
+    const bad = await admin.call("POST", "/api/v1/namespaces/default/events", { body: { metadata: { name: "a%b" } } });
+    expect(bad.body).toMatchObject({ code: 422, message: `Event "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain '%'` });
   });
 
   test("stores events.k8s.io/v1 Events as core Events and shows each in its own shape", async () => {
@@ -575,10 +653,11 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     const { csrPem, keyPem } = await makeCsrPem(AGENT_USER, "gardener.cloud:node-agents");
     const created = await boot.call("POST", CSRS, { body: csrBody("node-agent-csr-test", csrPem) });
     expect(created.status).toBe(201);
-    expect((created.body as { spec: { username: string; groups: string[] } }).spec).toMatchObject({
-      username: "system:bootstrap:boot01",
-      groups: ["system:bootstrappers", "system:authenticated"],
-    });
+    const spec = (created.body as { spec: Record<string, unknown> }).spec;
+    expect(spec).toMatchObject({ username: "system:bootstrap:boot01", groups: ["system:bootstrappers", "system:authenticated"] });
+    // bootstrap-token users have neither uid nor extra
+    expect(spec["uid"]).toBeUndefined();
+    expect(spec["extra"]).toBeUndefined();
     sim.approveCsr("node-agent-csr-test");
     const certPem = await sim.signCsr("node-agent-csr-test");
     const got = await boot.call("GET", `${CSRS}/node-agent-csr-test`);
@@ -665,6 +744,36 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     const { csrPem } = await makeCsrPem(AGENT_USER, "gardener.cloud:node-agents");
     expect((await agent.call("POST", CSRS, { body: csrBody("renewal", csrPem) })).status).toBe(201);
     expect((await agent.call("GET", `${CSRS}/renewal`)).status).toBe(200);
+  });
+
+  test("records the requester's uid and extra in a CSR, never the body's", async () => {
+    const { csrPem } = await makeCsrPem("uid-user", "o");
+    const forged = { uid: "forged", username: "forged", groups: ["forged"], extra: { x: ["y"] } };
+    sim.addToken("uid-token", "uid-user", ["system:masters"], "3b6a0f7e-uid");
+    const byToken = await admin.with({ token: "uid-token" }).call("POST", CSRS, { body: { ...csrBody("uid-csr", csrPem), spec: { ...csrBody("uid-csr", csrPem).spec, ...forged } } });
+    expect(byToken.status).toBe(201);
+    const tokenSpec = (byToken.body as { spec: Record<string, unknown> }).spec;
+    expect(tokenSpec).toMatchObject({ username: "uid-user", uid: "3b6a0f7e-uid", groups: ["system:masters", "system:authenticated"] });
+    expect(tokenSpec["extra"]).toBeUndefined();
+    // x509 users carry the certificate's credential ID (kube-apiserver ≥ 1.32) but no uid
+    const byCert = await agent.call("POST", CSRS, { body: csrBody("cert-csr", csrPem) });
+    const certSpec = (byCert.body as { spec: Record<string, unknown> }).spec;
+    const { X509Certificate, createHash } = await import("node:crypto");
+    const der = new X509Certificate(agent.creds.cert!.certPem).raw;
+    expect(certSpec["uid"]).toBeUndefined();
+    expect(certSpec["extra"]).toEqual({ "authentication.kubernetes.io/credential-id": [`X509SHA256=${createHash("sha256").update(der).digest("hex")}`] });
+  });
+
+  test("stamps approval conditions written without times through the approval subresource", async () => {
+    const { csrPem } = await makeCsrPem("stamp", "o");
+    const c = await admin.call("POST", CSRS, { body: csrBody("to-stamp", csrPem) });
+    const approved = { type: "Approved", status: "True", reason: "AutoApproved", message: "ok" };
+    const r = await admin.call("PUT", `${CSRS}/to-stamp/approval`, { body: { ...(c.body as object), status: { conditions: [approved] } } });
+    expect(r.status).toBe(200);
+    const [cond] = (r.body as { status: { conditions: Record<string, unknown>[] } }).status.conditions;
+    expect(Object.keys(cond!)).toEqual(["type", "status", "reason", "message", "lastUpdateTime", "lastTransitionTime"]);
+    expect(cond!["lastUpdateTime"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(cond!["lastTransitionTime"]).toBe(cond!["lastUpdateTime"]);
   });
 
   test("denies node, lease and pod access while the own Node does not exist", async () => {
