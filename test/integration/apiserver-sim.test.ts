@@ -218,6 +218,18 @@ describe("apiserver simulator watch", () => {
     });
   });
 
+  test("reports every invalid LIST option at once, sendInitialEvents included", async () => {
+    const r = await admin.call("GET", `${SECRETS}?resourceVersionMatch=Bogus&sendInitialEvents=true`);
+    expect(r.status).toBe(422);
+    expect((r.body as { details: { causes: unknown[] } }).details.causes).toEqual([
+      { reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided", field: "resourceVersionMatch" },
+      { reason: "FieldValueNotSupported", message: 'Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""', field: "resourceVersionMatch" },
+      { reason: "FieldValueForbidden", message: "Forbidden: sendInitialEvents is forbidden for list", field: "sendInitialEvents" },
+    ]);
+    const exactZero = await admin.call("GET", `${SECRETS}?resourceVersion=0&resourceVersionMatch=Exact`);
+    expect(exactZero.body).toMatchObject({ message: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"` });
+  });
+
   test("resumes from a resourceVersion and delivers every later event in order", async () => {
     const c = await admin.call("POST", SECRETS, { body: { metadata: { name: "w-resume" } } });
     const rv = String(meta(c.body)["resourceVersion"]);

@@ -134,8 +134,26 @@ interface ContinueToken {
   start: string;
 }
 
+/** ValidateListOptions for a LIST: every error at once, as the real server reports them. */
+function validateListOptions(q: URLSearchParams): void {
+  const rawRv = q.get("resourceVersion") ?? "";
+  const match = q.get("resourceVersionMatch") ?? "";
+  const errs: FieldError[] = [];
+  const forbid = (field: string, detail: string) => errs.push({ type: "FieldValueForbidden", field, detail });
+  if (match !== "") {
+    if (rawRv === "") forbid("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided");
+    if ((q.get("continue") ?? "") !== "") forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided");
+    if (match !== "Exact" && match !== "NotOlderThan")
+      errs.push({ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: match, detail: `supported values: "Exact", "NotOlderThan", ""` });
+    if (match === "Exact" && rawRv === "0") forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
+  }
+  if (q.get("sendInitialEvents") !== null) forbid("sendInitialEvents", "sendInitialEvents is forbidden for list");
+  if (errs.length > 0) throw invalid("meta.k8s.io", "ListOptions", "", errs);
+}
+
 async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps): Promise<Response> {
   const store = d.authz.store;
+  validateListOptions(q);
   const fields = parseFieldSelector(q.get("fieldSelector"));
   checkFieldSelector(def.resource, fields);
   const sel = { labels: parseLabelSelector(q.get("labelSelector")), fields };
@@ -143,10 +161,6 @@ async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: Handler
   const match = q.get("resourceVersionMatch") ?? "";
   const limit = Number(q.get("limit") ?? "0");
   const cont = q.get("continue") ?? "";
-  if (match !== "" && match !== "Exact" && match !== "NotOlderThan")
-    throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: match, detail: `supported values: "Exact", "NotOlderThan"` }]);
-  if (match !== "" && rv === undefined)
-    throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden unless resourceVersion is provided" }]);
   let at: number | undefined;
   let start = "";
   if (cont !== "") {
