@@ -202,7 +202,7 @@ async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: Handler
  * from resourceVersion "" or "0" without sendInitialEvents/resourceVersionMatch into sendInitialEvents=true,
  * resourceVersionMatch=NotOlderThan; validateWatchOptions then checks what the client sent explicitly.
  */
-export function watchOptions(q: URLSearchParams): { rv: number | undefined; sendInitialEvents: boolean | undefined; bookmarks: boolean } {
+function watchOptions(q: URLSearchParams): { rv: number | undefined; sendInitialEvents: boolean | undefined; bookmarks: boolean } {
   const rawRv = q.get("resourceVersion") ?? "";
   const rv = parseRv(rawRv);
   let match = q.get("resourceVersionMatch") ?? "";

@@ -211,7 +211,7 @@ export class Watcher {
 }
 
 /** An empty list of the watched type as the JSON encoder writes it (nil items, trailing newline), base64. */
-export function listBlueprint(def: ResourceDef): string {
+function listBlueprint(def: ResourceDef): string {
   const list = { kind: `${def.kind}List`, apiVersion: apiVersionOfDef(def), metadata: {}, items: null };
   return Buffer.from(`${JSON.stringify(list)}\n`).toString("base64");
 }
