@@ -22,6 +22,7 @@ import { nodeSelectors, setupNodeController } from "./node/index.ts";
 import { createTokenResync, setupTokenController } from "./token/index.ts";
 import { setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
+import { setupSecretNameChangeController } from "./secretnamechange/index.ts";
 import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
 import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
 import { setupSystemdUnitCheckController } from "./systemdunitcheck/index.ts";
@@ -83,6 +84,9 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // token, lease, health-check, systemd-unit-check, hostname-check.
   controllers.push(setupCertificateController({ kube, restConfig, host, clock, log, machineName, onRestartRequested }));
   controllers.push(setupNodeController({ kube, informers, node, systemd, events, clock, log }));
+  controllers.push(
+    setupSecretNameChangeController({ informers, node, host, configPath: deps.configPath, events, clock, log, onRestartRequested }),
+  );
   controllers.push(
     setupOscController({
       kube,
