@@ -55,9 +55,14 @@ export const startHealthServer = (e: Endpoint, checks: HealthChecks): RunningSer
     return text(reportBody(kind, report, url.searchParams.has("verbose")), report.ok ? 200 : 500);
   });
 
-/** `/metrics` in Prometheus text format 0.0.4. */
-export const startMetricsServer = (e: Endpoint, registry: MetricsRegistry): RunningServer =>
+/**
+ * `/metrics` in Prometheus text format 0.0.4; `extra` serves further routes first (the profiles
+ * when `debugging.enableProfiling` is set) and returns undefined for paths it does not own.
+ */
+export const startMetricsServer = (e: Endpoint, registry: MetricsRegistry, extra?: (req: Request) => Promise<Response | undefined>): RunningServer =>
   listen(e, async (req) => {
+    const handled = extra === undefined ? undefined : await extra(req);
+    if (handled !== undefined) return handled;
     if (new URL(req.url).pathname !== "/metrics") return text("404 page not found\n", 404);
     return text(await registry.render(), 200, "text/plain; version=0.0.4; charset=utf-8");
   });
