@@ -35,6 +35,8 @@ export interface OscSetup {
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** gardenadm mode (self-hosted machine). */
+  readonly selfHosted?: boolean;
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
@@ -76,6 +78,7 @@ export function setupOscController(s: OscSetup): Controller {
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    ...(s.selfHosted === true ? { selfHosted: true } : {}),
   });
   return newOscController({
     reconcile,
@@ -86,5 +89,6 @@ export function setupOscController(s: OscSetup): Controller {
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
+    secretName: osc.secretName,
   });
 }

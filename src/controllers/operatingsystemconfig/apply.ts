@@ -7,6 +7,7 @@ import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
 import { resumeOrCompute } from "./diff.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import { skipsStateFiles } from "./gardenadm.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
@@ -78,7 +79,9 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(deps, cri, signal));
   }
 
-  const store = new ChangesStore(changes, (c) => writeChanges(host, c));
+  // gardenadm's provision OSC (9.4): the change set lives in memory only, nothing restarts the agent.
+  const stateless = skipsStateFiles(deps.selfHosted, osc);
+  const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
   const ctx: ApplyContext = { deps, store, node: input.node, signal };
 
   if (changes.units.commands.some((c) => c.name === agentUnitName)) {
@@ -91,7 +94,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   } else {
     // The computed change set is persisted together with the files (one durability point, files.ts).
     log.info("Applying changed files");
-    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, changesFileWrite(c))));
+    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, stateless ? undefined : changesFileWrite(c))));
   }
 
   log.info("Applying containerd registries");
@@ -109,7 +112,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Reloading systemd daemon");
     await step("failed reloading systemd daemon", () => systemd.daemonReload(signal));
 
-    if (store.changes.mustRestartNodeAgent) {
+    if (store.changes.mustRestartNodeAgent && !stateless) {
       await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
       log.info("Restarting the agent to activate its new unit or binary");
       throw new RestartRequested("gardener-node-agent unit or one of its files changed");
@@ -130,6 +133,10 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
 
   // Completions deferred by harmless-to-redo steps, when no later record carried them.
   await step("failed persisting changes", () => store.flush());
+  if (stateless) {
+    log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
+    return;
+  }
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
 }

@@ -52,6 +52,8 @@ export interface OscControllerDeps {
   readonly arch: string;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** gardenadm mode (self-hosted machine, gardenadm.ts): a provision OSC is applied without state files or restarts. */
+  readonly selfHosted?: boolean;
 }
 
 export const stateDir = "/var/lib/gardener-node-agent";
