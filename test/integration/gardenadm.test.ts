@@ -9,7 +9,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
 
-const oscFor = (purpose: string, marker: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
+const oscFor = (purpose: string, marker: string, secretRef?: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
 spec:
   purpose: ${purpose}
@@ -17,7 +17,7 @@ spec:
   - path: /etc/${marker}
     permissions: 420
     content: {inline: {data: "${marker}\\n"}}
-`;
+${secretRef === undefined ? "" : `  - path: /etc/from-secret-ref\n    permissions: 384\n    content: {secretRef: {name: ${secretRef}, dataKey: value}}\n`}`;
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -74,13 +74,21 @@ test("a self-hosted machine watches every pool's OSC Secret before its Node exis
   const secretName = "gardener-node-agent-control-plane";
   const sb = await selfHostedSandbox(secretName);
   sandbox = sb;
-  const own = poolSecret(secretName, "control-plane", oscFor("reconcile", "control-plane-marker"));
+  const own = poolSecret(secretName, "control-plane", oscFor("reconcile", "control-plane-marker", "cp-file-secret"));
   sb.sim.store.create("secrets", own);
+  // Read through the authorizer's "secretRefs of pool-labelled Secrets" rule (no pool label of its own).
+  sb.sim.store.create("secrets", {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "cp-file-secret", namespace: "kube-system" },
+    data: { value: Buffer.from("from a secret ref").toString("base64") },
+  });
   sb.sim.store.create("secrets", poolSecret("gardener-node-agent-workers", "workers", oscFor("reconcile", "worker-marker")));
 
   const first = sb.spawnAgent();
   await poll("the own pool's OSC", () => (existsSync(join(sb.root, "etc/control-plane-marker")) ? true : undefined));
   expect(existsSync(join(sb.root, "etc/worker-marker"))).toBe(false);
+  expect(await sb.readHostFile("/etc/from-secret-ref")).toBe("from a secret ref");
   expect(secretLists(sb)).toEqual(["200 /api/v1/namespaces/kube-system/secrets?labelSelector=worker.gardener.cloud/pool"]);
 
   // kubelet registers the Node (named like the machine): the agent restarts onto a name-scoped cache.
