@@ -59,8 +59,9 @@ const statusOf = (method: string, h: IncomingHttpHeaders): GrpcError | "ok" | un
   let details = raw;
   try {
     details = decodeURIComponent(raw);
-  } catch {
+  } catch (err) {
     // A malformed percent-encoding is shown as sent; the code still says what failed.
+    if (!(err instanceof URIError)) throw err;
   }
   return new GrpcError(method, code, details);
 };

@@ -36,6 +36,7 @@ const wrap = async (what: string, fn: () => Promise<unknown>): Promise<void> => 
   }
 };
 
+/** Upstream retries at once; each call is already bounded by the CRI client's 2 s timeout. */
 async function attempt(what: string, fn: () => Promise<void>): Promise<void> {
   let last: unknown;
   for (let i = 0; i < sandboxAttempts; i++) {
