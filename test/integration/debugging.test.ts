@@ -1,5 +1,5 @@
 // `debugging` and `featureGates` of the config in the compiled agent (bootstrap-and-config.md §5.3,
-// §7.1 step 3, §9): profiles are served on the metrics server only when enableProfiling is set; the
+// §7.1 step 3, §9): profiles are served on the health and metrics servers only when enableProfiling is set; the
 // generic gates are accepted, an unknown gate stops start-up with an error naming it.
 import { afterEach, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
@@ -20,7 +20,7 @@ const waitReady = async (sb: Sandbox, timeoutMs = 30_000): Promise<void> => {
   }
 };
 
-test("enableProfiling serves heap and CPU profiles on the metrics port, not on the health port", async () => {
+test("enableProfiling serves heap and CPU profiles on the health port and on the metrics port", async () => {
   const sb = await startSandbox({ nodeName: "prof-node", extraConfig: { debugging: { enableProfiling: true }, featureGates: { AllBeta: true } } });
   sandbox = sb;
   const agent = sb.spawnAgent();
@@ -34,7 +34,10 @@ test("enableProfiling serves heap and CPU profiles on the metrics port, not on t
   expect(cpu.status).toBe(200);
   expect(((await cpu.json()) as { nodes: unknown[] }).nodes.length).toBeGreaterThan(0);
   expect((await fetch(`${metrics}/metrics`)).status).toBe(200);
-  expect((await fetch(`http://127.0.0.1:${sb.healthPort}/debug/pprof/heap`)).status).toBe(404);
+  const onHealthPort = await fetch(`http://127.0.0.1:${sb.healthPort}/debug/pprof/heap`);
+  expect(onHealthPort.status).toBe(200);
+  expect(((await onHealthPort.json()) as { snapshot: object }).snapshot).toBeDefined();
+  expect((await fetch(`http://127.0.0.1:${sb.healthPort}/readyz`)).status).toBe(200);
   expect(agent.output()).toContain("Serving profiles");
   expect(await agent.stop()).toBe(0);
 }, 60_000);
@@ -45,6 +48,7 @@ test("without enableProfiling there are no profiles", async () => {
   const agent = sb.spawnAgent();
   await waitReady(sb);
   expect((await fetch(`http://127.0.0.1:${sb.metricsPort}/debug/pprof/heap`)).status).toBe(404);
+  expect((await fetch(`http://127.0.0.1:${sb.healthPort}/debug/pprof/heap`)).status).toBe(404);
   expect(await agent.stop()).toBe(0);
 }, 60_000);
 
