@@ -4,6 +4,7 @@ import { unitDir } from "./deps.ts";
 import { OscInputError } from "./input-error.ts";
 
 const dirName = (p: string): string => p.slice(0, p.lastIndexOf("/")) || "/";
+const baseName = (p: string): string => p.slice(p.lastIndexOf("/") + 1);
 
 /** What the apply will do at a path: write a file there, create (or use) a directory, or remove it. */
 type Use = "file" | "dir" | "remove";
@@ -54,12 +55,22 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
     }
     return p;
   };
+  // Each directory is listed once: only names already present need a stat (none on a first apply).
+  const listings = new Map<string, Promise<ReadonlySet<string>>>();
+  const listing = (dir: string): Promise<ReadonlySet<string>> => {
+    let p = listings.get(dir);
+    if (p === undefined) {
+      p = host.list(dir).then((names) => new Set(names ?? []));
+      listings.set(dir, p);
+    }
+    return p;
+  };
   const problems = await Promise.all(
     applyTargets(changes).map(async (t) => {
       const parent = await dirProblem(dirName(t.path));
       if (parent !== undefined) return { t, problem: parent };
       if (t.use === "dir") return { t, problem: await directoryProblem(host, t.path) };
-      if (t.use === "file") {
+      if (t.use === "file" && (await listing(dirName(t.path))).has(baseName(t.path))) {
         const kind = (await host.stat(t.path))?.kind;
         if (kind === "dir" || kind === "other") return { t, problem: `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}` };
       }
