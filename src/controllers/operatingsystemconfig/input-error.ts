@@ -28,6 +28,5 @@ export function permanentInputError(err: unknown): boolean {
 
 /** A name as it may appear in a message: escaped (no raw newlines or control characters), at most 80 characters. */
 export function quoteName(name: string): string {
-  const q = JSON.stringify(name.length > 80 ? `${name.slice(0, 77)}...` : name);
-  return q;
+  return JSON.stringify(name.length > 80 ? `${name.slice(0, 77)}...` : name);
 }
