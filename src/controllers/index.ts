@@ -67,7 +67,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
 
   // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.
   const node = { hostName, nodeName };
-  informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
+  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
   const cache = new CachedReader(informers);
   const events = createQueuedEventRecorder(
     createEventRecorder({ kube: eventsKube, clock, log, component: "gardener-node-agent", host: hostName }),
@@ -98,6 +98,8 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       nodeName,
       arch: machineArch(),
       source: secretInformer,
+      nodeSource: nodeInformer,
+      metrics: deps.metrics,
       signal,
       onRestartRequested,
       onTokenResync: tokenResync.trigger,

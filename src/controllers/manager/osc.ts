@@ -12,7 +12,8 @@ import type { Logger } from "../../log/types.ts";
 import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
-import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
+import { createContainerdInfo, createOscMetrics, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
@@ -32,6 +33,9 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
+  /** The shared own-Node informer (hold annotation). */
+  readonly nodeSource: Source<KubeObject>;
+  readonly metrics: MetricsRegistry;
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
@@ -76,6 +80,7 @@ export function setupOscController(s: OscSetup): Controller {
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    metrics: createOscMetrics(s.metrics),
   });
   return newOscController({
     reconcile,
@@ -86,5 +91,7 @@ export function setupOscController(s: OscSetup): Controller {
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
+    nodeSource: s.nodeSource,
+    secretKey: { namespace: "kube-system", name: osc.secretName },
   });
 }

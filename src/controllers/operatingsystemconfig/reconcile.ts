@@ -6,6 +6,7 @@ import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import { applyOsc } from "./apply.ts";
 import { step } from "./context.ts";
+import { summarizeChanges } from "./history.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
   checksumAnnotation,
@@ -15,7 +16,11 @@ import {
   kubernetesVersionLabelValue,
   patchNodeMetadata,
 } from "./node.ts";
+import { holdGate, holdReason } from "./hold.ts";
+import { noOscMetrics } from "./metrics.ts";
+import { pendingChanges } from "./pending.ts";
 import { secretValue } from "./plan.ts";
+import { OscReporter } from "./report.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
@@ -62,12 +67,13 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
+  const report = new OscReporter({ ...deps, metrics: deps.metrics ?? noOscMetrics }, { namespace: "kube-system", name: deps.config.secretName });
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
     if (secret === undefined) {
-      log.info("Secret not found, nothing to do", { secret: `${key.namespace}/${key.name}` });
-      return {};
+      const missingOn = await step("failed getting node", () => findNode(kube, deps.node, signal));
+      return report.secretMissing(missingOn, signal);
     }
 
     // Checked before anything is applied so a bad configuration cannot fail only the very last step.
@@ -113,12 +119,24 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum) {
       await labelsPatched;
       log.info("Node is up to date with the operating system config", { checksum });
+      await report.upToDate(node, checksum, signal);
       return {};
     }
 
+    // Gates (report.ts `holding`): each returns a GateHold while the apply must wait.
+    if (holdReason(node) !== undefined) {
+      await labelsPatched;
+      const pending = await pendingChanges(host, osc, checksum, deps.node.hostName, deps.processPath);
+      const held = holdGate(node, checksum, summarizeChanges(pending.changes), config.syncPeriodMs);
+      if (held !== undefined) return report.holding(node, checksum, held, signal);
+    }
+
+    const run = await report.startApply(node, checksum, signal);
     try {
-      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
+      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal);
     } catch (err) {
+      // The agent restarts to continue the apply: the condition stays Applying.
+      if (!(err instanceof RestartRequested)) await run.failed(node, err, signal);
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
       if (!(err instanceof RestartRequested) && node !== undefined) {
@@ -146,11 +164,12 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         applied,
         {
           ...(version !== undefined ? { labels: { [kubernetesVersionLabel]: version } } : {}),
-          annotations: { [checksumAnnotation]: checksum },
+          annotations: { [checksumAnnotation]: checksum, ...run.historyAnnotations(applied, "Applied") },
         },
         signal,
       ),
     );
+    await run.applied(node, signal);
     log.info("Successfully applied operating system config", { checksum });
     const result: Result = { requeueAfterMs: config.syncPeriodMs };
     return result;

@@ -42,8 +42,8 @@ describe("secretPredicate", () => {
     });
   });
   describe("delete", () => {
-    test("should drop delete events", () => {
-      expect(secretPredicate.delete(secret("a"))).toBe(false);
+    test("should pass delete events (the missing Secret is reported)", () => {
+      expect(secretPredicate.delete(secret("a"))).toBe(true);
     });
   });
   describe("generic", () => {
@@ -138,11 +138,11 @@ describe("secretHandler", () => {
     expect(added).toEqual([key]);
   });
 
-  test("should ignore delete and generic events", () => {
+  test("should enqueue a delete at once and ignore generic events", () => {
     const { h, q, added, delayed } = setup("0s");
     h.delete(secret("a"), q);
     h.generic(secret("a"), q);
-    expect(added).toEqual([]);
+    expect(added).toEqual([key]);
     expect(delayed).toEqual([]);
   });
 });

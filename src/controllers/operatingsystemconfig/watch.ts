@@ -1,7 +1,7 @@
 import { parseDuration } from "../../config/duration.ts";
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
-import { type EventHandler, objectKeyOf } from "../../kube/handler.ts";
+import { type Enqueuer, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
 import type { Predicate } from "../../kube/predicate.ts";
 import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
 import { nodes } from "../../kube/resources.ts";
@@ -9,6 +9,7 @@ import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
+import { holdAnnotationPredicate } from "./hold.ts";
 
 export const controllerName = "operatingsystemconfig";
 /** Each reconcile runs under this deadline (§2.4). */
@@ -25,11 +26,14 @@ function oscData(secret: KubeObject): unknown {
 
 export const isSerial = (secret: KubeObject): boolean => secret.metadata.annotations?.[serialAnnotation] === "true";
 
-/** §2.1: Create always; Update only when the osc.yaml bytes differ; Delete and Generic never. */
+/**
+ * §2.1: Create always; Update only when the osc.yaml bytes differ; Generic never. Delete passes too
+ * (upstream drops it): the reconcile then reports the missing Secret on the Node at once (report.ts).
+ */
 export const secretPredicate: Predicate<KubeObject> = {
   create: () => true,
   update: (oldObj, newObj) => oscData(oldObj) !== oscData(newObj),
-  delete: () => false,
+  delete: () => true,
   generic: () => false,
 };
 
@@ -82,7 +86,7 @@ export interface SecretHandlerDeps {
   readonly signal: AbortSignal;
 }
 
-/** Create → enqueue now; Update → now for serial Secrets, else after the reconciliation delay. */
+/** Create and Delete → enqueue now; Update → now for serial Secrets, else after the reconciliation delay. */
 export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject> {
   return {
     create: (obj, q) => q.add(objectKeyOf(obj)),
@@ -98,9 +102,15 @@ export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject>
         (err: unknown) => deps.log.error("Failed computing the reconciliation delay", { err }),
       );
     },
-    delete: () => {},
+    delete: (obj, q) => q.add(objectKeyOf(obj)),
     generic: () => {},
   };
+}
+
+/** Node events (behind `holdAnnotationPredicate`) wake the OSC Secret's key: a released hold applies at once. */
+export function nodeHandler(secret: ObjectKey): EventHandler<KubeObject> {
+  const add = (_: KubeObject, q: Enqueuer) => q.add(secret);
+  return { create: add, update: (_old, n, q) => add(n, q), delete: add, generic: add };
 }
 
 /** Builds the controller: one worker, 3-minute deadline, the name-scoped Secret source behind the predicate. */
@@ -113,6 +123,9 @@ export function newOscController(opts: {
   readonly log: Logger;
   readonly signal: AbortSignal;
   readonly onRestartRequested?: (why: string) => void;
+  /** The own Node (the shared informer) and the Secret's key, for the hold annotation. */
+  readonly nodeSource?: Source<KubeObject>;
+  readonly secretKey?: ObjectKey;
 }): Controller {
   const c = new Controller({
     name: controllerName,
@@ -129,5 +142,6 @@ export function newOscController(opts: {
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
     secretPredicate,
   );
+  if (opts.nodeSource !== undefined && opts.secretKey !== undefined) c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
   return c;
 }
