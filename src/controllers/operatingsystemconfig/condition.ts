@@ -9,18 +9,18 @@ export type OscConditionReason = "Applied" | "Applying" | "ApplyFailed" | GateRe
 export type ConditionStatus = "True" | "False" | "Unknown";
 
 /** What the condition says, before times are added. */
-export interface OscConditionState {
+export type OscConditionState = {
   readonly status: ConditionStatus;
   readonly reason: OscConditionReason;
   readonly message: string;
-}
+};
 
 /** A core/v1 NodeCondition as sent on the wire (times are RFC 3339, second precision). */
-export interface NodeCondition extends OscConditionState {
+export type NodeCondition = OscConditionState & {
   readonly type: string;
   readonly lastHeartbeatTime: string;
   readonly lastTransitionTime: string;
-}
+};
 
 /** metav1.Time text: RFC 3339 in UTC, whole seconds. */
 export const kubeTime = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
