@@ -35,6 +35,7 @@ const applyStatusSchema = v.object({
   secret: v.string(),
   lastApply: v.optional(applySchema),
   lastSuccess: v.optional(applySchema),
+  lastFailure: v.optional(applySchema),
   gate: v.optional(gateSchema),
   /** Set while the OSC Secret cannot be found. */
   secretMissingSince: v.optional(v.string()),

@@ -154,7 +154,8 @@ export class OscReporter {
       },
       failed: async (n, err, sig) => {
         const failure = describeFailure(err);
-        await this.#save({ ...(await this.#load()), lastApply: { ...record("Failed"), failure } });
+        const rec = { ...record("Failed"), failure };
+        await this.#save({ ...(await this.#load()), lastApply: rec, lastFailure: rec });
         this.deps.metrics.observeApply(finish() / 1000, "failed");
         await this.#condition(n, failedState(checksum, failure.message), sig);
         if (n !== undefined) await this.#patch(n, "history", { metadata: { annotations: history(n, "Failed") } }, undefined, sig);
