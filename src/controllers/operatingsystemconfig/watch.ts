@@ -143,5 +143,8 @@ export function newOscController(opts: {
     secretPredicate,
   );
   if (opts.nodeSource !== undefined && opts.secretKey !== undefined) c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
+  // A Secret missing at start sends no event: one look at start reports it (deduplicated with the
+  // informer's create when the Secret exists).
+  if (opts.secretKey !== undefined) c.add(opts.secretKey);
   return c;
 }
