@@ -145,6 +145,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       throw err;
     }
 
+    await run.hostApplied();
     if (node === undefined) {
       log.info("Node not registered yet, checking again shortly");
       return { requeueAfterMs: bootstrapRequeueMs };

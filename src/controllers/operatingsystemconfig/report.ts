@@ -38,7 +38,9 @@ export interface ApplyRun {
   readonly planned: (summary: ChangeSummary) => void;
   /** The history annotation with this apply's entry, for the patch that sets the checksum annotation. */
   historyAnnotations(node: KubeObject, outcome: ApplyOutcome): Record<string, string>;
-  /** Condition True/Applied, metrics, status file (after the checksum patch succeeded). */
+  /** The host is at the new version: status file and metrics (before the Node is patched). */
+  hostApplied(): Promise<void>;
+  /** Condition True/Applied (after the checksum patch succeeded). */
   applied(node: KubeObject | undefined, signal: AbortSignal): Promise<void>;
   /** Condition False/ApplyFailed naming the step and subject, history, metrics, status file. */
   failed(node: KubeObject | undefined, err: unknown, signal: AbortSignal): Promise<void>;
@@ -108,9 +110,14 @@ export class OscReporter {
   /** The Node already runs `checksum`: make the condition and metrics say so (once; nothing sent when they do). */
   async upToDate(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<void> {
     const status = await this.#load();
-    const cleared = this.#found(status);
-    if (cleared.gate !== undefined || cleared !== status) await this.#save(withoutGate(cleared));
-    const success = status.lastSuccess;
+    let next = withoutGate(this.#found(status));
+    // An apply whose process stopped between the Node patch and its own record: it did finish.
+    if (next.lastApply?.outcome === "Applying" && next.lastApply.checksum === checksum) {
+      const done = { ...next.lastApply, outcome: "Applied" as const };
+      next = { ...next, lastApply: done, lastSuccess: done };
+    }
+    if (next !== status) await this.#save(next);
+    const success = next.lastSuccess;
     if (success?.checksum === checksum) this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
     this.deps.metrics.upToDate(true);
     this.deps.metrics.held(false);
@@ -144,11 +151,13 @@ export class OscReporter {
         summary = s;
       },
       historyAnnotations: history,
-      applied: async (n, sig) => {
+      hostApplied: async () => {
         const rec = record("Applied");
         await this.#save({ ...(await this.#load()), lastApply: rec, lastSuccess: rec });
         this.deps.metrics.observeApply(finish() / 1000, "applied");
         this.deps.metrics.appliedAt(Math.floor(clock.now() / 1000));
+      },
+      applied: async (n, sig) => {
         this.deps.metrics.upToDate(true);
         await this.#condition(n, appliedState(checksum), sig);
       },
