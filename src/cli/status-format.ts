@@ -8,8 +8,8 @@ const row = (key: string, value: string): string => `  ${key.padEnd(14)}${value}
 function applyLine(r: ApplyRecord): string {
   const parts = [short(r.checksum), r.outcome.toLowerCase(), `at ${r.startedAt.replace(/\.\d{3}Z$/, "Z")}`];
   if (r.durationMs !== undefined) parts.push(`took ${seconds(r.durationMs)}`);
-  if (r.filesChanged !== undefined) parts.push(`${r.filesChanged} file(s) written, ${r.filesDeleted ?? 0} deleted`);
-  if (r.unitsRestarted !== undefined && r.unitsRestarted.length > 0) parts.push(`restarted ${r.unitsRestarted.join(", ")}`);
+  if (r.filesChanged !== undefined) parts.push(`${r.filesChanged} file(s) changed, ${r.filesDeleted ?? 0} deleted`);
+  if (r.unitsRestarted !== undefined && r.unitsRestarted.length > 0) parts.push(`restarts ${r.unitsRestarted.join(", ")}`);
   return parts.join(", ");
 }
 
