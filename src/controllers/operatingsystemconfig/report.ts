@@ -62,6 +62,8 @@ export class OscReporter {
   #sent: ExistingCondition | undefined;
   #heldEvents = new Set<string>();
   #missingAttempts = 0;
+  /** Reports sent while an apply runs, in order (each step catches its own failure, so this never rejects). */
+  #tail: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: OscReporterDeps,
@@ -124,7 +126,7 @@ export class OscReporter {
     await this.#condition(node, appliedState(checksum), signal);
   }
 
-  /** An apply of `checksum` starts now: condition Unknown/Applying, status file, metrics. */
+  /** An apply of `checksum` starts now: condition Unknown/Applying, status file (in the background), metrics. */
   async startApply(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<ApplyRun> {
     const { clock } = this.deps;
     const startMs = clock.now();
@@ -138,10 +140,14 @@ export class OscReporter {
       outcome,
       ...(summary !== undefined ? { filesChanged: summary.filesChanged, filesDeleted: summary.filesDeleted, unitsRestarted: [...summary.unitsRestarted] } : {}),
     });
-    await this.#save({ ...withoutGate(this.#found(await this.#load())), lastApply: record("Applying") });
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
-    await this.#condition(node, applyingState(checksum), signal);
+    // Not awaited here: the apply must not wait for a rate-limited API call or an fsync. The outcome
+    // reports below wait for it, so Applying never lands after Applied.
+    this.#tail = this.#tail.then(async () => {
+      await this.#save({ ...withoutGate(this.#found(await this.#load())), lastApply: record("Applying") });
+      await this.#condition(node, applyingState(checksum), signal);
+    });
 
     const history = (n: KubeObject, outcome: ApplyOutcome) => ({
       [applyHistoryAnnotation]: appendHistory(n.metadata.annotations?.[applyHistoryAnnotation], historyEntry(checksum, startMs, finish(), summary, outcome)),
@@ -152,16 +158,19 @@ export class OscReporter {
       },
       historyAnnotations: history,
       hostApplied: async () => {
+        await this.#tail;
         const rec = record("Applied");
         await this.#save({ ...(await this.#load()), lastApply: rec, lastSuccess: rec });
         this.deps.metrics.observeApply(finish() / 1000, "applied");
         this.deps.metrics.appliedAt(Math.floor(clock.now() / 1000));
       },
       applied: async (n, sig) => {
+        await this.#tail;
         this.deps.metrics.upToDate(true);
         await this.#condition(n, appliedState(checksum), sig);
       },
       failed: async (n, err, sig) => {
+        await this.#tail;
         const failure = describeFailure(err);
         const rec = { ...record("Failed"), failure };
         await this.#save({ ...(await this.#load()), lastApply: rec, lastFailure: rec });
