@@ -3,7 +3,7 @@ import { ApiError } from "../../kube/errors.ts";
 import type { ObjectKey } from "../../kube/reconcile.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { ReconciliationDelay, secretHandler, secretPredicate } from "./watch.ts";
+import { nodeHandler, ReconciliationDelay, secretHandler, secretPredicate } from "./watch.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 
@@ -144,5 +144,20 @@ describe("secretHandler", () => {
     h.generic(secret("a"), q);
     expect(added).toEqual([key]);
     expect(delayed).toEqual([]);
+  });
+});
+
+describe("nodeHandler", () => {
+  test("should map every Node event to the OSC Secret's key", () => {
+    const secretKey = { namespace: "kube-system", name: "osc-secret" };
+    const added: ObjectKey[] = [];
+    const q = { add: (k: ObjectKey) => void added.push(k) };
+    const h = nodeHandler(secretKey);
+    const node: KubeObject = { metadata: { name: "n", annotations: { "node-agent.gardener.cloud/hold": "x" } } };
+    h.create(node, q);
+    h.update(node, node, q);
+    h.delete(node, q);
+    h.generic(node, q);
+    expect(added).toEqual([secretKey, secretKey, secretKey, secretKey]);
   });
 });
