@@ -51,7 +51,8 @@ export function formatStatus(s: StatusReport): string {
     out.push("", `Node ${n.name} (API server)`);
     const c = n.condition;
     out.push(row("Condition", c === undefined ? "OperatingSystemConfigApplied not set" : `${c.status}/${c.reason} since ${c.since}: ${c.message}`));
-    out.push(row("Checksum", n.checksum === undefined ? "(none)" : short(n.checksum)));
+    const wanted = n.secretChecksum === undefined ? " (the OSC Secret does not exist)" : n.secretChecksum === n.checksum ? " (= the Secret's)" : `, the Secret has ${short(n.secretChecksum)}`;
+    out.push(row("Checksum", `${n.checksum === undefined ? "(none)" : short(n.checksum)}${wanted}`));
     out.push(row("Hold", n.hold ?? "none"));
     if (n.history !== undefined) {
       out.push("  History");

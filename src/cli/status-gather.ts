@@ -44,6 +44,8 @@ export interface NodeView {
   readonly name: string;
   readonly condition?: { readonly status: string; readonly reason: string; readonly message: string; readonly since: string };
   readonly checksum?: string;
+  /** checksum/data-script of the OSC Secret: the version the node should run. */
+  readonly secretChecksum?: string;
   readonly hold?: string;
   readonly history?: readonly Record<string, unknown>[];
 }
@@ -110,7 +112,7 @@ export async function unitStates(host: HostFs, connect: () => Promise<Systemd>, 
 }
 
 /** The Node's view: the OSC condition, checksum, hold and history annotations. */
-export async function nodeView(node: KubeObject): Promise<NodeView> {
+export async function nodeView(node: KubeObject, secret: KubeObject | undefined): Promise<NodeView> {
   const { findCondition } = await import("../controllers/operatingsystemconfig/condition.ts");
   const { parseHistory, applyHistoryAnnotation } = await import("../controllers/operatingsystemconfig/history.ts");
   const { holdReason } = await import("../controllers/operatingsystemconfig/hold.ts");
@@ -119,12 +121,14 @@ export async function nodeView(node: KubeObject): Promise<NodeView> {
   const annotations = node.metadata.annotations ?? {};
   const hold = holdReason(node);
   const history = parseHistory(annotations[applyHistoryAnnotation]);
+  const secretChecksum = secret?.metadata.annotations?.["checksum/data-script"];
   return {
     name: node.metadata.name ?? "",
     ...(c !== undefined
       ? { condition: { status: c.status ?? "", reason: c.reason ?? "", message: c.message ?? "", since: c.lastTransitionTime ?? "" } }
       : {}),
     ...(annotations[checksumAnnotation] !== undefined ? { checksum: annotations[checksumAnnotation] } : {}),
+    ...(secretChecksum !== undefined ? { secretChecksum } : {}),
     ...(hold !== undefined ? { hold } : {}),
     ...(history.length > 0 ? { history } : {}),
   };

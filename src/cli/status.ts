@@ -37,7 +37,7 @@ async function gather(ctx: CommandContext): Promise<StatusReport> {
       const kube = await nodeClient(config, host, ctx.env);
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(nodeViewTimeoutMs)]);
       const view = await readNodeView(kube, secretName, hostNameOf(ctx.env), signal);
-      if (view.node !== undefined) node = await nodeView(view.node);
+      if (view.node !== undefined) node = await nodeView(view.node, view.secret);
       else nodeError = "no Node registered for this machine yet";
     } catch (err) {
       // Works without the API server: the local state is the answer then.

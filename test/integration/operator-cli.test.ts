@@ -149,6 +149,7 @@ describe("diff and status on a node", () => {
     expect(status.stdout).toContain(`Node ops-node (API server)`);
     expect(status.stdout).toMatch(/Condition     False\/Held since /);
     expect(status.stdout).toContain("Hold          change freeze");
+    expect(status.stdout).toContain(`Checksum      ${v1.slice(0, 12)}, the Secret has ${v2.slice(0, 12)}`);
 
     const json = JSON.parse((await run(["status", "-o", "json", ...flags], env)).stdout) as { node: { hold: string; checksum: string }; pending: { gate: { reason: string } } };
     expect(json.node.hold).toBe("change freeze");
