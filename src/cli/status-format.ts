@@ -40,6 +40,7 @@ export function formatStatus(s: StatusReport): string {
   for (const more of pending.slice(1)) out.push(row("", more));
   const f = s.lastFailure;
   out.push(row("Last failure", f === undefined ? "none" : `${applyLine(f)}: ${f.failure?.message ?? ""}`));
+  for (const problem of s.problems) out.push(row("Unreadable", problem));
 
   out.push("", "Units (live state from systemd)");
   if (s.units.length === 0) out.push("  none applied yet");

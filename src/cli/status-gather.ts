@@ -27,6 +27,8 @@ export interface StatusReport {
     readonly gate?: GateRecord;
     readonly secretMissingSince?: string;
   };
+  /** State files that could not be read (the rest of the status is still shown). */
+  readonly problems: readonly string[];
   readonly units: readonly UnitState[];
   readonly unitsError?: string;
   readonly node?: NodeView;
@@ -73,12 +75,15 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
   const { readApplyStatus } = await import("../controllers/operatingsystemconfig/apply-status.ts");
   const { readChanges } = await import("../controllers/operatingsystemconfig/state.ts");
   const { lastAppliedPath } = await import("../controllers/operatingsystemconfig/deps.ts");
-  const status: ApplyStatus | undefined = await readApplyStatus(host);
-  const changes = await readChanges(host);
+  const problems: string[] = [];
+  // A damaged file is a finding to show, not a reason to show nothing.
+  const status: ApplyStatus | undefined = await readApplyStatus(host).catch((err: unknown) => void problems.push(errorText(err)));
+  const changes = await readChanges(host).catch((err: unknown) => void problems.push(`changes file: ${errorText(err)}`));
   const changeSet = changeSetOf(changes);
   return {
     secret: secretFromConfig ?? status?.secret ?? "",
     lastAppliedFile: (await host.stat(lastAppliedPath)) !== undefined,
+    problems,
     ...(status?.lastSuccess !== undefined ? { lastSuccess: status.lastSuccess } : {}),
     ...(status?.lastApply !== undefined ? { lastApply: status.lastApply } : {}),
     ...(status?.lastFailure !== undefined ? { lastFailure: status.lastFailure } : {}),

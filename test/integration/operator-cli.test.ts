@@ -3,7 +3,7 @@
 // writes nothing (a hash of the root before and after).
 import { afterEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { lstat, readFile, readdir, readlink } from "node:fs/promises";
+import { lstat, readFile, readdir, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { sampleOsc } from "../demo/sample-osc.ts";
 import { agentBinary, agentEnv, startSandbox, type Sandbox } from "../harness/sandbox.ts";
@@ -70,6 +70,18 @@ describe("diff --offline --root (image root)", () => {
     const same = await run(["diff", "--offline", `--root=${sb.root}`, v1]);
     expect(same.code).toBe(0);
     expect(same.stdout).toContain("nothing to do");
+
+    // status on the image root: no config, no systemd, no API server — still the local state; a damaged
+    // status file is named, not fatal.
+    await Bun.write(join(sb.root, "var/lib/gardener-node-agent/apply-status.json"), "{broken");
+    const st = await run(["status", `--root=${sb.root}`, "-o", "json"], { PATH: process.env["PATH"] ?? "", DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent" });
+    expect(st.code).toBe(0);
+    const report = JSON.parse(st.stdout) as { lastAppliedFile: boolean; problems: string[]; units: { name: string; active: string }[] };
+    expect(report.lastAppliedFile).toBe(true);
+    expect(report.problems).toHaveLength(1);
+    expect(report.problems[0]).toStartWith("/var/lib/gardener-node-agent/apply-status.json is not valid JSON");
+    expect(report.units.map((u) => [u.name, u.active])).toEqual([["greeter.service", "?"], ["kubelet.service", "?"]]);
+    await rm(join(sb.root, "var/lib/gardener-node-agent/apply-status.json"));
 
     const v2 = await oscFile(sb, "v2", sampleOsc({ greeting: "rebaked" }));
     const applied = await hashRoot(sb.root);

@@ -140,6 +140,7 @@ export class OscReporter {
       outcome,
       ...(summary !== undefined ? { filesChanged: summary.filesChanged, filesDeleted: summary.filesDeleted, unitsRestarted: [...summary.unitsRestarted] } : {}),
     });
+    this.#heldEvents.clear();
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
     // Not awaited here: the apply must not wait for a rate-limited API call or an fsync. The outcome
