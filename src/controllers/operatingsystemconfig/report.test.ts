@@ -80,7 +80,7 @@ describe("OscReporter", () => {
   });
 
   describe("startApply", () => {
-    test("should report Applying, then ApplyFailed naming the step with a history entry, keeping the transition time on a second failure", async () => {
+    test("should report Applying, then ApplyFailed naming the step with a history entry, and keep ApplyFailed and its transition time through a retry", async () => {
       const { reporter, patches, gauges, clock, host } = await setup();
       const run = await reporter.startApply(node, "abcdef0123456789", signal);
       run.planned({ filesChanged: 2, filesDeleted: 0, unitsRestarted: ["a.service"] });
@@ -103,10 +103,9 @@ describe("OscReporter", () => {
       clock.step(60_000);
       const again = await reporter.startApply(node, "abcdef0123456789", signal);
       await again.failed(node, new Error("boom"), signal);
-      const last = conditions(patches).at(-1);
-      expect(last?.["reason"]).toBe("ApplyFailed");
-      // False → Unknown (Applying) → False: each status change moves the transition time.
-      expect(last?.["lastTransitionTime"]).toBe("2026-11-24T10:01:01Z");
+      // No Applying in between: the condition stays False since the first failure, with the new message.
+      expect(conditions(patches).map((c) => c?.["reason"])).toEqual(["Applying", "ApplyFailed", "ApplyFailed"]);
+      expect(conditions(patches).at(-1)).toMatchObject({ message: "Applying operating system config abcdef012345 failed: boom", lastTransitionTime: "2026-11-24T10:00:01Z" });
     });
 
     test("should record the host apply, then say Applied; upToDate afterwards sends nothing", async () => {

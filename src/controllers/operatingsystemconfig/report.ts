@@ -141,13 +141,17 @@ export class OscReporter {
       ...(summary !== undefined ? { filesChanged: summary.filesChanged, filesDeleted: summary.filesDeleted, unitsRestarted: [...summary.unitsRestarted] } : {}),
     });
     this.#heldEvents.clear();
+    // A retry of a version that failed keeps saying ApplyFailed (status False since the first failure)
+    // instead of flapping to Unknown and back at every backoff step.
+    const last = (await this.#load()).lastApply;
+    const retry = last?.outcome === "Failed" && last.checksum === checksum;
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
     // Not awaited here: the apply must not wait for a rate-limited API call or an fsync. The outcome
     // reports below wait for it, so Applying never lands after Applied.
     this.#tail = this.#tail.then(async () => {
       await this.#save({ ...withoutGate(this.#found(await this.#load())), lastApply: record("Applying") });
-      await this.#condition(node, applyingState(checksum), signal);
+      if (!retry) await this.#condition(node, applyingState(checksum), signal);
     });
 
     const history = (n: KubeObject, outcome: ApplyOutcome) => ({
