@@ -402,6 +402,11 @@ describe("OSC controller", () => {
     await expect(w.reconcile()).rejects.toThrow("failed decoding osc.yaml");
     expect(await w.text(lastAppliedPath)).toBe(lastApplied);
     expect(w.events().some((e) => e["type"] === "Warning" && String(e["message"]).includes("osc.yaml"))).toBe(true);
+    // The Node still runs the old version, and says the new one cannot be applied.
+    const conditions = (w.node()["status"] as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? [];
+    const osc = conditions.find((c) => c["type"] === "OperatingSystemConfigApplied");
+    expect(osc?.["reason"]).toBe("ApplyFailed");
+    expect(osc?.["message"]).toContain("failed decoding osc.yaml");
   });
 
   test("fails when the secret has no checksum annotation", async () => {

@@ -99,6 +99,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     if (decoded === undefined) {
       const err = decodeFailure?.err;
       if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      await report.rejected(node, secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "", err, signal);
       throw err;
     }
     const { osc, checksum } = decoded;

@@ -109,6 +109,20 @@ export class OscReporter {
     return { requeueAfterMs: hold.requeueAfterMs };
   }
 
+  /**
+   * The Secret's OSC cannot be applied at all (undecodable, no osc.yaml): condition False/ApplyFailed and
+   * the last failure, without an apply or a history entry. The Node may still run an older version.
+   */
+  async rejected(node: KubeObject | undefined, checksum: string, err: unknown, signal: AbortSignal): Promise<void> {
+    const failure = describeFailure(err);
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const rec: ApplyRecord = { checksum, startedAt: now, durationMs: 0, outcome: "Failed", failure };
+    await this.#save({ ...withoutGate(this.#found(await this.#load())), lastApply: rec, lastFailure: rec });
+    this.deps.metrics.upToDate(false);
+    this.deps.metrics.held(false);
+    await this.#condition(node, failedState(checksum, failure.message), signal);
+  }
+
   /** The Node already runs `checksum`: make the condition and metrics say so (once; nothing sent when they do). */
   async upToDate(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<void> {
     const status = await this.#load();
