@@ -30,7 +30,7 @@ export function formatPreview(p: ApplyPreview, source: string): string {
   const id = p.checksum.slice(0, 12);
   if (p.upToDate) return `${source}: the Node is up to date with operating system config ${id}; nothing to do.\n`;
   const lines = [`${source}: operating system config ${id}${p.resumed ? " (resumes an interrupted apply)" : ""}`];
-  if (p.files.length === 0 && p.units.length === 0 && !p.containerdRestart && !p.agentRestart) {
+  if (p.files.length === 0 && p.units.length === 0 && !p.containerdRestart && !p.agentRestart && p.inPlace.length === 0) {
     lines.push("No file or unit changes; the agent would only record this version as applied.");
   }
   if (p.files.length > 0) {
@@ -44,6 +44,7 @@ export function formatPreview(p: ApplyPreview, source: string): string {
     lines.push("Units:");
     for (const u of p.units) lines.push(...unitLines(u));
   }
+  if (p.inPlace.length > 0) lines.push(`In-place updates: ${p.inPlace.join(", ")}`);
   if (p.containerdRestart) lines.push("containerd: restarts (its configuration or unit changed)");
   if (p.agentRestart) lines.push("Agent: restarts itself after the daemon-reload to continue with its new unit or binary");
   for (const g of p.gates) lines.push(`Gate ${g.reason}: ${g.message}`);

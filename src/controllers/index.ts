@@ -1,5 +1,5 @@
 import { realClock } from "../clock/index.ts";
-import { ensureKubeletBootstrapKubeconfig, readMachineName } from "../credentials/index.ts";
+import { ensureKubeletBootstrapKubeconfig, obtainAgentKubeconfig, readMachineName } from "../credentials/index.ts";
 import { createHostFs } from "../host/index.ts";
 import { InformerSet } from "../kube/informer-set.ts";
 import { CachedReader } from "../kube/readers.ts";
@@ -20,7 +20,7 @@ import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
 import { createTokenResync, setupTokenController } from "./token/index.ts";
-import { setupCertificateController } from "./certificate/index.ts";
+import { endpointOf, setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
 import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
 import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
@@ -100,6 +100,8 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       source: secretInformer,
       nodeSource: nodeInformer,
       metrics: deps.metrics,
+      renewAgentCredentials: (sig) =>
+        obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
       signal,
       onRestartRequested,
       onTokenResync: tokenResync.trigger,

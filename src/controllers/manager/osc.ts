@@ -14,6 +14,7 @@ import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
 import { createContainerdInfo, createOscMetrics, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
@@ -33,9 +34,11 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
-  /** The shared own-Node informer (hold annotation). */
+  /** The shared own-Node informer (in-place drain gate §2.2, hold annotation). */
   readonly nodeSource: Source<KubeObject>;
   readonly metrics: MetricsRegistry;
+  /** CA rotation: a new agent client certificate through a CSR with the current identity. */
+  readonly renewAgentCredentials: (signal: AbortSignal) => Promise<void>;
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
@@ -81,17 +84,23 @@ export function setupOscController(s: OscSetup): Controller {
     arch: s.arch,
     onTokenResync: s.onTokenResync,
     metrics: createOscMetrics(s.metrics),
+    inPlace: {
+      runCommand: createCommandRunner(s.env),
+      kubeletHealthy: createKubeletHealthProbe(),
+      renewAgentCredentials: s.renewAgentCredentials,
+      apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
+    },
   });
   return newOscController({
     reconcile,
     source: s.source,
+    nodeSource: s.nodeSource,
     kube: s.kube,
     node,
     clock: s.clock,
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
-    nodeSource: s.nodeSource,
     secretKey: { namespace: "kube-system", name: osc.secretName },
   });
 }

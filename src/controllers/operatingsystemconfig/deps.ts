@@ -7,6 +7,7 @@ import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 import type { OscMetrics } from "./metrics.ts";
+import type { InPlaceDeps } from "./inplace/deps.ts";
 
 export interface TokenSyncConfig {
   readonly secretName: string;
@@ -55,6 +56,8 @@ export interface OscControllerDeps {
   readonly onTokenResync: (secret: ObjectKey) => void;
   /** The OSC series (report.ts); none when omitted. */
   readonly metrics?: OscMetrics;
+  /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
+  readonly inPlace?: InPlaceDeps;
 }
 
 export const stateDir = "/var/lib/gardener-node-agent";

@@ -6,6 +6,7 @@ import { agentUnitName, containerdUnitName, unitDir } from "./deps.ts";
 import type { GateHold } from "./gate.ts";
 import { summarizeChanges } from "./history.ts";
 import { holdGate } from "./hold.ts";
+import { inPlaceGate } from "./inplace/index.ts";
 import { checksumAnnotation } from "./node.ts";
 import { pendingChanges } from "./pending.ts";
 import { planChanges } from "./plan.ts";
@@ -43,6 +44,8 @@ export interface ApplyPreview {
   readonly units: readonly UnitPreview[];
   readonly containerdRestart: boolean;
   readonly agentRestart: boolean;
+  /** In-place updates the apply would perform (§9.3): "operating system", "kubelet minor version", … */
+  readonly inPlace: readonly string[];
   /** Gates that would stop the apply now (the hold annotation), plus notes on gates decided elsewhere. */
   readonly gates: readonly { readonly reason: string; readonly message: string }[];
 }
@@ -62,7 +65,7 @@ export interface PreviewInput {
 }
 
 export const hasChanges = (p: ApplyPreview): boolean =>
-  !p.upToDate && (p.files.length > 0 || p.units.length > 0 || p.containerdRestart || p.agentRestart);
+  !p.upToDate && (p.files.length > 0 || p.units.length > 0 || p.containerdRestart || p.agentRestart || p.inPlace.length > 0);
 
 const octal = (mode: number): string => mode.toString(8).padStart(4, "0");
 
@@ -79,7 +82,7 @@ function agentPath(lastApplied: Osc | undefined): string | undefined {
  */
 export async function previewApply(input: PreviewInput, signal: AbortSignal): Promise<ApplyPreview> {
   const { host, checksum } = input;
-  const empty = { checksum, resumed: false, files: [], units: [], containerdRestart: false, agentRestart: false, gates: [] };
+  const empty = { checksum, resumed: false, files: [], units: [], containerdRestart: false, agentRestart: false, inPlace: [], gates: [] };
   if (input.node !== undefined && input.node.metadata.annotations?.[checksumAnnotation] === checksum) return { ...empty, upToDate: true };
 
   const processPath = agentPath(await readLastApplied(host)) ?? input.processPath;
@@ -103,13 +106,16 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
   const gates: { reason: string; message: string }[] = [];
   const hold: GateHold | undefined = holdGate(input.node, checksum, summarizeChanges(changes), 0);
   if (hold !== undefined) gates.push({ reason: hold.reason, message: hold.message });
+  const drain = inPlaceGate(changes, input.node);
+  if (drain !== undefined) gates.push({ reason: drain.reason, message: drain.message });
   if (input.secret !== undefined && isSerial(input.secret)) {
     gates.push({ reason: "WaitingForSerialLock", message: "the Secret asks for a serial rollout: the apply waits for its turn in the worker pool" });
   }
 
   // A finished change set of this checksum offline (an image root after `apply --offline`): applied.
   const done = pending.resumed && input.node === undefined && files.length === 0 && changes.units.changed.length === 0 &&
-    changes.units.deleted.length === 0 && changes.units.commands.length === 0 && !changes.containerd.configFileChanged;
+    changes.units.deleted.length === 0 && changes.units.commands.length === 0 && !changes.containerd.configFileChanged &&
+    inPlaceList(changes).length === 0;
   return {
     checksum,
     upToDate: done,
@@ -118,8 +124,23 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
     units: await previewUnits(host, changes),
     containerdRestart: changes.containerd.configFileChanged || changes.units.commands.some((c) => c.name === containerdUnitName && c.command === "restart"),
     agentRestart: changes.mustRestartNodeAgent || changes.units.commands.some((c) => c.name === agentUnitName),
+    inPlace: inPlaceList(changes),
     gates,
   };
+}
+
+function inPlaceList(changes: OscChanges): string[] {
+  const f = changes.inPlaceUpdates;
+  const named: [boolean, string][] = [
+    [f.operatingSystem, "operating system update"],
+    [f.kubelet.minorVersion, "kubelet minor version"],
+    [f.kubelet.config, "kubelet configuration"],
+    [f.kubelet.cpuManagerPolicy, "kubelet CPU manager policy"],
+    [f.certificateAuthoritiesRotation.kubelet, "kubelet CA rotation"],
+    [f.certificateAuthoritiesRotation.nodeAgent, "node agent CA rotation"],
+    [f.serviceAccountKeyRotation, "service account key rotation"],
+  ];
+  return named.filter(([on]) => on).map(([, name]) => name);
 }
 
 const noKube: Kube = new Proxy({} as Kube, {

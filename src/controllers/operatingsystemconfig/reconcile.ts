@@ -4,7 +4,7 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
-import { applyOsc } from "./apply.ts";
+import { applyOsc, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";
 import { summarizeChanges } from "./history.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
@@ -68,6 +68,8 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
   const report = new OscReporter({ ...deps, metrics: deps.metrics ?? noOscMetrics }, { namespace: "kube-system", name: deps.config.secretName });
+  // Every gate reports its GateHold here (condition, event once per version and reason, metrics, status).
+  const holds = report;
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
@@ -124,17 +126,18 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return {};
     }
 
-    // Gates (report.ts `holding`): each returns a GateHold while the apply must wait.
+    // The operator's hold annotation comes first: nothing of a held version runs.
     if (holdReason(node) !== undefined) {
       await labelsPatched;
       const pending = await pendingChanges(host, osc, checksum, deps.node.hostName, deps.processPath);
       const held = holdGate(node, checksum, summarizeChanges(pending.changes), config.syncPeriodMs);
-      if (held !== undefined) return report.holding(node, checksum, held, signal);
+      if (held !== undefined) return holds.report(node, checksum, held, signal);
     }
 
     const run = await report.startApply(node, checksum, signal);
+    let stop: ApplyStop | undefined;
     try {
-      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal);
+      stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal);
     } catch (err) {
       // The agent restarts to continue the apply: the condition stays Applying.
       if (!(err instanceof RestartRequested)) await run.failed(node, err, signal);
@@ -144,6 +147,11 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
       throw err;
+    }
+    if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold, signal);
+    if (stop !== undefined) {
+      log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
+      return { requeueAfterMs: stop.retryAfterMs };
     }
 
     await run.hostApplied();

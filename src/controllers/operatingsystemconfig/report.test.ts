@@ -64,17 +64,17 @@ describe("OscReporter", () => {
     });
   });
 
-  describe("holding", () => {
+  describe("report (a gate's hold)", () => {
     test("should record one Normal event per version and reason, and keep the gate's start", async () => {
       const { reporter, events, gauges, clock, host } = await setup();
       const hold = { reason: "Held" as const, message: "held: x", requeueAfterMs: 600_000 };
-      expect(await reporter.holding(node, "c1", hold, signal)).toEqual({ requeueAfterMs: 600_000 });
+      expect(await reporter.report(node, "c1", hold, signal)).toEqual({ requeueAfterMs: 600_000 });
       clock.step(60_000);
-      await reporter.holding(node, "c1", hold, signal);
+      await reporter.report(node, "c1", hold, signal);
       expect(events.map((e) => [e.type, e.reason, e.note])).toEqual([["Normal", "Held", "held: x"]]);
       expect(gauges["held"]).toBe(1);
       expect((await readApplyStatus(host))?.gate).toEqual({ reason: "Held", message: "held: x", checksum: "c1", since: "2026-11-24T10:00:00Z" });
-      await reporter.holding(node, "c2", { ...hold, message: "held: y" }, signal);
+      await reporter.report(node, "c2", { ...hold, message: "held: y" }, signal);
       expect(events).toHaveLength(2);
     });
   });
@@ -106,6 +106,25 @@ describe("OscReporter", () => {
       // No Applying in between: the condition stays False since the first failure, with the new message.
       expect(conditions(patches).map((c) => c?.["reason"])).toEqual(["Applying", "ApplyFailed", "ApplyFailed"]);
       expect(conditions(patches).at(-1)).toMatchObject({ message: "Applying operating system config abcdef012345 failed: boom", lastTransitionTime: "2026-11-24T10:00:01Z" });
+    });
+
+    test("should not flap through Applying when a gate inside the apply holds the same version again", async () => {
+      const { reporter, patches, events } = await setup();
+      const drain = { reason: "WaitingForDrain" as const, message: "waiting for drain", requeueAfterMs: 60_000 };
+      for (let look = 0; look < 3; look++) {
+        await reporter.startApply(node, "c1", signal);
+        await reporter.report(node, "c1", drain, signal);
+      }
+      expect(conditions(patches).map((c) => c?.["reason"])).toEqual(["Applying", "WaitingForDrain"]);
+      expect(events.map((e) => e.reason)).toEqual(["WaitingForDrain"]);
+    });
+
+    test("should say Applying again once a hold before the apply is released", async () => {
+      const { reporter, patches } = await setup();
+      await reporter.report(node, "c1", { reason: "Held", message: "held", requeueAfterMs: 1 }, signal);
+      await reporter.startApply(node, "c1", signal);
+      await reporter.report(node, "c1", { reason: "WaitingForDrain", message: "drain", requeueAfterMs: 1 }, signal);
+      expect(conditions(patches).map((c) => c?.["reason"])).toEqual(["Held", "Applying", "WaitingForDrain"]);
     });
 
     test("should record the host apply, then say Applied; upToDate afterwards sends nothing", async () => {

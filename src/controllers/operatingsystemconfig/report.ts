@@ -52,7 +52,7 @@ const secretMissingMaxRetryMs = 5 * 60_000;
 /**
  * The one place that turns what the OSC controller decided — a gate holding the version, a missing
  * Secret, an apply starting, succeeding or failing — into the Node condition `OperatingSystemConfigApplied`,
- * events, metrics and the status file `status` reads. Gates plug in with one call: `holding(...)`.
+ * events, metrics and the status file `status` reads. Gates plug in with one call: `report(node, checksum, hold)`.
  * Reporting is best effort: a failed condition patch is logged, never fails the apply it describes.
  */
 export class OscReporter {
@@ -72,6 +72,7 @@ export class OscReporter {
 
   /** The Secret does not exist: Warning event once per absence, condition, a log line per retry, backoff. */
   async secretMissing(node: KubeObject | undefined, signal: AbortSignal): Promise<Result> {
+    await this.#tail;
     const name = `${this.secret.namespace}/${this.secret.name}`;
     const status = await this.#load();
     const retryInMs = Math.min(secretMissingFirstRetryMs * 2 ** this.#missingAttempts, secretMissingMaxRetryMs);
@@ -88,17 +89,22 @@ export class OscReporter {
     return { requeueAfterMs: retryInMs };
   }
 
-  /** A gate holds `checksum`: condition False/<reason>, a Normal event once per version and reason, requeue. */
-  async holding(node: KubeObject | undefined, checksum: string, hold: GateHold, signal: AbortSignal): Promise<Result> {
+  /**
+   * A gate holds `checksum` — the one call every gate makes: a log line each time, condition
+   * False/<reason>, an event once per version and reason (Warning for a halted rollout, else Normal),
+   * metrics, the status file, and the requeue the gate asked for.
+   */
+  async report(node: KubeObject | undefined, checksum: string, hold: GateHold, signal?: AbortSignal): Promise<Result> {
+    await this.#tail;
+    this.deps.log.info("Holding the operating system config apply", { reason: hold.reason, why: hold.message, checksum, requeueAfterMs: hold.requeueAfterMs });
     const status = this.#found(await this.#load());
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(hold.reason === "Held");
     const state = gateState(hold.reason, hold.message);
     const existing = this.#existing(node);
     const key = `${checksum}/${hold.reason}`;
-    if (!this.#heldEvents.has(key) && !conditionUnchanged(existing, state)) {
-      this.deps.log.info("Operating system config held", { reason: hold.reason, message: hold.message });
-      if (node !== undefined) await this.deps.events.event(nodeRef(node), "Normal", hold.reason, "Reconcile", hold.message);
+    if (!this.#heldEvents.has(key) && !conditionUnchanged(existing, state) && node !== undefined) {
+      await this.deps.events.event(nodeRef(node), hold.reason === "RolloutHalted" ? "Warning" : "Normal", hold.reason, "Reconcile", hold.message);
     }
     this.#heldEvents.add(key);
     if (status.gate?.checksum !== checksum || status.gate.reason !== hold.reason || status.gate.message !== hold.message) {
@@ -114,6 +120,7 @@ export class OscReporter {
    * the last failure, without an apply or a history entry. The Node may still run an older version.
    */
   async rejected(node: KubeObject | undefined, checksum: string, err: unknown, signal: AbortSignal): Promise<void> {
+    await this.#tail;
     const failure = describeFailure(err);
     const now = new Date(this.deps.clock.now()).toISOString();
     const rec: ApplyRecord = { checksum, startedAt: now, durationMs: 0, outcome: "Failed", failure };
@@ -125,6 +132,7 @@ export class OscReporter {
 
   /** The Node already runs `checksum`: make the condition and metrics say so (once; nothing sent when they do). */
   async upToDate(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<void> {
+    await this.#tail;
     const status = await this.#load();
     let next = withoutGate(this.#found(status));
     // An apply whose process stopped between the Node patch and its own record: it did finish.
@@ -154,18 +162,18 @@ export class OscReporter {
       outcome,
       ...(summary !== undefined ? { filesChanged: summary.filesChanged, filesDeleted: summary.filesDeleted, unitsRestarted: [...summary.unitsRestarted] } : {}),
     });
-    this.#heldEvents.clear();
-    // A retry of a version that failed keeps saying ApplyFailed (status False since the first failure)
-    // instead of flapping to Unknown and back at every backoff step.
-    const last = (await this.#load()).lastApply;
-    const retry = last?.outcome === "Failed" && last.checksum === checksum;
+    // Another look at a version that failed or that a gate inside the apply held keeps saying so (status
+    // False since the first time) instead of flapping to Unknown and back at every backoff step or look.
+    const { lastApply: last, gate } = await this.#load();
+    const stoppedInside = last?.outcome === "Applying" && last.checksum === checksum && gate?.checksum === checksum;
+    const quiet = (last?.outcome === "Failed" && last.checksum === checksum) || stoppedInside;
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
     // Not awaited here: the apply must not wait for a rate-limited API call or an fsync. The outcome
     // reports below wait for it, so Applying never lands after Applied.
     this.#tail = this.#tail.then(async () => {
-      await this.#save({ ...withoutGate(this.#found(await this.#load())), lastApply: record("Applying") });
-      if (!retry) await this.#condition(node, applyingState(checksum), signal);
+      await this.#save({ ...this.#found(await this.#load()), lastApply: record("Applying") });
+      if (!quiet) await this.#condition(node, applyingState(checksum), signal);
     });
 
     const history = (n: KubeObject, outcome: ApplyOutcome) => ({
@@ -179,7 +187,7 @@ export class OscReporter {
       hostApplied: async () => {
         await this.#tail;
         const rec = record("Applied");
-        await this.#save({ ...(await this.#load()), lastApply: rec, lastSuccess: rec });
+        await this.#save({ ...withoutGate(await this.#load()), lastApply: rec, lastSuccess: rec });
         this.deps.metrics.observeApply(finish() / 1000, "applied");
         this.deps.metrics.appliedAt(Math.floor(clock.now() / 1000));
       },
@@ -192,7 +200,7 @@ export class OscReporter {
         await this.#tail;
         const failure = describeFailure(err);
         const rec = { ...record("Failed"), failure };
-        await this.#save({ ...(await this.#load()), lastApply: rec, lastFailure: rec });
+        await this.#save({ ...withoutGate(await this.#load()), lastApply: rec, lastFailure: rec });
         this.deps.metrics.observeApply(finish() / 1000, "failed");
         await this.#condition(n, failedState(checksum, failure.message), sig);
         if (n !== undefined) await this.#patch(n, "history", { metadata: { annotations: history(n, "Failed") } }, undefined, sig);
@@ -236,7 +244,7 @@ export class OscReporter {
     return this.#sent ?? findCondition(node);
   }
 
-  async #condition(node: KubeObject | undefined, state: OscConditionState, signal: AbortSignal): Promise<void> {
+  async #condition(node: KubeObject | undefined, state: OscConditionState, signal: AbortSignal | undefined): Promise<void> {
     if (node === undefined) return;
     const existing = this.#existing(node);
     if (conditionUnchanged(existing, state)) return;
@@ -246,9 +254,12 @@ export class OscReporter {
     this.#sent = { ...condition };
   }
 
-  async #patch(node: KubeObject, what: string, body: Record<string, unknown>, subresource: "status" | undefined, signal: AbortSignal): Promise<void> {
+  async #patch(node: KubeObject, what: string, body: Record<string, unknown>, subresource: "status" | undefined, signal: AbortSignal | undefined): Promise<void> {
     try {
-      await this.deps.kube.patch(nodes, "", node.metadata.name ?? "", "strategic", body, { ...(subresource ? { subresource } : {}), signal });
+      await this.deps.kube.patch(nodes, "", node.metadata.name ?? "", "strategic", body, {
+        ...(subresource ? { subresource } : {}),
+        ...(signal !== undefined ? { signal } : {}),
+      });
     } catch (err) {
       // Best effort, like events: the next reconcile sends it again (the condition differs from what is stored).
       this.#sent = undefined;

@@ -1,7 +1,7 @@
 import { parseDuration } from "../../config/duration.ts";
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
-import { type Enqueuer, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
+import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
 import type { Predicate } from "../../kube/predicate.ts";
 import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
 import { nodes } from "../../kube/resources.ts";
@@ -10,6 +10,7 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
 import { holdAnnotationPredicate } from "./hold.ts";
+import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
 
 export const controllerName = "operatingsystemconfig";
 /** Each reconcile runs under this deadline (§2.4). */
@@ -117,14 +118,18 @@ export function nodeHandler(secret: ObjectKey): EventHandler<KubeObject> {
 export function newOscController(opts: {
   readonly reconcile: Reconcile;
   readonly source: Source<KubeObject>;
+  /**
+   * The own Node (§2.2): the in-place drain gate opens when it gets InPlaceUpdate/ReadyForUpdate; a
+   * change of the hold annotation wakes `secretKey`.
+   */
+  readonly nodeSource?: Source<KubeObject>;
   readonly kube: Kube;
   readonly node: NodeIdentity;
   readonly clock: Clock;
   readonly log: Logger;
   readonly signal: AbortSignal;
   readonly onRestartRequested?: (why: string) => void;
-  /** The own Node (the shared informer) and the Secret's key, for the hold annotation. */
-  readonly nodeSource?: Source<KubeObject>;
+  /** The OSC Secret's key: looked at once at start, woken by the hold annotation. */
   readonly secretKey?: ObjectKey;
 }): Controller {
   const c = new Controller({
@@ -142,6 +147,7 @@ export function newOscController(opts: {
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
     secretPredicate,
   );
+  if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
   if (opts.nodeSource !== undefined && opts.secretKey !== undefined) c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
   // A Secret missing at start sends no event: one look at start reports it (deduplicated with the
   // informer's create when the Secret exists).
