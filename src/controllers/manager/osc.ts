@@ -42,6 +42,8 @@ export interface OscSetup {
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** gardenadm mode (self-hosted machine). */
+  readonly selfHosted?: boolean;
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
@@ -84,6 +86,7 @@ export function setupOscController(s: OscSetup): Controller {
     arch: s.arch,
     onTokenResync: s.onTokenResync,
     metrics: createOscMetrics(s.metrics),
+    ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(s.env),
       kubeletHealthy: createKubeletHealthProbe(),
@@ -102,5 +105,6 @@ export function setupOscController(s: OscSetup): Controller {
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
     secretKey: { namespace: "kube-system", name: osc.secretName },
+    secretName: osc.secretName,
   });
 }

@@ -56,6 +56,8 @@ export interface OscControllerDeps {
   readonly onTokenResync: (secret: ObjectKey) => void;
   /** The OSC series (report.ts); none when omitted. */
   readonly metrics?: OscMetrics;
+  /** gardenadm mode (self-hosted machine, gardenadm.ts): a provision OSC is applied without state files or restarts. */
+  readonly selfHosted?: boolean;
   /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
   readonly inPlace?: InPlaceDeps;
 }

@@ -2,13 +2,14 @@ import { parseDuration } from "../../config/duration.ts";
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
 import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
-import type { Predicate } from "../../kube/predicate.ts";
+import { and, type Predicate } from "../../kube/predicate.ts";
 import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
 import { nodes } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
+import { namedSecretPredicate } from "./gardenadm.ts";
 import { holdAnnotationPredicate } from "./hold.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
 
@@ -131,6 +132,8 @@ export function newOscController(opts: {
   readonly onRestartRequested?: (why: string) => void;
   /** The OSC Secret's key: looked at once at start, woken by the hold annotation. */
   readonly secretKey?: ObjectKey;
+  /** Only this Secret is reconciled (the gardenadm-mode cache holds every pool's OSC Secret). */
+  readonly secretName?: string;
 }): Controller {
   const c = new Controller({
     name: controllerName,
@@ -145,7 +148,7 @@ export function newOscController(opts: {
   c.watch(
     opts.source,
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
-    secretPredicate,
+    opts.secretName === undefined ? secretPredicate : and(secretPredicate, namedSecretPredicate(opts.secretName)),
   );
   if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
   if (opts.nodeSource !== undefined && opts.secretKey !== undefined) c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
