@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join } from "node:path";
 import * as v from "valibot";
-import { issueText } from "../config/issue-text.ts";
+import { issueText } from "../untrusted/issue-text.ts";
 import { parseYaml } from "../config/yaml.ts";
 import { bunReadTextFile, type Credentials, type ReadTextFile } from "./credentials.ts";
 import { kubeconfigSchema, type KubeconfigUser } from "./kubeconfig-schema.ts";

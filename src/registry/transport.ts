@@ -1,6 +1,9 @@
 import * as v from "valibot";
+import { quoteName } from "../untrusted/quote-name.ts";
+import { urlForMessage } from "../untrusted/url.ts";
 import { basicAuthorization, parseChallenge } from "./auth.ts";
 import type { Credentials } from "./auth.ts";
+import { responseErrorCodes } from "./error-body.ts";
 import type { RegistryEndpoint } from "./hosts.ts";
 import { TokenResponseSchema } from "./manifest.ts";
 import { registryEndpoint } from "./reference.ts";
@@ -36,6 +39,11 @@ export interface RegistryRequest {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * The registry answered with an error status. `url` names what was asked for (a URL shown without
+ * user info or query, or an image and digest); `detail` is this project's text or the error codes
+ * of the body, never the body itself.
+ */
 export class RegistryHttpError extends RegistryError {
   override readonly name: string = "RegistryHttpError";
   constructor(
@@ -55,6 +63,8 @@ export interface Transport {
 }
 
 const MAX_REDIRECTS = 5;
+
+const codesSuffix = (codes: string): string => (codes === "" ? "" : ` (${codes})`);
 
 /** The request never got an HTTP answer (DNS, connection, TLS); `cause` holds the fetch error. */
 export class RegistryUnreachableError extends RegistryError {
@@ -106,20 +116,21 @@ export function createTransport(options: TransportOptions = {}): Transport {
       options.credentials?.[new URL(url).host] ??
       (req.endpoint === undefined ? (options.credentials?.[registryEndpoint(req.registry)] ?? options.credentials?.[req.registry]) : undefined);
     if (challenge.scheme === "basic") {
-      if (creds === undefined) throw new RegistryHttpError(401, url, `registry ${req.registry} wants basic auth and no credentials are configured`);
+      if (creds === undefined) throw new RegistryHttpError(401, urlForMessage(url), `registry ${req.registry} wants basic auth and no credentials are configured`);
       return basicAuthorization(creds);
     }
-    if (challenge.scheme !== "bearer") throw new RegistryHttpError(401, url, `unsupported auth challenge "${challengeHeader}"`);
+    // The scheme only: a challenge's parameters are the server's text.
+    if (challenge.scheme !== "bearer") throw new RegistryHttpError(401, urlForMessage(url), `unsupported auth scheme ${quoteName(challenge.scheme)}`);
     const realm = challenge.params["realm"];
-    if (realm === undefined) throw new RegistryHttpError(401, url, "bearer challenge without realm");
+    if (realm === undefined) throw new RegistryHttpError(401, urlForMessage(url), "bearer challenge without realm");
     const tokenUrl = new URL(realm);
     if (challenge.params["service"] !== undefined) tokenUrl.searchParams.set("service", challenge.params["service"]);
     tokenUrl.searchParams.set("scope", scope);
     const headers: Record<string, string> = {};
     if (creds !== undefined) headers["authorization"] = basicAuthorization(creds);
     const res = await doFetch(tokenUrl.toString(), { headers, ...(req.signal ? { signal: req.signal } : {}), ...tlsInit(req) });
-    const where = `${tokenUrl.origin}${tokenUrl.pathname}`;
-    if (!res.ok) throw new RegistryHttpError(res.status, where, `token request failed: ${(await res.text()).slice(0, 200)}`);
+    const where = urlForMessage(tokenUrl);
+    if (!res.ok) throw new RegistryHttpError(res.status, where, `token request failed${codesSuffix(await responseErrorCodes(res))}`);
     const parsed = v.safeParse(TokenResponseSchema, await res.json().catch(() => undefined));
     const token = parsed.success ? (parsed.output.token ?? parsed.output.access_token) : undefined;
     if (token === undefined || token === "") throw new RegistryHttpError(res.status, where, "token response has no token");
@@ -142,7 +153,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
       });
       const location = res.headers.get("location");
       if (!req.followRedirects || res.status < 300 || res.status >= 400 || location === null) return res;
-      if (hop >= MAX_REDIRECTS) throw new RegistryHttpError(res.status, target, "too many redirects");
+      if (hop >= MAX_REDIRECTS) throw new RegistryHttpError(res.status, urlForMessage(target), "too many redirects");
       await res.body?.cancel();
       const next = new URL(location, target);
       // Credentials are for the registry only, never for the storage backend it redirects to.
@@ -166,7 +177,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
       const second = await once(req, url, authorization);
       if (second.status === 401) {
         authCache.delete(key);
-        throw new RegistryHttpError(401, url, (await second.text()).slice(0, 200) || "unauthorized");
+        throw new RegistryHttpError(401, urlForMessage(url), (await responseErrorCodes(second)) || "unauthorized");
       }
       authCache.set(key, authorization);
       return second;
