@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createRegistryClient } from "./client.ts";
 import { verifyDigest } from "./digest.ts";
+import { FileNotInImageError } from "./extract.ts";
 import { errorCodes } from "./error-body.ts";
 import { parseHostsToml } from "./hosts.ts";
 import { decompressLayer } from "./layer.ts";
@@ -138,6 +139,9 @@ describe("names in registry errors", () => {
     ["an image reference", () => parseImageReference(`r.example/a/b:${"x".repeat(200)}\n${secret}`), 'invalid image reference "r.example/a/b:'],
     ["a layer media type", () => decompressLayer(new Uint8Array(), `${"x".repeat(80)}${secret}`), 'unsupported layer media type "xxxx'],
     ["a digest", () => verifyDigest(new Uint8Array(), `md5:${"x".repeat(80)}${secret}`, "blob"), 'unsupported digest algorithm in "md5:'],
+    ["a path in an image", () => {
+      throw new FileNotInImageError("r.example/a:v1", `/${"p".repeat(90)}\n${secret}`, "absent");
+    }, `file "/${"p".repeat(76)}..." not found in image "r.example/a:v1"`],
   ])("should cut %s to 80 characters and escape it", (_what, f, start) => {
     const err = thrown(f);
     expect(err.message).toStartWith(start);
