@@ -142,13 +142,19 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // Bootstrap runnables run after the caches synced and before any controller (§7.1 step 11).
   const kubelet = await ensureKubeletBootstrapKubeconfig(host, config.apiServer);
   log.info("Kubelet bootstrap kubeconfig", { outcome: kubelet });
-  await runOscChecker(
-    { nodes: cache, nodeName, host, systemd, events: createOscCheckerEventRecorder({ kube, clock, log, hostName }), log },
-    signal,
-  );
 
-  const runs = controllers.map((c) => c.start(signal));
-  const stopped = Promise.allSettled([...runs, informers.stopped()])
+  // The Lease first: nothing on this path may wait for the API server's rate limit or the host scan.
+  const ordered = lease === undefined ? controllers : [lease.controller, ...controllers.filter((c) => c !== lease.controller)];
+  const runs = ordered.map((c) => c.start(signal));
+  // The consistency check is diagnostic: it runs beside the controllers (a slow scan or event must not
+  // delay the Lease), on the events client, and its failure is logged, never fatal.
+  const checked = runOscChecker(
+    { nodes: cache, nodeName, host, systemd, events: createOscCheckerEventRecorder({ kube: eventsKube, clock, log, hostName }), log },
+    signal,
+  ).catch((err: unknown) => {
+    if (!signal.aborted) log.error("OSC checker failed", { err });
+  });
+  const stopped = Promise.allSettled([...runs, informers.stopped(), checked])
     .then(() => events.flush())
     .then(() => systemd.close());
   return { stopped };
