@@ -16,6 +16,7 @@ import { hostNameOf, machineArch } from "./manager/host-facts.ts";
 import { informerSyncChecks } from "./manager/health.ts";
 import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 import { setupOscController } from "./manager/osc.ts";
+import { removeStaleTempsAtStart } from "./operatingsystemconfig/index.ts";
 import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
@@ -154,7 +155,15 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   ).catch((err: unknown) => {
     if (!signal.aborted) log.error("OSC checker failed", { err });
   });
-  const stopped = Promise.allSettled([...runs, informers.stopped(), checked])
+  // Temps of atomic writes a kill interrupted: removed beside the controllers too (the OSC controller
+  // cleans again before each apply); the host keeps track of its own writes in flight.
+  const cleaned = removeStaleTempsAtStart({
+    host,
+    hostName,
+    tokenPaths: (config.controllers.token.syncConfigs ?? []).map((s) => s.path),
+    log: log.child({ component: "stale-temps" }),
+  }).catch((err: unknown) => log.error("Removing stale temporary files failed", { err }));
+  const stopped = Promise.allSettled([...runs, informers.stopped(), checked, cleaned])
     .then(() => events.flush())
     .then(() => systemd.close());
   return { stopped };

@@ -10,6 +10,7 @@ import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
 
@@ -68,6 +69,9 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   }
   await input.ready;
   const { changes, resumed, planned } = plan;
+  // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply).
+  const tokenPaths = deps.config.tokenSyncConfigs.map((s) => s.path);
+  await removeStaleTemps(host, writtenDirs(osc, deps.node.hostName.toLowerCase(), tokenPaths), log);
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });

@@ -8,6 +8,7 @@ export { FileApplyError } from "./files.ts";
 export { allFiles, mergeUnits } from "./merge.ts";
 export { OscInputError } from "./plan.ts";
 export { createReconciler, OscSecretError } from "./reconcile.ts";
+export { removeStaleTemps, removeStaleTempsAtStart, writtenDirs } from "./stale-temps.ts";
 export { UnitCommandsError } from "./units.ts";
 export {
   controllerName,
