@@ -16,6 +16,7 @@ import { hostNameOf, machineArch } from "./manager/host-facts.ts";
 import { informerSyncChecks } from "./manager/health.ts";
 import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 import { setupOscController } from "./manager/osc.ts";
+import { supervise } from "./manager/supervise.ts";
 import { removeStaleTempsAtStart } from "./operatingsystemconfig/index.ts";
 import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
@@ -146,7 +147,10 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
 
   // The Lease first: nothing on this path may wait for the API server's rate limit or the host scan.
   const ordered = lease === undefined ? controllers : [lease.controller, ...controllers.filter((c) => c !== lease.controller)];
-  const runs = ordered.map((c) => c.start(signal));
+  const runs = supervise(
+    [...ordered.map((c) => ({ name: c.name, run: c.start(signal) })), { name: "cache", run: informers.stopped() }],
+    { signal, stop: deps.stop, log },
+  );
   // The consistency check is diagnostic: it runs beside the controllers (a slow scan or event must not
   // delay the Lease), on the events client, and its failure is logged, never fatal.
   const checked = runOscChecker(
@@ -163,7 +167,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     tokenPaths: (config.controllers.token.syncConfigs ?? []).map((s) => s.path),
     log: log.child({ component: "stale-temps" }),
   }).catch((err: unknown) => log.error("Removing stale temporary files failed", { err }));
-  const stopped = Promise.allSettled([...runs, informers.stopped(), checked, cleaned])
+  const stopped = Promise.allSettled([runs, checked, cleaned])
     .then(() => events.flush())
     .then(() => systemd.close());
   return { stopped };
