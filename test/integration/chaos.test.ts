@@ -230,20 +230,22 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
           resolve(sup.kill(agent));
         };
       });
-      killed = await Promise.race([fired, Bun.sleep(6_000).then(() => false)]);
+      killed = await Promise.race([fired, Bun.sleep(10_000).then(() => false)]);
       onAction = undefined;
       if (!killed) how = "action-late";
     } else if (mode === "writes") {
       // A few ms into the group write of ~1.3 MB: temp files are on disk, not yet renamed.
       const base = agent === before ? writesBefore : 0;
-      if (await poll("the file writes", () => occurrences(agent, "Applying changed files") > base, 6_000)) await Bun.sleep(pick(0, 40));
+      if (await poll("the file writes", () => occurrences(agent, "Applying changed files") > base, 10_000)) await Bun.sleep(pick(0, 40));
       else how = "writes-late";
     }
     // "wait", or the moment above passed: a kill after a random delay. An agent that exited on its
     // own meanwhile is replaced, and its successor is killed instead.
+    // During the outage an agent lives well under a second (its start fails): kill it early in that life.
+    const [lo, hi] = mode === "wait" ? [50, 400] : [300, 3_000];
     let delay = mode === "wait" || how.endsWith("-late");
     while (!killed) {
-      if (delay) await Bun.sleep(pick(300, 3_000));
+      if (delay) await Bun.sleep(pick(lo, hi));
       killed = sup.kill(agent);
       if (!killed) {
         await agent.proc.exited;
