@@ -24,7 +24,7 @@ import { nodeSelectors, setupNodeController } from "./node/index.ts";
 import { createTokenResync, setupTokenController } from "./token/index.ts";
 import { setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
-import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
+import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from "./oscchecker/index.ts";
 import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
 import { setupSystemdUnitCheckController } from "./systemdunitcheck/index.ts";
 
@@ -154,7 +154,15 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // The consistency check is diagnostic: it runs beside the controllers (a slow scan or event must not
   // delay the Lease), on the events client, and its failure is logged, never fatal.
   const checked = runOscChecker(
-    { nodes: cache, nodeName, host, systemd, events: createOscCheckerEventRecorder({ kube: eventsKube, clock, log, hostName }), log },
+    {
+      nodes: cache,
+      nodeName,
+      host,
+      systemd,
+      events: createOscCheckerEventRecorder({ kube: eventsKube, clock, log, hostName }),
+      log,
+      targetOsc: secretTargetOsc(cache, config.controllers.operatingSystemConfig.secretName),
+    },
     signal,
   ).catch((err: unknown) => {
     if (!signal.aborted) log.error("OSC checker failed", { err });

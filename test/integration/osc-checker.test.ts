@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { realClock } from "../../src/clock/index.ts";
-import { createOscCheckerEventRecorder, LastAppliedParseError, OscCheckerError, runOscChecker, type OscCheckerDeps } from "../../src/controllers/oscchecker/index.ts";
+import { decodeOsc } from "../../src/osc/index.ts";
+import { checkedView, createOscCheckerEventRecorder, LastAppliedParseError, OscCheckerError, runOscChecker, type OscCheckerDeps } from "../../src/controllers/oscchecker/index.ts";
 import { ApiError } from "../../src/kube/errors.ts";
 import { createHostFs, type HostFs } from "../../src/host/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
@@ -275,6 +276,27 @@ units:
       );
       await a.run();
       expect(a.events().map((e) => [e.reason, e.message])).toEqual([["FileMissing", "File /etc/f02 is missing"]]);
+    });
+
+    test("does not count files and units already as the OSC being applied says (an apply a restart interrupted)", async () => {
+      const a = await agent();
+      // The agent restarted itself mid-apply: new files written and recorded done, last-applied still old.
+      await a.writeLastApplied(`${manyFiles(3)}  units:\n  - name: app.service\n    content: old\n`);
+      await a.host.writeFileAtomic("/etc/f00", "new", 0o644);
+      await a.host.writeFileAtomic("/etc/f01", "edited by hand", 0o644);
+      await a.host.writeFileAtomic("/etc/f02", "x", 0o644);
+      await a.host.writeFileAtomic("/etc/systemd/system/app.service", "new", 0o644);
+      const target = `spec:
+  files:
+  - {path: /etc/f00, content: {inline: {data: new}}}
+  - {path: /etc/f01, content: {inline: {data: new}}}
+  - {path: /etc/f02, content: {inline: {data: x}}}
+  units:
+  - {name: app.service, content: new}
+`;
+      await a.runWith({ targetOsc: async () => checkedView(decodeOsc(target)) });
+      const f01 = `File /etc/f01 mismatch: expected ${sha("x")}, actual ${sha("edited by hand")}`;
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual([["FileMismatch", f01]]);
     });
 
     test("names mixed reasons with their counts under one reason", async () => {

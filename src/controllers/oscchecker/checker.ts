@@ -10,7 +10,8 @@ import { createEventRecorder, nodeRef, type EventRecorder } from "../events.ts";
 import { decodeChanges } from "../../osc/index.ts";
 import { checkFile, checkUnit } from "./checks.ts";
 import { aggregateDrift, noPendingWork, pendingWork, withoutPending, type Drift, type PendingWork } from "./drift.ts";
-import { parseLastApplied, type CheckedOsc } from "./last-applied.ts";
+import { parseLastApplied, type CheckedFile, type CheckedOsc, type CheckedUnit } from "./last-applied.ts";
+import type { ReadTargetOsc } from "./target.ts";
 
 /** Written by the OSC controller after every completed apply. */
 const lastAppliedPath = "/var/lib/gardener-node-agent/last-applied-osc.yaml";
@@ -30,6 +31,11 @@ export interface OscCheckerDeps {
   /** Built with component `osc-checker` (see `createOscCheckerEventRecorder`). */
   readonly events: EventRecorder;
   readonly log: Logger;
+  /**
+   * The OSC being applied (the Secret's). A file or unit that already matches it is progress of an
+   * apply that a restart interrupted, not drift. Absent: only the last-applied OSC counts.
+   */
+  readonly targetOsc?: ReadTargetOsc;
 }
 
 /** A step of the checker failed; the message names the step, `cause` is the original error. */
@@ -88,6 +94,21 @@ async function readPending(deps: OscCheckerDeps, log: Logger): Promise<PendingWo
   }
 }
 
+interface TargetIndex {
+  readonly files: ReadonlyMap<string, CheckedFile>;
+  readonly units: ReadonlyMap<string, CheckedUnit>;
+}
+
+/** The target OSC by path and name; the first entry of a duplicate wins. */
+async function indexTarget(read: Promise<CheckedOsc | undefined> | undefined): Promise<TargetIndex> {
+  const osc = await read;
+  const files = new Map<string, CheckedFile>();
+  const units = new Map<string, CheckedUnit>();
+  for (const f of osc?.files ?? []) if (!files.has(f.path)) files.set(f.path, f);
+  for (const u of osc?.units ?? []) if (!units.has(u.name)) units.set(u.name, u);
+  return { files, units };
+}
+
 async function loadedUnits(deps: OscCheckerDeps, signal: AbortSignal): Promise<Set<string>> {
   try {
     return new Set((await deps.systemd.listUnits(signal)).map((u) => u.name));
@@ -119,15 +140,27 @@ export async function runOscChecker(deps: OscCheckerDeps, signal: AbortSignal): 
   }
   const osc = withoutPending(applied, await readPending(deps, log));
   const loaded = await loadedUnits(deps, signal);
+  let target: Promise<TargetIndex> | undefined;
+  // Read once, and only when something differs from the last-applied OSC.
+  const targetOsc = () => (target ??= indexTarget(deps.targetOsc?.(signal)));
   const drifts: Drift[] = [];
   for (const file of osc.files) {
     signal.throwIfAborted();
     const finding = await checkFile(deps.host, file);
-    if (finding !== undefined) drifts.push({ finding, subject: file.path });
+    if (finding === undefined) continue;
+    const wanted = (await targetOsc()).files.get(file.path);
+    // Already as the OSC being applied says: progress, not drift.
+    if (wanted !== undefined && (await checkFile(deps.host, wanted)) === undefined) continue;
+    drifts.push({ finding, subject: file.path });
   }
   for (const unit of osc.units) {
     signal.throwIfAborted();
-    for (const finding of await checkUnit(deps.host, unit, loaded)) drifts.push({ finding, subject: unit.name });
+    const findings = await checkUnit(deps.host, unit, loaded);
+    if (findings.length === 0) continue;
+    const wanted = (await targetOsc()).units.get(unit.name);
+    // A difference the OSC being applied does not have either is progress, not drift.
+    const still = wanted === undefined ? undefined : new Set((await checkUnit(deps.host, wanted, loaded)).map((f) => f.reason));
+    for (const finding of findings) if (still === undefined || still.has(finding.reason)) drifts.push({ finding, subject: unit.name });
   }
   for (const { finding } of drifts) log.info("OSC drift", { reason: finding.reason, message: finding.message });
   const event = aggregateDrift(drifts);
