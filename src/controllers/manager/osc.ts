@@ -13,6 +13,7 @@ import { createRegistryClient, extractFileFromImage } from "../../registry/index
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
@@ -32,6 +33,10 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
+  /** The shared own-Node informer (in-place drain gate, §2.2). */
+  readonly nodeSource: Source<KubeObject>;
+  /** CA rotation: a new agent client certificate through a CSR with the current identity. */
+  readonly renewAgentCredentials: (signal: AbortSignal) => Promise<void>;
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
@@ -76,10 +81,17 @@ export function setupOscController(s: OscSetup): Controller {
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    inPlace: {
+      runCommand: createCommandRunner(s.env),
+      kubeletHealthy: createKubeletHealthProbe(),
+      renewAgentCredentials: s.renewAgentCredentials,
+      apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
+    },
   });
   return newOscController({
     reconcile,
     source: s.source,
+    nodeSource: s.nodeSource,
     kube: s.kube,
     node,
     clock: s.clock,

@@ -6,6 +6,7 @@ import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
+import type { InPlaceDeps } from "./inplace/deps.ts";
 
 export interface TokenSyncConfig {
   readonly secretName: string;
@@ -52,6 +53,8 @@ export interface OscControllerDeps {
   readonly arch: string;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
+  readonly inPlace?: InPlaceDeps;
 }
 
 export const stateDir = "/var/lib/gardener-node-agent";

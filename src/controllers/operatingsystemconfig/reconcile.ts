@@ -4,7 +4,7 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
-import { applyOsc } from "./apply.ts";
+import { applyOsc, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
@@ -16,6 +16,7 @@ import {
   patchNodeMetadata,
 } from "./node.ts";
 import { secretValue } from "./plan.ts";
+import { HoldReporter } from "./hold.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
@@ -62,6 +63,7 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
+  const holds = new HoldReporter(deps.log, deps.events);
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
@@ -116,8 +118,9 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return {};
     }
 
+    let stop: ApplyStop | undefined;
     try {
-      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
+      stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
     } catch (err) {
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
@@ -125,6 +128,11 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
       throw err;
+    }
+    if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold);
+    if (stop !== undefined) {
+      log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
+      return { requeueAfterMs: stop.retryAfterMs };
     }
 
     if (node === undefined) {
