@@ -69,6 +69,8 @@ ${[...files].map(([path, f]) => `  - path: ${path}\n    permissions: ${f.mode}\n
   return { n, yaml, files, units };
 }
 
+const checksumOf = (g: Generation) => new Bun.CryptoHasher("sha256").update(g.yaml).digest("hex");
+
 const OWN_TEMP = /^\..+\.tmp-[0-9a-f]{12}$/;
 
 /** Every temp file of an interrupted atomic write under the root. */
@@ -177,7 +179,7 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
   let orphanedMarkers = 0;
   const expectConverged = async (g: Generation, label: string) => {
     const started = Date.now();
-    await sb.waitForApplied(new Bun.CryptoHasher("sha256").update(g.yaml).digest("hex"), 90_000);
+    await sb.waitForApplied(checksumOf(g), 90_000);
     const ms = Date.now() - started;
     for (const [path, f] of g.files) {
       expect(readFileSync(at(path), "utf8")).toBe(f.content);
@@ -207,6 +209,9 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
   const figures: Record<string, unknown>[] = [await expectConverged(gen, "initial")];
   const kills: string[] = [];
 
+  /** The Node says the current generation is applied: nothing left to interrupt. */
+  const applied = () =>
+    (sb.node()?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations?.["checksum/cloud-config-data"] === checksumOf(gen);
   const occurrences = (a: AgentProcess | undefined, text: string) => (a === undefined ? 0 : a.output().split(text).length - 1);
 
   /** One kill: a new generation most of the time, then a SIGKILL at the chosen moment. */
@@ -230,13 +235,15 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
           resolve(sup.kill(agent));
         };
       });
-      killed = await Promise.race([fired, Bun.sleep(10_000).then(() => false)]);
+      // The apply may end before that call (a resumed one has less to do): then the kill comes late.
+      killed = await Promise.race([fired, poll("the apply's end", applied, 10_000).then(() => false)]);
       onAction = undefined;
       if (!killed) how = "action-late";
     } else if (mode === "writes") {
       // A few ms into the group write of ~1.3 MB: temp files are on disk, not yet renamed.
       const base = agent === before ? writesBefore : 0;
-      if (await poll("the file writes", () => occurrences(agent, "Applying changed files") > base, 10_000)) await Bun.sleep(pick(0, 40));
+      const writing = () => occurrences(agent, "Applying changed files") > base;
+      if ((await poll("the file writes", () => writing() || applied(), 10_000)) && writing()) await Bun.sleep(pick(0, 40));
       else how = "writes-late";
     }
     // "wait", or the moment above passed: a kill after a random delay. An agent that exited on its
@@ -258,8 +265,10 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
   };
 
   const chaosStarted = Date.now();
+  const phaseEnds: number[] = [];
   // Phase 1: kills during applies.
   for (let i = 0; i < PHASES.before; i++) await killRound(random() < 0.5 ? "action" : "writes", random() < 0.75 || i === 0);
+  phaseEnds.push(Date.now());
   figures.push(await expectConverged(gen, "after phase 1 (kills)"));
 
   // Phase 2: while an apply talks to systemd, the API server goes away for 30 s (first call) and the
@@ -292,9 +301,11 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
   await poll("the end of the outage", () => Date.now() - outageStarted > OUTAGE_MS, OUTAGE_MS + 5_000);
   expect(sb.sim.faults.reopenFailure).toBeUndefined();
 
+  phaseEnds.push(Date.now());
   // Phase 3: kills during applies again, right after the outage.
   for (let i = PHASES.before + PHASES.during; i < KILLS; i++) await killRound(random() < 0.5 ? "action" : "writes", random() < 0.75);
   const lastKill = Date.now();
+  phaseEnds.push(lastKill);
   figures.push(await expectConverged(gen, "final"));
   const lease = sb.sim.store.get("leases", "kube-system", "gardener-node-agent-chaos-worker") as { spec: { renewTime: string } } | undefined;
   expect(Date.parse(lease?.spec.renewTime ?? "")).toBeGreaterThan(lastKill - 1_000);
@@ -310,6 +321,7 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
       orphanedMarkers,
       generations: gen.n + 1,
       chaosSeconds: Math.round((Date.now() - chaosStarted) / 100) / 10,
+      phaseSeconds: phaseEnds.map((t, i) => Math.round((t - (i === 0 ? chaosStarted : (phaseEnds[i - 1] ?? 0))) / 100) / 10),
       convergeAfterLastKillMs: Date.now() - lastKill,
       figures,
     })}`,
