@@ -4,9 +4,9 @@ import { CallLimit } from "./call-limit.ts";
 import { SystemdCallError } from "./types.ts";
 
 /**
- * dbus-daemon lets a connection wait for at most 128 replies (max_replies_per_connection) and fails
- * every call beyond that; half of it leaves room for other clients' use of our name and for the
- * connection's own setup calls.
+ * dbus-daemon lets a connection wait for at most 128 replies (max_replies_per_connection, the system
+ * bus default) and fails every call beyond that; half of it keeps well clear of the limit, and more
+ * in flight would not make systemd, which handles calls one after another, any faster.
  */
 export const DEFAULT_MAX_CALLS_IN_FLIGHT = 64;
 

@@ -121,7 +121,7 @@ async function loadedUnits(deps: OscCheckerDeps, signal: AbortSignal): Promise<S
  * The OSC consistency checker (spec §7.6): compares the last applied OSC with the files and units on
  * this machine and reports the drift as ONE Warning event on the Node (a single finding keeps
  * upstream's text; several are aggregated, see drift.ts). Files and units an interrupted change set
- * is about to write are skipped. It is diagnostic only — it never repairs and never fails because of
+ * is about to write, or that already match the OSC being applied, are progress, not drift. It is diagnostic only — it never repairs and never fails because of
  * drift. It fails only when the Node read, the last-applied file or the unit list cannot be had. The
  * wiring runs it beside the controllers, never before them: a slow check must not delay the Lease.
  */
@@ -140,9 +140,9 @@ export async function runOscChecker(deps: OscCheckerDeps, signal: AbortSignal): 
   }
   const osc = withoutPending(applied, await readPending(deps, log));
   const loaded = await loadedUnits(deps, signal);
-  let target: Promise<TargetIndex> | undefined;
+  let targetIndex: Promise<TargetIndex> | undefined;
   // Read once, and only when something differs from the last-applied OSC.
-  const targetOsc = () => (target ??= indexTarget(deps.targetOsc?.(signal)));
+  const targetOsc = () => (targetIndex ??= indexTarget(deps.targetOsc?.(signal)));
   const drifts: Drift[] = [];
   for (const file of osc.files) {
     signal.throwIfAborted();
@@ -165,9 +165,9 @@ export async function runOscChecker(deps: OscCheckerDeps, signal: AbortSignal): 
   for (const { finding } of drifts) log.info("OSC drift", { reason: finding.reason, message: finding.message });
   const event = aggregateDrift(drifts);
   if (event !== undefined) {
-    const target = nodeRef(node);
-    log.info("Emitting OSC event", { node: target.name, reason: event.reason, findings: drifts.length });
-    await deps.events.event(target, "Warning", event.reason, "", event.message);
+    const ref = nodeRef(node);
+    log.info("Emitting OSC event", { node: ref.name, reason: event.reason, findings: drifts.length });
+    await deps.events.event(ref, "Warning", event.reason, "", event.message);
   }
   log.info("OSC checker finished", { findings: drifts.length });
 }
