@@ -22,6 +22,11 @@ export const subcommands: readonly CommandEntry[] = [
     load: async () => (await import("./bootstrap.ts")).command,
   },
   {
+    name: "reset",
+    summary: "Remove gardener-node-agent's artefacts from this node",
+    load: async () => (await import("./reset.ts")).command,
+  },
+  {
     name: "render",
     summary: "Render a provision OperatingSystemConfig into a user-data script",
     load: async () => (await import("./render.ts")).command,

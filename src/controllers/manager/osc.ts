@@ -40,6 +40,8 @@ export interface OscSetup {
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** gardenadm mode (self-hosted machine). */
+  readonly selfHosted?: boolean;
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
@@ -81,6 +83,7 @@ export function setupOscController(s: OscSetup): Controller {
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(s.env),
       kubeletHealthy: createKubeletHealthProbe(),
@@ -98,5 +101,6 @@ export function setupOscController(s: OscSetup): Controller {
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
+    secretName: osc.secretName,
   });
 }

@@ -53,6 +53,8 @@ export interface OscControllerDeps {
   readonly arch: string;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** gardenadm mode (self-hosted machine, gardenadm.ts): a provision OSC is applied without state files or restarts. */
+  readonly selfHosted?: boolean;
   /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
   readonly inPlace?: InPlaceDeps;
 }

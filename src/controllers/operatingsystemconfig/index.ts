@@ -5,6 +5,7 @@ export { StepError } from "./context.ts";
 export type { ExtractImageFile, NodeIdentity, OscControllerConfig, OscControllerDeps, TokenSyncConfig } from "./deps.ts";
 export { computeChanges, resumeOrCompute } from "./diff.ts";
 export { FileApplyError } from "./files.ts";
+export { gardenadmDir, isSelfHostedMachine, namedSecretPredicate, oscSecretSelectors, poolLabel, skipsStateFiles } from "./gardenadm.ts";
 export { allFiles, mergeUnits } from "./merge.ts";
 export { OscInputError } from "./plan.ts";
 export { createReconciler, OscSecretError } from "./reconcile.ts";

@@ -6,6 +6,7 @@ import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import { applyOsc, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";
+import { skipsStateFiles } from "./gardenadm.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
   checksumAnnotation,
@@ -87,7 +88,10 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       decodeFailure = { err };
     }
     const node = await nodeRead;
-    if (!known && node !== undefined) {
+    // gardenadm's provision OSC never restarts the agent (9.4); it carries on with the Node found.
+    const restartOnNode = decoded === undefined || !skipsStateFiles(deps.selfHosted, decoded.osc);
+    if (!known && node !== undefined && !restartOnNode) deps.node.nodeName = node.metadata.name;
+    if (!known && node !== undefined && restartOnNode) {
       deps.node.nodeName = node.metadata.name;
       log.info("Node registered, restarting to narrow the caches to it", { nodeName: node.metadata.name });
       throw new RestartRequested("node discovered");

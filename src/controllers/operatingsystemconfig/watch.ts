@@ -2,13 +2,14 @@ import { parseDuration } from "../../config/duration.ts";
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
 import { enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
-import type { Predicate } from "../../kube/predicate.ts";
+import { and, type Predicate } from "../../kube/predicate.ts";
 import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
 import { nodes } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
+import { namedSecretPredicate } from "./gardenadm.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
 
 export const controllerName = "operatingsystemconfig";
@@ -116,6 +117,8 @@ export function newOscController(opts: {
   readonly log: Logger;
   readonly signal: AbortSignal;
   readonly onRestartRequested?: (why: string) => void;
+  /** Only this Secret is reconciled (the gardenadm-mode cache holds every pool's OSC Secret). */
+  readonly secretName?: string;
 }): Controller {
   const c = new Controller({
     name: controllerName,
@@ -130,7 +133,7 @@ export function newOscController(opts: {
   c.watch(
     opts.source,
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
-    secretPredicate,
+    opts.secretName === undefined ? secretPredicate : and(secretPredicate, namedSecretPredicate(opts.secretName)),
   );
   if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
   return c;
