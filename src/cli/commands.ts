@@ -37,6 +37,16 @@ export const subcommands: readonly CommandEntry[] = [
     load: async () => (await import("./apply.ts")).command,
   },
   {
+    name: "diff",
+    summary: "Show what the next apply would change on this node (dry run; exit 0 none, 1 changes, 2 error)",
+    load: async () => (await import("./diff.ts")).command,
+  },
+  {
+    name: "status",
+    summary: "Show what is applied, what is pending and why, the managed units and the last failure",
+    load: async () => (await import("./status.ts")).command,
+  },
+  {
     name: "install",
     summary: "Install this binary and gardener-node-agent.service into a root directory",
     load: async () => (await import("./install.ts")).command,

@@ -138,7 +138,11 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
 export const createRunCommand = (start: StartControllers = startControllers): Command => ({
   name: "run",
   summary: "The gardener-node-agent runs on every node of a Gardener shoot and applies its OperatingSystemConfig.",
-  usage: "Without a command, runs the agent: reads the config, serves health and metrics, and starts the controllers.",
+  usage: [
+    "Without a command, runs the agent: reads the config, serves health and metrics, and starts the controllers.",
+    "The Node condition OperatingSystemConfigApplied says whether the current OSC is applied, and if not, why.",
+    "Node annotation node-agent.gardener.cloud/hold=<reason> holds new OSC versions; removing it applies them.",
+  ].join("\n"),
   flags: [],
   run: (ctx) => runAgent(ctx, start),
 });

@@ -113,6 +113,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       arch: machineArch(),
       source: secretInformer,
       nodeSource: nodeInformer,
+      metrics: deps.metrics,
       renewAgentCredentials: (sig) =>
         obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
       signal,

@@ -12,7 +12,8 @@ import type { Logger } from "../../log/types.ts";
 import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
-import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
+import { createContainerdInfo, createOscMetrics, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
 import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
@@ -33,8 +34,9 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
-  /** The shared own-Node informer (in-place drain gate, §2.2). */
+  /** The shared own-Node informer (in-place drain gate §2.2, hold annotation). */
   readonly nodeSource: Source<KubeObject>;
+  readonly metrics: MetricsRegistry;
   /** CA rotation: a new agent client certificate through a CSR with the current identity. */
   readonly renewAgentCredentials: (signal: AbortSignal) => Promise<void>;
   readonly signal: AbortSignal;
@@ -83,6 +85,7 @@ export function setupOscController(s: OscSetup): Controller {
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    metrics: createOscMetrics(s.metrics),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(s.env),
@@ -101,6 +104,7 @@ export function setupOscController(s: OscSetup): Controller {
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
+    secretKey: { namespace: "kube-system", name: osc.secretName },
     secretName: osc.secretName,
   });
 }

@@ -6,6 +6,7 @@ import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
 import { resumeOrCompute } from "./diff.ts";
+import { type ChangeSummary, summarizeChanges } from "./history.ts";
 import { checkSupportedFields } from "./supported.ts";
 import type { GateHold } from "./gate.ts";
 import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./inplace/index.ts";
@@ -15,6 +16,7 @@ import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
+import { checkApplyTargets } from "./targets.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
 
@@ -28,6 +30,8 @@ export interface ApplyInput {
    * the read-only planning and before the first write; its failure wins over a planning failure.
    */
   readonly ready?: Promise<unknown>;
+  /** Told what the change set holds once it is computed or resumed (history and `status`, report.ts). */
+  readonly onPlanned?: (summary: ChangeSummary) => void;
 }
 
 /** The read-only part of an apply: the work list (computed or resumed) and every file's bytes. */
@@ -50,6 +54,7 @@ async function planApply(
   const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
   await step("failed planning in-place updates", () => planInPlace(deps, lastApplied, osc, changes, resumed));
   const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
+  await step("failed validating operating system config", () => checkApplyTargets(host, changes));
   return { changes, resumed, planned };
 }
 
@@ -81,9 +86,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   }
   await input.ready;
   const { changes, resumed, planned } = plan;
-  // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply).
-  const tokenPaths = deps.config.tokenSyncConfigs.map((s) => s.path);
-  await removeStaleTemps(host, writtenDirs(osc, deps.node.hostName.toLowerCase(), tokenPaths), log);
+  input.onPlanned?.(summarizeChanges(changes));
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });
@@ -96,6 +99,10 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
     return { hold };
   }
+
+  // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply).
+  const tokenPaths = deps.config.tokenSyncConfigs.map((s) => s.path);
+  await removeStaleTemps(host, writtenDirs(osc, deps.node.hostName.toLowerCase(), tokenPaths), log);
 
   if (withContainerd) {
     log.info("Configuring containerd");
