@@ -13,6 +13,7 @@ import { createRegistryClient, extractFileFromImage } from "../../registry/index
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
@@ -47,6 +48,20 @@ export function setupOscController(s: OscSetup): Controller {
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
   const osc = s.config.controllers.operatingSystemConfig;
+  // 2.3: only with a Node known at start (its label is what lets the authorizer serve this Lease).
+  const leaseWatch =
+    s.nodeName === undefined
+      ? undefined
+      : serialLeaseWatch({
+          kube: s.kube,
+          cache: s.cache,
+          clock: s.clock,
+          log,
+          secretName: osc.secretName,
+          hostName: s.hostName.toLowerCase(),
+          nodeName: s.nodeName,
+          signal: s.signal,
+        });
   const reconcile = createReconciler({
     kube: s.kube,
     readSecret: async (key, signal) => {
@@ -76,8 +91,9 @@ export function setupOscController(s: OscSetup): Controller {
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
   });
-  return newOscController({
+  const controller = newOscController({
     reconcile,
     source: s.source,
     kube: s.kube,
@@ -87,4 +103,6 @@ export function setupOscController(s: OscSetup): Controller {
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
   });
+  leaseWatch?.attach(controller);
+  return controller;
 }

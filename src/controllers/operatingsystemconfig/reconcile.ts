@@ -16,6 +16,9 @@ import {
   patchNodeMetadata,
 } from "./node.ts";
 import { secretValue } from "./plan.ts";
+import { HoldReporter } from "./hold.ts";
+import { enterSerial, leaveSerial } from "./serial/index.ts";
+import { checkStaticPods } from "./staticpods/index.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
@@ -62,6 +65,7 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
+  const holds = new HoldReporter(deps.log, deps.events);
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
@@ -116,6 +120,13 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return {};
     }
 
+    // §4 step 6: one node at a time for serial Secrets (9.2).
+    const serial = await step("failed acquiring serial reconciliation lock", () => enterSerial(deps, secret, known, signal));
+    if (serial.kind === "hold") {
+      await labelsPatched;
+      return holds.report(node, checksum, serial.hold);
+    }
+
     try {
       await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
     } catch (err) {
@@ -138,6 +149,15 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       await host.remove(bootstrapTokenPath);
     });
 
+    // §4 step 29: the checksum waits until the static pods run as their manifests say (9.1).
+    const staticPods = await step("failed checking static pods", () =>
+      checkStaticPods(kube, osc, deps.node.hostName.toLowerCase(), node.metadata.name ?? "", signal),
+    ).catch(async (err: unknown) => {
+      await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      throw err;
+    });
+    if (staticPods !== undefined) return holds.report(node, checksum, staticPods);
+
     await events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
     const applied = node;
     await step("failed patching node", () =>
@@ -152,6 +172,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       ),
     );
     log.info("Successfully applied operating system config", { checksum });
+    await step("failed releasing serial reconciliation lock", () => leaveSerial(deps, serial, signal));
     const result: Result = { requeueAfterMs: config.syncPeriodMs };
     return result;
   };
