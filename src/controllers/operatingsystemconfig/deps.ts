@@ -52,8 +52,11 @@ export interface OscControllerDeps {
   readonly arch: string;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
-  /** Starts the Lease watch of serial reconciliation (9.2) the first time a serial Secret is seen; idempotent. */
-  readonly serialLeaseWatch?: { start(): void };
+  /**
+   * Starts the Lease watch of serial reconciliation (9.2) the first time a serial Secret is seen
+   * (idempotent); resolves once it has listed the Lease.
+   */
+  readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
 }
 
 export const stateDir = "/var/lib/gardener-node-agent";

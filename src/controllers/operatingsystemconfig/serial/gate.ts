@@ -31,7 +31,7 @@ export async function enterSerial(
 ): Promise<SerialEntry> {
   if (!isSerial(secret) || !nodeKnownAtStart) return { kind: "off" };
   // The Lease watch wakes this node when the holder releases; started on first need (see wiring).
-  deps.serialLeaseWatch?.start();
+  await deps.serialLeaseWatch?.start(signal);
   const outcome = await acquireSerialLock(lockDeps(deps), secret, signal);
   return outcome.held ? { kind: "held", lease: secret.metadata.name ?? "" } : { kind: "hold", hold: outcome.hold };
 }

@@ -11,6 +11,9 @@ import { enqueueSecretWhenOutdated, isOutdated, serialLeasePredicate } from "./w
 import type { Predicate } from "../../../kube/predicate.ts";
 import { or } from "../../../kube/predicate.ts";
 
+/** How long a reconcile waits for the Lease watch's first list. */
+const syncWaitMs = 10_000;
+
 export interface SerialLeaseWatchSetup {
   readonly kube: Kube;
   /** Cached reads of the OSC Secret and the own Node (the outdated check). */
@@ -30,7 +33,7 @@ export interface SerialLeaseWatchSetup {
  * time a reconcile needs it — pools that are never serial never watch a Lease — and is kept out of the
  * agent's shared caches so start-up and readyz never wait for it.
  */
-export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(): void; attach(c: Controller): void } {
+export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(signal: AbortSignal): Promise<void>; attach(c: Controller): void } {
   const informer = new Informer<KubeObject>({
     kube: s.kube,
     clock: s.clock,
@@ -61,11 +64,21 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(): void; att
         or(serialLeasePredicate(s.hostName), ...(s.extraPredicates ?? [])),
       );
     },
-    start() {
-      if (started) return;
-      started = true;
-      s.log.info("Starting the serial reconciliation lease watch", { lease: s.secretName });
-      informer.run(s.signal).catch((err: unknown) => s.log.error("Serial reconciliation lease watch ended", { err }));
+    async start(signal) {
+      if (!started) {
+        started = true;
+        s.log.info("Starting the serial reconciliation lease watch", { lease: s.secretName });
+        informer.run(s.signal).catch((err: unknown) => s.log.error("Serial reconciliation lease watch ended", { err }));
+      }
+      if (informer.hasSynced()) return;
+      // A release between our read of the Lease and the watch's first list would go unseen (and the
+      // node would wait out the holder's 600 s): read the Lease only once the watch has listed it.
+      try {
+        await informer.waitForSync(AbortSignal.any([signal, AbortSignal.timeout(syncWaitMs)]));
+      } catch (err) {
+        if (signal.aborted) throw err;
+        s.log.info("Serial reconciliation lease watch not synced yet, going on without it", { lease: s.secretName });
+      }
     },
   };
 }
