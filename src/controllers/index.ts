@@ -101,6 +101,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       signal,
       onRestartRequested,
       onTokenResync: tokenResync.trigger,
+      metrics: deps.metrics,
     }),
   );
   const token = config.controllers.token;

@@ -14,9 +14,13 @@ import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
 import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
+import { defaultRolloutTimings, parseRolloutTimings, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
+/** Shortened chunked-rollout timings for sandboxes and tests (`healthyFor=2s,staleAfter=10s,…`); unset in production. */
+export const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
 
 export interface OscSetup {
@@ -36,6 +40,25 @@ export interface OscSetup {
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** Gets the chunked-rollout gauges when given. */
+  readonly metrics?: MetricsRegistry;
+}
+
+function rolloutDeps(s: OscSetup): RolloutDeps {
+  const text = s.env[rolloutTimingsEnv];
+  const timings = text === undefined || text === "" ? defaultRolloutTimings : parseRolloutTimings(text);
+  if (s.metrics === undefined) return { timings };
+  const state = s.metrics.gauge({
+    name: "gardener_node_agent_rollout_slot_state",
+    help: "This node's slot in a chunked rollout: 0 none, 1 applying, 2 verifying, 3 failed.",
+  });
+  const wait = s.metrics.gauge({
+    name: "gardener_node_agent_rollout_wait_seconds",
+    help: "How long this node has been waiting for a rollout slot (0 when not waiting).",
+  });
+  state.set(0);
+  wait.set(0);
+  return { timings, metrics: { slotState: (v) => state.set(v), waitSeconds: (v) => wait.set(v) } };
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
@@ -61,6 +84,7 @@ export function setupOscController(s: OscSetup): Controller {
           hostName: s.hostName.toLowerCase(),
           nodeName: s.nodeName,
           signal: s.signal,
+          extraPredicates: [slotsChangedPredicate],
         });
   const reconcile = createReconciler({
     kube: s.kube,
@@ -92,6 +116,7 @@ export function setupOscController(s: OscSetup): Controller {
     arch: s.arch,
     onTokenResync: s.onTokenResync,
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
+    rollout: rolloutDeps(s),
   });
   const controller = newOscController({
     reconcile,

@@ -6,6 +6,7 @@ import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
+import type { RolloutDeps } from "./rollout/gate.ts";
 
 export interface TokenSyncConfig {
   readonly secretName: string;
@@ -57,6 +58,8 @@ export interface OscControllerDeps {
    * (idempotent); resolves once it has listed the Lease.
    */
   readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
+  /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
+  readonly rollout?: RolloutDeps;
 }
 
 export const stateDir = "/var/lib/gardener-node-agent";

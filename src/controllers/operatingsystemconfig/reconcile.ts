@@ -18,6 +18,7 @@ import {
 import { secretValue } from "./plan.ts";
 import { HoldReporter } from "./hold.ts";
 import { enterSerial, leaveSerial } from "./serial/index.ts";
+import { enterRollout, failRolloutOnUnitError, rolloutOff, verifyRollout } from "./rollout/index.ts";
 import { checkStaticPods } from "./staticpods/index.ts";
 
 export const oscDataKey = "osc.yaml";
@@ -126,12 +127,24 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       await labelsPatched;
       return holds.report(node, checksum, serial.hold);
     }
+    // Chunked rollouts (issue 16): at most N nodes of the pool change at once; serial wins.
+    const rollout =
+      serial.kind === "off" ? await step("failed taking a rollout slot", () => enterRollout(deps, secret, node, known, checksum, signal)) : rolloutOff;
+    if (rollout.kind === "hold") {
+      await labelsPatched;
+      return holds.report(node, checksum, rollout.hold);
+    }
 
     try {
-      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
+      // A verifying slot was taken by an apply that finished: only the health check is left.
+      if (rollout.kind === "slot" && rollout.state === "verifying") await labelsPatched;
+      else await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
     } catch (err) {
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
+      await failRolloutOnUnitError(deps, rollout, node, err, signal).catch((e: unknown) =>
+        log.error("Failed marking the rollout slot failed", { err: e }),
+      );
       if (!(err instanceof RestartRequested) && node !== undefined) {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
@@ -157,6 +170,8 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       throw err;
     });
     if (staticPods !== undefined) return holds.report(node, checksum, staticPods);
+    const verifying = await step("failed verifying the rollout", () => verifyRollout(deps, rollout, node, signal));
+    if (verifying !== undefined) return holds.report(node, checksum, verifying);
 
     await events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
     const applied = node;
