@@ -58,7 +58,16 @@ function reservePort(): number {
   }
 }
 
-export async function startPool(opts: { readonly nodes: readonly string[]; readonly secretName?: string; readonly nodeLabels?: Record<string, string> }): Promise<Pool> {
+export interface PoolOptions {
+  readonly nodes: readonly string[];
+  readonly secretName?: string;
+  readonly nodeLabels?: Record<string, string>;
+  readonly nodeAnnotations?: Record<string, string>;
+  /** Top-level config fields (a `controllers` entry replaces the default one, so repeat the OSC part). */
+  readonly extraConfig?: Record<string, unknown>;
+}
+
+export async function startPool(opts: PoolOptions): Promise<Pool> {
   const secretName = opts.secretName ?? "gardener-node-agent-pool";
   const sim = await startApiServer({ requestLogLimit: 1_000_000 });
   const standIns: NodeStandIns = await startNodeStandIns();
@@ -81,9 +90,12 @@ export async function startPool(opts: { readonly nodes: readonly string[]; reado
       secretName,
       healthPort: reservePort(),
       metricsPort: reservePort(),
+      ...(opts.extraConfig !== undefined ? { extraConfig: opts.extraConfig } : {}),
     });
     // What the machine template puts on every Node of a pool; the authorizer's Lease rule relies on it.
-    sim.store.patch("nodes", "", nodeName, "merge", { metadata: { labels: { [secretNameLabel]: secretName, ...opts.nodeLabels } } });
+    sim.store.patch("nodes", "", nodeName, "merge", {
+      metadata: { labels: { [secretNameLabel]: secretName, ...opts.nodeLabels }, ...(opts.nodeAnnotations ? { annotations: opts.nodeAnnotations } : {}) },
+    });
     const m: PoolMember = {
       nodeName,
       root,

@@ -16,7 +16,7 @@ const node = (ready: [string, number] | undefined, units: [string, number, numbe
 });
 
 describe("verifyHealth (issue 16)", () => {
-  test.each<[string, KubeObject, number, string]>([
+  test.each<[string, KubeObject, number, "healthy" | "pending" | "failed"]>([
     ["healthy since the change for 60 s", node(["True", -600], ["True", -600, 30]), 60, "healthy"],
     ["healthy for only 59 s", node(["True", -600], ["True", -600, 30]), 59, "pending"],
     ["Ready flipped True 10 s after the change: counted from then", node(["True", 10], ["True", -600, 30]), 65, "pending"],
