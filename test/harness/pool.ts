@@ -15,6 +15,8 @@ export interface PoolMember {
   readonly nodeName: string;
   readonly root: string;
   readonly systemd: SystemdDouble;
+  /** The agent's /metrics on 127.0.0.1. */
+  readonly metricsPort: number;
   /** systemd actions with the wall-clock time they arrived. */
   readonly actions: readonly TimedAction[];
   /** Called synchronously for every systemd action as it arrives (e.g. to SIGKILL the agent mid-apply). */
@@ -82,6 +84,7 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
         member?.onAction?.(timed);
       },
     });
+    const metricsPort = reservePort();
     const root = await createAgentRoot({
       sim,
       binary: agentBinary,
@@ -89,7 +92,7 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
       machineName: `machine-${nodeName}`,
       secretName,
       healthPort: reservePort(),
-      metricsPort: reservePort(),
+      metricsPort,
       ...(opts.extraConfig !== undefined ? { extraConfig: opts.extraConfig } : {}),
     });
     // What the machine template puts on every Node of a pool; the authorizer's Lease rule relies on it.
@@ -100,6 +103,7 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
       nodeName,
       root,
       systemd,
+      metricsPort,
       actions,
       onAction: undefined,
       agent: undefined,

@@ -110,7 +110,7 @@ const slotOf = (p: Pool, node: string) => {
   return v === undefined ? undefined : (JSON.parse(v) as { checksum: string; state: string });
 };
 const events = (p: Pool, reason: string) =>
-  p.sim.store.list("events", { namespace: "default" }).filter((e) => e["reason"] === reason) as { type: string; message: string; involvedObject: { name: string } }[];
+  p.sim.store.list("events", { namespace: "default" }).filter((e) => e["reason"] === reason) as { metadata: { name: string }; type: string; message: string; involvedObject: { name: string } }[];
 const version = async (m: PoolMember) => m.readHostFile("/etc/demo/version");
 
 let pool: Pool;
@@ -164,6 +164,9 @@ describe("chunked rollout with six agents, N = 2", () => {
     // One Warning per halted node (events are recorded once per checksum and reason).
     expect(halted).toHaveLength(4);
     for (const e of halted) expect(e.type).toBe("Warning");
+    const failedNode = pool.members.find((m) => slotOf(pool, m.nodeName)?.state === "failed")!;
+    const metrics = await (await fetch(`http://127.0.0.1:${failedNode.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^gardener_node_agent_rollout_slot_state 3$/m);
   }, 200_000);
 
   test("a fixed OSC then proceeds to all six nodes", async () => {
@@ -175,30 +178,44 @@ describe("chunked rollout with six agents, N = 2", () => {
     for (const m of pool.members) expect(await version(m)).toBe("v3\n");
   }, 300_000);
 
-  test("a node killed while holding a slot counts as failed once stale and resumes its slot when it returns", async () => {
-    let victim: PoolMember | undefined;
+  test("nodes killed while holding the slots count as failed once stale, halting the rest, and resume when they return", async () => {
+    const victims: PoolMember[] = [];
     const since = Date.now();
+    const earlier = new Set(events(pool, "RolloutHalted").map((e) => e.metadata.name));
     for (const m of pool.members) {
       m.onAction = (a) => {
-        if (victim !== undefined || a.action !== "Restart" || a.at < since || !a.units.includes("demo.service")) return;
-        victim = m;
+        if (victims.length >= 2 || victims.includes(m) || a.action !== "Restart" || a.at < since || !a.units.includes("demo.service")) return;
+        victims.push(m);
         m.agent?.proc.kill("SIGKILL");
       };
     }
     const { checksum, rec } = await rollOut("v4");
-    await until("a node killed mid-change", () => victim !== undefined, 120_000);
+    await until("two nodes killed mid-change", () => victims.length === 2, 120_000);
     for (const m of pool.members) m.onAction = undefined;
-    const dead = victim!;
-    const others = pool.members.filter((m) => m !== dead);
-    // The other five finish, one at a time beside the dead node's slot.
-    await until("the other five applied v4", () => others.every((m) => m.appliedChecksum() === checksum), 240_000);
-    expect(slotOf(pool, dead.nodeName)).toMatchObject({ checksum, state: "applying" });
-    // Stale after 6 s: its slot counts as failed for the others (seen in their wait messages).
-    expect(dead.appliedChecksum()).not.toBe(checksum);
-    dead.spawn(env);
-    await until("the returned node finished v4", () => dead.appliedChecksum() === checksum, 120_000);
+    const dead = victims.map((v) => v.nodeName).sort();
+    const others = pool.members.filter((m) => !victims.includes(m));
+    for (const d of dead) expect(slotOf(pool, d)).toMatchObject({ checksum, state: "applying" });
+    // Not renewed for 6 s (the shortened 5 minutes): the two slots count as failed and the rest halt.
+    await until(
+      "the other four halted behind the stale slots",
+      () =>
+        new Set(
+          events(pool, "RolloutHalted")
+            .filter((e) => !earlier.has(e.metadata.name) && e.message.includes(dead.join(", ")))
+            .map((e) => e.involvedObject.name),
+        ).size === 4,
+      60_000,
+    );
+    for (const m of others) expect(await version(m)).toBe("v3\n");
+    // The halted nodes report their wait in the metrics.
+    const metrics = await (await fetch(`http://127.0.0.1:${others[0]!.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^gardener_node_agent_rollout_slot_state 0$/m);
+    expect(Number(/^gardener_node_agent_rollout_wait_seconds (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(5);
+
+    for (const v of victims) v.spawn(env);
+    await until("all six nodes applied v4", () => pool.members.every((m) => m.appliedChecksum() === checksum), 240_000);
     await rec.stop();
-    expect(slotOf(pool, dead.nodeName)).toBeUndefined();
+    for (const d of dead) expect(slotOf(pool, d)).toBeUndefined();
     expect(maxOverlap(rec.intervals())).toBeLessThanOrEqual(2);
   }, 400_000);
 });

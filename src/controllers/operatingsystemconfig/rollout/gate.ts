@@ -117,7 +117,7 @@ export async function enterRollout(
       deps.rollout?.metrics?.slotState(0);
       return hold(
         "RolloutHalted",
-        `Rollout halted: the change failed on ${d.failed.join(", ")}, filling all ${n} slots of ${leaseRef(secret)}; roll out a fixed OSC or remove their slot annotations to resume`,
+        `Rollout halted: the change failed on (or stopped renewing the slot of) ${d.failed.join(", ")}, filling all ${n} slots of ${leaseRef(secret)}; roll out a fixed OSC or remove their slot annotations to resume`,
         t.renewEveryMs,
       );
   }
