@@ -16,6 +16,7 @@ import { createContainerdInfo, createReconciler, newOscController } from "../ope
 import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
 import { defaultRolloutTimings, parseRolloutTimings, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
+import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
@@ -37,6 +38,10 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
+  /** The shared own-Node informer (in-place drain gate, §2.2). */
+  readonly nodeSource: Source<KubeObject>;
+  /** CA rotation: a new agent client certificate through a CSR with the current identity. */
+  readonly renewAgentCredentials: (signal: AbortSignal) => Promise<void>;
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
@@ -117,10 +122,17 @@ export function setupOscController(s: OscSetup): Controller {
     onTokenResync: s.onTokenResync,
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     rollout: rolloutDeps(s),
+    inPlace: {
+      runCommand: createCommandRunner(s.env),
+      kubeletHealthy: createKubeletHealthProbe(),
+      renewAgentCredentials: s.renewAgentCredentials,
+      apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
+    },
   });
   const controller = newOscController({
     reconcile,
     source: s.source,
+    nodeSource: s.nodeSource,
     kube: s.kube,
     node,
     clock: s.clock,

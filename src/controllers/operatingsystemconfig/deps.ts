@@ -7,6 +7,7 @@ import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 import type { RolloutDeps } from "./rollout/gate.ts";
+import type { InPlaceDeps } from "./inplace/deps.ts";
 
 export interface TokenSyncConfig {
   readonly secretName: string;
@@ -60,6 +61,8 @@ export interface OscControllerDeps {
   readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
   readonly rollout?: RolloutDeps;
+  /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
+  readonly inPlace?: InPlaceDeps;
 }
 
 export const stateDir = "/var/lib/gardener-node-agent";

@@ -1,4 +1,4 @@
-export { applyOsc, type ApplyInput } from "./apply.ts";
+export { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
 export { ChangesStore, type PersistChanges } from "./changes-store.ts";
 export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
 export { StepError } from "./context.ts";

@@ -4,7 +4,7 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
-import { applyOsc } from "./apply.ts";
+import { applyOsc, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
@@ -135,10 +135,11 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return holds.report(node, checksum, rollout.hold);
     }
 
+    let stop: ApplyStop | undefined;
     try {
       // A verifying slot was taken by an apply that finished: only the health check is left.
       if (rollout.kind === "slot" && rollout.state === "verifying") await labelsPatched;
-      else await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
+      else stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
     } catch (err) {
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
@@ -149,6 +150,11 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
       throw err;
+    }
+    if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold);
+    if (stop !== undefined) {
+      log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
+      return { requeueAfterMs: stop.retryAfterMs };
     }
 
     if (node === undefined) {
