@@ -159,6 +159,7 @@ describe("serial reconciliation with three agents", () => {
       for (const m of p.members) console.error(`==== ${m.nodeName}\n${m.agent?.output().split("\n").slice(-40).join("\n")}`);
       throw err;
     }
+    await until("the Lease is free", () => (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined);
     expectDisjoint(windows(p, rec, v2, since));
     for (const m of p.members) expect(await m.readHostFile("/etc/demo/version")).toBe("v2\n");
     const lease = p.sim.store.get("leases", "kube-system", p.secretName) as { spec: Record<string, unknown> };
