@@ -14,7 +14,7 @@ import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
 import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
-import { defaultRolloutTimings, parseRolloutTimings, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
+import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
 import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
@@ -52,7 +52,8 @@ export interface OscSetup {
 function rolloutDeps(s: OscSetup): RolloutDeps {
   const text = s.env[rolloutTimingsEnv];
   const timings = text === undefined || text === "" ? defaultRolloutTimings : parseRolloutTimings(text);
-  if (s.metrics === undefined) return { timings };
+  const poolNodes = new PoolNodes(s.clock, timings.renewEveryMs);
+  if (s.metrics === undefined) return { timings, poolNodes };
   const state = s.metrics.gauge({
     name: "gardener_node_agent_rollout_slot_state",
     help: "This node's slot in a chunked rollout: 0 none, 1 applying, 2 verifying, 3 failed.",
@@ -63,7 +64,7 @@ function rolloutDeps(s: OscSetup): RolloutDeps {
   });
   state.set(0);
   wait.set(0);
-  return { timings, metrics: { slotState: (v) => state.set(v), waitSeconds: (v) => wait.set(v) } };
+  return { timings, poolNodes, metrics: { slotState: (v) => state.set(v), waitSeconds: (v) => wait.set(v) } };
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */

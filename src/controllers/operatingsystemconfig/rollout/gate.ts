@@ -1,4 +1,3 @@
-import { nodes } from "../../../kube/resources.ts";
 import type { KubeObject } from "../../../kube/types.ts";
 import type { OscControllerDeps } from "../deps.ts";
 import type { GateHold } from "../gate.ts";
@@ -6,6 +5,7 @@ import { UnitCommandsError } from "../units.ts";
 import { isSerial } from "../watch.ts";
 import { verifyHealth } from "./health.ts";
 import { type SlotEdit, updateSlots } from "./lease-slots.ts";
+import { PoolNodes } from "./pool-nodes.ts";
 import { decide, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
 import { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
 
@@ -18,6 +18,8 @@ export interface RolloutMetrics {
 export interface RolloutDeps {
   readonly timings: RolloutTimings;
   readonly metrics?: RolloutMetrics;
+  /** Cached pool membership; listed on every look when absent. */
+  readonly poolNodes?: PoolNodes;
 }
 
 /** This reconcile's part in a chunked rollout. */
@@ -28,16 +30,15 @@ export type RolloutEntry =
   | { readonly kind: "slot"; readonly state: "applying" | "verifying"; readonly secret: KubeObject; readonly checksum: string };
 
 export const rolloutOff: RolloutEntry = { kind: "off" };
-const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 
 const timingsOf = (deps: OscControllerDeps): RolloutTimings => deps.rollout?.timings ?? defaultRolloutTimings;
 const meOf = (node: KubeObject): string => node.metadata.name ?? "";
 const leaseRef = (secret: KubeObject) => `Lease kube-system/${secret.metadata.name ?? ""}`;
 
 /** Node names of the pool (label set by the machine template); slots of other names are dropped. */
-async function poolNodes(deps: OscControllerDeps, secret: KubeObject, signal: AbortSignal): Promise<Set<string>> {
-  const list = await deps.kube.list<KubeObject>(nodes, "", { labelSelector: `${poolLabel}=${secret.metadata.name ?? ""}`, signal });
-  return new Set(list.items.map((n) => n.metadata.name ?? ""));
+function poolNodes(deps: OscControllerDeps, secret: KubeObject, signal: AbortSignal): Promise<ReadonlySet<string>> {
+  const cache = deps.rollout?.poolNodes ?? new PoolNodes(deps.clock, 0);
+  return cache.names(deps.kube, secret.metadata.name ?? "", signal);
 }
 
 const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;

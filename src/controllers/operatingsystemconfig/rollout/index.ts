@@ -1,6 +1,7 @@
 export { enterRollout, failRolloutOnUnitError, rolloutOff, type RolloutDeps, type RolloutEntry, type RolloutMetrics, verifyRollout } from "./gate.ts";
 export { type HealthVerdict, verifyHealth } from "./health.ts";
 export { updateSlots } from "./lease-slots.ts";
+export { PoolNodes, poolLabel } from "./pool-nodes.ts";
 export {
   decide,
   formatSlot,
