@@ -56,6 +56,7 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(signal: Abor
     return isOutdated(secret && checksumOf(secret, "checksum/data-script"), node && checksumOf(node, checksumAnnotation));
   };
   let started = false;
+  let gaveUp = false;
   return {
     attach(c) {
       c.watch(
@@ -70,13 +71,15 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(signal: Abor
         s.log.info("Starting the serial reconciliation lease watch", { lease: s.secretName });
         informer.run(s.signal).catch((err: unknown) => s.log.error("Serial reconciliation lease watch ended", { err }));
       }
-      if (informer.hasSynced()) return;
+      // A watch that cannot list (e.g. forbidden) delays only one reconcile.
+      if (informer.hasSynced() || gaveUp) return;
       // A release between our read of the Lease and the watch's first list would go unseen (and the
       // node would wait out the holder's 600 s): read the Lease only once the watch has listed it.
       try {
         await informer.waitForSync(AbortSignal.any([signal, AbortSignal.timeout(syncWaitMs)]));
       } catch (err) {
         if (signal.aborted) throw err;
+        gaveUp = true;
         s.log.info("Serial reconciliation lease watch not synced yet, going on without it", { lease: s.secretName });
       }
     },
