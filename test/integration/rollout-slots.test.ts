@@ -36,6 +36,19 @@ describe("updateSlots", () => {
     expect(lease.metadata.ownerReferences?.[0]).toMatchObject({ kind: "Secret", name: s.metadata.name, uid: s.metadata.uid, controller: true });
   });
 
+  test("stores a slot for a node name longer than an annotation key allows", async () => {
+    const s = secret();
+    const long = `shoot--garden--a-long-project-name--worker-pool-z1-66b8f-${"x".repeat(30)}`;
+    await updateSlots(kube, s, () => ({ set: new Map([[long, waiting()]]) }), AbortSignal.timeout(10_000));
+    const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
+    const [key, value] = Object.entries(lease.metadata.annotations ?? {})[0] ?? [];
+    expect(key?.length).toBe("slot.node-agent.gardener.cloud/".length + 63);
+    expect(JSON.parse(value ?? "{}").node).toBe(long);
+    // Read back under the full name; removing it clears the shortened key.
+    await updateSlots(kube, s, (slots) => (slots.has(long) ? { set: new Map([[long, null]]) } : undefined), AbortSignal.timeout(10_000));
+    expect((sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject).metadata.annotations ?? {}).toEqual({});
+  });
+
   test("lets exactly one of six concurrent nodes take the last slot (N = 1)", async () => {
     const s = secret();
     const names = ["n1", "n2", "n3", "n4", "n5", "n6"];

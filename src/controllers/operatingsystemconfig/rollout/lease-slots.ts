@@ -1,7 +1,7 @@
 import { isAlreadyExists, isConflict, isNotFound } from "../../../kube/errors.ts";
 import { leases } from "../../../kube/resources.ts";
 import type { Kube, KubeObject } from "../../../kube/types.ts";
-import { formatSlot, type Slot, slotAnnotationPrefix, slotsOf } from "./slots.ts";
+import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 
 const namespace = "kube-system";
 /** Conflicting writers re-read this many times before the reconcile fails (and retries with backoff). */
@@ -42,8 +42,9 @@ export async function updateSlots(kube: Kube, secret: KubeObject, change: SlotCh
     if (edit === undefined) return lease;
     const annotations = { ...(lease?.metadata.annotations ?? {}) };
     for (const [node, slot] of edit.set) {
-      if (slot === null) delete annotations[`${slotAnnotationPrefix}${node}`];
-      else annotations[`${slotAnnotationPrefix}${node}`] = formatSlot(slot);
+      const { key, hashed } = slotKey(node);
+      if (slot === null) delete annotations[key];
+      else annotations[key] = formatSlot(hashed ? { ...slot, node } : slot);
     }
     try {
       if (lease === undefined) {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decide, formatSlot, parseSlot, rolloutParallelism, type Slot, slotsOf, viewOf } from "./slots.ts";
+import { decide, formatSlot, parseSlot, rolloutParallelism, type Slot, slotKey, slotsOf, viewOf } from "./slots.ts";
 import { defaultRolloutTimings as t } from "./timings.ts";
 
 const now = Date.parse("2026-01-01T12:00:00Z");
@@ -19,6 +19,23 @@ describe("slot annotations", () => {
   test("should read only slot annotations, keyed by node", () => {
     const got = slotsOf({ "slot.node-agent.gardener.cloud/n1": formatSlot(slot("applying")), other: "x", "slot.node-agent.gardener.cloud/n2": "junk" });
     expect([...got.keys()]).toEqual(["n1"]);
+  });
+});
+
+describe("slotKey", () => {
+  test("should use the node name as it is up to 63 characters", () => {
+    const n = "n".repeat(63);
+    expect(slotKey(n)).toEqual({ key: `slot.node-agent.gardener.cloud/${n}`, hashed: false });
+  });
+  test("should shorten a longer node name to 63 characters, keep the full name in the slot, and read it back", () => {
+    const long = "shoot--garden--a-long-project-name--worker-pool-z1-66b8f-abcde.example.internal";
+    const { key, hashed } = slotKey(long);
+    expect(hashed).toBe(true);
+    expect(key.length - "slot.node-agent.gardener.cloud/".length).toBe(63);
+    expect(key.startsWith(`slot.node-agent.gardener.cloud/${long.slice(0, 46)}-`)).toBe(true);
+    expect(slotKey(long).key).toBe(key);
+    const value = formatSlot({ ...slot("applying"), node: long });
+    expect([...slotsOf({ [key]: value }).keys()]).toEqual([long]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { RolloutTimings } from "./timings.ts";
 
 /** Lease annotation prefix of a node's slot: `slot.node-agent.gardener.cloud/<node>`. */
@@ -7,12 +8,29 @@ export const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallel
 
 export type SlotState = "waiting" | "applying" | "verifying" | "failed";
 
-/** One node's entry, stored as compact JSON `{checksum, since, renewed, state}` (times RFC 3339). */
+/**
+ * One node's entry, stored as compact JSON `{checksum, since, renewed, state}` (times RFC 3339), plus
+ * `node` when the annotation key had to shorten the node name (see `slotKey`).
+ */
 export interface Slot {
   readonly checksum: string;
   readonly since: string;
   readonly renewed: string;
   readonly state: SlotState;
+  readonly node?: string;
+}
+
+/** The name part of an annotation key is at most 63 characters (a qualified name). */
+const maxNamePart = 63;
+
+/**
+ * `slot.node-agent.gardener.cloud/<node>`; a node name longer than 63 characters is cut to 46 and
+ * suffixed with 16 hex digits of its SHA-256, and the full name goes into the slot's `node` field.
+ */
+export function slotKey(node: string): { readonly key: string; readonly hashed: boolean } {
+  if (node.length <= maxNamePart) return { key: `${slotAnnotationPrefix}${node}`, hashed: false };
+  const digest = createHash("sha256").update(node).digest("hex").slice(0, 16);
+  return { key: `${slotAnnotationPrefix}${node.slice(0, maxNamePart - 17)}-${digest}`, hashed: true };
 }
 
 const states: readonly string[] = ["waiting", "applying", "verifying", "failed"];
@@ -27,15 +45,16 @@ export function parseSlot(text: string): Slot | undefined {
   }
   if (v === null || typeof v !== "object") return undefined;
   const o = v as Record<string, unknown>;
-  const { checksum, since, renewed, state } = o;
+  const { checksum, since, renewed, state, node } = o;
   if (typeof checksum !== "string" || typeof since !== "string" || typeof renewed !== "string") return undefined;
   if (typeof state !== "string" || !states.includes(state)) return undefined;
-  return { checksum, since, renewed, state: state as SlotState };
+  const slot: Slot = { checksum, since, renewed, state: state as SlotState };
+  return typeof node === "string" ? { ...slot, node } : slot;
 }
 
 /** Compact JSON with a fixed key order. */
 export const formatSlot = (s: Slot): string =>
-  JSON.stringify({ checksum: s.checksum, since: s.since, renewed: s.renewed, state: s.state });
+  JSON.stringify({ checksum: s.checksum, since: s.since, renewed: s.renewed, state: s.state, ...(s.node !== undefined ? { node: s.node } : {}) });
 
 /** RFC 3339, whole milliseconds. */
 export const slotTime = (ms: number): string => new Date(ms).toISOString();
@@ -54,7 +73,7 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
   for (const [k, v] of Object.entries(annotations ?? {})) {
     if (!k.startsWith(slotAnnotationPrefix)) continue;
     const s = parseSlot(v);
-    if (s !== undefined) out.set(k.slice(slotAnnotationPrefix.length), s);
+    if (s !== undefined) out.set(s.node ?? k.slice(slotAnnotationPrefix.length), s);
   }
   return out;
 }
