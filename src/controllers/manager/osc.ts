@@ -12,10 +12,10 @@ import type { Logger } from "../../log/types.ts";
 import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
-import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
+import { createContainerdInfo, createOscMetrics, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
 import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
 import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
-import type { MetricsRegistry } from "../../server/metrics.ts";
 import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
@@ -38,22 +38,22 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
-  /** The shared own-Node informer (in-place drain gate, §2.2). */
+  /** The shared own-Node informer (in-place drain gate §2.2, hold annotation). */
   readonly nodeSource: Source<KubeObject>;
+  readonly metrics: MetricsRegistry;
   /** CA rotation: a new agent client certificate through a CSR with the current identity. */
   readonly renewAgentCredentials: (signal: AbortSignal) => Promise<void>;
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
-  /** Gets the chunked-rollout gauges when given. */
-  readonly metrics?: MetricsRegistry;
+  /** gardenadm mode (self-hosted machine). */
+  readonly selfHosted?: boolean;
 }
 
 function rolloutDeps(s: OscSetup): RolloutDeps {
   const text = s.env[rolloutTimingsEnv];
   const timings = text === undefined || text === "" ? defaultRolloutTimings : parseRolloutTimings(text);
   const poolNodes = new PoolNodes(s.clock, timings.renewEveryMs);
-  if (s.metrics === undefined) return { timings, poolNodes };
   const state = s.metrics.gauge({
     name: "gardener_node_agent_rollout_slot_state",
     help: "This node's slot in a chunked rollout: 0 none, 1 applying, 2 verifying, 3 failed.",
@@ -123,6 +123,8 @@ export function setupOscController(s: OscSetup): Controller {
     onTokenResync: s.onTokenResync,
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     rollout: rolloutDeps(s),
+    metrics: createOscMetrics(s.metrics),
+    ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(s.env),
       kubeletHealthy: createKubeletHealthProbe(),
@@ -140,6 +142,8 @@ export function setupOscController(s: OscSetup): Controller {
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
+    secretKey: { namespace: "kube-system", name: osc.secretName },
+    secretName: osc.secretName,
   });
   leaseWatch?.attach(controller);
   return controller;

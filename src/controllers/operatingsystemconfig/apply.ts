@@ -6,10 +6,12 @@ import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
 import { resumeOrCompute } from "./diff.ts";
+import { type ChangeSummary, summarizeChanges } from "./history.ts";
 import { checkSupportedFields } from "./supported.ts";
 import type { GateHold } from "./gate.ts";
 import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./inplace/index.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import { skipsStateFiles } from "./gardenadm.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
@@ -26,6 +28,8 @@ export interface ApplyInput {
    * the read-only planning and before the first write; its failure wins over a planning failure.
    */
   readonly ready?: Promise<unknown>;
+  /** Told what the change set holds once it is computed or resumed (history and `status`, report.ts). */
+  readonly onPlanned?: (summary: ChangeSummary) => void;
 }
 
 /** The read-only part of an apply: the work list (computed or resumed) and every file's bytes. */
@@ -79,14 +83,17 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   }
   await input.ready;
   const { changes, resumed, planned } = plan;
+  input.onPlanned?.(summarizeChanges(changes));
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });
 
+  // gardenadm's provision OSC (9.4): the change set lives in memory only, nothing restarts the agent.
+  const stateless = skipsStateFiles(deps.selfHosted, osc);
   // Step 12, moved before the containerd config so that nothing at all is written while the node waits.
   const hold = inPlaceGate(changes, input.node);
   if (hold !== undefined) {
-    await step("failed persisting changes", () => writeChanges(host, changes));
+    if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
     return { hold };
   }
 
@@ -96,7 +103,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(deps, cri, signal));
   }
 
-  const store = new ChangesStore(changes, (c) => writeChanges(host, c));
+  const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
   const ctx: ApplyContext = { deps, store, node: input.node, signal };
 
   if (changes.units.commands.some((c) => c.name === agentUnitName)) {
@@ -109,7 +116,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   } else {
     // The computed change set is persisted together with the files (one durability point, files.ts).
     log.info("Applying changed files");
-    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, changesFileWrite(c))));
+    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, stateless ? undefined : changesFileWrite(c))));
   }
 
   log.info("Applying containerd registries");
@@ -127,7 +134,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Reloading systemd daemon");
     await step("failed reloading systemd daemon", () => systemd.daemonReload(signal));
 
-    if (store.changes.mustRestartNodeAgent) {
+    if (store.changes.mustRestartNodeAgent && !stateless) {
       await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
       log.info("Restarting the agent to activate its new unit or binary");
       throw new RestartRequested("gardener-node-agent unit or one of its files changed");
@@ -152,6 +159,10 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   await step("failed persisting changes", () => store.flush());
   const inPlace = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, osc));
   if (inPlace.retryAfterMs !== undefined) return { retryAfterMs: inPlace.retryAfterMs, why: "operating system update met network problems" };
+  if (stateless) {
+    log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
+    return undefined;
+  }
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
 

@@ -7,6 +7,7 @@ import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 import type { RolloutDeps } from "./rollout/gate.ts";
+import type { OscMetrics } from "./metrics.ts";
 import type { InPlaceDeps } from "./inplace/deps.ts";
 
 export interface TokenSyncConfig {
@@ -61,6 +62,10 @@ export interface OscControllerDeps {
   readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
   readonly rollout?: RolloutDeps;
+  /** The OSC series (report.ts); none when omitted. */
+  readonly metrics?: OscMetrics;
+  /** gardenadm mode (self-hosted machine, gardenadm.ts): a provision OSC is applied without state files or restarts. */
+  readonly selfHosted?: boolean;
   /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
   readonly inPlace?: InPlaceDeps;
 }

@@ -6,6 +6,8 @@ import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import { applyOsc, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";
+import { summarizeChanges } from "./history.ts";
+import { skipsStateFiles } from "./gardenadm.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
   checksumAnnotation,
@@ -15,8 +17,11 @@ import {
   kubernetesVersionLabelValue,
   patchNodeMetadata,
 } from "./node.ts";
+import { holdGate, holdReason } from "./hold.ts";
+import { noOscMetrics } from "./metrics.ts";
+import { pendingChanges } from "./pending.ts";
 import { secretValue } from "./plan.ts";
-import { HoldReporter } from "./hold.ts";
+import { OscReporter } from "./report.ts";
 import { enterSerial, leaveSerial } from "./serial/index.ts";
 import { enterRollout, failRolloutOnUnitError, rolloutOff, verifyRollout } from "./rollout/index.ts";
 import { checkStaticPods } from "./staticpods/index.ts";
@@ -66,13 +71,15 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
-  const holds = new HoldReporter(deps.log, deps.events);
+  const report = new OscReporter({ ...deps, metrics: deps.metrics ?? noOscMetrics }, { namespace: "kube-system", name: deps.config.secretName });
+  // Every gate reports its GateHold here (condition, event once per version and reason, metrics, status).
+  const holds = report;
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
     if (secret === undefined) {
-      log.info("Secret not found, nothing to do", { secret: `${key.namespace}/${key.name}` });
-      return {};
+      const missingOn = await step("failed getting node", () => findNode(kube, deps.node, signal));
+      return report.secretMissing(missingOn, signal);
     }
 
     // Checked before anything is applied so a bad configuration cannot fail only the very last step.
@@ -90,7 +97,10 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       decodeFailure = { err };
     }
     const node = await nodeRead;
-    if (!known && node !== undefined) {
+    // gardenadm's provision OSC never restarts the agent (9.4); it carries on with the Node found.
+    const restartOnNode = decoded === undefined || !skipsStateFiles(deps.selfHosted, decoded.osc);
+    if (!known && node !== undefined && !restartOnNode) deps.node.nodeName = node.metadata.name;
+    if (!known && node !== undefined && restartOnNode) {
       deps.node.nodeName = node.metadata.name;
       log.info("Node registered, restarting to narrow the caches to it", { nodeName: node.metadata.name });
       throw new RestartRequested("node discovered");
@@ -98,6 +108,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     if (decoded === undefined) {
       const err = decodeFailure?.err;
       if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      await report.rejected(node, secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "", err, signal);
       throw err;
     }
     const { osc, checksum } = decoded;
@@ -118,29 +129,41 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum) {
       await labelsPatched;
       log.info("Node is up to date with the operating system config", { checksum });
+      await report.upToDate(node, checksum, signal);
       return {};
+    }
+
+    // The operator's hold annotation comes first: nothing of a held version runs.
+    if (holdReason(node) !== undefined) {
+      await labelsPatched;
+      const pending = await pendingChanges(host, osc, checksum, deps.node.hostName, deps.processPath);
+      const held = holdGate(node, checksum, summarizeChanges(pending.changes), config.syncPeriodMs);
+      if (held !== undefined) return holds.report(node, checksum, held, signal);
     }
 
     // §4 step 6: one node at a time for serial Secrets (9.2).
     const serial = await step("failed acquiring serial reconciliation lock", () => enterSerial(deps, secret, known, signal));
     if (serial.kind === "hold") {
       await labelsPatched;
-      return holds.report(node, checksum, serial.hold);
+      return holds.report(node, checksum, serial.hold, signal);
     }
     // Chunked rollouts (issue 16): at most N nodes of the pool change at once; serial wins.
     const rollout =
       serial.kind === "off" ? await step("failed taking a rollout slot", () => enterRollout(deps, secret, node, known, checksum, signal)) : rolloutOff;
     if (rollout.kind === "hold") {
       await labelsPatched;
-      return holds.report(node, checksum, rollout.hold);
+      return holds.report(node, checksum, rollout.hold, signal);
     }
 
+    const run = await report.startApply(node, checksum, signal);
     let stop: ApplyStop | undefined;
     try {
       // A verifying slot was taken by an apply that finished: only the health check is left.
       if (rollout.kind === "slot" && rollout.state === "verifying") await labelsPatched;
-      else stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
+      else stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal);
     } catch (err) {
+      // The agent restarts to continue the apply: the condition stays Applying.
+      if (!(err instanceof RestartRequested)) await run.failed(node, err, signal);
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
       await failRolloutOnUnitError(deps, rollout, node, err, signal).catch((e: unknown) =>
@@ -151,12 +174,13 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       }
       throw err;
     }
-    if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold);
+    if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold, signal);
     if (stop !== undefined) {
       log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
       return { requeueAfterMs: stop.retryAfterMs };
     }
 
+    await run.hostApplied();
     if (node === undefined) {
       log.info("Node not registered yet, checking again shortly");
       return { requeueAfterMs: bootstrapRequeueMs };
@@ -173,11 +197,12 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       checkStaticPods(kube, osc, deps.node.hostName.toLowerCase(), node.metadata.name ?? "", signal),
     ).catch(async (err: unknown) => {
       await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      await run.failed(node, err, signal);
       throw err;
     });
-    if (staticPods !== undefined) return holds.report(node, checksum, staticPods);
+    if (staticPods !== undefined) return holds.report(node, checksum, staticPods, signal);
     const verifying = await step("failed verifying the rollout", () => verifyRollout(deps, rollout, node, signal));
-    if (verifying !== undefined) return holds.report(node, checksum, verifying);
+    if (verifying !== undefined) return holds.report(node, checksum, verifying, signal);
 
     await events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
     const applied = node;
@@ -187,11 +212,12 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         applied,
         {
           ...(version !== undefined ? { labels: { [kubernetesVersionLabel]: version } } : {}),
-          annotations: { [checksumAnnotation]: checksum },
+          annotations: { [checksumAnnotation]: checksum, ...run.historyAnnotations(applied, "Applied") },
         },
         signal,
       ),
     );
+    await run.applied(node, signal);
     log.info("Successfully applied operating system config", { checksum });
     await step("failed releasing serial reconciliation lock", () => leaveSerial(deps, serial, signal));
     const result: Result = { requeueAfterMs: config.syncPeriodMs };
