@@ -53,6 +53,12 @@ describe("static pods", () => {
     expect(await sb.readHostFile("/etc/kubernetes/manifests/elsewhere.yaml").catch(() => "absent")).toBe("absent");
     await until("the WaitingForStaticPods event", () => nodeEvents("WaitingForStaticPods").length === 1, 10_000);
     expect(nodeEvents("WaitingForStaticPods")[0]?.["type"]).toBe("Normal");
+    const condition = () =>
+      ((sb.node()?.["status"] as { conditions?: { type: string; status: string; reason: string }[] }).conditions ?? []).find(
+        (c) => c.type === "OperatingSystemConfigApplied",
+      );
+    await until("the condition says why", () => condition()?.reason === "WaitingForStaticPods", 10_000);
+    expect(condition()?.status).toBe("False");
     expect(checksum()).toBeUndefined();
     expect(agent.output()).toContain("static pod kube-apiserver has no mirror pod yet");
 
@@ -84,6 +90,7 @@ describe("static pods", () => {
 
     setStatus("Running", true);
     await sb.waitForApplied(sum, 30_000);
+    await until("the condition says applied", () => condition()?.reason === "Applied", 10_000);
     // One event however often it looked.
     expect(nodeEvents("WaitingForStaticPods")).toHaveLength(1);
     expect(nodeEvents("OSCApplied")).toHaveLength(1);
