@@ -59,6 +59,10 @@ async function runDiff(ctx: CommandContext): Promise<number> {
   const { decodeOsc } = await import("../osc/index.ts");
   const { createHostFs } = await import("../host/index.ts");
   const { previewApply, hasChanges } = await import("../controllers/operatingsystemconfig/preview.ts");
+  const { defaultRolloutTimings, parseRolloutTimings, rolloutTimingsEnv } = await import("../controllers/operatingsystemconfig/rollout/index.ts");
+  const { realClock } = await import("../clock/index.ts");
+  // The running agent's rollout timings (a test-only override) decide when a slot counts as stale.
+  const timingsText = ctx.env[rolloutTimingsEnv] ?? "";
   const preview = await previewApply(
     {
       host: createHostFs(ctx.root),
@@ -70,6 +74,8 @@ async function runDiff(ctx: CommandContext): Promise<number> {
       arch: ctx.flags["arch"] || (goArch[process.arch] ?? process.arch),
       node: input.online?.node,
       secret: input.online?.secret,
+      clock: realClock,
+      rolloutTimings: timingsText === "" ? defaultRolloutTimings : parseRolloutTimings(timingsText),
     },
     ctx.signal,
   );
