@@ -87,6 +87,20 @@ describe("diff names the gates", () => {
     expect(free.gates).toEqual([]);
   }, 60_000);
 
+  test("a gate whose Lease the node may not read is reported as not checked, with the API server's answer", async () => {
+    const sb = await startSandbox({ nodeName: "unlabelled" });
+    sandboxes.push(sb);
+    sb.setOsc(sampleOsc({ greeting: "serial" }));
+    sb.sim.store.patch("secrets", "kube-system", sb.secretName, "merge", {
+      metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } },
+    });
+    const { gates } = await diff(sb);
+    expect(gates).toHaveLength(1);
+    expect(gates[0]).toMatchObject({ gate: "serial-lock", verdict: "not-checked" });
+    expect(gates[0]?.message).toStartWith("not checked: ");
+    expect(gates[0]?.message).toContain("forbidden");
+  }, 60_000);
+
   test("a halted chunked rollout names the failed nodes; with the slot free, the slot's verification holds the checksum", async () => {
     const sb = await node("r-1");
     sb.sim.store.patch("nodes", "", "r-1", "merge", { metadata: { annotations: { "node-agent.gardener.cloud/rollout-parallelism": "1" } } });
