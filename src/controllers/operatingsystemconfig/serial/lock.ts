@@ -19,7 +19,6 @@ export interface SerialLockDeps {
 /** Either this node holds the lock now, or it must wait for the one that does. */
 export type SerialLockOutcome = { readonly held: true } | { readonly held: false; readonly hold: GateHold };
 
-
 /** The Secret as the Lease's controller owner (garbage-collected with it). */
 function ownerRef(secret: KubeObject) {
   return {
