@@ -15,13 +15,12 @@ import type { EventRecorder } from "../events.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
 import { createContainerdInfo, createOscMetrics, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
 import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
-import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
+import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, rolloutTimingsEnv, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
 import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
 /** Shortened chunked-rollout timings for sandboxes and tests (`healthyFor=2s,staleAfter=10s,…`); unset in production. */
-export const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
 
 export interface OscSetup {

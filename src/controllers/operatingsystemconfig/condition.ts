@@ -40,7 +40,8 @@ export const applyingState = (checksum: string): OscConditionState => ({
 export const failedState = (checksum: string, failure: string): OscConditionState => ({
   status: "False",
   reason: "ApplyFailed",
-  message: `Applying operating system config ${checksumPrefix(checksum)} failed: ${failure}`,
+  // No checksum (a Secret without checksum/data-script): no empty gap in the sentence.
+  message: `Applying operating system config ${checksum === "" ? "" : `${checksumPrefix(checksum)} `}failed: ${failure}`,
 });
 
 export const gateState = (reason: GateReason, message: string): OscConditionState => ({ status: "False", reason, message });

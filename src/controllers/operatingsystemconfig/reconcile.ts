@@ -139,6 +139,8 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       await labelsPatched;
       const err = new OscChecksumError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
       if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", err.message);
+      // The condition says so too (False/ApplyFailed): without it the Node would keep showing the old state.
+      await report.rejected(node, "", err, signal);
       throw err;
     }
     // A labels-only merge patch leaves the annotations as the GET returned them.
