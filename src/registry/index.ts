@@ -1,6 +1,7 @@
 export { basicAuthorization, parseChallenge } from "./auth.ts";
 export type { Challenge, Credentials } from "./auth.ts";
 export { createRegistryClient, registryOver } from "./client.ts";
+export { dockerConfigKeyHost, loadRegistryCredentials, parseDockerConfig, RegistryAuthConfigError, registryAuthPath } from "./docker-config.ts";
 export { loadRegistryHosts, parseHostsToml } from "./hosts.ts";
 export type { ParsedHostsToml, RegistryEndpoint, RegistryHosts } from "./hosts.ts";
 export type { RegistryClientOptions } from "./client.ts";

@@ -9,7 +9,7 @@ import { secrets } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
+import { createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
@@ -42,7 +42,12 @@ export function setupOscController(s: OscSetup): Controller {
   const log = s.log.child({ controller: "operatingsystemconfig" });
   const plainHttpHosts = (s.env[plainHttpRegistriesEnv] ?? "").split(",").filter((h) => h !== "");
   // Pulls honour the registry mirrors the OSC configures for containerd, as upstream's containerd pulls do.
-  const registry = createRegistryClient({ plainHttpHosts, hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" } });
+  // Credentials come from the docker config file an OSC may deliver (read when a registry asks for them).
+  const registry = createRegistryClient({
+    plainHttpHosts,
+    hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
+    credentialSource: () => loadRegistryCredentials(s.host),
+  });
   const platform = { os: "linux", architecture: s.arch };
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
