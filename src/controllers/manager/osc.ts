@@ -9,7 +9,7 @@ import { secrets } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
+import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
@@ -79,6 +79,7 @@ export function setupOscController(s: OscSetup): Controller {
     probeFetch: (url, init) => fetch(url, init),
     extractImageFile: async (image, filePathInImage, signal) =>
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
+    verifyAgentImage: createAgentImageVerifier(registry, s.host),
     arch: s.arch,
     onTokenResync: s.onTokenResync,
   });

@@ -48,6 +48,12 @@ export interface OscControllerDeps {
   readonly containerdInfo: ContainerdInfo;
   readonly probeFetch: ProbeFetch;
   readonly extractImageFile: ExtractImageFile;
+  /**
+   * Checks the agent image before the agent replaces its own binary (cosign signature when a key is
+   * configured); resolves to the reference to pull (pinned to the verified digest), throws
+   * ImageSignatureError when the signature is missing or bad. Absent: no check.
+   */
+  readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
   /** Architecture of this machine ("amd64", "arm64") for the self-update check. */
   readonly arch: string;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
