@@ -19,7 +19,7 @@ import { setupOscController } from "./manager/osc.ts";
 import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
-import { createTokenResync, setupTokenController } from "./token/index.ts";
+import { createTokenFileWriter, createTokenResync, setupTokenController } from "./token/index.ts";
 import { setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
 import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
@@ -79,6 +79,8 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const controllers: Controller[] = [];
   deps.metrics.addCollector(controllerCollector(() => controllers));
   const tokenResync = createTokenResync();
+  const token = config.controllers.token;
+  const tokenSetup = { kube, host, events, node, clock, log, syncConfigs: token.syncConfigs ?? [], syncPeriodMs: token.syncPeriod };
   // Registration order follows upstream: certificate, node, secret-name-change, operatingsystemconfig,
   // token, lease, health-check, systemd-unit-check, hostname-check.
   controllers.push(setupCertificateController({ kube, restConfig, host, clock, log, machineName, onRestartRequested }));
@@ -101,22 +103,10 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       signal,
       onRestartRequested,
       onTokenResync: tokenResync.trigger,
+      writeTokenFile: createTokenFileWriter(tokenSetup),
     }),
   );
-  const token = config.controllers.token;
-  controllers.push(
-    setupTokenController({
-      kube,
-      host,
-      events,
-      node,
-      clock,
-      log,
-      syncConfigs: token.syncConfigs ?? [],
-      syncPeriodMs: token.syncPeriod,
-      resync: tokenResync,
-    }),
-  );
+  controllers.push(setupTokenController({ ...tokenSetup, resync: tokenResync }));
   // Only with a known Node: listing Leases by anything but name is denied (§7.5); a Node that appears
   // later makes the OSC controller restart the agent, and the next start registers the lease controller.
   const lease = setupLeaseController({ kube, informers, node, clock, log, health: deps.health, metrics: deps.metrics });

@@ -35,6 +35,8 @@ export interface OscSetup {
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** Writes a token file now (the token controller's sync), before units that read it start. */
+  readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
@@ -82,6 +84,7 @@ export function setupOscController(s: OscSetup): Controller {
     verifyAgentImage: createAgentImageVerifier(registry, s.host),
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
   });
   return newOscController({
     reconcile,

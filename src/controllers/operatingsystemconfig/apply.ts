@@ -11,6 +11,7 @@ import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
+import { writeTokensBeforeUnits } from "./token-order.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
 
 export interface ApplyInput {
@@ -114,6 +115,9 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
       log.info("Restarting the agent to activate its new unit or binary");
       throw new RestartRequested("gardener-node-agent unit or one of its files changed");
     }
+
+    log.info("Writing token files the starting units read");
+    await step("failed writing token files", () => writeTokensBeforeUnits(ctx, osc));
 
     log.info("Executing unit commands");
     await step("failed executing unit commands", () => executeUnitCommands(ctx));

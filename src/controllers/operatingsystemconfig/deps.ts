@@ -56,6 +56,11 @@ export interface OscControllerDeps {
   readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
   /** Architecture of this machine ("amd64", "arm64") for the self-update check. */
   readonly arch: string;
+  /**
+   * Writes `secret`'s token file now, through the token controller's sync, and resolves when it is on
+   * disk (units that read it are started only after that). Absent: nothing is waited for.
+   */
+  readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
 }
