@@ -43,6 +43,14 @@ export type ChangedUnit = v.InferOutput<typeof changedUnitSchema>;
 export const unitCommandSchema = v.object({ name: v.string(), command: v.optional(v.string(), "") });
 export type UnitCommand = v.InferOutput<typeof unitCommandSchema>;
 
+/**
+ * This agent's addition to the changes file (gardener#10972): every file path and unit a change set
+ * set out to write, kept until an apply completes, so the next OSC removes what an unfinished one left
+ * behind. The Go agent ignores the unknown key; without it (a Go-written file) nothing is carried over.
+ */
+export const attemptedWritesSchema = v.object({ files: list(v.object({ path: v.string() })), units: list(unitSchema) });
+export type AttemptedWrites = v.InferOutput<typeof attemptedWritesSchema>;
+
 export const oscChangesSchema = v.object({
   operatingSystemConfigChecksum: v.optional(v.string(), ""),
   mustRestartNodeAgent: flag,
@@ -62,6 +70,7 @@ export const oscChangesSchema = v.object({
     certificateAuthoritiesRotation: section({ kubelet: flag, nodeAgent: flag }),
     serviceAccountKeyRotation: flag,
   }),
+  attemptedWrites: v.optional(attemptedWritesSchema),
 });
 
 /** The pending work list of `last-computed-osc-changes.yaml` (lists always present in memory). */
@@ -82,10 +91,13 @@ export function decodeChanges(text: string): OscChanges {
 
 /** Upstream's byte shape: sorted keys, empty lists omitted, `dropInsChanges` always present. */
 export function encodeChanges(c: OscChanges): string {
+  const { attemptedWrites, ...upstreamFields } = c;
   const units = {
     changed: c.units.changed.map((u) => ({ ...(toPlain(u) as object), dropInsChanges: toPlain(u.dropInsChanges) })),
     deleted: c.units.deleted,
     commands: c.units.commands,
   };
-  return writeYaml(toPlain({ ...c, units }));
+  // Present only while it lists something, so a finished change set reads exactly like upstream's.
+  const attempted = attemptedWrites !== undefined && (attemptedWrites.files.length > 0 || attemptedWrites.units.length > 0) ? { attemptedWrites } : {};
+  return writeYaml(toPlain({ ...upstreamFields, units, ...attempted }));
 }

@@ -5,8 +5,8 @@ import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
-import { resumeOrCompute } from "./diff.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import { forgetAttempts, resumeOrComputeWithLeftovers } from "./leftovers.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
@@ -42,7 +42,7 @@ async function planApply(
   const { host } = deps;
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
-  const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
+  const { changes, resumed } = resumeOrComputeWithLeftovers(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
   const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
   return { changes, resumed, planned };
 }
@@ -133,6 +133,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   await step("failed removing deleted files", () => deleteRemovedFiles(ctx));
 
   // Completions deferred by harmless-to-redo steps, when no later record carried them.
+  forgetAttempts(store);
   await step("failed persisting changes", () => store.flush());
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));

@@ -5,6 +5,7 @@ import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import { applyOsc } from "./apply.ts";
+import { leftoversPending } from "./leftovers.ts";
 import { step } from "./context.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
@@ -110,7 +111,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       throw new OscSecretError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
     }
     // A labels-only merge patch leaves the annotations as the GET returned them.
-    if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum) {
+    if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum && !(await leftoversPending(host, checksum))) {
       await labelsPatched;
       log.info("Node is up to date with the operating system config", { checksum });
       return {};
