@@ -16,6 +16,7 @@ import { hostNameOf, machineArch } from "./manager/host-facts.ts";
 import { informerSyncChecks } from "./manager/health.ts";
 import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 import { setupOscController } from "./manager/osc.ts";
+import { createDriftStatus } from "./operatingsystemconfig/index.ts";
 import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
@@ -85,27 +86,29 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // token, lease, health-check, systemd-unit-check, hostname-check.
   controllers.push(setupCertificateController({ kube, restConfig, host, clock, log, machineName, onRestartRequested }));
   controllers.push(setupNodeController({ kube, informers, node, systemd, events, clock, log }));
-  controllers.push(
-    setupOscController({
-      kube,
-      cache,
-      host,
-      systemd,
-      clock,
-      log,
-      events,
-      config,
-      env: deps.env,
-      hostName,
-      nodeName,
-      arch: machineArch(),
-      source: secretInformer,
-      signal,
-      onRestartRequested,
-      onTokenResync: tokenResync.trigger,
-      writeTokenFile: createTokenFileWriter(tokenSetup),
-    }),
-  );
+  const driftStatus = createDriftStatus();
+  const oscSetup = setupOscController({
+    kube,
+    cache,
+    host,
+    systemd,
+    clock,
+    log,
+    events,
+    config,
+    env: deps.env,
+    hostName,
+    nodeName,
+    arch: machineArch(),
+    source: secretInformer,
+    signal,
+    onRestartRequested,
+    onTokenResync: tokenResync.trigger,
+    writeTokenFile: createTokenFileWriter(tokenSetup),
+    driftStatus,
+    metrics: deps.metrics,
+  });
+  controllers.push(oscSetup.controller);
   controllers.push(setupTokenController({ ...tokenSetup, resync: tokenResync }));
   // Only with a known Node: listing Leases by anything but name is denied (§7.5); a Node that appears
   // later makes the OSC controller restart the agent, and the next start registers the lease controller.
@@ -137,7 +140,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     signal,
   );
 
-  const runs = controllers.map((c) => c.start(signal));
+  const runs = [...controllers.map((c) => c.start(signal)), oscSetup.drift(signal)];
   const stopped = Promise.allSettled([...runs, informers.stopped()])
     .then(() => events.flush())
     .then(() => systemd.close());

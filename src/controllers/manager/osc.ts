@@ -5,14 +5,24 @@ import type { Controller } from "../../kube/controller.ts";
 import type { Reader } from "../../kube/readers.ts";
 import { isNotFound } from "../../kube/errors.ts";
 import type { ObjectKey } from "../../kube/reconcile.ts";
-import { secrets } from "../../kube/resources.ts";
+import { nodes, secrets } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
-import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
+import {
+  ApplyLock,
+  createContainerdInfo,
+  createReconciler,
+  driftPathsMetric,
+  type DriftStatus,
+  newOscController,
+  type OscControllerDeps,
+  runDriftLoop,
+} from "../operatingsystemconfig/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
@@ -37,10 +47,19 @@ export interface OscSetup {
   readonly onTokenResync: (secret: ObjectKey) => void;
   /** Writes a token file now (the token controller's sync), before units that read it start. */
   readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
+  /** Where drift passes record what they found (read for the apply condition). */
+  readonly driftStatus: DriftStatus;
+  readonly metrics?: MetricsRegistry;
+}
+
+export interface OscControllerSetup {
+  readonly controller: Controller;
+  /** The background drift checks (start with the controllers; settles when `signal` aborts). */
+  readonly drift: (signal: AbortSignal) => Promise<void>;
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
-export function setupOscController(s: OscSetup): Controller {
+export function setupOscController(s: OscSetup): OscControllerSetup {
   const log = s.log.child({ controller: "operatingsystemconfig" });
   const plainHttpHosts = (s.env[plainHttpRegistriesEnv] ?? "").split(",").filter((h) => h !== "");
   // Pulls honour the registry mirrors the OSC configures for containerd, as upstream's containerd pulls do.
@@ -54,7 +73,9 @@ export function setupOscController(s: OscSetup): Controller {
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
   const osc = s.config.controllers.operatingSystemConfig;
-  const reconcile = createReconciler({
+  // Applies, drift repairs and unit reverts never write at the same time.
+  const applyLock = new ApplyLock();
+  const deps: OscControllerDeps = {
     kube: s.kube,
     readSecret: async (key, signal) => {
       try {
@@ -85,8 +106,24 @@ export function setupOscController(s: OscSetup): Controller {
     arch: s.arch,
     onTokenResync: s.onTokenResync,
     ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
-  });
-  return newOscController({
+    applyLock,
+  };
+  const reconcile = createReconciler(deps);
+  const gauge = s.metrics?.gauge({ name: driftPathsMetric, help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check." });
+  // Drift checks run beside the controller, at start and every sync period; they never hold it up.
+  const drift = (signal: AbortSignal) =>
+    runDriftLoop(
+      {
+        osc: deps,
+        lock: applyLock,
+        status: s.driftStatus,
+        readNode: (sig) => readOwnNode(s.cache, node.nodeName, sig),
+        ...(gauge !== undefined ? { gauge } : {}),
+      },
+      osc.syncPeriod,
+      signal,
+    );
+  const controller = newOscController({
     reconcile,
     source: s.source,
     kube: s.kube,
@@ -96,4 +133,15 @@ export function setupOscController(s: OscSetup): Controller {
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
   });
+  return { controller, drift };
+}
+
+async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: AbortSignal): Promise<KubeObject | undefined> {
+  if (nodeName === undefined) return undefined;
+  try {
+    return await cache.get<KubeObject>(nodes, "", nodeName, { signal });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }

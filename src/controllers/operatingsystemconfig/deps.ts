@@ -5,6 +5,7 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
+import type { ApplyLock } from "./apply-lock.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 
 export interface TokenSyncConfig {
@@ -61,6 +62,8 @@ export interface OscControllerDeps {
    * disk (units that read it are started only after that). Absent: nothing is waited for.
    */
   readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
+  /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
+  readonly applyLock?: ApplyLock;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
 }

@@ -1,4 +1,6 @@
 export { applyOsc, type ApplyInput } from "./apply.ts";
+export { ApplyLock } from "./apply-lock.ts";
+export { createDriftStatus, driftConditionMessage, driftPathsMetric, type DriftStatus, runDriftLoop } from "./drift/index.ts";
 export { ChangesStore, type PersistChanges } from "./changes-store.ts";
 export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
 export { StepError } from "./context.ts";

@@ -5,6 +5,7 @@ import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import { applyOsc } from "./apply.ts";
+import { exclusively } from "./apply-lock.ts";
 import { leftoversPending } from "./leftovers.ts";
 import { step } from "./context.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
@@ -118,7 +119,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     }
 
     try {
-      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
+      await exclusively(deps.applyLock, () => applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal));
     } catch (err) {
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
