@@ -26,6 +26,8 @@ import {
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
+/** Drift check period in ms instead of the OSC sync period (at least 15 s), for sandboxes and tests. */
+export const driftCheckPeriodEnv = "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS";
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
 
 export interface OscSetup {
@@ -120,7 +122,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
         readNode: (sig) => readOwnNode(s.cache, node.nodeName, sig),
         ...(gauge !== undefined ? { gauge } : {}),
       },
-      osc.syncPeriod,
+      driftPeriodMs(s.env, osc.syncPeriod),
       signal,
     );
   const controller = newOscController({
@@ -144,4 +146,10 @@ async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: 
     if (isNotFound(err)) return undefined;
     throw err;
   }
+}
+
+function driftPeriodMs(env: Readonly<Record<string, string | undefined>>, syncPeriodMs: number): number {
+  const raw = env[driftCheckPeriodEnv];
+  const ms = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isInteger(ms) && ms > 0 ? ms : syncPeriodMs;
 }
