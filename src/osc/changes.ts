@@ -71,6 +71,12 @@ export const oscChangesSchema = v.object({
     serviceAccountKeyRotation: flag,
   }),
   attemptedWrites: v.optional(attemptedWritesSchema),
+  /**
+   * This agent's addition: units whose restart failed within the verification window and that were
+   * reverted; the change set holding their new version is not retried while the Node asks for
+   * `unit-failure-policy: revert` (the Go agent ignores the key and simply retries the change set).
+   */
+  unitRevert: v.optional(v.object({ units: list(v.string()) })),
 });
 
 /** The pending work list of `last-computed-osc-changes.yaml` (lists always present in memory). */

@@ -28,6 +28,8 @@ import {
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
 /** Drift check period in ms instead of the OSC sync period (at least 15 s), for sandboxes and tests. */
 export const driftCheckPeriodEnv = "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS";
+/** The unit verification window in ms instead of 30 s (unit-failure-policy: revert), for sandboxes and tests. */
+export const unitVerifyWindowEnv = "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS";
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
 
 export interface OscSetup {
@@ -109,6 +111,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     onTokenResync: s.onTokenResync,
     ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
     applyLock,
+    unitVerification: unitVerification(s.env),
   };
   const reconcile = createReconciler(deps);
   const gauge = s.metrics?.gauge({ name: driftPathsMetric, help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check." });
@@ -152,4 +155,11 @@ function driftPeriodMs(env: Readonly<Record<string, string | undefined>>, syncPe
   const raw = env[driftCheckPeriodEnv];
   const ms = raw === undefined ? Number.NaN : Number(raw);
   return Number.isInteger(ms) && ms > 0 ? ms : syncPeriodMs;
+}
+
+function unitVerification(env: Readonly<Record<string, string | undefined>>): { windowMs: number; pollMs: number } {
+  const raw = env[unitVerifyWindowEnv];
+  const ms = raw === undefined ? Number.NaN : Number(raw);
+  const windowMs = Number.isInteger(ms) && ms > 0 ? ms : 30_000;
+  return { windowMs, pollMs: Math.min(1_000, Math.max(50, Math.floor(windowMs / 10))) };
 }

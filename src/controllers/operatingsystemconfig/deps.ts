@@ -62,6 +62,11 @@ export interface OscControllerDeps {
    * disk (units that read it are started only after that). Absent: nothing is waited for.
    */
   readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
+  /**
+   * With `unit-failure-policy: revert`: how long units restarted by an apply are watched, and how often
+   * they are polled (default 30 s / 1 s).
+   */
+  readonly unitVerification?: { readonly windowMs: number; readonly pollMs: number };
   /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
   readonly applyLock?: ApplyLock;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */

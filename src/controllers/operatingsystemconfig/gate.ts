@@ -11,7 +11,8 @@ export type GateReason =
   | "WaitingForSerialLock"
   | "WaitingForStaticPods"
   | "WaitingForRolloutSlot"
-  | "RolloutHalted";
+  | "RolloutHalted"
+  | "UnitReverted";
 
 export interface GateHold {
   readonly reason: GateReason;

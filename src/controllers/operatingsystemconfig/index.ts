@@ -10,6 +10,7 @@ export { FileApplyError } from "./files.ts";
 export { allFiles, mergeUnits } from "./merge.ts";
 export { OscInputError } from "./plan.ts";
 export { createReconciler, OscSecretError } from "./reconcile.ts";
+export { unitFailurePolicyAnnotation, UnitRevertedError, unitRevertedReason } from "./revert.ts";
 export { UnitCommandsError } from "./units.ts";
 export {
   controllerName,

@@ -4,9 +4,9 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
-import { applyOsc } from "./apply.ts";
 import { exclusively } from "./apply-lock.ts";
 import { leftoversPending } from "./leftovers.ts";
+import { applyVerifyingUnits, unitRevertHold } from "./revert.ts";
 import { step } from "./context.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
@@ -118,8 +118,16 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return {};
     }
 
+    // A version whose restarted units failed and were reverted waits for a new Secret (or the policy's removal).
+    const held = await unitRevertHold(deps, node, checksum);
+    if (held !== undefined) {
+      await labelsPatched;
+      log.info("Operating system config held", { reason: held.reason, message: held.message });
+      return { requeueAfterMs: held.requeueAfterMs };
+    }
+
     try {
-      await exclusively(deps.applyLock, () => applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal));
+      await exclusively(deps.applyLock, () => applyVerifyingUnits(deps, { osc, checksum, node, ready: labelsPatched }, signal));
     } catch (err) {
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;

@@ -1,6 +1,5 @@
 export { describeDrift, detectDrift, type DriftItem, type DriftKind } from "./detect.ts";
 export { repairChanges } from "./repair-plan.ts";
-export { repairDrift } from "./repair.ts";
 export {
   applyUnfinished,
   driftDetectedReason,

@@ -7,7 +7,7 @@ import type { OscControllerDeps } from "../deps.ts";
 import { readChanges, readLastApplied } from "../state.ts";
 import { describeDrift, detectDrift, type DriftItem } from "./detect.ts";
 import { repairChanges } from "./repair-plan.ts";
-import { repairDrift } from "./repair.ts";
+import { restoreChanges } from "../restore.ts";
 import { driftPolicyOf, type DriftStatus } from "./status.ts";
 
 export const driftDetectedReason = "DriftDetected";
@@ -75,7 +75,7 @@ export async function driftPass(d: DriftRunnerDeps, signal: AbortSignal): Promis
   try {
     const outcome = await d.lock.exclusive(async () => {
       if (d.lock.generation !== generation) return undefined; // an apply won the race for the lock
-      const restarted = await repairDrift(d.osc, repairChanges(lastApplied, items, hostName), node, signal);
+      const restarted = await restoreChanges(d.osc, repairChanges(lastApplied, items, hostName), node, signal);
       const remaining = await detectDrift(d.osc, lastApplied, hostName, signal);
       return { restarted, remaining };
     });
