@@ -79,4 +79,17 @@ describe("per-unit verification and revert (whole binary)", () => {
     expect(restarts("app.service")).toBe(3);
     expect(readFileSync(host("/var/lib/gardener-node-agent/last-applied-osc.yaml"), "utf8")).toContain("--version=2");
   }, 60_000);
+
+  test("should try a new Secret version at once while a reverted one is held", async () => {
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": "revert" } } });
+    sb.systemd.failAfterStart("app.service", 200, { once: true });
+    const before = nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted").length;
+    sb.setOsc(osc("3", true));
+    await waitUntil(() => nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted").length > before, 30_000, "the second revert");
+    expect(readFileSync(host("/etc/app/app.conf"), "utf8")).toBe("version=2\n");
+    const fixed = sb.setOsc(osc("4", true));
+    await sb.waitForApplied(fixed, 30_000);
+    expect(readFileSync(host("/etc/app/app.conf"), "utf8")).toBe("version=4\n");
+    expect(sb.systemd.units.get("app.service")?.activeState).toBe("active");
+  }, 60_000);
 });
