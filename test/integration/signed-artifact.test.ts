@@ -102,6 +102,24 @@ describe("agent image verification (cosign key-based)", () => {
   });
 });
 
+describe("oci/push.ts with COSIGN_KEY (make push)", () => {
+  test("should push and sign so that the agent's verifier accepts the image", async () => {
+    const layout = join(dir, "oci-cli");
+    await buildOciLayout({ binaries: good, outDir: layout, version: "v3", revision: "r", created: "2026-01-01T00:00:00Z", source: "s" });
+    const target = `${registry.host}/gardener/cli:v3`;
+    const push = Bun.spawnSync([process.execPath, "run", join(import.meta.dir, "../../oci/push.ts"), layout, target], {
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", COSIGN_KEY: join(dir, "key.pem") },
+    });
+    expect(push.stderr.toString()).toMatch(/signed as .*\/gardener\/cli:sha256-[0-9a-f]{64}\.sig\n$/);
+    expect(push.exitCode).toBe(0);
+    const root = join(dir, "cli-root");
+    mkdirSync(join(root, "var/lib/gardener-node-agent"), { recursive: true });
+    writeFileSync(join(root, "var/lib/gardener-node-agent/cosign.pub"), pubPem);
+    const verify = createAgentImageVerifier(createRegistryClient({ plainHttpHosts: [registry.host] }), createHostFs(root));
+    expect(await verify(target)).toBe(push.stdout.toString().trim());
+  });
+});
+
 async function runInit(image: string, root: string) {
   const proc = Bun.spawn(["dash", INIT_SH], {
     env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", GNA_IMAGE: image, GNA_ROOT: root, GNA_EXEC: "0", GNA_REGISTRY_PLAIN_HTTP: "1" },

@@ -111,6 +111,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     onTokenResync: s.onTokenResync,
     ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
     applyLock,
+    driftStatus: s.driftStatus,
     unitVerification: unitVerification(s.env),
   };
   const reconcile = createReconciler(deps);

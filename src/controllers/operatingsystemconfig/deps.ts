@@ -6,6 +6,7 @@ import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { ApplyLock } from "./apply-lock.ts";
+import type { DriftStatus } from "./drift/status.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 
 export interface TokenSyncConfig {
@@ -67,6 +68,11 @@ export interface OscControllerDeps {
    * they are polled (default 30 s / 1 s).
    */
   readonly unitVerification?: { readonly windowMs: number; readonly pollMs: number };
+  /**
+   * What the last drift check found; `driftConditionMessage(driftStatus)` is the drift part of the
+   * OperatingSystemConfigApplied condition's message.
+   */
+  readonly driftStatus?: DriftStatus;
   /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
   readonly applyLock?: ApplyLock;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
