@@ -1,5 +1,5 @@
 import { realClock } from "../clock/index.ts";
-import { ensureKubeletBootstrapKubeconfig, readMachineName } from "../credentials/index.ts";
+import { ensureKubeletBootstrapKubeconfig, obtainAgentKubeconfig, readMachineName } from "../credentials/index.ts";
 import { createHostFs } from "../host/index.ts";
 import { InformerSet } from "../kube/informer-set.ts";
 import { CachedReader } from "../kube/readers.ts";
@@ -21,7 +21,7 @@ import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
 import { createTokenFileWriter, createTokenResync, setupTokenController } from "./token/index.ts";
-import { setupCertificateController } from "./certificate/index.ts";
+import { endpointOf, setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
 import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
 import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
@@ -68,7 +68,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
 
   // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.
   const node = { hostName, nodeName };
-  informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
+  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
   const cache = new CachedReader(informers);
   const events = createQueuedEventRecorder(
     createEventRecorder({ kube: eventsKube, clock, log, component: "gardener-node-agent", host: hostName }),
@@ -101,6 +101,9 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     nodeName,
     arch: machineArch(),
     source: secretInformer,
+    nodeSource: nodeInformer,
+    renewAgentCredentials: (sig) =>
+      obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
     signal,
     onRestartRequested,
     onTokenResync: tokenResync.trigger,

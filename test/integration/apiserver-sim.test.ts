@@ -27,7 +27,19 @@ async function watch(path: string, client = admin): Promise<WatchStream> {
 }
 
 const SECRETS = "/api/v1/namespaces/kube-system/secrets";
+/** base64 of an empty list of `kind` as kube's JSON encoder writes it (nil items, trailing newline). */
+const blueprint = (kind: string, apiVersion: string) =>
+  Buffer.from(`${JSON.stringify({ kind: `${kind}List`, apiVersion, metadata: {}, items: null })}\n`).toString("base64");
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+const NODES = "/api/v1/nodes";
+const MERGE = "application/merge-patch+json";
+const SMP = "application/strategic-merge-patch+json";
+const JSONPATCH = "application/json-patch+json";
+/** NodeSystemInfo as Go serialises its zero value: ten empty strings. */
+const EMPTY_NODE_INFO = {
+  machineID: "", systemUUID: "", bootID: "", kernelVersion: "", osImage: "", containerRuntimeVersion: "", kubeletVersion: "",
+  kubeProxyVersion: "", operatingSystem: "", architecture: "",
+};
 const meta = (b: unknown) => (b as { metadata: Record<string, unknown> }).metadata;
 
 describe("apiserver simulator CRUD", () => {
@@ -115,7 +127,7 @@ describe("apiserver simulator CRUD", () => {
 });
 
 describe("apiserver simulator watch", () => {
-  test("replays existing objects as ADDED, then a BOOKMARK, then live events", async () => {
+  test("replays existing objects as ADDED, then the initial-events-end BOOKMARK (WatchList defaults), then live events", async () => {
     await admin.call("POST", SECRETS, { body: { metadata: { name: "w-replay", labels: { set: "replay" } } } });
     const w = await watch(`${SECRETS}?watch=1&allowWatchBookmarks=true&labelSelector=set%3Dreplay`);
     const first = await w.next();
@@ -123,7 +135,13 @@ describe("apiserver simulator watch", () => {
     expect(meta(first.object)["name"]).toBe("w-replay");
     const bm = await w.next();
     expect(bm.type).toBe("BOOKMARK");
-    expect(bm.object).toEqual({ kind: "Secret", apiVersion: "v1", metadata: { resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null } });
+    expect(bm.object).toEqual({
+      kind: "Secret", apiVersion: "v1",
+      metadata: {
+        resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null,
+        annotations: { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Secret", "v1") },
+      },
+    });
     await admin.call("DELETE", `${SECRETS}/w-replay`);
     const del = await w.next();
     expect(del.type).toBe("DELETED");
@@ -136,13 +154,80 @@ describe("apiserver simulator watch", () => {
     expect((await w.next()).type).toBe("ADDED");
     const bm = await w.next();
     expect(bm.type).toBe("BOOKMARK");
-    expect(meta(bm.object)["annotations"]).toEqual({ "k8s.io/initial-events-end": "true" });
+    expect(meta(bm.object)["annotations"]).toEqual({ "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Secret", "v1") });
+  });
+
+  test.each([
+    ["resourceVersion=0&allowWatchBookmarks=true", ["ADDED", "BOOKMARK:end"]],
+    ["allowWatchBookmarks=1", ["ADDED", "BOOKMARK:end"]],
+    ["", ["ADDED"]],
+    ["allowWatchBookmarks=false", ["ADDED"]],
+    ["sendInitialEvents=true&resourceVersionMatch=NotOlderThan", ["ADDED"]],
+    ["sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", []],
+    ["resourceVersion=0&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", []],
+    ["resourceVersion=CURRENT&allowWatchBookmarks=true", []],
+  ])("a watch with %p starts with %p (bookmark end only for sendInitialEvents, given or defaulted, with bookmarks)", async (query, expected) => {
+    const name = `w-dflt-${Bun.hash(query).toString(36)}`;
+    await admin.call("POST", SECRETS, { body: { metadata: { name } } });
+    const q = query.replace("CURRENT", String(sim.store.resourceVersion));
+    const w = await watch(`${SECRETS}?watch=1&fieldSelector=metadata.name%3D${name}${q === "" ? "" : `&${q}`}`);
+    // a marker written after the watch opened ends the initial part: whatever came before it is the replay
+    await admin.call("PATCH", `${SECRETS}/${name}`, { body: { metadata: { labels: { marker: "1" } } }, contentType: MERGE });
+    const seen: string[] = [];
+    for (;;) {
+      const ev = await w.next();
+      if (ev.type === "MODIFIED") break;
+      const end = ev.type === "BOOKMARK" && meta(ev.object)["annotations"] !== undefined;
+      seen.push(end ? "BOOKMARK:end" : ev.type);
+    }
+    expect(seen).toEqual(expected);
+  });
+
+  test("sends the bookmark as an empty object of the watched type, with the type's zero-value fields", async () => {
+    const w = await watch(`${NODES}?watch=1&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dno-such-node`);
+    const bm = await w.next();
+    expect(bm).toEqual({
+      type: "BOOKMARK",
+      object: {
+        kind: "Node", apiVersion: "v1",
+        metadata: {
+          resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null,
+          annotations: { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Node", "v1") },
+        },
+        spec: {},
+        status: { daemonEndpoints: { kubeletEndpoint: { Port: 0 } }, nodeInfo: EMPTY_NODE_INFO },
+      },
+    });
+    const lw = await watch(`${LEASES}?watch=1&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dnone`);
+    const lbm = (await lw.next()).object;
+    expect(lbm["spec"]).toEqual({});
+    expect(Buffer.from(String(meta(lbm)["annotations"] && (meta(lbm)["annotations"] as Record<string, string>)["kubernetes.io/initial-events-list-blueprint"]), "base64").toString())
+      .toBe('{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{},"items":null}\n');
   });
 
   test("rejects sendInitialEvents without resourceVersionMatch=NotOlderThan with 422", async () => {
-    const r = await admin.call("GET", `${SECRETS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`);
+    const r = await admin.call("GET", `${SECRETS}?watch=1&sendInitialEvents=false&allowWatchBookmarks=true`);
     expect(r.status).toBe(422);
-    expect(r.body).toMatchObject({ reason: "Invalid", details: { group: "meta.k8s.io", kind: "ListOptions" } });
+    expect(r.body).toMatchObject({
+      reason: "Invalid", details: { group: "meta.k8s.io", kind: "ListOptions" },
+      message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    });
+    const noMatch = await admin.call("GET", `${SECRETS}?watch=1&resourceVersion=5&resourceVersionMatch=NotOlderThan`);
+    expect(noMatch.body).toMatchObject({
+      message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+    });
+  });
+
+  test("reports every invalid LIST option at once, sendInitialEvents included", async () => {
+    const r = await admin.call("GET", `${SECRETS}?resourceVersionMatch=Bogus&sendInitialEvents=true`);
+    expect(r.status).toBe(422);
+    expect((r.body as { details: { causes: unknown[] } }).details.causes).toEqual([
+      { reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided", field: "resourceVersionMatch" },
+      { reason: "FieldValueNotSupported", message: 'Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""', field: "resourceVersionMatch" },
+      { reason: "FieldValueForbidden", message: "Forbidden: sendInitialEvents is forbidden for list", field: "sendInitialEvents" },
+    ]);
+    const exactZero = await admin.call("GET", `${SECRETS}?resourceVersion=0&resourceVersionMatch=Exact`);
+    expect(exactZero.body).toMatchObject({ message: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"` });
   });
 
   test("resumes from a resourceVersion and delivers every later event in order", async () => {
@@ -289,10 +374,6 @@ describe("apiserver simulator selectors", () => {
   });
 });
 
-const NODES = "/api/v1/nodes";
-const MERGE = "application/merge-patch+json";
-const SMP = "application/strategic-merge-patch+json";
-const JSONPATCH = "application/json-patch+json";
 
 describe("apiserver simulator patch", () => {
   test("applies a strategic merge patch by merge key, with $patch: delete and null removal", async () => {
@@ -308,7 +389,8 @@ describe("apiserver simulator patch", () => {
     expect(r.status).toBe(200);
     const o = r.body as { metadata: { labels: unknown }; status: { conditions: unknown[]; addresses: unknown[] } };
     expect(o.metadata.labels).toEqual({ keep: "1", added: "1" });
-    expect(o.status.conditions).toEqual([{ type: "Ready", status: "True" }, { type: "New", status: "True" }]);
+    const untimed = { lastHeartbeatTime: null, lastTransitionTime: null };
+    expect(o.status.conditions).toEqual([{ type: "Ready", status: "True", ...untimed }, { type: "New", status: "True", ...untimed }]);
     expect(o.status.addresses).toEqual([{ type: "InternalIP", address: "10.0.0.1" }]);
   });
 
@@ -330,11 +412,24 @@ describe("apiserver simulator patch", () => {
     expect((ok.body as { data: unknown }).data).toEqual({ a: "2", b: "3" });
     const failed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: [{ op: "test", path: "/data/a", value: "1" }], contentType: JSONPATCH });
     expect(failed.status).toBe(422);
-    expect(failed.body).toMatchObject({ reason: "Invalid", code: 422 });
+    expect(failed.body).toEqual({
+      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
+      message: "the server rejected our request due to an error in our request", reason: "Invalid", details: {}, code: 422,
+    });
     const missing = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: [{ op: "remove", path: "/data/zzz" }], contentType: JSONPATCH });
     expect(missing.status).toBe(422);
     const malformed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: "{not json", contentType: JSONPATCH });
     expect(malformed.status).toBe(400);
+  });
+
+  test.each(["application/json", "text/plain", "application/json-patch+json+x"])("answers a PATCH with Content-Type %p like go-restful: 415 with empty details", async (ct) => {
+    sim.store.create("configmaps", { metadata: { name: `ct-${Bun.hash(ct).toString(36)}`, namespace: "default" } });
+    const r = await admin.call("PATCH", `/api/v1/namespaces/default/configmaps/ct-${Bun.hash(ct).toString(36)}`, { body: { data: { a: "1" } }, contentType: ct });
+    expect(r.status).toBe(415);
+    expect(r.body).toEqual({
+      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "415: Unsupported Media Type",
+      reason: "UnsupportedMediaType", details: {}, code: 415,
+    });
   });
 
   test("treats a resourceVersion inside a patch as a precondition", async () => {
@@ -360,6 +455,27 @@ describe("apiserver simulator type rules", () => {
   test("adds the not-ready taint to a new Node", async () => {
     const r = await admin.call("POST", NODES, { body: { metadata: { name: "taint-node" } } });
     expect((r.body as { spec: unknown }).spec).toEqual({ taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] });
+  });
+
+  test("serialises a Node without status with Go's zero NodeStatus, on create, get, list and watch", async () => {
+    const w = await watch(`${NODES}?watch=1&resourceVersion=${sim.store.resourceVersion}&fieldSelector=metadata.name%3Dbare-node`);
+    const r = await admin.call("POST", NODES, { body: { metadata: { name: "bare-node" } } });
+    const zero = { daemonEndpoints: { kubeletEndpoint: { Port: 0 } }, nodeInfo: EMPTY_NODE_INFO };
+    expect(r.body).toMatchObject({ kind: "Node", apiVersion: "v1", status: zero });
+    expect(Object.keys(r.body as object)).toEqual(["kind", "apiVersion", "metadata", "spec", "status"]);
+    expect((await admin.call("GET", `${NODES}/bare-node`)).body).toEqual(r.body);
+    const list = (await admin.call("GET", `${NODES}?fieldSelector=metadata.name%3Dbare-node`)).body as { items: Record<string, unknown>[] };
+    expect(list.items[0]!["status"]).toEqual(zero);
+    expect((await w.next()).object["status"]).toEqual(zero);
+    const lease = await admin.call("POST", LEASES, { body: { metadata: { name: "bare-lease" } } });
+    expect((lease.body as { spec: unknown }).spec).toEqual({});
+  });
+
+  test("keeps the resourceVersion when a Node is written back with its zero-value fields left out", async () => {
+    const c = await admin.call("POST", NODES, { body: { metadata: { name: "noop-node" } } });
+    const { status: _s, ...noStatus } = c.body as Record<string, unknown>;
+    const u = await admin.call("PUT", `${NODES}/noop-node/status`, { body: { ...noStatus, status: { nodeInfo: {} } } });
+    expect(meta(u.body)["resourceVersion"]).toBe(meta(c.body)["resourceVersion"]);
   });
 
   test("stores status and labels but not spec through nodes/status, and drops status sent to the main resource", async () => {
@@ -401,6 +517,50 @@ describe("apiserver simulator type rules", () => {
     expect(r.status).toBe(code);
     if (code === 422)
       expect(r.body).toMatchObject({ reason: "Invalid", details: { name: "ev-kube-system", kind: "Event" }, message: 'Event "ev-kube-system" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace' });
+  });
+
+  test("gives a minimal core/v1 Event the zero values Go serialises, in field order", async () => {
+    const r = await admin.call("POST", "/api/v1/namespaces/default/events", { body: { metadata: { name: "ev-min" } } });
+    expect(r.status).toBe(201);
+    const { metadata: _m, ...rest } = r.body as Record<string, unknown>;
+    expect(rest).toEqual({
+      kind: "Event", apiVersion: "v1", involvedObject: {}, source: {}, firstTimestamp: null, lastTimestamp: null, eventTime: null,
+      reportingComponent: "", reportingInstance: "",
+    });
+    expect(Object.keys(rest)).toEqual(["kind", "apiVersion", "involvedObject", "source", "firstTimestamp", "lastTimestamp", "eventTime", "reportingComponent", "reportingInstance"]);
+    const view = await admin.call("GET", "/apis/events.k8s.io/v1/namespaces/default/events/ev-min");
+    const { metadata: _vm, ...viewRest } = view.body as Record<string, unknown>;
+    expect(viewRest).toEqual({
+      kind: "Event", apiVersion: "events.k8s.io/v1", regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null,
+      deprecatedLastTimestamp: null, eventTime: null,
+    });
+  });
+
+  test("names each failing field of a core/v1 Event with eventTime in validation order, the reporting component first", async () => {
+    const r = await admin.call("POST", "/api/v1/namespaces/default/events", {
+      body: { metadata: { name: "ev-new-style" }, eventTime: "2026-01-02T03:04:05.000001Z", involvedObject: { kind: "Node", name: "n1" }, type: "Normal" },
+    });
+    expect(r.status).toBe(422);
+    const body = r.body as { message: string; details: { causes: unknown[] } };
+    expect(body.details.causes).toEqual([
+      { reason: "FieldValueRequired", message: "Required value", field: "reportingComponent" },
+      { reason: "FieldValueInvalid", message: 'Invalid value: "": name part must be non-empty', field: "reportingComponent" },
+      {
+        reason: "FieldValueInvalid", field: "reportingComponent",
+        message: "Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      },
+      { reason: "FieldValueRequired", message: "Required value", field: "reportingInstance" },
+      { reason: "FieldValueRequired", message: "Required value", field: "action" },
+      { reason: "FieldValueRequired", message: "Required value", field: "reason" },
+    ]);
+    expect(body.message).toStartWith('Event "ev-new-style" is invalid: [reportingComponent: Required value, reportingComponent: Invalid value: "": name part must be non-empty, ');
+  });
+
+  test("checks a core/v1 Event name only as a path segment, after the Event rules", async () => {
+    const ok = await admin.call("POST", "/api/v1/namespaces/default/events", { body: { metadata: { name: "Node_A.17f0" } } });
+    expect(ok.status).toBe(201);
+    const bad = await admin.call("POST", "/api/v1/namespaces/default/events", { body: { metadata: { name: "a%b" } } });
+    expect(bad.body).toMatchObject({ code: 422, message: `Event "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain '%'` });
   });
 
   test("stores events.k8s.io/v1 Events as core Events and shows each in its own shape", async () => {
@@ -505,10 +665,11 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     const { csrPem, keyPem } = await makeCsrPem(AGENT_USER, "gardener.cloud:node-agents");
     const created = await boot.call("POST", CSRS, { body: csrBody("node-agent-csr-test", csrPem) });
     expect(created.status).toBe(201);
-    expect((created.body as { spec: { username: string; groups: string[] } }).spec).toMatchObject({
-      username: "system:bootstrap:boot01",
-      groups: ["system:bootstrappers", "system:authenticated"],
-    });
+    const spec = (created.body as { spec: Record<string, unknown> }).spec;
+    expect(spec).toMatchObject({ username: "system:bootstrap:boot01", groups: ["system:bootstrappers", "system:authenticated"] });
+    // bootstrap-token users have neither uid nor extra
+    expect(spec["uid"]).toBeUndefined();
+    expect(spec["extra"]).toBeUndefined();
     sim.approveCsr("node-agent-csr-test");
     const certPem = await sim.signCsr("node-agent-csr-test");
     const got = await boot.call("GET", `${CSRS}/node-agent-csr-test`);
@@ -595,6 +756,36 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     const { csrPem } = await makeCsrPem(AGENT_USER, "gardener.cloud:node-agents");
     expect((await agent.call("POST", CSRS, { body: csrBody("renewal", csrPem) })).status).toBe(201);
     expect((await agent.call("GET", `${CSRS}/renewal`)).status).toBe(200);
+  });
+
+  test("records the requester's uid and extra in a CSR, never the body's", async () => {
+    const { csrPem } = await makeCsrPem("uid-user", "o");
+    const forged = { uid: "forged", username: "forged", groups: ["forged"], extra: { x: ["y"] } };
+    sim.addToken("uid-token", "uid-user", ["system:masters"], "3b6a0f7e-uid");
+    const byToken = await admin.with({ token: "uid-token" }).call("POST", CSRS, { body: { ...csrBody("uid-csr", csrPem), spec: { ...csrBody("uid-csr", csrPem).spec, ...forged } } });
+    expect(byToken.status).toBe(201);
+    const tokenSpec = (byToken.body as { spec: Record<string, unknown> }).spec;
+    expect(tokenSpec).toMatchObject({ username: "uid-user", uid: "3b6a0f7e-uid", groups: ["system:masters", "system:authenticated"] });
+    expect(tokenSpec["extra"]).toBeUndefined();
+    // x509 users carry the certificate's credential ID (kube-apiserver ≥ 1.32) but no uid
+    const byCert = await agent.call("POST", CSRS, { body: csrBody("cert-csr", csrPem) });
+    const certSpec = (byCert.body as { spec: Record<string, unknown> }).spec;
+    const { X509Certificate, createHash } = await import("node:crypto");
+    const der = new X509Certificate(agent.creds.cert!.certPem).raw;
+    expect(certSpec["uid"]).toBeUndefined();
+    expect(certSpec["extra"]).toEqual({ "authentication.kubernetes.io/credential-id": [`X509SHA256=${createHash("sha256").update(der).digest("hex")}`] });
+  });
+
+  test("stamps approval conditions written without times through the approval subresource", async () => {
+    const { csrPem } = await makeCsrPem("stamp", "o");
+    const c = await admin.call("POST", CSRS, { body: csrBody("to-stamp", csrPem) });
+    const approved = { type: "Approved", status: "True", reason: "AutoApproved", message: "ok" };
+    const r = await admin.call("PUT", `${CSRS}/to-stamp/approval`, { body: { ...(c.body as object), status: { conditions: [approved] } } });
+    expect(r.status).toBe(200);
+    const [cond] = (r.body as { status: { conditions: Record<string, unknown>[] } }).status.conditions;
+    expect(Object.keys(cond!)).toEqual(["type", "status", "reason", "message", "lastUpdateTime", "lastTransitionTime"]);
+    expect(cond!["lastUpdateTime"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(cond!["lastTransitionTime"]).toBe(cond!["lastUpdateTime"]);
   });
 
   test("denies node, lease and pod access while the own Node does not exist", async () => {

@@ -23,6 +23,7 @@ import {
   type OscControllerDeps,
   runDriftLoop,
 } from "../operatingsystemconfig/index.ts";
+import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
@@ -46,6 +47,10 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
+  /** The shared own-Node informer (in-place drain gate, §2.2). */
+  readonly nodeSource: Source<KubeObject>;
+  /** CA rotation: a new agent client certificate through a CSR with the current identity. */
+  readonly renewAgentCredentials: (signal: AbortSignal) => Promise<void>;
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
@@ -113,6 +118,12 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     applyLock,
     driftStatus: s.driftStatus,
     unitVerification: unitVerification(s.env),
+    inPlace: {
+      runCommand: createCommandRunner(s.env),
+      kubeletHealthy: createKubeletHealthProbe(),
+      renewAgentCredentials: s.renewAgentCredentials,
+      apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
+    },
   };
   const reconcile = createReconciler(deps);
   const gauge = s.metrics?.gauge({ name: driftPathsMetric, help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check." });
@@ -132,6 +143,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
   const controller = newOscController({
     reconcile,
     source: s.source,
+    nodeSource: s.nodeSource,
     kube: s.kube,
     node,
     clock: s.clock,

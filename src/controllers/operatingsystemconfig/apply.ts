@@ -5,6 +5,9 @@ import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
+import { checkSupportedFields } from "./supported.ts";
+import type { GateHold } from "./gate.ts";
+import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./inplace/index.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
 import { forgetAttempts, resumeOrComputeWithLeftovers } from "./leftovers.ts";
 import { containerdConfigured } from "./merge.ts";
@@ -40,20 +43,28 @@ async function planApply(
   signal: AbortSignal,
 ): Promise<ApplyPlan> {
   const { host } = deps;
+  await step("failed checking operating system config", async () => checkSupportedFields(osc));
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
   const { changes, resumed } = resumeOrComputeWithLeftovers(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
+  await step("failed planning in-place updates", () => planInPlace(deps, lastApplied, osc, changes, resumed));
   const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
   return { changes, resumed, planned };
 }
 
 /**
- * Steps 7–25 of §4: brings the host to `osc`, resuming a half-done change set of the same checksum.
+ * Why an apply stopped early without failing: a gate holds it (nothing of the change was applied), or
+ * an in-place OS update met network problems and is tried again later.
+ */
+export type ApplyStop = { readonly hold: GateHold } | { readonly retryAfterMs: number; readonly why: string };
+
+/**
+ * Steps 7–26 of §4: brings the host to `osc`, resuming a half-done change set of the same checksum.
  * Throws RestartRequested when the agent itself changed (step 19); any other failure leaves the
  * finished items recorded in the changes file and last-applied untouched.
  * Exported on its own so benchmarks and `apply`-style callers can drive an apply without a Secret.
  */
-export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<void> {
+export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<ApplyStop | undefined> {
   const { host, log, systemd } = deps;
   const withContainerd = containerdConfigured(input.osc);
   // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
@@ -72,6 +83,13 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });
+
+  // Step 12, moved before the containerd config so that nothing at all is written while the node waits.
+  const hold = inPlaceGate(changes, input.node);
+  if (hold !== undefined) {
+    await step("failed persisting changes", () => writeChanges(host, changes));
+    return { hold };
+  }
 
   if (withContainerd) {
     log.info("Configuring containerd");
@@ -118,9 +136,10 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
 
     log.info("Writing token files the starting units read");
     await step("failed writing token files", () => writeTokensBeforeUnits(ctx, osc));
-
+    await step("failed preparing kubelet for its in-place update", () => beforeUnitCommands(ctx));
     log.info("Executing unit commands");
     await step("failed executing unit commands", () => executeUnitCommands(ctx));
+    await step("failed checking kubelet after its in-place update", () => afterUnitCommands(ctx));
 
     log.info("Waiting for containerd registries");
     await step("failed configuring containerd registries", () => probes.wait());
@@ -133,8 +152,19 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   await step("failed removing deleted files", () => deleteRemovedFiles(ctx));
 
   // Completions deferred by harmless-to-redo steps, when no later record carried them.
+  await step("failed persisting changes", () => store.flush());
+  const inPlace = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, osc));
+  if (inPlace.retryAfterMs !== undefined) return { retryAfterMs: inPlace.retryAfterMs, why: "operating system update met network problems" };
+  // Every file and unit of this OSC is in place: the record of attempted writes is no longer needed.
   forgetAttempts(store);
   await step("failed persisting changes", () => store.flush());
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
+
+  if (store.changes.mustRestartNodeAgent) {
+    await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
+    log.info("Restarting the agent to use its new client certificate");
+    throw new RestartRequested("client certificate renewed for the certificate authority rotation");
+  }
+  return undefined;
 }

@@ -8,6 +8,7 @@ import type { EventRecorder } from "../events.ts";
 import type { ApplyLock } from "./apply-lock.ts";
 import type { DriftStatus } from "./drift/status.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
+import type { InPlaceDeps } from "./inplace/deps.ts";
 
 export interface TokenSyncConfig {
   readonly secretName: string;
@@ -77,6 +78,8 @@ export interface OscControllerDeps {
   readonly applyLock?: ApplyLock;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
+  readonly inPlace?: InPlaceDeps;
 }
 
 export const stateDir = "/var/lib/gardener-node-agent";

@@ -1,4 +1,4 @@
-export { applyOsc, type ApplyInput } from "./apply.ts";
+export { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
 export { ApplyLock } from "./apply-lock.ts";
 export { createDriftStatus, driftConditionMessage, driftPathsMetric, type DriftStatus, runDriftLoop } from "./drift/index.ts";
 export { ChangesStore, type PersistChanges } from "./changes-store.ts";

@@ -4,6 +4,7 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
+import type { ApplyStop } from "./apply.ts";
 import { exclusively } from "./apply-lock.ts";
 import { leftoversPending } from "./leftovers.ts";
 import { applyVerifyingUnits, unitRevertHold } from "./revert.ts";
@@ -18,6 +19,7 @@ import {
   patchNodeMetadata,
 } from "./node.ts";
 import { secretValue } from "./plan.ts";
+import { HoldReporter } from "./hold.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
@@ -64,6 +66,7 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
+  const holds = new HoldReporter(deps.log, deps.events);
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
@@ -126,8 +129,9 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return { requeueAfterMs: held.requeueAfterMs };
     }
 
+    let stop: ApplyStop | undefined;
     try {
-      await exclusively(deps.applyLock, () => applyVerifyingUnits(deps, { osc, checksum, node, ready: labelsPatched }, signal));
+      stop = await exclusively(deps.applyLock, () => applyVerifyingUnits(deps, { osc, checksum, node, ready: labelsPatched }, signal));
     } catch (err) {
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
@@ -135,6 +139,11 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
       throw err;
+    }
+    if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold);
+    if (stop !== undefined) {
+      log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
+      return { requeueAfterMs: stop.retryAfterMs };
     }
 
     if (node === undefined) {

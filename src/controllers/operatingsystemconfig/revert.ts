@@ -2,7 +2,7 @@ import type { KubeObject } from "../../kube/types.ts";
 import { emptyChanges, type Osc, type OscFile, type Unit } from "../../osc/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import { nodeRef } from "../events.ts";
-import { applyOsc, type ApplyInput } from "./apply.ts";
+import { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
 import type { GateHold } from "./gate.ts";
@@ -97,7 +97,7 @@ async function watchUnits(deps: OscControllerDeps, units: readonly string[], sig
  * active before is watched for the verification window (30 s). Failed units are reverted (revertUnits)
  * and UnitRevertedError is thrown, so the checksum annotation is not updated.
  */
-export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<void> {
+export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<ApplyStop | undefined> {
   const node = input.node;
   const before = await readLastApplied(deps.host);
   if (node === undefined || unitFailurePolicyOf(node) !== "revert" || before === undefined) return applyOsc(deps, input, signal);
@@ -105,14 +105,16 @@ export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyI
   const statuses = await step("failed reading unit states", () => deps.systemd.listUnitsByNames(names, signal));
   const activeBefore = new Set(statuses.filter((s) => s.activeState === "active").map((s) => s.name));
   const restarted = new Set<string>();
-  await applyOsc({ ...deps, systemd: recordingRestarts(deps.systemd, restarted) }, input, signal);
+  const stop = await applyOsc({ ...deps, systemd: recordingRestarts(deps.systemd, restarted) }, input, signal);
+  // An apply that stopped early (in-place update to retry) has not finished restarting: nothing to verify yet.
+  if (stop !== undefined) return stop;
   const watched = [...restarted].filter((u) => activeBefore.has(u));
-  if (watched.length === 0) return;
+  if (watched.length === 0) return undefined;
   deps.log.info("Watching restarted units", { units: watched.join(","), windowMs: (deps.unitVerification ?? defaultUnitVerification).windowMs });
   const failed = await step("failed watching restarted units", () => watchUnits(deps, watched, signal));
-  if (failed.length === 0) return;
+  if (failed.length === 0) return undefined;
   const after = await readLastApplied(deps.host);
-  if (after === undefined) return;
+  if (after === undefined) return undefined;
   await step("failed reverting units", () => revertUnits(deps, before, after, failed, input.checksum, node, signal));
   const err = new UnitRevertedError(failed, input.checksum);
   await deps.events.event(nodeRef(node), "Warning", unitRevertedReason, "Revert", err.message);

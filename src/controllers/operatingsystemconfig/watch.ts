@@ -1,7 +1,7 @@
 import { parseDuration } from "../../config/duration.ts";
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
-import { type EventHandler, objectKeyOf } from "../../kube/handler.ts";
+import { enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
 import type { Predicate } from "../../kube/predicate.ts";
 import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
 import { nodes } from "../../kube/resources.ts";
@@ -9,6 +9,7 @@ import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
+import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
 
 export const controllerName = "operatingsystemconfig";
 /** Each reconcile runs under this deadline (§2.4). */
@@ -107,6 +108,8 @@ export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject>
 export function newOscController(opts: {
   readonly reconcile: Reconcile;
   readonly source: Source<KubeObject>;
+  /** The own Node (§2.2): the in-place drain gate opens when it gets InPlaceUpdate/ReadyForUpdate. */
+  readonly nodeSource?: Source<KubeObject>;
   readonly kube: Kube;
   readonly node: NodeIdentity;
   readonly clock: Clock;
@@ -129,5 +132,6 @@ export function newOscController(opts: {
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
     secretPredicate,
   );
+  if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
   return c;
 }

@@ -4,10 +4,19 @@ import type { SimStore } from "./store.ts";
 import { anonymousUser } from "./user.ts";
 import { isObj } from "./merge-patch.ts";
 
-/** The verified client certificate of a connection (subject CN and O). */
+/** The verified client certificate of a connection (subject CN and O, SHA-256 of the DER certificate in hex). */
 export interface CertIdentity {
   readonly cn: string;
   readonly orgs: readonly string[];
+  readonly sha256?: string;
+}
+
+/** The x509 authenticator's credential ID (kube-apiserver ≥ 1.32), kept in the user's extra. */
+const CREDENTIAL_ID = "authentication.kubernetes.io/credential-id";
+
+function certUser(cert: CertIdentity): UserInfo {
+  const u = { name: cert.cn, groups: [...cert.orgs] };
+  return cert.sha256 === undefined ? u : { ...u, extra: { [CREDENTIAL_ID]: [`X509SHA256=${cert.sha256}`] } };
 }
 
 const BOOTSTRAP_TOKEN_RE = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
@@ -53,7 +62,7 @@ export interface AuthnConfig {
 
 /** Union of authenticators in kube-apiserver order: x509 first, then tokens; no credentials → anonymous or 401. */
 export function authenticate(authorization: string | null, cert: CertIdentity | undefined, cfg: AuthnConfig): AuthnResult {
-  if (cert !== undefined) return { ok: true, user: withAuthenticated({ name: cert.cn, groups: [...cert.orgs] }) };
+  if (cert !== undefined) return { ok: true, user: withAuthenticated(certUser(cert)) };
   if (authorization !== null) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) return { ok: false };

@@ -11,7 +11,7 @@ import { WaitTimeoutError } from "./wait.ts";
 
 const Match = { verb: v.optional(v.string()), resource: v.optional(v.string()), path: v.optional(v.string()) };
 const schemas = {
-  token: v.object({ token: v.string(), user: v.string(), groups: v.optional(v.array(v.string()), []) }),
+  token: v.object({ token: v.string(), user: v.string(), groups: v.optional(v.array(v.string()), []), uid: v.optional(v.string()) }),
   bootstrap: v.object({ id: v.string(), secret: v.string(), expiration: v.optional(v.string()), extraGroups: v.optional(v.array(v.string())) }),
   cert: v.object({ cn: v.string(), orgs: v.optional(v.array(v.string()), []), expirationSeconds: v.optional(v.number()) }),
   machine: v.object({ machine: v.string(), node: v.string() }),
@@ -90,7 +90,7 @@ async function route(sim: ApiServerSim, req: Request): Promise<Response> {
       return json(sim.store.delete(a ?? "", ns(b), c ?? "").object);
     case "POST tokens": {
       const t = parse(schemas.token, body);
-      sim.addToken(t.token, t.user, t.groups);
+      sim.addToken(t.token, t.user, t.groups, t.uid);
       return json({ ok: true });
     }
     case "POST bootstrap-tokens": {

@@ -2,7 +2,6 @@
 import type { Obj, SimStore } from "./store.ts";
 import type { Pki } from "./pki.ts";
 import { isObj } from "./merge-patch.ts";
-import { timeNow } from "./decode.ts";
 
 export class CsrNotReadyError extends Error {
   override readonly name = "CsrNotReadyError";
@@ -21,9 +20,9 @@ function conditions(csr: Obj): Obj[] {
 
 function addCondition(store: SimStore, name: string, type: string, reason: string, message: string): Obj {
   const csr = mustGet(store, name);
-  const now = timeNow(store.now());
+  // the approval subresource sets lastUpdateTime/lastTransitionTime, as kube-apiserver does
   const conds = conditions(csr).filter((c) => c["type"] !== type);
-  conds.push({ type, status: "True", reason, message, lastUpdateTime: now, lastTransitionTime: now });
+  conds.push({ type, status: "True", reason, message });
   csr["status"] = { ...(isObj(csr["status"]) ? csr["status"] : {}), conditions: conds };
   return store.update("certificatesigningrequests", csr, { subresource: "approval" });
 }

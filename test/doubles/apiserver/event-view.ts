@@ -40,9 +40,14 @@ export function decodeForStorage(view: ResourceDef, body: unknown, fv?: FieldVal
   return decodeObject(stored, { ...rename(o, 1), kind: stored.kind, apiVersion: apiVersionOfDef(stored) });
 }
 
+/** events.k8s.io/v1 declares these `omitempty` while core/v1 always sends them. */
+const OMIT_EMPTY_IN_VIEW = ["reportingController", "reportingInstance"];
+
 /** The stored object as `view` shows it. */
 export function toView(view: ResourceDef, o: Obj): Obj {
   if (!isView(view)) return o;
   const { kind: _k, apiVersion: _a, ...rest } = o;
-  return { kind: view.kind, apiVersion: apiVersionOfDef(view), ...rename(rest, 0) };
+  const out: Obj = { kind: view.kind, apiVersion: apiVersionOfDef(view), ...rename(rest, 0) };
+  for (const k of OMIT_EMPTY_IN_VIEW) if (out[k] === "") delete out[k];
+  return out;
 }

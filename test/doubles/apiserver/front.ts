@@ -5,6 +5,7 @@
  */
 import tls from "node:tls";
 import net from "node:net";
+import { createHash } from "node:crypto";
 import type { CertIdentity } from "./authn.ts";
 
 export interface FrontOptions {
@@ -41,9 +42,12 @@ export class TlsFront {
   private onConnection(s: tls.TLSSocket): void {
     let identity: CertIdentity | undefined;
     if (s.authorized) {
-      const subj = s.getPeerCertificate()?.subject;
-      const cn = asList(subj?.CN)[0];
-      if (cn !== undefined) identity = { cn, orgs: asList(subj?.O) };
+      const peer = s.getPeerCertificate();
+      const cn = asList(peer?.subject?.CN)[0];
+      if (cn !== undefined) {
+        const raw: Buffer | undefined = peer.raw;
+        identity = raw === undefined ? { cn, orgs: asList(peer.subject.O) } : { cn, orgs: asList(peer.subject.O), sha256: createHash("sha256").update(raw).digest("hex") };
+      }
     }
     s.pause();
     const up = net.connect(this.opts.innerPort(), "127.0.0.1", () => {

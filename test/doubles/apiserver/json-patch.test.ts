@@ -21,16 +21,31 @@ describe("applyJsonPatch", () => {
     [[{ op: "remove", path: "/nope" }], 422],
     [[{ op: "replace", path: "/x/y", value: 1 }], 422],
     [[{ op: "add", path: "/l/9", value: 1 }], 422],
+    [[{ op: "frobnicate", path: "/a" }], 422],
+    [[{ path: "/a" }], 422],
     [{ op: "add" }, 400],
-    [[{ op: "frobnicate", path: "/a" }], 400],
+    [[{ op: 5, path: "/a" }], 400],
+    [[{ op: "add", path: ["a"], value: 1 }], 400],
   ])("should reject %j with %p", (patch, code) => {
-    let caught: unknown;
-    try {
-      applyJsonPatch({ a: 1, l: [] }, patch);
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(SimApiError);
-    expect((caught as SimApiError).code).toBe(code);
+    expect(rejection({ a: 1, l: [] }, patch).code).toBe(code);
+  });
+
+  test("should answer a patch that does not apply with the real 422 body, keeping the reason only as cause", () => {
+    const err = rejection({ a: 1 }, [{ op: "test", path: "/a", value: 2 }]);
+    expect(err.toStatus()).toEqual({
+      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
+      message: "the server rejected our request due to an error in our request", reason: "Invalid", details: {}, code: 422,
+    });
+    expect(err.cause).toBe("testing value /a failed: test failed");
   });
 });
+
+function rejection(doc: unknown, patch: unknown): SimApiError {
+  try {
+    applyJsonPatch(doc, patch);
+  } catch (err) {
+    if (err instanceof SimApiError) return err;
+    throw err;
+  }
+  throw new Error("patch was accepted");
+}

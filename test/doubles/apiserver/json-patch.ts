@@ -1,4 +1,4 @@
-/** JSON patch (RFC 6902). Malformed patches are 400; operations that cannot apply are 422, as in kube-apiserver. */
+/** JSON patch (RFC 6902). Undecodable patches are 400; operations that cannot apply (unknown op too) are 422, as in kube-apiserver. */
 import { badRequest, unprocessablePatch } from "./status.ts";
 import { deepEqual, isObj } from "./merge-patch.ts";
 
@@ -13,10 +13,15 @@ interface Op {
 function parseOps(patch: unknown): Op[] {
   if (!Array.isArray(patch)) throw badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   return patch.map((raw) => {
-    if (!isObj(raw) || typeof raw["op"] !== "string") throw badRequest("invalid JSON patch operation: missing op");
+    // the handler first decodes the operations strictly (wrong JSON types are 400); missing fields fail on apply (422)
+    if (!isObj(raw)) throw badRequest("error decoding patch: json: cannot unmarshal into Go value of type handlers.jsonPatchOp");
+    for (const f of ["op", "path", "from"])
+      if (raw[f] !== undefined && raw[f] !== null && typeof raw[f] !== "string")
+        throw badRequest(`error decoding patch: json: cannot unmarshal into Go struct field jsonPatchOp.${f} of type string`);
+    const kind = typeof raw["op"] === "string" ? raw["op"] : "unknown";
     const path = raw["path"];
-    if (typeof path !== "string") throw unprocessablePatch(`${raw["op"]} operation does not apply: missing path`);
-    const op: Op = { op: raw["op"], path, hasValue: Object.hasOwn(raw, "value"), value: raw["value"] };
+    if (typeof path !== "string") throw unprocessablePatch(`${kind} operation does not apply: missing path`);
+    const op: Op = { op: kind, path, hasValue: Object.hasOwn(raw, "value"), value: raw["value"] };
     if (typeof raw["from"] === "string") op.from = raw["from"];
     return op;
   });
@@ -132,7 +137,7 @@ export function applyJsonPatch(original: unknown, patch: unknown): unknown {
         break;
       }
       default:
-        throw badRequest(`Unexpected kind: ${o.op}`);
+        throw unprocessablePatch(`Unexpected kind: ${o.op}`);
     }
   }
   return doc;

@@ -137,8 +137,9 @@ export class ApiServerSim {
     return this.pki.caFile;
   }
 
-  addToken(token: string, user: string, groups: string[] = []): void {
-    this.tokens.set(token, { name: user, groups });
+  /** A static token (token file line `token,user,uid,"groups"`); `uid` "" or absent = none. */
+  addToken(token: string, user: string, groups: string[] = [], uid?: string): void {
+    this.tokens.set(token, uid === undefined || uid === "" ? { name: user, groups } : { name: user, groups, uid });
   }
 
   /** Registers `<id>.<secret>` by creating Secret kube-system/bootstrap-token-<id>, as kube does. */

@@ -128,11 +128,22 @@ export function invalid(group: string, kind: string, name: string, errs: FieldEr
   return new SimApiError(422, "Invalid", msg, d);
 }
 
-/** 422 as produced by a failed JSON patch (NewGenericServerResponse in apimachinery). */
-export const unprocessablePatch = (cause: string): SimApiError =>
-  new SimApiError(422, "Invalid", "the server rejected our request due to an error in our request", {
-    causes: [{ reason: "UnexpectedServerResponse", message: cause }],
-  });
+/**
+ * 422 of a JSON patch that does not apply: NewGenericServerResponse(422, …, isUnexpectedResponse=false) keeps
+ * neither the patch error nor a cause, so `details` is `{}`. The error text stays on `cause` for the simulator's tests.
+ */
+export function unprocessablePatch(cause: string): SimApiError {
+  const err = new SimApiError(422, "Invalid", "the server rejected our request due to an error in our request", {});
+  err.cause = cause;
+  return err;
+}
+
+/**
+ * 415 from go-restful's route selection (a Content-Type the route does not consume) as the apiserver's service
+ * error handler wraps it: NewGenericServerResponse(415, …) with go-restful's message and empty details.
+ */
+export const unsupportedMediaType = (): SimApiError =>
+  new SimApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
 
 export const expired = (msg: string): SimApiError => new SimApiError(410, "Expired", msg);
 

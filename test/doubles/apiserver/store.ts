@@ -13,6 +13,7 @@ import { orderMeta, randomSuffix } from "./object-meta.ts";
 import type { FieldValidation } from "./decode.ts";
 import { meta, prepareForCreate, prepareForUpdate } from "./strategy.ts";
 import { validateObject } from "./validation.ts";
+import { withWireDefaults } from "./wire-defaults.ts";
 import { deepEqual, isObj, jsonMergePatch, strategicMergePatch } from "./merge-patch.ts";
 import { applyJsonPatch } from "./json-patch.ts";
 import { matchSelector, parseFieldSelector, parseLabelSelector, checkFieldSelector } from "./selectors.ts";
@@ -170,10 +171,11 @@ export class SimStore {
       throw serverError(500, "resourceVersion should not be set on objects to be created");
     delete m["resourceVersion"];
     prepareForCreate(def, o, opts.user === undefined ? { nowMs: this.now() } : { nowMs: this.now(), user: opts.user });
-    const errs = validateObject(def, o);
-    if (errs.length > 0) throw invalid(def.group, def.kind, nameOf(o), errs);
-    if (this.bucket(def).has(key(nsOf(o), nameOf(o)))) throw alreadyExists(def, nameOf(o));
-    return this.write(def, "ADDED", o);
+    const full = withWireDefaults(storageOf(def).resource, o);
+    const errs = validateObject(def, full);
+    if (errs.length > 0) throw invalid(def.group, def.kind, nameOf(full), errs);
+    if (this.bucket(def).has(key(nsOf(full), nameOf(full)))) throw alreadyExists(def, nameOf(full));
+    return this.write(def, "ADDED", full);
   }
 
   update(res: ResourceRef, body: unknown, opts: WriteOptions = {}): Obj {
@@ -206,15 +208,16 @@ export class SimStore {
     if (rv !== undefined && rv !== "" && rv !== om["resourceVersion"]) throw staleConflict(def, name);
     if (m["uid"] !== undefined && m["uid"] !== "" && m["uid"] !== om["uid"])
       throw conflict(def, name, `Precondition failed: UID in precondition: ${String(m["uid"])}, UID in object meta: ${String(om["uid"])}`);
-    prepareForUpdate(def, o, old, sub);
+    prepareForUpdate(def, o, old, sub, this.now());
     m["resourceVersion"] = om["resourceVersion"];
-    const errs = validateObject(def, o, old);
+    const full = withWireDefaults(storageOf(def).resource, o);
+    const errs = validateObject(def, full, old);
     if (errs.length > 0) throw invalid(def.group, def.kind, name, errs);
-    if (deepEqual(o, old)) return toView(def, structuredClone(old));
+    if (deepEqual(full, old)) return toView(def, structuredClone(old));
     const finalizers = m["finalizers"];
     if (om["deletionTimestamp"] !== undefined && (!Array.isArray(finalizers) || finalizers.length === 0))
-      return this.write(def, "DELETED", o, old);
-    return this.write(def, "MODIFIED", o, old);
+      return this.write(def, "DELETED", full, old);
+    return this.write(def, "MODIFIED", full, old);
   }
 
   patch(res: ResourceRef, namespace: string, name: string, type: PatchKind, patch: unknown, opts: WriteOptions = {}): Obj {

@@ -71,11 +71,15 @@ export function prepareForCreate(def: ResourceDef, o: Obj, ctx: CreateContext): 
       o["status"] = {};
       if (ctx.user !== undefined) {
         const spec = sub(o, "spec");
+        // PrepareForCreate: user info from the request, never from the body (uid and extra are omitempty)
         spec["username"] = ctx.user.name;
-        spec["groups"] = [...ctx.user.groups];
-        if (ctx.user.uid !== undefined) spec["uid"] = ctx.user.uid;
+        if (ctx.user.uid !== undefined && ctx.user.uid !== "") spec["uid"] = ctx.user.uid;
         else delete spec["uid"];
-        delete spec["extra"];
+        spec["groups"] = [...ctx.user.groups];
+        const extra = ctx.user.extra ?? {};
+        if (Object.keys(extra).length > 0)
+          spec["extra"] = Object.fromEntries(Object.keys(extra).sort().map((k) => [k, [...(extra[k] ?? [])]]));
+        else delete spec["extra"];
         o["spec"] = spec;
       }
       break;
@@ -84,7 +88,7 @@ export function prepareForCreate(def: ResourceDef, o: Obj, ctx: CreateContext): 
 }
 
 /** Copies what a write to `subresource` may not change from the stored object `old` into `o`. */
-export function prepareForUpdate(def: ResourceDef, o: Obj, old: Obj, subresource: string): void {
+export function prepareForUpdate(def: ResourceDef, o: Obj, old: Obj, subresource: string, nowMs: number): void {
   const m = meta(o);
   const om = meta(old);
   for (const k of ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"]) {
@@ -110,10 +114,14 @@ export function prepareForUpdate(def: ResourceDef, o: Obj, old: Obj, subresource
       m["ownerReferences"] = om["ownerReferences"];
       if (m["ownerReferences"] === undefined) delete m["ownerReferences"];
     }
-    if (def.resource === "certificatesigningrequests") keepApprovalConditions(o, old);
+    if (def.resource === "certificatesigningrequests") {
+      keepApprovalConditions(o, old);
+      populateConditionTimestamps(o, old, nowMs);
+    }
     return;
   }
   if (subresource === "approval") {
+    populateConditionTimestamps(o, old, nowMs);
     keep("spec");
     const status = sub(o, "status");
     const oldCert = sub(old, "status")["certificate"];
@@ -135,4 +143,27 @@ function keepApprovalConditions(o: Obj, old: Obj): void {
   if (merged.length > 0) status["conditions"] = merged;
   else delete status["conditions"];
   o["status"] = status;
+}
+
+const conditionsOf = (o: Obj): unknown[] => {
+  const c = sub(o, "status")["conditions"];
+  return Array.isArray(c) ? c : [];
+};
+const isSet = (t: unknown): boolean => typeof t === "string" && t !== "";
+
+/**
+ * CSR status and approval writes: a condition without lastUpdateTime gets now; one without lastTransitionTime keeps
+ * the time of a stored condition with the same type and status, else now.
+ */
+function populateConditionTimestamps(o: Obj, old: Obj, nowMs: number): void {
+  const now = timeNow(nowMs);
+  const prev = conditionsOf(old).filter(isObj);
+  for (const c of conditionsOf(o)) {
+    if (!isObj(c)) continue;
+    if (!isSet(c["lastUpdateTime"])) c["lastUpdateTime"] = now;
+    if (!isSet(c["lastTransitionTime"])) {
+      const same = prev.find((p) => p["type"] === c["type"] && p["status"] === c["status"] && isSet(p["lastTransitionTime"]));
+      c["lastTransitionTime"] = same === undefined ? now : same["lastTransitionTime"];
+    }
+  }
 }

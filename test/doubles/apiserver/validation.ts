@@ -23,27 +23,54 @@ const LVALUE_MSG =
 const inv = (field: string, value: unknown, detail: string): FieldError => ({ type: "FieldValueInvalid", field, value, detail });
 const req = (field: string, detail = ""): FieldError => ({ type: "FieldValueRequired", field, detail });
 
-function qualifiedNameErrors(field: string, key: string): FieldError[] {
-  const parts = key.split("/");
-  const name = parts.length === 2 ? parts[1]! : parts[0]!;
-  const errs: FieldError[] = [];
-  if (parts.length > 2) return [inv(field, key, "a qualified name must consist of alphanumeric characters, '-', '_' or '.'")];
-  if (parts.length === 2 && (parts[0]!.length > 253 || !DNS1123_SUBDOMAIN.test(parts[0]!)))
-    errs.push(inv(field, key, `prefix part ${SUBDOMAIN_MSG}`));
-  if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME.test(name)) errs.push(inv(field, key, QNAME_MSG));
-  return errs;
+/** IsDNS1123Subdomain's messages. */
+function subdomainMessages(v: string): string[] {
+  const msgs: string[] = [];
+  if (v.length > 253) msgs.push("must be no more than 253 characters");
+  if (!DNS1123_SUBDOMAIN.test(v)) msgs.push(SUBDOMAIN_MSG);
+  return msgs;
 }
 
-function validateMeta(def: ResourceDef, o: Obj): FieldError[] {
+/** IsQualifiedName's messages, one Invalid error each (ValidateQualifiedName). */
+function qualifiedNameErrors(field: string, key: string): FieldError[] {
+  const parts = key.split("/");
+  if (parts.length > 2)
+    return [inv(field, key, `a qualified ${QNAME_MSG.slice("name part ".length)} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`)];
+  const name = parts.length === 2 ? parts[1]! : parts[0]!;
+  const msgs: string[] = [];
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix === "") msgs.push("prefix part must be non-empty");
+    else msgs.push(...subdomainMessages(prefix).map((m) => `prefix part ${m}`));
+  }
+  if (name.length === 0) msgs.push("name part must be non-empty");
+  else if (name.length > 63) msgs.push("name part must be no more than 63 characters");
+  if (!QUALIFIED_NAME.test(name)) msgs.push(QNAME_MSG);
+  return msgs.map((m) => inv(field, key, m));
+}
+
+/** IsValidPathSegmentName: the only rule for names of core/v1 Events and CSRs (checked by the generic meta validation). */
+function pathSegmentMessages(name: string): string[] {
+  if (name === "." || name === "..") return [`may not be '${name}'`];
+  return ["/", "%"].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
+type NameRule = "subdomain" | "label" | "pathSegment";
+
+function nameRule(def: ResourceDef): NameRule {
+  if (def.resource === "namespaces") return "label";
+  if (def.resource === "certificatesigningrequests" || (def.resource === "events" && def.group === "")) return "pathSegment";
+  return "subdomain";
+}
+
+function validateMeta(rule: NameRule, o: Obj): FieldError[] {
   const m = o["metadata"] as Obj;
   const errs: FieldError[] = [];
   const name = m["name"];
   if (typeof name !== "string" || name === "") errs.push(req("metadata.name", "name or generateName is required"));
-  else if (def.resource === "certificatesigningrequests") {
-    // ValidateCertificateRequestName accepts any name; only the path-segment rules apply
-    if (name === "." || name === ".." || /[/%]/.test(name)) errs.push(inv("metadata.name", name, `may not contain '/' or '%'`));
-  } else {
-    const label = def.resource === "namespaces";
+  else if (rule === "pathSegment") errs.push(...pathSegmentMessages(name).map((msg) => inv("metadata.name", name, msg)));
+  else {
+    const label = rule === "label";
     const re = label ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
     if (name.length > (label ? 63 : 253) || !re.test(name)) errs.push(inv("metadata.name", name, label ? LABEL_MSG : SUBDOMAIN_MSG));
   }
@@ -82,38 +109,54 @@ function validateMeta(def: ResourceDef, o: Obj): FieldError[] {
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
-/** ValidateEventCreate: legacy rules for core/v1, plus the strict ones for events.k8s.io/v1 (`strict`). */
-function validateEvent(o: Obj, strict: boolean): FieldError[] {
+const LIMIT_128 = "can have at most 128 characters";
+
+/**
+ * legacyValidateEvent: every Event write. The reporting controller's field is named as the request's version
+ * calls it (`reportingComponent` in core/v1, `reportingController` in events.k8s.io/v1).
+ */
+function legacyEventErrors(o: Obj, coreRequest: boolean): FieldError[] {
   const ns = str((o["metadata"] as Obj)["namespace"]);
   const involved = isObj(o["involvedObject"]) ? (o["involvedObject"] as Obj) : {};
   const ins = str(involved["namespace"]);
-  const legacy = o["eventTime"] === undefined || o["eventTime"] === null;
   const errs: FieldError[] = [];
   const nsErr = inv("involvedObject.namespace", ins, "does not match event.namespace");
-  if (legacy) {
+  if (o["eventTime"] === undefined || o["eventTime"] === null) {
     if (ins === "" ? ns !== "" && ns !== "default" : ns !== ins) errs.push(nsErr);
   } else {
-    if ((ins === "" && ns !== "default" && ns !== "kube-system") || (ins !== "" && ns !== ins)) errs.push(nsErr);
-    const rcField = strict ? "reportingController" : "source";
+    if (ins === "" && ns !== "default" && ns !== "kube-system") errs.push(nsErr);
+    const rcField = coreRequest ? "reportingComponent" : "reportingController";
     const rc = str(o["reportingComponent"]);
     if (rc === "") errs.push(req(rcField));
-    else errs.push(...qualifiedNameErrors(rcField, rc));
-    if (str(o["reportingInstance"]) === "") errs.push(req("reportingInstance"));
-    else if (str(o["reportingInstance"]).length > 128) errs.push(inv("reportingInstance", "", "can have at most 128 characters"));
+    errs.push(...qualifiedNameErrors(rcField, rc));
+    const ri = str(o["reportingInstance"]);
+    if (ri === "") errs.push(req("reportingInstance"));
+    if (ri.length > 128) errs.push(inv("reportingInstance", "", LIMIT_128));
     if (str(o["action"]) === "") errs.push(req("action"));
-    else if (str(o["action"]).length > 128) errs.push(inv("action", "", "can have at most 128 characters"));
+    if (str(o["action"]).length > 128) errs.push(inv("action", "", LIMIT_128));
     if (str(o["reason"]) === "") errs.push(req("reason"));
-    else if (str(o["reason"]).length > 128) errs.push(inv("reason", "", "can have at most 128 characters"));
-    if (str(o["message"]).length > 1024) errs.push(inv("note", "", "can have at most 1024 characters"));
+    if (str(o["reason"]).length > 128) errs.push(inv("reason", "", LIMIT_128));
+    if (str(o["message"]).length > 1024) errs.push(inv("message", "", "can have at most 1024 characters"));
   }
-  if (!strict) return errs;
-  if (legacy) errs.push(req("eventTime"));
+  errs.push(...subdomainMessages(ns).map((msg) => inv("namespace", ns, msg)));
+  return errs;
+}
+
+/** ValidateEventCreate for events.k8s.io/v1: the legacy rules, then object meta, series and the strict fields (internal field names). */
+function strictEventErrors(o: Obj): FieldError[] {
+  const errs = [...legacyEventErrors(o, false), ...validateMeta("subdomain", o)];
+  if (isObj(o["series"])) {
+    const series = o["series"] as Obj;
+    if (typeof series["count"] !== "number" || series["count"] < 2) errs.push(inv("series.count", "", "should be at least 2"));
+    if (series["lastObservedTime"] === undefined || series["lastObservedTime"] === null) errs.push(req("series.lastObservedTime"));
+  }
+  if (o["eventTime"] === undefined || o["eventTime"] === null) errs.push(req("eventTime"));
   if (o["type"] !== "Normal" && o["type"] !== "Warning") errs.push(inv("type", "", `has invalid value: ${str(o["type"])}`));
-  if (o["firstTimestamp"] !== undefined && o["firstTimestamp"] !== null) errs.push(inv("deprecatedFirstTimestamp", "", "needs to be unset"));
-  if (o["lastTimestamp"] !== undefined && o["lastTimestamp"] !== null) errs.push(inv("deprecatedLastTimestamp", "", "needs to be unset"));
-  if (typeof o["count"] === "number" && o["count"] !== 0) errs.push(inv("deprecatedCount", "", "needs to be unset"));
+  if (o["firstTimestamp"] !== undefined && o["firstTimestamp"] !== null) errs.push(inv("firstTimestamp", "", "needs to be unset"));
+  if (o["lastTimestamp"] !== undefined && o["lastTimestamp"] !== null) errs.push(inv("lastTimestamp", "", "needs to be unset"));
+  if (typeof o["count"] === "number" && o["count"] !== 0) errs.push(inv("count", "", "needs to be unset"));
   const src = isObj(o["source"]) ? (o["source"] as Obj) : {};
-  if (str(src["component"]) !== "" || str(src["host"]) !== "") errs.push(inv("deprecatedSource", "", "needs to be unset"));
+  if (str(src["component"]) !== "" || str(src["host"]) !== "") errs.push(inv("source", "", "needs to be unset"));
   return errs;
 }
 
@@ -186,18 +229,29 @@ function validateCsr(o: Obj): FieldError[] {
   return errs;
 }
 
-/** All validation errors of `o` (to be stored); `old` is the stored object on update. */
-export function validateObject(def: ResourceDef, o: Obj, old?: Obj): FieldError[] {
-  const errs = validateMeta(def, o);
+function metaErrors(def: ResourceDef, o: Obj, old: Obj | undefined): FieldError[] {
+  const errs = validateMeta(nameRule(def), o);
   if (old !== undefined) {
     const m = o["metadata"] as Obj;
     const om = old["metadata"] as Obj;
     if (m["name"] !== om["name"]) errs.push(inv("metadata.name", m["name"], "field is immutable"));
   }
+  return errs;
+}
+
+/**
+ * All validation errors of `o` (to be stored); `old` is the stored object on update. Like the registry, the type's
+ * own validation comes first; Events validate object meta only afterwards (generic BeforeCreate/BeforeUpdate check,
+ * path-segment names), and only when their own rules passed.
+ */
+export function validateObject(def: ResourceDef, o: Obj, old?: Obj): FieldError[] {
+  if (def.resource === "events") {
+    // updates get the legacy rules only (the immutability checks of events.k8s.io updates are not modelled)
+    const own = old === undefined && def.group === "events.k8s.io" ? strictEventErrors(o) : legacyEventErrors(o, def.group === "");
+    return own.length > 0 ? own : metaErrors(def, o, old);
+  }
+  const errs = metaErrors(def, o, old);
   switch (def.resource) {
-    case "events":
-      // updates get the legacy rules only (the immutability checks of events.k8s.io updates are not modelled)
-      return [...errs, ...validateEvent(o, old === undefined && def.group === "events.k8s.io")];
     case "leases":
       return [...errs, ...validateLease(o)];
     case "nodes":

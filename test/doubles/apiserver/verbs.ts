@@ -5,9 +5,10 @@ import type { UserInfo } from "./user.ts";
 import type { HandlerDeps } from "./handler.ts";
 import type { Obj, PatchKind } from "./store.ts";
 import type { FieldValidation } from "./decode.ts";
+import type { FieldError } from "./status.ts";
 import { jsonResponse, readBody } from "./responses.ts";
 import { apiVersionOfDef } from "./resources.ts";
-import { badRequest, expired, invalid, notFound, SimApiError, successStatus, tooLargeResourceVersion } from "./status.ts";
+import { badRequest, expired, invalid, notFound, SimApiError, successStatus, tooLargeResourceVersion, unsupportedMediaType } from "./status.ts";
 import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { isObj } from "./merge-patch.ts";
 
@@ -16,6 +17,9 @@ const PATCH_TYPES: Record<string, PatchKind> = {
   "application/strategic-merge-patch+json": "strategic",
   "application/json-patch+json": "json",
 };
+
+/** Server-side apply: consumed by the route, not modelled by the simulator. */
+const APPLY_PATCH = "application/apply-patch+yaml";
 
 const pageNotFound = (): SimApiError =>
   new SimApiError(404, "NotFound", "the server could not find the requested resource", {
@@ -31,7 +35,8 @@ function parseRv(s: string | null): number | undefined {
   return Number(s);
 }
 
-const boolParam = (v: string | null): boolean => v === "true" || v === "1";
+/** Query booleans as apimachinery converts them: absent, "0" and "false" (any case) are false, anything else true. */
+const boolParam = (v: string | null): boolean => v !== null && v !== "0" && v.toLowerCase() !== "false";
 
 const FIELD_VALIDATION = ["Strict", "Warn", "Ignore"] as const;
 
@@ -89,6 +94,8 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
     case "patch": {
       const ct = (req.headers.get("content-type") ?? "").split(";")[0]!.trim();
       const type = PATCH_TYPES[ct];
+      // go-restful refuses what the PATCH route does not consume before the handler runs (application/json too)
+      if (type === undefined && ct !== APPLY_PATCH) throw unsupportedMediaType();
       if (type === undefined)
         throw new SimApiError(415, "UnsupportedMediaType",
           `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
@@ -127,8 +134,26 @@ interface ContinueToken {
   start: string;
 }
 
+/** ValidateListOptions for a LIST: every error at once, as the real server reports them. */
+function validateListOptions(q: URLSearchParams): void {
+  const rawRv = q.get("resourceVersion") ?? "";
+  const match = q.get("resourceVersionMatch") ?? "";
+  const errs: FieldError[] = [];
+  const forbid = (field: string, detail: string) => errs.push({ type: "FieldValueForbidden", field, detail });
+  if (match !== "") {
+    if (rawRv === "") forbid("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided");
+    if ((q.get("continue") ?? "") !== "") forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided");
+    if (match !== "Exact" && match !== "NotOlderThan")
+      errs.push({ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: match, detail: `supported values: "Exact", "NotOlderThan", ""` });
+    if (match === "Exact" && rawRv === "0") forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
+  }
+  if (q.get("sendInitialEvents") !== null) forbid("sendInitialEvents", "sendInitialEvents is forbidden for list");
+  if (errs.length > 0) throw invalid("meta.k8s.io", "ListOptions", "", errs);
+}
+
 async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps): Promise<Response> {
   const store = d.authz.store;
+  validateListOptions(q);
   const fields = parseFieldSelector(q.get("fieldSelector"));
   checkFieldSelector(def.resource, fields);
   const sel = { labels: parseLabelSelector(q.get("labelSelector")), fields };
@@ -136,10 +161,6 @@ async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: Handler
   const match = q.get("resourceVersionMatch") ?? "";
   const limit = Number(q.get("limit") ?? "0");
   const cont = q.get("continue") ?? "";
-  if (match !== "" && match !== "Exact" && match !== "NotOlderThan")
-    throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: match, detail: `supported values: "Exact", "NotOlderThan"` }]);
-  if (match !== "" && rv === undefined)
-    throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden unless resourceVersion is provided" }]);
   let at: number | undefined;
   let start = "";
   if (cont !== "") {
@@ -176,32 +197,49 @@ async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: Handler
   return jsonResponse(200, { kind: `${def.kind}List`, apiVersion: apiVersionOfDef(def), metadata, items: stripped });
 }
 
+/**
+ * Watch options as kube-apiserver v1.32 sees them: WatchList is beta and on, so SetListOptionsDefaults turns a watch
+ * from resourceVersion "" or "0" without sendInitialEvents/resourceVersionMatch into sendInitialEvents=true,
+ * resourceVersionMatch=NotOlderThan; validateWatchOptions then checks what the client sent explicitly.
+ */
+function watchOptions(q: URLSearchParams): { rv: number | undefined; sendInitialEvents: boolean | undefined; bookmarks: boolean } {
+  const rawRv = q.get("resourceVersion") ?? "";
+  const rv = parseRv(rawRv);
+  let match = q.get("resourceVersionMatch") ?? "";
+  const rawSend = q.get("sendInitialEvents");
+  let sendInitialEvents = rawSend === null ? undefined : boolParam(rawSend);
+  if (sendInitialEvents === undefined && match === "" && (rawRv === "" || rawRv === "0")) {
+    sendInitialEvents = true;
+    match = "NotOlderThan";
+  }
+  const errs: FieldError[] = [];
+  if (sendInitialEvents !== undefined && match !== "NotOlderThan")
+    errs.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+  if (match !== "") {
+    if (sendInitialEvents === undefined)
+      errs.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
+    if (match !== "NotOlderThan")
+      errs.push({ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: match, detail: `supported values: "NotOlderThan"` });
+    if ((q.get("continue") ?? "") !== "")
+      errs.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden when continue is provided" });
+  }
+  if (errs.length > 0) throw invalid("meta.k8s.io", "ListOptions", "", errs);
+  return { rv, sendInitialEvents, bookmarks: boolParam(q.get("allowWatchBookmarks")) };
+}
+
 function watch(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps): Response {
   const store = d.authz.store;
   const fields = parseFieldSelector(q.get("fieldSelector"));
   checkFieldSelector(def.resource, fields);
   const sel = { labels: parseLabelSelector(q.get("labelSelector")), fields };
-  const rv = parseRv(q.get("resourceVersion"));
-  const match = q.get("resourceVersionMatch") ?? "";
-  const sendInitialRaw = q.get("sendInitialEvents");
-  const bookmarks = boolParam(q.get("allowWatchBookmarks"));
-  if (sendInitialRaw !== null) {
-    const errs = [];
-    if (match !== "NotOlderThan")
-      errs.push({ type: "FieldValueForbidden" as const, field: "resourceVersionMatch", detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
-    if (!bookmarks)
-      errs.push({ type: "FieldValueForbidden" as const, field: "allowWatchBookmarks", detail: "sendInitialEvents requires setting allowWatchBookmarks to true" });
-    if (errs.length > 0) throw invalid("meta.k8s.io", "ListOptions", "", errs);
-  } else if (match !== "")
-    throw invalid("meta.k8s.io", "ListOptions", "", [{ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" }]);
-  const sendInitialEvents = boolParam(sendInitialRaw);
+  const { rv, sendInitialEvents, bookmarks } = watchOptions(q);
   const timeoutQ = q.get("timeoutSeconds");
   const minT = d.minRequestTimeoutSec;
   const timeoutMs = timeoutQ !== null && Number(timeoutQ) > 0 ? Number(timeoutQ) * 1000 : (minT + Math.random() * minT) * 1000;
   const w = d.hub.open({
-    def, namespace: ns, selector: sel, bookmarks, sendInitialEvents, timeoutMs,
-    // sendInitialEvents=false means "start now, no replay"
-    fromRv: sendInitialEvents ? undefined : sendInitialRaw !== null && (rv === undefined || rv === 0) ? store.resourceVersion : rv,
+    def, namespace: ns, selector: sel, bookmarks, sendInitialEvents: sendInitialEvents === true, timeoutMs,
+    // sendInitialEvents=false means "no replay": from the given resourceVersion, or from now
+    fromRv: sendInitialEvents === true ? undefined : sendInitialEvents === false && (rv === undefined || rv === 0) ? store.resourceVersion : rv,
   });
   return new Response(w.stream, { status: 200, headers: { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" } });
 }

@@ -3,6 +3,7 @@ import type { ResourceDef } from "./resources.ts";
 import type { Selector } from "./selectors.ts";
 import type { Obj, SimStore, StoreEvent } from "./store.ts";
 import { apiVersionOfDef, storageOf } from "./resources.ts";
+import { withWireDefaults } from "./wire-defaults.ts";
 import { toView } from "./event-view.ts";
 import { matchSelector } from "./selectors.ts";
 import { expired, tooLargeResourceVersion } from "./status.ts";
@@ -15,6 +16,7 @@ export interface WatchParams {
   /** undefined or 0 → replay existing objects as ADDED first. */
   readonly fromRv: number | undefined;
   readonly bookmarks: boolean;
+  /** sendInitialEvents=true (given or defaulted): with bookmarks, the replay ends with the initial-events-end bookmark. */
   readonly sendInitialEvents: boolean;
   readonly timeoutMs: number;
 }
@@ -137,7 +139,7 @@ export class Watcher {
     }
     if (p.fromRv === undefined || p.fromRv === 0) {
       for (const o of hub.store.select(p.def, p.namespace, p.selector)) this.send("ADDED", o);
-      if (p.bookmarks) this.bookmark(p.sendInitialEvents);
+      if (p.bookmarks && p.sendInitialEvents) this.bookmark(true);
     } else {
       const evs = hub.store.eventsSince(p.fromRv);
       if (evs === "expired") {
@@ -150,7 +152,6 @@ export class Watcher {
         const ev = this.convert(e);
         if (ev) this.send(ev[0], ev[1]);
       }
-      if (p.sendInitialEvents && p.bookmarks) this.bookmark(true);
     }
     this.timers.push(setTimeout(() => this.close(), p.timeoutMs));
     if (p.bookmarks && hub.bookmarkIntervalMs > 0) {
@@ -162,10 +163,17 @@ export class Watcher {
     }
   }
 
+  /**
+   * The cacher's bookmark object is an empty object of the watched type (so it carries the type's zero-value
+   * fields). The initial-events-end one is annotated, and the watch handler adds the list blueprint to it.
+   */
   private bookmark(initialEventsEnd: boolean): void {
     const metadata: Obj = { resourceVersion: String(this.hub.store.resourceVersion), creationTimestamp: null };
-    if (initialEventsEnd) metadata["annotations"] = { "k8s.io/initial-events-end": "true" };
-    this.send("BOOKMARK", { kind: this.p.def.kind, apiVersion: apiVersionOfDef(this.p.def), metadata });
+    if (initialEventsEnd)
+      metadata["annotations"] = { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": listBlueprint(this.p.def) };
+    const stored = storageOf(this.p.def);
+    const blank = withWireDefaults(stored.resource, { kind: stored.kind, apiVersion: apiVersionOfDef(stored), metadata });
+    this.send("BOOKMARK", toView(this.p.def, blank));
   }
 
   private send(type: WatchEventType, object: Obj): void {
@@ -200,4 +208,10 @@ export class Watcher {
     this.timers = [];
     this.hub.watchers.delete(this);
   }
+}
+
+/** An empty list of the watched type as the JSON encoder writes it (nil items, trailing newline), base64. */
+function listBlueprint(def: ResourceDef): string {
+  const list = { kind: `${def.kind}List`, apiVersion: apiVersionOfDef(def), metadata: {}, items: null };
+  return Buffer.from(`${JSON.stringify(list)}\n`).toString("base64");
 }
