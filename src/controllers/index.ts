@@ -16,14 +16,16 @@ import { hostNameOf, machineArch } from "./manager/host-facts.ts";
 import { informerSyncChecks } from "./manager/health.ts";
 import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 import { setupOscController } from "./manager/osc.ts";
-import { createDriftStatus } from "./operatingsystemconfig/index.ts";
+import { supervise } from "./manager/supervise.ts";
+import { createDriftStatus, isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "./operatingsystemconfig/index.ts";
 import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
 import { createTokenFileWriter, createTokenResync, setupTokenController } from "./token/index.ts";
 import { endpointOf, setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
-import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
+import { setupSecretNameChangeController } from "./secretnamechange/index.ts";
+import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from "./oscchecker/index.ts";
 import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
 import { setupSystemdUnitCheckController } from "./systemdunitcheck/index.ts";
 
@@ -45,9 +47,12 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const { kube, restConfig, eventsKube } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
   const hostName = hostNameOf(deps.env);
   const informers = new InformerSet({ kube, clock, log: log.child({ component: "cache" }) });
-  const secretInformer = informers.informerFor<KubeObject>(secrets, kubeSystem, {
-    fieldSelector: `metadata.name=${config.controllers.operatingSystemConfig.secretName}`,
-  });
+  const secretName = config.controllers.operatingSystemConfig.secretName;
+  // gardenadm mode: the Secret cache depends on whether the Node exists (gardenadm.ts), so it waits for discovery.
+  const selfHosted = await isSelfHostedMachine(host);
+  let secretInformer = selfHosted
+    ? undefined
+    : informers.informerFor<KubeObject>(secrets, kubeSystem, oscSecretSelectors({ secretName, selfHosted, nodeKnown: true }));
   // The Secret cache does not depend on the Node, so it syncs while the Node is discovered; informers
   // added later start at once, and handlers added later get the cached objects replayed.
   informers.start(signal);
@@ -58,7 +63,12 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     // Upstream creates it without permission bits; 0700 keeps it root-only and usable.
     host.ensureDir(tmpDir, 0o700),
   ]);
-  log.info("Node discovery", { hostName, nodeName: nodeName ?? "" });
+  log.info("Node discovery", { hostName, nodeName: nodeName ?? "", ...(selfHosted ? { mode: "gardenadm" } : {}) });
+  secretInformer ??= informers.informerFor<KubeObject>(
+    secrets,
+    kubeSystem,
+    oscSecretSelectors({ secretName, selfHosted, nodeKnown: nodeName !== undefined }),
+  );
 
   const { createDbusSystemd } = await import("../systemd/dbus.ts");
   const systemd = await createDbusSystemd({
@@ -86,6 +96,9 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // token, lease, health-check, systemd-unit-check, hostname-check.
   controllers.push(setupCertificateController({ kube, restConfig, host, clock, log, machineName, onRestartRequested }));
   controllers.push(setupNodeController({ kube, informers, node, systemd, events, clock, log }));
+  controllers.push(
+    setupSecretNameChangeController({ informers, node, host, configPath: deps.configPath, events, clock, log, onRestartRequested }),
+  );
   const driftStatus = createDriftStatus();
   const oscSetup = setupOscController({
     kube,
@@ -102,14 +115,15 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     arch: machineArch(),
     source: secretInformer,
     nodeSource: nodeInformer,
+    metrics: deps.metrics,
     renewAgentCredentials: (sig) =>
       obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
     signal,
     onRestartRequested,
     onTokenResync: tokenResync.trigger,
+    selfHosted,
     writeTokenFile: createTokenFileWriter(tokenSetup),
     driftStatus,
-    metrics: deps.metrics,
   });
   controllers.push(oscSetup.controller);
   controllers.push(setupTokenController({ ...tokenSetup, resync: tokenResync }));
@@ -138,13 +152,43 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // Bootstrap runnables run after the caches synced and before any controller (§7.1 step 11).
   const kubelet = await ensureKubeletBootstrapKubeconfig(host, config.apiServer);
   log.info("Kubelet bootstrap kubeconfig", { outcome: kubelet });
-  await runOscChecker(
-    { nodes: cache, nodeName, host, systemd, events: createOscCheckerEventRecorder({ kube, clock, log, hostName }), log },
-    signal,
-  );
 
-  const runs = [...controllers.map((c) => c.start(signal)), oscSetup.drift(signal)];
-  const stopped = Promise.allSettled([...runs, informers.stopped()])
+  // The Lease first: nothing on this path may wait for the API server's rate limit or the host scan.
+  const ordered = lease === undefined ? controllers : [lease.controller, ...controllers.filter((c) => c !== lease.controller)];
+  const runs = supervise(
+    [
+      ...ordered.map((c) => ({ name: c.name, run: c.start(signal) })),
+      { name: "cache", run: informers.stopped() },
+      // Drift checks beside the controllers (at start and every sync period), never before them.
+      { name: "drift-check", run: oscSetup.drift(signal) },
+    ],
+    { signal, stop: deps.stop, log },
+  );
+  // The consistency check is diagnostic: it runs beside the controllers (a slow scan or event must not
+  // delay the Lease), on the events client, and its failure is logged, never fatal.
+  const checked = runOscChecker(
+    {
+      nodes: cache,
+      nodeName,
+      host,
+      systemd,
+      events: createOscCheckerEventRecorder({ kube: eventsKube, clock, log, hostName }),
+      log,
+      targetOsc: secretTargetOsc(cache, config.controllers.operatingSystemConfig.secretName),
+    },
+    signal,
+  ).catch((err: unknown) => {
+    if (!signal.aborted) log.error("OSC checker failed", { err });
+  });
+  // Temps of atomic writes a kill interrupted: removed beside the controllers too (the OSC controller
+  // cleans again before each apply); the host keeps track of its own writes in flight.
+  const cleaned = removeStaleTempsAtStart({
+    host,
+    hostName,
+    tokenPaths: (config.controllers.token.syncConfigs ?? []).map((s) => s.path),
+    log: log.child({ component: "stale-temps" }),
+  }).catch((err: unknown) => log.error("Removing stale temporary files failed", { err }));
+  const stopped = Promise.allSettled([runs, checked, cleaned])
     .then(() => events.flush())
     .then(() => systemd.close());
   return { stopped };

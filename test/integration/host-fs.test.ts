@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs, HostFileKindError, HostPathError } from "../../src/host/index.ts";
@@ -137,6 +138,15 @@ describe("HostFs", () => {
       expect((await host.stat("/d"))?.kind).toBe("dir");
       expect(await host.readText("/d/c")).toBe("a");
     });
+
+    test("should refuse to read a FIFO (opening it would wait for a writer for ever) and a directory", async () => {
+      execFileSync("mkfifo", [join(root, "fifo")]);
+      symlinkSync("fifo", join(root, "link-to-fifo"));
+      mkdirSync(join(root, "d"));
+      await expect(host.readFile("/fifo")).rejects.toThrow(new HostFileKindError("/fifo", "other", "read"));
+      await expect(host.readText("/link-to-fifo")).rejects.toThrow(HostFileKindError);
+      await expect(host.readFile("/d")).rejects.toThrow(new HostFileKindError("/d", "dir", "read"));
+    });
   });
 
   describe("remove", () => {
@@ -179,6 +189,37 @@ describe("HostFs", () => {
     test("should fail when a path component is a file", async () => {
       await host.writeFileAtomic("/f", "", 0o644);
       await expect(host.ensureDir("/f/sub")).rejects.toBeInstanceOf(HostFileKindError);
+    });
+  });
+
+  describe("removeStaleTemps", () => {
+    test("should remove only the temp files atomic writes leave behind, never a look-alike", async () => {
+      await host.writeFileAtomic("/etc/app/config", "x", 0o644);
+      const etc = join(root, "etc/app");
+      const stale = [".config.tmp-0123456789ab", ".other name.tmp-a1b2c3d4e5f6"];
+      const lookAlikes = [
+        ".config.tmp", // upstream's cross-device helper name
+        ".config.tmp-0123456789AB", // not our hex
+        ".config.tmp-0123456789abc",
+        ".config.tmp-0123456789ab.bak",
+        "config.tmp-0123456789ab",
+        "..tmp-0123456789ab",
+      ];
+      for (const n of [...stale, ...lookAlikes]) writeFileSync(join(etc, n), "left over");
+      symlinkSync("/etc/app/config", join(etc, ".link.tmp-ffffffffffff"));
+      mkdirSync(join(etc, ".dir.tmp-0123456789ab"));
+
+      const removed = await host.removeStaleTemps("/etc/app");
+
+      expect(removed.sort()).toEqual(["/etc/app/.config.tmp-0123456789ab", "/etc/app/.link.tmp-ffffffffffff", "/etc/app/.other name.tmp-a1b2c3d4e5f6"]);
+      expect(readdirSync(etc).sort()).toEqual([...lookAlikes, ".dir.tmp-0123456789ab", "config"].sort());
+      expect(readFileSync(join(etc, "config"), "utf8")).toBe("x");
+    });
+
+    test("should find nothing in a missing directory or a file", async () => {
+      await host.writeFileAtomic("/etc/file", "x", 0o644);
+      expect(await host.removeStaleTemps("/etc/missing")).toEqual([]);
+      expect(await host.removeStaleTemps("/etc/file")).toEqual([]);
     });
   });
 

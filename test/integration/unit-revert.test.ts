@@ -48,7 +48,7 @@ describe("per-unit verification and revert (whole binary)", () => {
     // The new version crashes 200 ms after its restart; the reverted one runs.
     sb.systemd.failAfterStart("app.service", 200, { once: true });
     const broken = sb.setOsc(osc("2", true));
-    const event = await waitForEvent(sb.sim, (e) => e.reason === "UnitReverted", 30_000);
+    const event = await waitForEvent(sb.sim, (e) => e.reason === "UnitReverted" && e.type === "Warning", 30_000);
     expect(event.type).toBe("Warning");
     expect(event.message).toBe(
       `unit(s) app.service failed after the restart and were reverted to the last-applied configuration; operating system config ${broken} is not retried until its Secret changes or the node-agent.gardener.cloud/unit-failure-policy annotation is removed`,
@@ -65,9 +65,13 @@ describe("per-unit verification and revert (whole binary)", () => {
     expect(readFileSync(host("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml"), "utf8")).toContain("unitRevert:\n  units:\n  - app.service\n");
 
     // Held: the retry after the failed reconcile does not apply that version again.
-    await waitUntil(() => agent.output().includes("Operating system config held"), 30_000, "the hold");
+    await waitUntil(() => agent.output().includes("Holding the operating system config apply"), 30_000, "the hold");
     expect(restarts("app.service")).toBe(2);
-    expect(nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted")).toHaveLength(1);
+    expect(nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted" && e.type === "Warning")).toHaveLength(1);
+    const condition = ((sb.node()?.["status"] as { conditions?: { type: string; status: string; reason: string }[] }).conditions ?? []).find(
+      (c) => c.type === "OperatingSystemConfigApplied",
+    );
+    expect({ status: condition?.status, reason: condition?.reason }).toEqual({ status: "False", reason: "UnitReverted" });
   }, 60_000);
 
   test("should apply the held version again once the annotation is removed (retry policy)", async () => {
@@ -83,9 +87,10 @@ describe("per-unit verification and revert (whole binary)", () => {
   test("should try a new Secret version at once while a reverted one is held", async () => {
     sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": "revert" } } });
     sb.systemd.failAfterStart("app.service", 200, { once: true });
-    const before = nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted").length;
+    const warnings = () => nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted" && e.type === "Warning").length;
+    const before = warnings();
     sb.setOsc(osc("3", true));
-    await waitUntil(() => nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted").length > before, 30_000, "the second revert");
+    await waitUntil(() => warnings() > before, 30_000, "the second revert");
     expect(readFileSync(host("/etc/app/app.conf"), "utf8")).toBe("version=2\n");
     const fixed = sb.setOsc(osc("4", true));
     await sb.waitForApplied(fixed, 30_000);

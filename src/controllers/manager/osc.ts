@@ -16,6 +16,7 @@ import type { MetricsRegistry } from "../../server/metrics.ts";
 import {
   ApplyLock,
   createContainerdInfo,
+  createOscMetrics,
   createReconciler,
   driftPathsMetric,
   type DriftStatus,
@@ -23,10 +24,14 @@ import {
   type OscControllerDeps,
   runDriftLoop,
 } from "../operatingsystemconfig/index.ts";
+import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
+import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
 import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
+/** Shortened chunked-rollout timings for sandboxes and tests (`healthyFor=2s,staleAfter=10s,…`); unset in production. */
+export const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
 /** Drift check period in ms instead of the OSC sync period (at least 15 s), for sandboxes and tests. */
 export const driftCheckPeriodEnv = "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS";
 /** The unit verification window in ms instead of 30 s (unit-failure-policy: revert), for sandboxes and tests. */
@@ -47,24 +52,43 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
-  /** The shared own-Node informer (in-place drain gate, §2.2). */
+  /** The shared own-Node informer (in-place drain gate §2.2, hold annotation). */
   readonly nodeSource: Source<KubeObject>;
+  readonly metrics: MetricsRegistry;
   /** CA rotation: a new agent client certificate through a CSR with the current identity. */
   readonly renewAgentCredentials: (signal: AbortSignal) => Promise<void>;
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** gardenadm mode (self-hosted machine). */
+  readonly selfHosted?: boolean;
   /** Writes a token file now (the token controller's sync), before units that read it start. */
   readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
-  /** Where drift passes record what they found (read for the apply condition). */
+  /** Where drift checks record what they found (read for the apply condition). */
   readonly driftStatus: DriftStatus;
-  readonly metrics?: MetricsRegistry;
 }
 
 export interface OscControllerSetup {
   readonly controller: Controller;
   /** The background drift checks (start with the controllers; settles when `signal` aborts). */
   readonly drift: (signal: AbortSignal) => Promise<void>;
+}
+
+function rolloutDeps(s: OscSetup): RolloutDeps {
+  const text = s.env[rolloutTimingsEnv];
+  const timings = text === undefined || text === "" ? defaultRolloutTimings : parseRolloutTimings(text);
+  const poolNodes = new PoolNodes(s.clock, timings.renewEveryMs);
+  const state = s.metrics.gauge({
+    name: "gardener_node_agent_rollout_slot_state",
+    help: "This node's slot in a chunked rollout: 0 none, 1 applying, 2 verifying, 3 failed.",
+  });
+  const wait = s.metrics.gauge({
+    name: "gardener_node_agent_rollout_wait_seconds",
+    help: "How long this node has been waiting for a rollout slot (0 when not waiting).",
+  });
+  state.set(0);
+  wait.set(0);
+  return { timings, poolNodes, metrics: { slotState: (v) => state.set(v), waitSeconds: (v) => wait.set(v) } };
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
@@ -82,6 +106,21 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
   const osc = s.config.controllers.operatingSystemConfig;
+  // 2.3: only with a Node known at start (its label is what lets the authorizer serve this Lease).
+  const leaseWatch =
+    s.nodeName === undefined
+      ? undefined
+      : serialLeaseWatch({
+          kube: s.kube,
+          cache: s.cache,
+          clock: s.clock,
+          log,
+          secretName: osc.secretName,
+          hostName: s.hostName.toLowerCase(),
+          nodeName: s.nodeName,
+          signal: s.signal,
+          extraPredicates: [slotsChangedPredicate],
+        });
   // Applies, drift repairs and unit reverts never write at the same time.
   const applyLock = new ApplyLock();
   const deps: OscControllerDeps = {
@@ -118,6 +157,10 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     applyLock,
     driftStatus: s.driftStatus,
     unitVerification: unitVerification(s.env),
+    ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
+    rollout: rolloutDeps(s),
+    metrics: createOscMetrics(s.metrics),
+    ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(s.env),
       kubeletHealthy: createKubeletHealthProbe(),
@@ -126,17 +169,11 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     },
   };
   const reconcile = createReconciler(deps);
-  const gauge = s.metrics?.gauge({ name: driftPathsMetric, help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check." });
+  const gauge = s.metrics.gauge({ name: driftPathsMetric, help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check." });
   // Drift checks run beside the controller, at start and every sync period; they never hold it up.
   const drift = (signal: AbortSignal) =>
     runDriftLoop(
-      {
-        osc: deps,
-        lock: applyLock,
-        status: s.driftStatus,
-        readNode: (sig) => readOwnNode(s.cache, node.nodeName, sig),
-        ...(gauge !== undefined ? { gauge } : {}),
-      },
+      { osc: deps, lock: applyLock, status: s.driftStatus, readNode: (sig) => readOwnNode(s.cache, node.nodeName, sig), gauge },
       driftPeriodMs(s.env, osc.syncPeriod),
       signal,
     );
@@ -150,7 +187,10 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
+    secretKey: { namespace: "kube-system", name: osc.secretName },
+    secretName: osc.secretName,
   });
+  leaseWatch?.attach(controller);
   return { controller, drift };
 }
 

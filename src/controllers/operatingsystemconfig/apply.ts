@@ -5,14 +5,18 @@ import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
+import { type ChangeSummary, summarizeChanges } from "./history.ts";
 import { checkSupportedFields } from "./supported.ts";
 import type { GateHold } from "./gate.ts";
 import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./inplace/index.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import { skipsStateFiles } from "./gardenadm.ts";
 import { forgetAttempts, resumeOrComputeWithLeftovers } from "./leftovers.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
+import { checkApplyTargets } from "./targets.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 import { writeTokensBeforeUnits } from "./token-order.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
@@ -27,6 +31,8 @@ export interface ApplyInput {
    * the read-only planning and before the first write; its failure wins over a planning failure.
    */
   readonly ready?: Promise<unknown>;
+  /** Told what the change set holds once it is computed or resumed (history and `status`, report.ts). */
+  readonly onPlanned?: (summary: ChangeSummary) => void;
 }
 
 /** The read-only part of an apply: the work list (computed or resumed) and every file's bytes. */
@@ -49,6 +55,7 @@ async function planApply(
   const { changes, resumed } = resumeOrComputeWithLeftovers(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
   await step("failed planning in-place updates", () => planInPlace(deps, lastApplied, osc, changes, resumed));
   const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
+  await step("failed validating operating system config", () => checkApplyTargets(host, changes));
   return { changes, resumed, planned };
 }
 
@@ -80,16 +87,23 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   }
   await input.ready;
   const { changes, resumed, planned } = plan;
+  input.onPlanned?.(summarizeChanges(changes));
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });
 
+  // gardenadm's provision OSC (9.4): the change set lives in memory only, nothing restarts the agent.
+  const stateless = skipsStateFiles(deps.selfHosted, osc);
   // Step 12, moved before the containerd config so that nothing at all is written while the node waits.
   const hold = inPlaceGate(changes, input.node);
   if (hold !== undefined) {
-    await step("failed persisting changes", () => writeChanges(host, changes));
+    if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
     return { hold };
   }
+
+  // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply).
+  const tokenPaths = deps.config.tokenSyncConfigs.map((s) => s.path);
+  await removeStaleTemps(host, writtenDirs(osc, deps.node.hostName.toLowerCase(), tokenPaths), log);
 
   if (withContainerd) {
     log.info("Configuring containerd");
@@ -97,7 +111,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(deps, cri, signal));
   }
 
-  const store = new ChangesStore(changes, (c) => writeChanges(host, c));
+  const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
   const ctx: ApplyContext = { deps, store, node: input.node, signal };
 
   if (changes.units.commands.some((c) => c.name === agentUnitName)) {
@@ -110,7 +124,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   } else {
     // The computed change set is persisted together with the files (one durability point, files.ts).
     log.info("Applying changed files");
-    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, changesFileWrite(c))));
+    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, stateless ? undefined : changesFileWrite(c))));
   }
 
   log.info("Applying containerd registries");
@@ -128,7 +142,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Reloading systemd daemon");
     await step("failed reloading systemd daemon", () => systemd.daemonReload(signal));
 
-    if (store.changes.mustRestartNodeAgent) {
+    if (store.changes.mustRestartNodeAgent && !stateless) {
       await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
       log.info("Restarting the agent to activate its new unit or binary");
       throw new RestartRequested("gardener-node-agent unit or one of its files changed");
@@ -155,6 +169,10 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   await step("failed persisting changes", () => store.flush());
   const inPlace = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, osc));
   if (inPlace.retryAfterMs !== undefined) return { retryAfterMs: inPlace.retryAfterMs, why: "operating system update met network problems" };
+  if (stateless) {
+    log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
+    return undefined;
+  }
   // Every file and unit of this OSC is in place: the record of attempted writes is no longer needed.
   forgetAttempts(store);
   await step("failed persisting changes", () => store.flush());

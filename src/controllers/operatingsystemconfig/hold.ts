@@ -1,35 +1,43 @@
-import type { Result } from "../../kube/reconcile.ts";
+import type { Predicate } from "../../kube/predicate.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import { type EventRecorder, nodeRef } from "../events.ts";
 import type { GateHold } from "./gate.ts";
+import { type ChangeSummary, checksumPrefix } from "./history.ts";
 
-/**
- * Turns a gate's hold into what an operator sees without the Node condition: a log line every time,
- * an event once per OSC checksum and reason (Warning for a halted rollout, Normal otherwise), and the
- * requeue the gate asked for.
- */
-export class HoldReporter {
-  readonly #reported = new Set<string>();
+/** Node annotation that stops new OSC versions from being applied; its value is the operator's reason. */
+export const holdAnnotation = "node-agent.gardener.cloud/hold";
 
-  constructor(
-    private readonly log: Logger,
-    private readonly events: EventRecorder,
-  ) {}
-
-  async report(node: KubeObject | undefined, checksum: string, hold: GateHold): Promise<Result> {
-    this.log.info("Holding the operating system config apply", {
-      reason: hold.reason,
-      why: hold.message,
-      checksum,
-      requeueAfterMs: hold.requeueAfterMs,
-    });
-    const key = `${checksum}/${hold.reason}`;
-    if (node !== undefined && !this.#reported.has(key)) {
-      this.#reported.add(key);
-      const type = hold.reason === "RolloutHalted" ? "Warning" : "Normal";
-      await this.events.event(nodeRef(node), type, hold.reason, "Reconcile", hold.message);
-    }
-    return { requeueAfterMs: hold.requeueAfterMs };
-  }
+/** The hold reason, undefined when the Node carries no (or an empty) hold annotation. */
+export function holdReason(node: KubeObject | undefined): string | undefined {
+  const value = node?.metadata.annotations?.[holdAnnotation]?.trim();
+  return value === undefined || value === "" ? undefined : value;
 }
+
+/** "2 files to write, 1 to delete, restarts kubelet.service" — what the held version would do. */
+export function pendingText(summary: ChangeSummary): string {
+  const parts: string[] = [];
+  if (summary.filesChanged > 0) parts.push(`${summary.filesChanged} file${summary.filesChanged === 1 ? "" : "s"} to write`);
+  if (summary.filesDeleted > 0) parts.push(`${summary.filesDeleted} to delete`);
+  if (summary.unitsRestarted.length > 0) parts.push(`restarts ${summary.unitsRestarted.join(", ")}`);
+  return parts.length === 0 ? "no file or unit changes" : parts.join(", ");
+}
+
+/** The hold gate: holds every apply while the annotation is set; the Node watch wakes the controller on removal. */
+export function holdGate(node: KubeObject | undefined, checksum: string, pending: ChangeSummary, requeueAfterMs: number): GateHold | undefined {
+  const reason = holdReason(node);
+  if (reason === undefined) return undefined;
+  return {
+    reason: "Held",
+    message: `Held by ${holdAnnotation} (${reason}); pending operating system config ${checksumPrefix(checksum)}: ${pendingText(pending)}`,
+    requeueAfterMs,
+  };
+}
+
+const annotationOf = (o: KubeObject): string => holdReason(o) ?? "";
+
+/** Node events that matter to the OSC controller: the hold annotation set, changed or removed. */
+export const holdAnnotationPredicate: Predicate<KubeObject> = {
+  create: () => false,
+  update: (oldObj, newObj) => annotationOf(oldObj) !== annotationOf(newObj),
+  delete: () => false,
+  generic: () => false,
+};

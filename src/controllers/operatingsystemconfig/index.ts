@@ -7,10 +7,18 @@ export { StepError } from "./context.ts";
 export type { ExtractImageFile, NodeIdentity, OscControllerConfig, OscControllerDeps, TokenSyncConfig } from "./deps.ts";
 export { computeChanges, resumeOrCompute } from "./diff.ts";
 export { FileApplyError } from "./files.ts";
+export { gardenadmDir, isSelfHostedMachine, namedSecretPredicate, oscSecretSelectors, poolLabel, skipsStateFiles } from "./gardenadm.ts";
 export { allFiles, mergeUnits } from "./merge.ts";
 export { OscInputError } from "./plan.ts";
-export { createReconciler, OscSecretError } from "./reconcile.ts";
-export { unitFailurePolicyAnnotation, UnitRevertedError, unitRevertedReason } from "./revert.ts";
+export { createOscMetrics, type OscMetrics } from "./metrics.ts";
+export { OscReporter, type ApplyRun } from "./report.ts";
+export { holdAnnotation } from "./hold.ts";
+export { applyHistoryAnnotation } from "./history.ts";
+export { oscConditionType } from "./condition.ts";
+export type { GateHold, GateReason } from "./gate.ts";
+export { createReconciler, OscChecksumError, OscSecretError } from "./reconcile.ts";
+export { removeStaleTemps, removeStaleTempsAtStart, writtenDirs } from "./stale-temps.ts";
+export { unitFailurePolicyAnnotation, unitRevertedReason, unitRevertHold } from "./revert.ts";
 export { UnitCommandsError } from "./units.ts";
 export {
   controllerName,

@@ -21,21 +21,6 @@ export function unitFailurePolicyOf(node: KubeObject): UnitFailurePolicy {
   return node.metadata.annotations?.[unitFailurePolicyAnnotation] === "revert" ? "revert" : "retry";
 }
 
-/**
- * Units failed after an apply restarted them and were reverted to last-applied. The Node condition
- * OperatingSystemConfigApplied maps it to False/UnitReverted (`reason`); the checksum annotation stays.
- */
-export class UnitRevertedError extends Error {
-  override readonly name = "UnitRevertedError";
-  readonly reason = unitRevertedReason;
-  constructor(
-    readonly units: readonly string[],
-    readonly checksum: string,
-  ) {
-    super(revertMessage(units, checksum));
-  }
-}
-
 const revertMessage = (units: readonly string[], checksum: string): string =>
   `unit(s) ${units.join(", ")} failed after the restart and were reverted to the last-applied configuration; ` +
   `operating system config ${checksum} is not retried until its Secret changes or the ${unitFailurePolicyAnnotation} annotation is removed`;
@@ -49,9 +34,15 @@ export async function unitRevertHold(deps: OscControllerDeps, node: KubeObject |
   if (node === undefined || unitFailurePolicyOf(node) !== "revert") return undefined;
   const persisted = await readChanges(deps.host);
   const units = persisted?.operatingSystemConfigChecksum === checksum ? (persisted.unitRevert?.units ?? []) : [];
-  if (units.length === 0) return undefined;
-  return { reason: unitRevertedReason, message: revertMessage(units, checksum), requeueAfterMs: (deps.unitVerification ?? defaultUnitVerification).windowMs };
+  return units.length === 0 ? undefined : revertHold(deps, units, checksum);
 }
+
+/** The condition's False/UnitReverted: the hold of a version whose failed units were reverted. */
+const revertHold = (deps: OscControllerDeps, units: readonly string[], checksum: string): GateHold => ({
+  reason: unitRevertedReason,
+  message: revertMessage(units, checksum),
+  requeueAfterMs: (deps.unitVerification ?? defaultUnitVerification).windowMs,
+});
 
 /** The Systemd port, noting each unit a restart job finished for. */
 function recordingRestarts(s: Systemd, restarted: Set<string>): Systemd {
@@ -94,8 +85,9 @@ async function watchUnits(deps: OscControllerDeps, units: readonly string[], sig
 
 /**
  * applyOsc, and with the Node's `unit-failure-policy: revert`: every unit the apply restarted that was
- * active before is watched for the verification window (30 s). Failed units are reverted (revertUnits)
- * and UnitRevertedError is thrown, so the checksum annotation is not updated.
+ * active before is watched for the verification window (30 s). Failed units are reverted (revertUnits),
+ * a Warning event names them, and the apply stops with the UnitReverted hold: the checksum annotation
+ * is not updated and the condition reads False/UnitReverted.
  */
 export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<ApplyStop | undefined> {
   const node = input.node;
@@ -116,9 +108,9 @@ export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyI
   const after = await readLastApplied(deps.host);
   if (after === undefined) return undefined;
   await step("failed reverting units", () => revertUnits(deps, before, after, failed, input.checksum, node, signal));
-  const err = new UnitRevertedError(failed, input.checksum);
-  await deps.events.event(nodeRef(node), "Warning", unitRevertedReason, "Revert", err.message);
-  throw err;
+  const hold = revertHold(deps, failed, input.checksum);
+  await deps.events.event(nodeRef(node), "Warning", unitRevertedReason, "Revert", hold.message);
+  return { hold };
 }
 
 interface UnitParts {

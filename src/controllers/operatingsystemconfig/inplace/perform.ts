@@ -30,7 +30,7 @@ const inPlaceOf = (deps: OscControllerDeps): InPlaceDeps => {
  * Steps 8, 9 and 11 (planning, nothing written): read the OS version, fill the in-place flags of a freshly computed change set, and clear the OS flag
  * once the machine runs the desired version (after the reboot of an OS update).
  */
-export async function planInPlace(deps: OscControllerDeps, lastApplied: Osc | undefined, osc: Osc, changes: OscChanges, resumed: boolean): Promise<void> {
+export async function planInPlace(deps: Pick<OscControllerDeps, "host">, lastApplied: Osc | undefined, osc: Osc, changes: OscChanges, resumed: boolean): Promise<void> {
   const spec = inPlaceSpecOf(osc);
   if (spec === undefined) return;
   const current = await readOsVersion(deps.host);
