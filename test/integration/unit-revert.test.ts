@@ -68,10 +68,13 @@ describe("per-unit verification and revert (whole binary)", () => {
     await waitUntil(() => agent.output().includes("Holding the operating system config apply"), 30_000, "the hold");
     expect(restarts("app.service")).toBe(2);
     expect(nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted" && e.type === "Warning")).toHaveLength(1);
-    const condition = ((sb.node()?.["status"] as { conditions?: { type: string; status: string; reason: string }[] }).conditions ?? []).find(
-      (c) => c.type === "OperatingSystemConfigApplied",
-    );
-    expect({ status: condition?.status, reason: condition?.reason }).toEqual({ status: "False", reason: "UnitReverted" });
+    const condition = () =>
+      ((sb.node()?.["status"] as { conditions?: { type: string; status: string; reason: string }[] }).conditions ?? []).find(
+        (c) => c.type === "OperatingSystemConfigApplied",
+      );
+    // The condition patch follows the hold's log line.
+    await waitUntil(() => condition()?.reason === "UnitReverted", 10_000, "the condition's reason UnitReverted");
+    expect(condition()?.status).toBe("False");
   }, 60_000);
 
   test("should apply the held version again once the annotation is removed (retry policy)", async () => {
