@@ -90,6 +90,12 @@ export function registryOver(transport: Transport, hostsDir?: RegistryClientOpti
       return { reference: ref, manifestDigest: digest, layers: parsed.doc.layers.map(toDescriptor) } satisfies ResolvedImage;
     },
 
+    async fetchManifest(image, signal) {
+      const ref = parseImageReference(image);
+      const { digest, parsed } = await getManifest(ref, ref.digest ?? ref.tag ?? "latest", signal);
+      return { reference: ref, digest, manifest: parsed };
+    },
+
     fetchBlob(reference, digest, signal) {
       return viaEndpoints(reference, "pull", signal, async (endpoint) => {
         const res = await transport.send({

@@ -20,6 +20,11 @@ export interface TransportOptions {
   readonly plainHttpHosts?: readonly string[];
   /** Credentials per registry host[:port], used for Basic auth and for Bearer token requests. */
   readonly credentials?: Readonly<Record<string, Credentials>>;
+  /**
+   * Read when a registry asks for credentials (after `credentials`, which win): e.g. the docker config
+   * file an OSC delivers, which may appear or change while the agent runs.
+   */
+  readonly credentialSource?: () => Promise<Readonly<Record<string, Credentials>>>;
 }
 
 export interface RegistryRequest {
@@ -77,6 +82,16 @@ export class RegistryUnreachableError extends RegistryError {
   }
 }
 
+/** The OAuth2 refresh-token grant docker sends for an `identitytoken` (distribution's token spec). */
+function refreshTokenForm(refreshToken: string, params: URLSearchParams): string {
+  const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "gardener-node-agent" });
+  for (const key of ["service", "scope"]) {
+    const value = params.get(key);
+    if (value !== null) form.set(key, value);
+  }
+  return form.toString();
+}
+
 export function createTransport(options: TransportOptions = {}): Transport {
   const rawFetch: FetchFn = options.fetch ?? fetch;
   const doFetch: FetchFn = async (input, init) => {
@@ -111,10 +126,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
 
   async function authorize(req: RegistryRequest, url: string, challengeHeader: string, scope: string): Promise<string> {
     const challenge = parseChallenge(challengeHeader);
-    // Registry credentials go to the registry (or its configured server); a mirror needs its own entry.
-    const creds =
-      options.credentials?.[new URL(url).host] ??
-      (req.endpoint === undefined ? (options.credentials?.[registryEndpoint(req.registry)] ?? options.credentials?.[req.registry]) : undefined);
+    const creds = await credentialsFor(req, url);
     if (challenge.scheme === "basic") {
       if (creds === undefined) throw new RegistryHttpError(401, urlForMessage(url), `registry ${req.registry} wants basic auth and no credentials are configured`);
       return basicAuthorization(creds);
@@ -126,15 +138,33 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const tokenUrl = new URL(realm);
     if (challenge.params["service"] !== undefined) tokenUrl.searchParams.set("service", challenge.params["service"]);
     tokenUrl.searchParams.set("scope", scope);
-    const headers: Record<string, string> = {};
-    if (creds !== undefined) headers["authorization"] = basicAuthorization(creds);
-    const res = await doFetch(tokenUrl.toString(), { headers, ...(req.signal ? { signal: req.signal } : {}), ...tlsInit(req) });
+    const res =
+      creds?.identityToken !== undefined
+        ? await doFetch(`${tokenUrl.origin}${tokenUrl.pathname}`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: refreshTokenForm(creds.identityToken, tokenUrl.searchParams),
+            ...(req.signal ? { signal: req.signal } : {}),
+            ...tlsInit(req),
+          })
+        : await doFetch(tokenUrl.toString(), {
+            headers: creds !== undefined ? { authorization: basicAuthorization(creds) } : {},
+            ...(req.signal ? { signal: req.signal } : {}),
+            ...tlsInit(req),
+          });
     const where = urlForMessage(tokenUrl);
     if (!res.ok) throw new RegistryHttpError(res.status, where, `token request failed${codesSuffix(await responseErrorCodes(res))}`);
     const parsed = v.safeParse(TokenResponseSchema, await res.json().catch(() => undefined));
     const token = parsed.success ? (parsed.output.token ?? parsed.output.access_token) : undefined;
     if (token === undefined || token === "") throw new RegistryHttpError(res.status, where, "token response has no token");
     return `Bearer ${token}`;
+  }
+
+  /** Registry credentials go to the registry (or its configured server); a mirror needs its own entry. */
+  async function credentialsFor(req: RegistryRequest, url: string): Promise<Credentials | undefined> {
+    const pick = (all: Readonly<Record<string, Credentials>> | undefined): Credentials | undefined =>
+      all?.[new URL(url).host] ?? (req.endpoint === undefined ? (all?.[registryEndpoint(req.registry)] ?? all?.[req.registry]) : undefined);
+    return pick(options.credentials) ?? (options.credentialSource === undefined ? undefined : pick(await options.credentialSource()));
   }
 
   async function once(req: RegistryRequest, url: string, authorization: string | undefined): Promise<Response> {

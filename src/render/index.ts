@@ -23,6 +23,7 @@ export {
   initScriptImagePlaceholder,
   initScriptPath,
   initScriptRegistryCaPlaceholder,
+  withoutCommentLines,
   initUnitContent,
   initUnitContentFor,
   initUnitName,

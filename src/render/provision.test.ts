@@ -3,7 +3,7 @@ import { decodeConfig } from "../config/index.ts";
 import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
-import { buildProvisionOsc, renderInitConfig, renderInitScript } from "./provision.ts";
+import { buildProvisionOsc, renderInitConfig, renderInitScript, withoutCommentLines } from "./provision.ts";
 import { renderUserData } from "./render.ts";
 
 const initTemplate =
@@ -115,5 +115,21 @@ describe("buildProvisionOsc", () => {
     const files = (osc.spec.files ?? []).map((f, i) => resolveFile(f, i, {}));
     const units = (osc.spec.units ?? []).map(resolveUnit);
     expect((filesToDiskScript(files) + unitsToDiskScript(units)).length).toBeLessThan(4096);
+  });
+});
+
+describe("withoutCommentLines", () => {
+  test("should drop whole-line comments but keep the shebang, code and trailing comments", () => {
+    expect(withoutCommentLines("#!/bin/sh\n# why\nset -eu\n  # indented\necho '#x' # note\n")).toBe("#!/bin/sh\nset -eu\necho '#x' # note\n");
+  });
+
+  test("should leave cloud-init/init.sh valid for dash and keep every line of code", async () => {
+    const initSh = await Bun.file(new URL("../../cloud-init/init.sh", import.meta.url)).text();
+    const script = withoutCommentLines(initSh);
+    const check = Bun.spawnSync(["dash", "-n"], { stdin: new TextEncoder().encode(script) });
+    expect(check.exitCode).toBe(0);
+    const code = (s: string) => s.split("\n").filter((l) => !/^\s*#/.test(l));
+    expect(code(script)).toEqual(code(initSh));
+    expect(script.length).toBeLessThan(initSh.length);
   });
 });

@@ -117,9 +117,20 @@ export function renderInitScript(template: string, image: string, registryCaServ
   for (const placeholder of [initScriptImagePlaceholder, initScriptRegistryCaPlaceholder]) {
     if (!template.includes(placeholder)) throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
   }
-  return template
+  return withoutCommentLines(template)
     .replace(initScriptImagePlaceholder, () => image)
     .replace(initScriptRegistryCaPlaceholder, () => registryCaServer);
+}
+
+/**
+ * The script without its whole-line comments (the shebang stays): they are for readers of the repository,
+ * and user data is capped at about 16 KiB by most providers (init.sh is its largest part).
+ */
+export function withoutCommentLines(script: string): string {
+  return script
+    .split("\n")
+    .filter((line, i) => i === 0 || !/^\s*#/.test(line))
+    .join("\n");
 }
 
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
