@@ -12,7 +12,7 @@ const initTemplate =
 const input = {
   server: "https://api.example.com",
   caBundle: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
-  image: "registry.example.com/gardener-node-agent@sha256:" + "a".repeat(64),
+  image: `registry.example.com/gardener-node-agent@sha256:${"a".repeat(64)}`,
   initScript: initTemplate,
   secretName: "gardener-node-agent-pool-1234567890abcdef",
   kubernetesVersion: "1.33.0",

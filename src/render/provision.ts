@@ -103,7 +103,7 @@ export function renderInitConfig(input: Pick<ProvisionInput, "server" | "secretN
 const imageReference = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 
 // The registry-CA server lands in a double-quoted shell word too.
-const serverUrl = /^https?:\/\/[A-Za-z0-9._:\[\]\/-]+$/;
+const serverUrl = /^https?:\/\/[A-Za-z0-9._:[\]/-]+$/;
 
 /**
  * init.sh with its two template points filled (first occurrences only: lines 2 and 3; later mentions,

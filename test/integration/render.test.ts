@@ -143,7 +143,7 @@ describe("cloud-init/cloud-config.yaml.tmpl", () => {
   const values = {
     "<<API_SERVER>>": "https://10.0.2.100:6443",
     "<<CLUSTER_CA_BASE64>>": Buffer.from("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n").toString("base64"),
-    "<<IMAGE>>": "10.0.2.101:5000/gardener-node-agent@sha256:" + "b".repeat(64),
+    "<<IMAGE>>": `10.0.2.101:5000/gardener-node-agent@sha256:${"b".repeat(64)}`,
     "<<OSC_SECRET_NAME>>": "gardener-node-agent-pool-0123456789abcdef",
     "<<KUBERNETES_VERSION>>": "1.33.0",
     "<<AGENT_VERSION>>": "v1.110.0",
