@@ -7,7 +7,7 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import { createEventRecorder, nodeRef, type EventRecorder } from "../events.ts";
-import { lastAppliedPath } from "../operatingsystemconfig/deps.ts";
+import { lastAppliedPath } from "../shared/index.ts";
 import { checkFile, checkUnit } from "./checks.ts";
 import type { Finding } from "./findings.ts";
 import { parseLastApplied, type CheckedOsc } from "./last-applied.ts";
