@@ -29,6 +29,7 @@ export {
   machineNamePath,
   machineNamePlaceholder,
   renderInitConfig,
+  compactShell,
   renderInitScript,
   updateCaScript,
   updateCaScriptPath,

@@ -3,7 +3,7 @@ import { decodeConfig } from "../config/index.ts";
 import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
-import { buildProvisionOsc, renderInitConfig, renderInitScript } from "./provision.ts";
+import { buildProvisionOsc, compactShell, renderInitConfig, renderInitScript } from "./provision.ts";
 import { renderUserData } from "./render.ts";
 
 const initTemplate =
@@ -54,6 +54,13 @@ describe("renderInitConfig", () => {
     const yaml = renderInitConfig({ ...input, kubeletDataVolumeSize: 1369088 });
     expect(yaml).toContain("bootstrap:\n  kubeletDataVolumeSize: 1369088\n");
     expect(decodeConfig(yaml, "config.yaml").bootstrap?.kubeletDataVolumeSize).toBe(1369088);
+  });
+});
+
+describe("compactShell", () => {
+  test("should drop comment lines, blank lines and indentation but keep the shebang and heredoc bodies", () => {
+    const script = ["#!/bin/sh", "# a comment", "", "f() {", "  echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "  done", ""].join("\n");
+    expect(compactShell(script)).toBe(["#!/bin/sh", "f() {", "echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "done", ""].join("\n"));
   });
 });
 

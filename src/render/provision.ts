@@ -106,6 +106,28 @@ const imageReference = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 const serverUrl = /^https?:\/\/[A-Za-z0-9._:[\]/-]+$/;
 
 /**
+ * init.sh as it goes into user data: comment lines, blank lines and indentation removed (the shebang
+ * and heredoc bodies stay as they are). The source keeps its comments; the node does not need them,
+ * and user data is capped (~16 KiB, shared with the CA bundle and the bootstrap token).
+ */
+export function compactShell(script: string): string {
+  const out: string[] = [];
+  let heredocEnd: string | undefined;
+  script.split("\n").forEach((line, i) => {
+    if (heredocEnd !== undefined) {
+      out.push(line);
+      if (line === heredocEnd) heredocEnd = undefined;
+      return;
+    }
+    const text = line.trimStart();
+    if (i === 0 ? false : text === "" || text.startsWith("#")) return;
+    out.push(i === 0 ? line : text);
+    heredocEnd = /<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?/.exec(text)?.[1];
+  });
+  return `${out.join("\n")}\n`;
+}
+
+/**
  * init.sh with its two template points filled (first occurrences only: lines 2 and 3; later mentions,
  * such as init.sh's own "not rendered" check, must stay). `registryCaServer` "" = registry CA off.
  */
@@ -117,7 +139,7 @@ export function renderInitScript(template: string, image: string, registryCaServ
   for (const placeholder of [initScriptImagePlaceholder, initScriptRegistryCaPlaceholder]) {
     if (!template.includes(placeholder)) throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
   }
-  return template
+  return compactShell(template)
     .replace(initScriptImagePlaceholder, () => image)
     .replace(initScriptRegistryCaPlaceholder, () => registryCaServer);
 }
