@@ -19,7 +19,7 @@ BUILD_FLAGS := --compile --minify --sourcemap=none \
 
 # Debian packages the tests and the demo start for real (command:package), installed when missing.
 HOST_DEPS := dbus-daemon:dbus docker-registry:docker-registry socat:socat openssl:openssl mkfs.ext4:e2fsprogs \
-	systemctl:systemd zstd:zstd curl:curl
+	systemctl:systemd zstd:zstd curl:curl containerd:containerd ctr:containerd
 E2E_DEPS := qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils debootstrap:debootstrap \
 	cloud-localds:cloud-image-utils jq:jq
 

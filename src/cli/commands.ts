@@ -22,6 +22,11 @@ export const subcommands: readonly CommandEntry[] = [
     load: async () => (await import("./bootstrap.ts")).command,
   },
   {
+    name: "reset",
+    summary: "Remove gardener-node-agent's artefacts from this node",
+    load: async () => (await import("./reset.ts")).command,
+  },
+  {
     name: "render",
     summary: "Render a provision OperatingSystemConfig into a user-data script",
     load: async () => (await import("./render.ts")).command,
@@ -30,6 +35,16 @@ export const subcommands: readonly CommandEntry[] = [
     name: "apply",
     summary: "Apply an OperatingSystemConfig into an image root without an API server (--offline)",
     load: async () => (await import("./apply.ts")).command,
+  },
+  {
+    name: "diff",
+    summary: "Show what the next apply would change on this node (dry run; exit 0 none, 1 changes, 2 error)",
+    load: async () => (await import("./diff.ts")).command,
+  },
+  {
+    name: "status",
+    summary: "Show what is applied, what is pending and why, the managed units and the last failure",
+    load: async () => (await import("./status.ts")).command,
   },
   {
     name: "install",

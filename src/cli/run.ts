@@ -34,6 +34,9 @@ const settleWithin = async (p: Promise<unknown>, ms: number): Promise<boolean> =
   }
 };
 
+/** The command line as given (program and the flags set), for `/debug/pprof/cmdline`. */
+const commandLine = (ctx: CommandContext): string[] => ["gardener-node-agent", ...[...ctx.explicitFlags].map((n) => `--${n}=${ctx.flags[n] ?? ""}`)];
+
 const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<number> => {
   const loaded = await loadCommandConfig(ctx);
   const log = await startCommandLogger(ctx, loaded, "gardener-node-agent");
@@ -66,10 +69,21 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
   let controllers: RunningControllers | undefined;
   try {
     const { healthProbes, metrics: metricsEndpoint } = config.server;
-    servers.push(startHealthServer(healthProbes, health));
+    // Profiles on both ports: the metrics server as upstream serves pprof, the health port as
+    // operators reach it for probes already.
+    const profiling = config.debugging?.enableProfiling === true ? (await import("../server/profiling.ts")).createProfilingHandler(commandLine(ctx)) : undefined;
+    servers.push(startHealthServer(healthProbes, health, profiling));
     log.info("Serving health probes", { address: `${healthProbes.bindAddress}:${servers[0]?.port}` });
-    servers.push(startMetricsServer(metricsEndpoint, metrics));
+    servers.push(startMetricsServer(metricsEndpoint, metrics, profiling));
     log.info("Serving metrics", { address: `${metricsEndpoint.bindAddress}:${servers[1]?.port}` });
+    if (profiling !== undefined) {
+      const ports = `${servers[0]?.port} and ${servers[1]?.port}`;
+      log.info("Serving profiles", { ports, path: "/debug/pprof/" });
+    }
+    if (config.debugging?.enableContentionProfiling === true) {
+      // Go's block/mutex profiles have no counterpart in a single-threaded JavaScript runtime.
+      log.info("debugging.enableContentionProfiling has no effect in this agent: there is no lock contention to profile");
+    }
 
     controllers = await start({
       config,
@@ -124,7 +138,11 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
 export const createRunCommand = (start: StartControllers = startControllers): Command => ({
   name: "run",
   summary: "The gardener-node-agent runs on every node of a Gardener shoot and applies its OperatingSystemConfig.",
-  usage: "Without a command, runs the agent: reads the config, serves health and metrics, and starts the controllers.",
+  usage: [
+    "Without a command, runs the agent: reads the config, serves health and metrics, and starts the controllers.",
+    "The Node condition OperatingSystemConfigApplied says whether the current OSC is applied, and if not, why.",
+    "Node annotation node-agent.gardener.cloud/hold=<reason> holds new OSC versions; removing it applies them.",
+  ].join("\n"),
   flags: [],
   run: (ctx) => runAgent(ctx, start),
 });

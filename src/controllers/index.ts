@@ -1,5 +1,5 @@
 import { realClock } from "../clock/index.ts";
-import { ensureKubeletBootstrapKubeconfig, readMachineName } from "../credentials/index.ts";
+import { ensureKubeletBootstrapKubeconfig, obtainAgentKubeconfig, readMachineName } from "../credentials/index.ts";
 import { createHostFs } from "../host/index.ts";
 import { InformerSet } from "../kube/informer-set.ts";
 import { CachedReader } from "../kube/readers.ts";
@@ -16,12 +16,14 @@ import { hostNameOf, machineArch } from "./manager/host-facts.ts";
 import { informerSyncChecks } from "./manager/health.ts";
 import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 import { setupOscController } from "./manager/osc.ts";
+import { isSelfHostedMachine, oscSecretSelectors } from "./operatingsystemconfig/index.ts";
 import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
 import { createTokenResync, setupTokenController } from "./token/index.ts";
-import { setupCertificateController } from "./certificate/index.ts";
+import { endpointOf, setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
+import { setupSecretNameChangeController } from "./secretnamechange/index.ts";
 import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
 import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
 import { setupSystemdUnitCheckController } from "./systemdunitcheck/index.ts";
@@ -44,9 +46,12 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const { kube, restConfig, eventsKube } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
   const hostName = hostNameOf(deps.env);
   const informers = new InformerSet({ kube, clock, log: log.child({ component: "cache" }) });
-  const secretInformer = informers.informerFor<KubeObject>(secrets, kubeSystem, {
-    fieldSelector: `metadata.name=${config.controllers.operatingSystemConfig.secretName}`,
-  });
+  const secretName = config.controllers.operatingSystemConfig.secretName;
+  // gardenadm mode: the Secret cache depends on whether the Node exists (gardenadm.ts), so it waits for discovery.
+  const selfHosted = await isSelfHostedMachine(host);
+  let secretInformer = selfHosted
+    ? undefined
+    : informers.informerFor<KubeObject>(secrets, kubeSystem, oscSecretSelectors({ secretName, selfHosted, nodeKnown: true }));
   // The Secret cache does not depend on the Node, so it syncs while the Node is discovered; informers
   // added later start at once, and handlers added later get the cached objects replayed.
   informers.start(signal);
@@ -57,7 +62,12 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     // Upstream creates it without permission bits; 0700 keeps it root-only and usable.
     host.ensureDir(tmpDir, 0o700),
   ]);
-  log.info("Node discovery", { hostName, nodeName: nodeName ?? "" });
+  log.info("Node discovery", { hostName, nodeName: nodeName ?? "", ...(selfHosted ? { mode: "gardenadm" } : {}) });
+  secretInformer ??= informers.informerFor<KubeObject>(
+    secrets,
+    kubeSystem,
+    oscSecretSelectors({ secretName, selfHosted, nodeKnown: nodeName !== undefined }),
+  );
 
   const { createDbusSystemd } = await import("../systemd/dbus.ts");
   const systemd = await createDbusSystemd({
@@ -67,7 +77,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
 
   // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.
   const node = { hostName, nodeName };
-  informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
+  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
   const cache = new CachedReader(informers);
   const events = createQueuedEventRecorder(
     createEventRecorder({ kube: eventsKube, clock, log, component: "gardener-node-agent", host: hostName }),
@@ -84,6 +94,9 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   controllers.push(setupCertificateController({ kube, restConfig, host, clock, log, machineName, onRestartRequested }));
   controllers.push(setupNodeController({ kube, informers, node, systemd, events, clock, log }));
   controllers.push(
+    setupSecretNameChangeController({ informers, node, host, configPath: deps.configPath, events, clock, log, onRestartRequested }),
+  );
+  controllers.push(
     setupOscController({
       kube,
       cache,
@@ -98,9 +111,14 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       nodeName,
       arch: machineArch(),
       source: secretInformer,
+      nodeSource: nodeInformer,
+      metrics: deps.metrics,
+      renewAgentCredentials: (sig) =>
+        obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
       signal,
       onRestartRequested,
       onTokenResync: tokenResync.trigger,
+      selfHosted,
     }),
   );
   const token = config.controllers.token;

@@ -61,6 +61,16 @@ export const oscChangesSchema = v.object({
     kubelet: section({ minorVersion: flag, config: flag, cpuManagerPolicy: flag }),
     certificateAuthoritiesRotation: section({ kubelet: flag, nodeAgent: flag }),
     serviceAccountKeyRotation: flag,
+    /**
+     * Our addition (the Go agent ignores unknown keys): where the OS update command stands, so a
+     * restarted agent tells an interrupted command or a pending reboot from a rollback. Absent when
+     * no update is under way, which keeps the upstream bytes of a finished change set.
+     */
+    operatingSystemUpdate: v.optional(
+      v.nullable(
+        v.object({ bootID: v.optional(v.string(), ""), state: v.optional(v.picklist(["running", "succeeded", "failed"]), "running") }),
+      ),
+    ),
   }),
 });
 

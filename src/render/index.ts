@@ -36,3 +36,5 @@ export {
 } from "./provision.ts";
 export type { ProvisionInput } from "./provision.ts";
 export { parseRenderSecrets } from "./secrets.ts";
+export { controlPlaneTokens, openTelemetryCollectorToken, tokenSyncConfigs, valitailToken } from "./token-sync.ts";
+export type { PoolTokenInput, TokenSync } from "./token-sync.ts";

@@ -5,3 +5,5 @@ export type { Collector, Counter, Gauge, Histogram, Labels, MetricFamily, Metric
 export { buildInfoCollector, processCollector } from "./process-metrics.ts";
 export { ListenError, startHealthServer, startMetricsServer } from "./serve.ts";
 export type { Endpoint, RunningServer } from "./serve.ts";
+export { createProfilingHandler, profilingPrefix } from "./profiling.ts";
+export type { ProfilingHandler } from "./profiling.ts";

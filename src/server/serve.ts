@@ -40,12 +40,20 @@ const listen = (e: Endpoint, fetch: (req: Request) => Response | Promise<Respons
   };
 };
 
+/** Routes served before a server's own; undefined for a path they do not own. */
+type ExtraRoutes = (req: Request) => Promise<Response | undefined>;
+
 const text = (body: string, status = 200, contentType = "text/plain; charset=utf-8") =>
   new Response(body, { status, headers: { "content-type": contentType, "x-content-type-options": "nosniff" } });
 
-/** `/healthz`, `/readyz` (and `/healthz/<check>`, `/readyz/<check>`); `?verbose` lists every check. */
-export const startHealthServer = (e: Endpoint, checks: HealthChecks): RunningServer =>
+/**
+ * `/healthz`, `/readyz` (and `/healthz/<check>`, `/readyz/<check>`); `?verbose` lists every check.
+ * `extra` serves further routes first, as on the metrics server.
+ */
+export const startHealthServer = (e: Endpoint, checks: HealthChecks, extra?: ExtraRoutes): RunningServer =>
   listen(e, async (req) => {
+    const handled = extra === undefined ? undefined : await extra(req);
+    if (handled !== undefined) return handled;
     const url = new URL(req.url);
     const m = /^\/(healthz|readyz)(?:\/([^/]+))?\/?$/.exec(url.pathname);
     if (m === null) return text("404 page not found\n", 404);
@@ -55,9 +63,14 @@ export const startHealthServer = (e: Endpoint, checks: HealthChecks): RunningSer
     return text(reportBody(kind, report, url.searchParams.has("verbose")), report.ok ? 200 : 500);
   });
 
-/** `/metrics` in Prometheus text format 0.0.4. */
-export const startMetricsServer = (e: Endpoint, registry: MetricsRegistry): RunningServer =>
+/**
+ * `/metrics` in Prometheus text format 0.0.4; `extra` serves further routes first (the profiles
+ * when `debugging.enableProfiling` is set) and returns undefined for paths it does not own.
+ */
+export const startMetricsServer = (e: Endpoint, registry: MetricsRegistry, extra?: ExtraRoutes): RunningServer =>
   listen(e, async (req) => {
+    const handled = extra === undefined ? undefined : await extra(req);
+    if (handled !== undefined) return handled;
     if (new URL(req.url).pathname !== "/metrics") return text("404 page not found\n", 404);
     return text(await registry.render(), 200, "text/plain; version=0.0.4; charset=utf-8");
   });

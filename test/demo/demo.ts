@@ -1,7 +1,9 @@
 // `make demo`: the agent's main job on an embedded default. Starts the API-server simulator and the
 // systemd D-Bus double, runs the compiled agent against a sandbox root, applies a sample OSC, shows
 // what it wrote and restarted, then changes one file and shows that only the dependent unit restarts.
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+// It ends with the operator's view: the node is held, a new version waits, and `status` and `diff`
+// show what is applied and what the pending version would do.
+import { agentEnv, startSandbox, type Sandbox } from "../harness/sandbox.ts";
 import { sampleOsc } from "./sample-osc.ts";
 
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
@@ -16,6 +18,20 @@ function showActions(sb: Sandbox): void {
     if (a.action === "ListByNames" || a.action === "List" || a.action === "UnitProperties") continue;
     console.log(`  ${a.action.padEnd(12)} ${a.units.join(" ")}`);
   }
+}
+
+/** Runs the agent binary's operator commands against the sandbox node, as an operator would on the node. */
+async function operatorCommand(sb: Sandbox, args: readonly string[]): Promise<number> {
+  const p = Bun.spawn([sb.binary, ...args, "--config-dir=/var/lib/gardener-node-agent", `--root=${sb.root}`], {
+    env: agentEnv(sb.systemd.address, sb.nodeName),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  console.log(`$ gardener-node-agent ${args.join(" ")}`);
+  process.stdout.write(out + err);
+  console.log(`(exit code ${code})`);
+  return code;
 }
 
 async function main(): Promise<number> {
@@ -48,6 +64,14 @@ async function main(): Promise<number> {
     section("Changed /etc/demo/greeting.txt — only greeter.service (which lists it in filePaths) restarts");
     console.log(`  /etc/demo/greeting.txt now: ${(await sb.readHostFile("/etc/demo/greeting.txt")).trim()}`);
     showActions(sb);
+
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/hold": "demo: change freeze" } } });
+    const third = sb.setOsc(sampleOsc({ greeting: "Hello from a held version!" }));
+    await sb.sim.waitFor("nodes", "", sb.nodeName, (n) => JSON.stringify(n?.["status"] ?? {}).includes('"reason":"Held"'), 15_000);
+    section(`Held the Node (node-agent.gardener.cloud/hold) and published ${third.slice(0, 12)} — what an operator sees`);
+    await operatorCommand(sb, ["status"]);
+    console.log("");
+    await operatorCommand(sb, ["diff"]);
     return 0;
   } catch (err) {
     console.error(`demo failed: ${(err as Error).message}`);

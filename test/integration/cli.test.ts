@@ -155,12 +155,19 @@ describe("gardener-node-agent binary", () => {
     expect(out.stdout).toMatch(/^gardener-node-agent v\S+\n$/);
   });
 
-  test.each([[[]], [["bootstrap"]], [["render"]], [["apply"]], [["install"]]])("prints help for %p and exits 0", async (cmd) => {
+  test.each([[[]], [["bootstrap"]], [["reset"]], [["render"]], [["apply"]], [["install"]]])("prints help for %p and exits 0", async (cmd) => {
     const out = await run([...cmd, "--help"]);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain(`Usage:\n  gardener-node-agent${cmd.length === 0 ? "" : ` ${cmd[0]}`} [flags]`);
     expect(out.stdout).toContain("--config-dir string");
     expect(out.stderr).toBe("");
+  });
+
+  test("lists reset among the commands and describes it", async () => {
+    const top = await run(["--help"]);
+    expect(top.stdout).toContain("\n  reset        Remove gardener-node-agent's artefacts from this node\n");
+    const reset = await run(["reset", "--help"]);
+    expect(reset.stdout).toContain("stops and removes every pod sandbox through the CRI");
   });
 
   test("accepts -h as help", async () => {

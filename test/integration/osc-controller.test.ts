@@ -402,6 +402,11 @@ describe("OSC controller", () => {
     await expect(w.reconcile()).rejects.toThrow("failed decoding osc.yaml");
     expect(await w.text(lastAppliedPath)).toBe(lastApplied);
     expect(w.events().some((e) => e["type"] === "Warning" && String(e["message"]).includes("osc.yaml"))).toBe(true);
+    // The Node still runs the old version, and says the new one cannot be applied.
+    const conditions = (w.node()["status"] as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? [];
+    const osc = conditions.find((c) => c["type"] === "OperatingSystemConfigApplied");
+    expect(osc?.["reason"]).toBe("ApplyFailed");
+    expect(osc?.["message"]).toContain("failed decoding osc.yaml");
   });
 
   test("fails when the secret has no checksum annotation", async () => {
@@ -411,10 +416,13 @@ describe("OSC controller", () => {
     await expect(w.reconcile()).rejects.toThrow("has no checksum/data-script annotation");
   });
 
-  test("does nothing when the secret does not exist", async () => {
+  test("changes nothing on the host when the secret does not exist, checks again and warns once (also across restarts)", async () => {
     const w = await world();
-    expect(await w.reconcile()).toEqual({});
+    // Each reconcile here is a fresh reconciler, as after a restart: the backoff starts again, the event does not.
+    expect(await w.reconcile()).toEqual({ requeueAfterMs: 5000 });
+    expect(await w.reconcile()).toEqual({ requeueAfterMs: 5000 });
     expect(w.actions()).toEqual([]);
+    expect(w.events().filter((e) => e["reason"] === "OSCSecretMissing")).toHaveLength(1);
   });
 
   test("keeps the old agent binary when the new one is not an executable for this machine", async () => {
@@ -640,11 +648,12 @@ describe("OSC controller over D-Bus", () => {
   });
 });
 
-/** Every file and directory under a root with its mode and content. */
+/** Every file and directory under a root with its mode and content (not the apply report, which has times). */
 async function snapshot(root: string, dir = ""): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of (await readdir(join(root, dir))).sort()) {
     const rel = `${dir}/${name}`;
+    if (rel === "/var/lib/gardener-node-agent/apply-status.json") continue;
     const st = await lstat(join(root, rel));
     const mode = (st.mode & 0o7777).toString(8);
     if (st.isDirectory()) {

@@ -12,7 +12,9 @@ import type { Logger } from "../../log/types.ts";
 import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
-import { createContainerdInfo, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
+import { createContainerdInfo, createOscMetrics, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
@@ -32,9 +34,16 @@ export interface OscSetup {
   readonly nodeName: string | undefined;
   readonly arch: string;
   readonly source: Source<KubeObject>;
+  /** The shared own-Node informer (in-place drain gate §2.2, hold annotation). */
+  readonly nodeSource: Source<KubeObject>;
+  readonly metrics: MetricsRegistry;
+  /** CA rotation: a new agent client certificate through a CSR with the current identity. */
+  readonly renewAgentCredentials: (signal: AbortSignal) => Promise<void>;
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** gardenadm mode (self-hosted machine). */
+  readonly selfHosted?: boolean;
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
@@ -76,15 +85,26 @@ export function setupOscController(s: OscSetup): Controller {
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    metrics: createOscMetrics(s.metrics),
+    ...(s.selfHosted === true ? { selfHosted: true } : {}),
+    inPlace: {
+      runCommand: createCommandRunner(s.env),
+      kubeletHealthy: createKubeletHealthProbe(),
+      renewAgentCredentials: s.renewAgentCredentials,
+      apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
+    },
   });
   return newOscController({
     reconcile,
     source: s.source,
+    nodeSource: s.nodeSource,
     kube: s.kube,
     node,
     clock: s.clock,
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
+    secretKey: { namespace: "kube-system", name: osc.secretName },
+    secretName: osc.secretName,
   });
 }

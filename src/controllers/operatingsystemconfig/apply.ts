@@ -6,7 +6,12 @@ import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
 import { resumeOrCompute } from "./diff.ts";
+import { type ChangeSummary, summarizeChanges } from "./history.ts";
+import { checkSupportedFields } from "./supported.ts";
+import type { GateHold } from "./gate.ts";
+import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./inplace/index.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import { skipsStateFiles } from "./gardenadm.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
@@ -23,6 +28,8 @@ export interface ApplyInput {
    * the read-only planning and before the first write; its failure wins over a planning failure.
    */
   readonly ready?: Promise<unknown>;
+  /** Told what the change set holds once it is computed or resumed (history and `status`, report.ts). */
+  readonly onPlanned?: (summary: ChangeSummary) => void;
 }
 
 /** The read-only part of an apply: the work list (computed or resumed) and every file's bytes. */
@@ -39,20 +46,28 @@ async function planApply(
   signal: AbortSignal,
 ): Promise<ApplyPlan> {
   const { host } = deps;
+  await step("failed checking operating system config", async () => checkSupportedFields(osc));
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
   const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
+  await step("failed planning in-place updates", () => planInPlace(deps, lastApplied, osc, changes, resumed));
   const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
   return { changes, resumed, planned };
 }
 
 /**
- * Steps 7–25 of §4: brings the host to `osc`, resuming a half-done change set of the same checksum.
+ * Why an apply stopped early without failing: a gate holds it (nothing of the change was applied), or
+ * an in-place OS update met network problems and is tried again later.
+ */
+export type ApplyStop = { readonly hold: GateHold } | { readonly retryAfterMs: number; readonly why: string };
+
+/**
+ * Steps 7–26 of §4: brings the host to `osc`, resuming a half-done change set of the same checksum.
  * Throws RestartRequested when the agent itself changed (step 19); any other failure leaves the
  * finished items recorded in the changes file and last-applied untouched.
  * Exported on its own so benchmarks and `apply`-style callers can drive an apply without a Secret.
  */
-export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<void> {
+export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<ApplyStop | undefined> {
   const { host, log, systemd } = deps;
   const withContainerd = containerdConfigured(input.osc);
   // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
@@ -68,9 +83,19 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   }
   await input.ready;
   const { changes, resumed, planned } = plan;
+  input.onPlanned?.(summarizeChanges(changes));
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });
+
+  // gardenadm's provision OSC (9.4): the change set lives in memory only, nothing restarts the agent.
+  const stateless = skipsStateFiles(deps.selfHosted, osc);
+  // Step 12, moved before the containerd config so that nothing at all is written while the node waits.
+  const hold = inPlaceGate(changes, input.node);
+  if (hold !== undefined) {
+    if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
+    return { hold };
+  }
 
   if (withContainerd) {
     log.info("Configuring containerd");
@@ -78,7 +103,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(deps, cri, signal));
   }
 
-  const store = new ChangesStore(changes, (c) => writeChanges(host, c));
+  const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
   const ctx: ApplyContext = { deps, store, node: input.node, signal };
 
   if (changes.units.commands.some((c) => c.name === agentUnitName)) {
@@ -91,7 +116,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   } else {
     // The computed change set is persisted together with the files (one durability point, files.ts).
     log.info("Applying changed files");
-    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, changesFileWrite(c))));
+    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, stateless ? undefined : changesFileWrite(c))));
   }
 
   log.info("Applying containerd registries");
@@ -109,14 +134,16 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Reloading systemd daemon");
     await step("failed reloading systemd daemon", () => systemd.daemonReload(signal));
 
-    if (store.changes.mustRestartNodeAgent) {
+    if (store.changes.mustRestartNodeAgent && !stateless) {
       await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
       log.info("Restarting the agent to activate its new unit or binary");
       throw new RestartRequested("gardener-node-agent unit or one of its files changed");
     }
 
+    await step("failed preparing kubelet for its in-place update", () => beforeUnitCommands(ctx));
     log.info("Executing unit commands");
     await step("failed executing unit commands", () => executeUnitCommands(ctx));
+    await step("failed checking kubelet after its in-place update", () => afterUnitCommands(ctx));
 
     log.info("Waiting for containerd registries");
     await step("failed configuring containerd registries", () => probes.wait());
@@ -130,6 +157,19 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
 
   // Completions deferred by harmless-to-redo steps, when no later record carried them.
   await step("failed persisting changes", () => store.flush());
+  const inPlace = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, osc));
+  if (inPlace.retryAfterMs !== undefined) return { retryAfterMs: inPlace.retryAfterMs, why: "operating system update met network problems" };
+  if (stateless) {
+    log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
+    return undefined;
+  }
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
+
+  if (store.changes.mustRestartNodeAgent) {
+    await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
+    log.info("Restarting the agent to use its new client certificate");
+    throw new RestartRequested("client certificate renewed for the certificate authority rotation");
+  }
+  return undefined;
 }

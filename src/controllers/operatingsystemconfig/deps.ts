@@ -6,6 +6,8 @@ import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
+import type { OscMetrics } from "./metrics.ts";
+import type { InPlaceDeps } from "./inplace/deps.ts";
 
 export interface TokenSyncConfig {
   readonly secretName: string;
@@ -52,6 +54,12 @@ export interface OscControllerDeps {
   readonly arch: string;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** The OSC series (report.ts); none when omitted. */
+  readonly metrics?: OscMetrics;
+  /** gardenadm mode (self-hosted machine, gardenadm.ts): a provision OSC is applied without state files or restarts. */
+  readonly selfHosted?: boolean;
+  /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
+  readonly inPlace?: InPlaceDeps;
 }
 
 export { changesPath, lastAppliedPath, stateDir } from "../shared/state-paths.ts";

@@ -1,12 +1,19 @@
-export { applyOsc, type ApplyInput } from "./apply.ts";
+export { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
 export { ChangesStore, type PersistChanges } from "./changes-store.ts";
 export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
 export { StepError } from "./context.ts";
 export type { ExtractImageFile, NodeIdentity, OscControllerConfig, OscControllerDeps, TokenSyncConfig } from "./deps.ts";
 export { computeChanges, resumeOrCompute } from "./diff.ts";
 export { FileApplyError } from "./files.ts";
+export { gardenadmDir, isSelfHostedMachine, namedSecretPredicate, oscSecretSelectors, poolLabel, skipsStateFiles } from "./gardenadm.ts";
 export { allFiles, mergeUnits } from "./merge.ts";
 export { OscInputError } from "./plan.ts";
+export { createOscMetrics, type OscMetrics } from "./metrics.ts";
+export { OscReporter, type ApplyRun } from "./report.ts";
+export { holdAnnotation } from "./hold.ts";
+export { applyHistoryAnnotation } from "./history.ts";
+export { oscConditionType } from "./condition.ts";
+export type { GateHold, GateReason } from "./gate.ts";
 export { createReconciler, OscSecretError } from "./reconcile.ts";
 export { UnitCommandsError } from "./units.ts";
 export {

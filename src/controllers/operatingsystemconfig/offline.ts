@@ -7,7 +7,7 @@ import { decodeOsc } from "../../osc/index.ts";
 import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
 import { OfflineSystemd } from "../../systemd/offline.ts";
 import type { EventRecorder } from "../events.ts";
-import { applyOsc } from "./apply.ts";
+import { applyOsc, type ApplyStop } from "./apply.ts";
 import { createContainerdInfo } from "./containerd/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
 
@@ -71,12 +71,15 @@ export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal
     arch,
     onTokenResync: () => {},
   };
+  let stop: ApplyStop | undefined;
   try {
-    await applyOsc(deps, { osc, checksum, node: undefined }, signal);
+    stop = await applyOsc(deps, { osc, checksum, node: undefined }, signal);
   } catch (err) {
     if (!(err instanceof RestartRequested)) throw err;
     // A live agent would restart here and resume from the changes file; offline we just resume.
-    await applyOsc(deps, { osc, checksum, node: undefined }, signal);
+    stop = await applyOsc(deps, { osc, checksum, node: undefined }, signal);
   }
+  // An in-place change waits for a drained Node, which an offline apply does not have: say so.
+  if (stop !== undefined) throw new OfflineApplyError(`not applied: ${"hold" in stop ? stop.hold.message : stop.why}`);
   return { checksum, actions: systemd.actions };
 }

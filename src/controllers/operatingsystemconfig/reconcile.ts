@@ -4,8 +4,10 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
-import { applyOsc } from "./apply.ts";
+import { applyOsc, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";
+import { summarizeChanges } from "./history.ts";
+import { skipsStateFiles } from "./gardenadm.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
 import {
   checksumAnnotation,
@@ -15,7 +17,11 @@ import {
   kubernetesVersionLabelValue,
   patchNodeMetadata,
 } from "./node.ts";
+import { holdGate, holdReason } from "./hold.ts";
+import { noOscMetrics } from "./metrics.ts";
+import { pendingChanges } from "./pending.ts";
 import { secretValue } from "./plan.ts";
+import { OscReporter } from "./report.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
@@ -62,12 +68,15 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
 
 /** The OSC controller's reconcile (§4, CORE steps). */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
+  const report = new OscReporter({ ...deps, metrics: deps.metrics ?? noOscMetrics }, { namespace: "kube-system", name: deps.config.secretName });
+  // Every gate reports its GateHold here (condition, event once per version and reason, metrics, status).
+  const holds = report;
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
     if (secret === undefined) {
-      log.info("Secret not found, nothing to do", { secret: `${key.namespace}/${key.name}` });
-      return {};
+      const missingOn = await step("failed getting node", () => findNode(kube, deps.node, signal));
+      return report.secretMissing(missingOn, signal);
     }
 
     // Checked before anything is applied so a bad configuration cannot fail only the very last step.
@@ -85,7 +94,10 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       decodeFailure = { err };
     }
     const node = await nodeRead;
-    if (!known && node !== undefined) {
+    // gardenadm's provision OSC never restarts the agent (9.4); it carries on with the Node found.
+    const restartOnNode = decoded === undefined || !skipsStateFiles(deps.selfHosted, decoded.osc);
+    if (!known && node !== undefined && !restartOnNode) deps.node.nodeName = node.metadata.name;
+    if (!known && node !== undefined && restartOnNode) {
       deps.node.nodeName = node.metadata.name;
       log.info("Node registered, restarting to narrow the caches to it", { nodeName: node.metadata.name });
       throw new RestartRequested("node discovered");
@@ -93,6 +105,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     if (decoded === undefined) {
       const err = decodeFailure?.err;
       if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      await report.rejected(node, secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "", err, signal);
       throw err;
     }
     const { osc, checksum } = decoded;
@@ -113,12 +126,25 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum) {
       await labelsPatched;
       log.info("Node is up to date with the operating system config", { checksum });
+      await report.upToDate(node, checksum, signal);
       return {};
     }
 
+    // The operator's hold annotation comes first: nothing of a held version runs.
+    if (holdReason(node) !== undefined) {
+      await labelsPatched;
+      const pending = await pendingChanges(host, osc, checksum, deps.node.hostName, deps.processPath);
+      const held = holdGate(node, checksum, summarizeChanges(pending.changes), config.syncPeriodMs);
+      if (held !== undefined) return holds.report(node, checksum, held, signal);
+    }
+
+    const run = await report.startApply(node, checksum, signal);
+    let stop: ApplyStop | undefined;
     try {
-      await applyOsc(deps, { osc, checksum, node, ready: labelsPatched }, signal);
+      stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal);
     } catch (err) {
+      // The agent restarts to continue the apply: the condition stays Applying.
+      if (!(err instanceof RestartRequested)) await run.failed(node, err, signal);
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
       if (!(err instanceof RestartRequested) && node !== undefined) {
@@ -126,7 +152,13 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       }
       throw err;
     }
+    if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold, signal);
+    if (stop !== undefined) {
+      log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
+      return { requeueAfterMs: stop.retryAfterMs };
+    }
 
+    await run.hostApplied();
     if (node === undefined) {
       log.info("Node not registered yet, checking again shortly");
       return { requeueAfterMs: bootstrapRequeueMs };
@@ -146,11 +178,12 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         applied,
         {
           ...(version !== undefined ? { labels: { [kubernetesVersionLabel]: version } } : {}),
-          annotations: { [checksumAnnotation]: checksum },
+          annotations: { [checksumAnnotation]: checksum, ...run.historyAnnotations(applied, "Applied") },
         },
         signal,
       ),
     );
+    await run.applied(node, signal);
     log.info("Successfully applied operating system config", { checksum });
     const result: Result = { requeueAfterMs: config.syncPeriodMs };
     return result;

@@ -3,7 +3,7 @@ import { ApiError } from "../../kube/errors.ts";
 import type { ObjectKey } from "../../kube/reconcile.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { ReconciliationDelay, secretHandler, secretPredicate } from "./watch.ts";
+import { nodeHandler, ReconciliationDelay, secretHandler, secretPredicate } from "./watch.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 
@@ -42,8 +42,8 @@ describe("secretPredicate", () => {
     });
   });
   describe("delete", () => {
-    test("should drop delete events", () => {
-      expect(secretPredicate.delete(secret("a"))).toBe(false);
+    test("should pass delete events (the missing Secret is reported)", () => {
+      expect(secretPredicate.delete(secret("a"))).toBe(true);
     });
   });
   describe("generic", () => {
@@ -138,11 +138,26 @@ describe("secretHandler", () => {
     expect(added).toEqual([key]);
   });
 
-  test("should ignore delete and generic events", () => {
+  test("should enqueue a delete at once and ignore generic events", () => {
     const { h, q, added, delayed } = setup("0s");
     h.delete(secret("a"), q);
     h.generic(secret("a"), q);
-    expect(added).toEqual([]);
+    expect(added).toEqual([key]);
     expect(delayed).toEqual([]);
+  });
+});
+
+describe("nodeHandler", () => {
+  test("should map every Node event to the OSC Secret's key", () => {
+    const secretKey = { namespace: "kube-system", name: "osc-secret" };
+    const added: ObjectKey[] = [];
+    const q = { add: (k: ObjectKey) => void added.push(k) };
+    const h = nodeHandler(secretKey);
+    const node: KubeObject = { metadata: { name: "n", annotations: { "node-agent.gardener.cloud/hold": "x" } } };
+    h.create(node, q);
+    h.update(node, node, q);
+    h.delete(node, q);
+    h.generic(node, q);
+    expect(added).toEqual([secretKey, secretKey, secretKey, secretKey]);
   });
 });

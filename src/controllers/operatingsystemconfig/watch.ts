@@ -1,14 +1,17 @@
 import { parseDuration } from "../../config/duration.ts";
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
-import { type EventHandler, objectKeyOf } from "../../kube/handler.ts";
-import type { Predicate } from "../../kube/predicate.ts";
+import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
+import { and, type Predicate } from "../../kube/predicate.ts";
 import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
 import { nodes } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
+import { namedSecretPredicate } from "./gardenadm.ts";
+import { holdAnnotationPredicate } from "./hold.ts";
+import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
 
 export const controllerName = "operatingsystemconfig";
 /** Each reconcile runs under this deadline (§2.4). */
@@ -25,11 +28,14 @@ function oscData(secret: KubeObject): unknown {
 
 export const isSerial = (secret: KubeObject): boolean => secret.metadata.annotations?.[serialAnnotation] === "true";
 
-/** §2.1: Create always; Update only when the osc.yaml bytes differ; Delete and Generic never. */
+/**
+ * §2.1: Create always; Update only when the osc.yaml bytes differ; Generic never. Delete passes too
+ * (upstream drops it): the reconcile then reports the missing Secret on the Node at once (report.ts).
+ */
 export const secretPredicate: Predicate<KubeObject> = {
   create: () => true,
   update: (oldObj, newObj) => oscData(oldObj) !== oscData(newObj),
-  delete: () => false,
+  delete: () => true,
   generic: () => false,
 };
 
@@ -82,7 +88,7 @@ export interface SecretHandlerDeps {
   readonly signal: AbortSignal;
 }
 
-/** Create → enqueue now; Update → now for serial Secrets, else after the reconciliation delay. */
+/** Create and Delete → enqueue now; Update → now for serial Secrets, else after the reconciliation delay. */
 export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject> {
   return {
     create: (obj, q) => q.add(objectKeyOf(obj)),
@@ -98,21 +104,36 @@ export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject>
         (err: unknown) => deps.log.error("Failed computing the reconciliation delay", { err }),
       );
     },
-    delete: () => {},
+    delete: (obj, q) => q.add(objectKeyOf(obj)),
     generic: () => {},
   };
+}
+
+/** Node events (behind `holdAnnotationPredicate`) wake the OSC Secret's key: a released hold applies at once. */
+export function nodeHandler(secret: ObjectKey): EventHandler<KubeObject> {
+  const add = (_: KubeObject, q: Enqueuer) => q.add(secret);
+  return { create: add, update: (_old, n, q) => add(n, q), delete: add, generic: add };
 }
 
 /** Builds the controller: one worker, 3-minute deadline, the name-scoped Secret source behind the predicate. */
 export function newOscController(opts: {
   readonly reconcile: Reconcile;
   readonly source: Source<KubeObject>;
+  /**
+   * The own Node (§2.2): the in-place drain gate opens when it gets InPlaceUpdate/ReadyForUpdate; a
+   * change of the hold annotation wakes `secretKey`.
+   */
+  readonly nodeSource?: Source<KubeObject>;
   readonly kube: Kube;
   readonly node: NodeIdentity;
   readonly clock: Clock;
   readonly log: Logger;
   readonly signal: AbortSignal;
   readonly onRestartRequested?: (why: string) => void;
+  /** The OSC Secret's key: looked at once at start, woken by the hold annotation. */
+  readonly secretKey?: ObjectKey;
+  /** Only this Secret is reconciled (the gardenadm-mode cache holds every pool's OSC Secret). */
+  readonly secretName?: string;
 }): Controller {
   const c = new Controller({
     name: controllerName,
@@ -127,7 +148,12 @@ export function newOscController(opts: {
   c.watch(
     opts.source,
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
-    secretPredicate,
+    opts.secretName === undefined ? secretPredicate : and(secretPredicate, namedSecretPredicate(opts.secretName)),
   );
+  if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
+  if (opts.nodeSource !== undefined && opts.secretKey !== undefined) c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
+  // A Secret missing at start sends no event: one look at start reports it (deduplicated with the
+  // informer's create when the Secret exists).
+  if (opts.secretKey !== undefined) c.add(opts.secretKey);
   return c;
 }

@@ -19,6 +19,8 @@ export interface RequestAttributes {
   /** For list/watch: the name pinned by `fieldSelector=metadata.name=<x>`. */
   readonly name: string;
   readonly fieldSelector: readonly FieldRequirement[];
+  /** For list/watch: the raw `labelSelector` parameter ("" when absent). */
+  readonly labelSelector?: string;
 }
 
 export type Decision = { allowed: true } | { allowed: false; reason: string };
@@ -29,6 +31,8 @@ export interface AuthzConfig {
   readonly machineNodes: ReadonlyMap<string, string>;
   /** machine name → secret names granted besides the fixed ones. */
   readonly machineSecrets: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Machines of self-hosted shoots (gardenadm mode): no Machine object, the own Node is named like the machine. */
+  readonly selfHostedMachines?: ReadonlySet<string>;
 }
 
 const ALLOW: Decision = { allowed: true };
@@ -120,6 +124,7 @@ function nodeAgent(a: RequestAttributes, machine: string, cfg: AuthzConfig): Dec
     case "secrets.": {
       const d = checkSub(a) ?? checkVerb(a, ["get", "list", "watch"]);
       if (d !== undefined) return d;
+      if (cfg.selfHostedMachines?.has(machine) === true) return gardenadmSecrets(a, machine, cfg);
       const valid = [...FIXED_SECRETS, ...(cfg.machineSecrets.get(machine) ?? [])];
       if (!valid.includes(a.name) || a.namespace !== "kube-system")
         return deny(`gardener-node-agent can only access secrets ${fmtList(valid)} in "kube-system" namespace`);
@@ -127,6 +132,51 @@ function nodeAgent(a: RequestAttributes, machine: string, cfg: AuthzConfig): Dec
     }
   }
   return deny();
+}
+
+const POOL_LABEL = "worker.gardener.cloud/pool";
+
+const labelsOf = (o: Record<string, unknown> | undefined): Record<string, unknown> => {
+  const m = o?.["metadata"];
+  return isObj(m) && isObj(m["labels"]) ? m["labels"] : {};
+};
+
+/** Names of the Secrets an OSC Secret's osc.yaml refers to through `secretRef` (files of any host). */
+function secretRefsOf(secret: Record<string, unknown>): string[] {
+  const data = secret["data"];
+  const raw = isObj(data) && typeof data["osc.yaml"] === "string" ? Buffer.from(data["osc.yaml"], "base64").toString("utf8") : "";
+  return [...raw.matchAll(/secretRef:\s*\{?\s*(?:dataKey:\s*\S+\s*,?\s*)?name:\s*"?([a-z0-9.-]+)/g)].map((m) => m[1] ?? "");
+}
+
+/**
+ * gardenadm mode of the node-agent authorizer (bootstrap-and-config.md §11.3): before the Node named
+ * like the machine exists, every Secret labelled `worker.gardener.cloud/pool` and their secretRefs;
+ * afterwards only the Secret named by the Node's secret-name label (and its secretRefs).
+ */
+function gardenadmSecrets(a: RequestAttributes, machine: string, cfg: AuthzConfig): Decision {
+  if (a.namespace !== "kube-system") return deny(`gardener-node-agent can only access secrets in "kube-system" namespace`);
+  if (FIXED_SECRETS.includes(a.name)) return ALLOW;
+  const node = cfg.store.get("nodes", "", machine);
+  const osc = cfg.store.list("secrets").filter((s) => {
+    const meta = s["metadata"];
+    if (!isObj(meta) || meta["namespace"] !== "kube-system") return false;
+    if (node === undefined) return POOL_LABEL in labelsOf(s);
+    return meta["name"] === labelsOf(node)[SECRET_NAME_LABEL];
+  });
+  const allowed = new Set<string>();
+  for (const s of osc) {
+    const meta = s["metadata"];
+    if (isObj(meta) && typeof meta["name"] === "string") allowed.add(meta["name"]);
+    for (const ref of secretRefsOf(s)) allowed.add(ref);
+  }
+  if (a.name !== "" && allowed.has(a.name)) return ALLOW;
+  const poolSelector = (a.labelSelector ?? "").split(",").some((r) => r.trim() === POOL_LABEL || r.trim().startsWith(`${POOL_LABEL}=`));
+  if (node === undefined && a.name === "" && (a.verb === "list" || a.verb === "watch") && poolSelector) return ALLOW;
+  return deny(
+    node === undefined
+      ? `gardener-node-agent can only access secrets labelled "${POOL_LABEL}" and their secret references before its node exists`
+      : `gardener-node-agent can only access the secret named by label "${SECRET_NAME_LABEL}" of node "${machine}"`,
+  );
 }
 
 function bootstrapper(a: RequestAttributes): Decision {

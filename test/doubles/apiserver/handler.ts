@@ -67,6 +67,7 @@ export async function handle(req: Request, sourcePort: number, d: HandlerDeps): 
       user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path, apiGroup: info.apiGroup,
       resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name,
       fieldSelector: info.verb === "list" || info.verb === "watch" ? safeFields(url.searchParams.get("fieldSelector")) : [],
+      labelSelector: info.verb === "list" || info.verb === "watch" ? (url.searchParams.get("labelSelector") ?? "") : "",
     };
     const decision = authorize(attrs, d.authz);
     if (!decision.allowed) {

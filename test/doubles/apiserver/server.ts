@@ -69,6 +69,7 @@ export class ApiServerSim {
   private readonly tokens = new Map<string, UserInfo>();
   private readonly machineNodes = new Map<string, string>();
   private readonly machineSecrets = new Map<string, Set<string>>();
+  private readonly selfHostedMachines = new Set<string>();
   private readonly hub: WatchHub;
   private readonly front: TlsFront;
   private inner: InnerServer | undefined;
@@ -108,7 +109,7 @@ export class ApiServerSim {
     const limit = this.opts.requestLogLimit ?? 100_000;
     const deps = {
       authn: () => ({ tokens: this.tokens, store: this.store, anonymous: this.opts.anonymousAuth ?? false, nowMs: this.store.now() }),
-      authz: { store: this.store, machineNodes: this.machineNodes, machineSecrets: this.machineSecrets },
+      authz: { store: this.store, machineNodes: this.machineNodes, machineSecrets: this.machineSecrets, selfHostedMachines: this.selfHostedMachines },
       faults: this.faults,
       hub: this.hub,
       identityOf: (p: number) => this.front.identityOf(p),
@@ -155,6 +156,15 @@ export class ApiServerSim {
   /** The node-agent authorizer's "own node" of a machine. */
   setMachineNode(machineName: string, nodeName: string): void {
     this.machineNodes.set(machineName, nodeName);
+  }
+
+  /**
+   * Puts the node agent of `machineName` under the authorizer's gardenadm mode (self-hosted shoot):
+   * its own Node is the one named `machineName`, and its Secret access follows §11.3's gardenadm rule.
+   */
+  markSelfHosted(machineName: string): void {
+    this.selfHostedMachines.add(machineName);
+    this.machineNodes.set(machineName, machineName);
   }
 
   /** Grants a node agent of `machineName` read access to Secret kube-system/`secretName`. */

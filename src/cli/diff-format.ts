@@ -1,0 +1,52 @@
+import type { ApplyPreview, FilePreview, UnitPreview } from "../controllers/operatingsystemconfig/preview.ts";
+
+const indent = (text: string, by: string): string =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((l) => `${by}${l}`)
+    .join("\n");
+
+function fileLine(f: FilePreview): string {
+  const facts: string[] = [];
+  if (f.mode !== undefined) facts.push(f.mode.from === undefined || f.mode.from === f.mode.to ? `mode ${f.mode.to}` : `mode ${f.mode.from} → ${f.mode.to}`);
+  const { from, to } = f.size ?? {};
+  if (from !== undefined && to !== undefined) facts.push(`${from} → ${to} bytes`);
+  else if (to !== undefined) facts.push(`${to} bytes`);
+  else if (from !== undefined) facts.push(`${from} bytes`);
+  const head = `  ${f.action.padEnd(6)} ${f.path}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}`;
+  return f.note !== undefined ? `${head}: ${f.note}` : head;
+}
+
+function unitLines(u: UnitPreview): string[] {
+  const lines = [`  ${u.name}: ${u.actions.length > 0 ? u.actions.join(", ") : "no unit action"}`];
+  for (const d of u.dropIns) lines.push(`    drop-in ${d.name}: ${d.action}`);
+  if (u.diff !== undefined) lines.push(indent(u.diff, "    "));
+  return lines;
+}
+
+/** The human form of `diff`: a header, files with their diffs, units, restarts and gates. */
+export function formatPreview(p: ApplyPreview, source: string): string {
+  const id = p.checksum.slice(0, 12);
+  if (p.upToDate) return `${source}: the Node is up to date with operating system config ${id}; nothing to do.\n`;
+  const lines = [`${source}: operating system config ${id}${p.resumed ? " (resumes an interrupted apply)" : ""}`];
+  if (p.files.length === 0 && p.units.length === 0 && !p.containerdRestart && !p.agentRestart && p.inPlace.length === 0) {
+    lines.push("No file or unit changes; the agent would only record this version as applied.");
+  }
+  if (p.files.length > 0) {
+    lines.push("Files:");
+    for (const f of p.files) {
+      lines.push(fileLine(f));
+      if (f.diff !== undefined) lines.push(indent(f.diff, "    "));
+    }
+  }
+  if (p.units.length > 0) {
+    lines.push("Units:");
+    for (const u of p.units) lines.push(...unitLines(u));
+  }
+  if (p.inPlace.length > 0) lines.push(`In-place updates: ${p.inPlace.join(", ")}`);
+  if (p.containerdRestart) lines.push("containerd: restarts (its configuration or unit changed)");
+  if (p.agentRestart) lines.push("Agent: restarts itself after the daemon-reload to continue with its new unit or binary");
+  for (const g of p.gates) lines.push(`Gate ${g.reason}: ${g.message}`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,140 @@
+import type { ApplyRecord, ApplyStatus, GateRecord } from "../controllers/operatingsystemconfig/apply-status.ts";
+import type { HostFs } from "../host/index.ts";
+import type { KubeObject } from "../kube/types.ts";
+import { errorText } from "../log/error-text.ts";
+import type { OscChanges } from "../osc/index.ts";
+import type { Systemd } from "../systemd/types.ts";
+
+/** Everything `status` shows; `-o json` prints it as is. */
+export interface StatusReport {
+  readonly secret: string;
+  /** last-applied-osc.yaml exists (the node has applied an OSC completely at least once). */
+  readonly lastAppliedFile: boolean;
+  readonly lastSuccess?: ApplyRecord;
+  readonly lastApply?: ApplyRecord;
+  readonly lastFailure?: ApplyRecord;
+  readonly pending: {
+    /** The changes file still lists work (an interrupted or failed apply resumes it). */
+    readonly changeSet?: {
+      readonly checksum: string;
+      readonly filesToWrite: number;
+      readonly filesToDelete: number;
+      readonly unitsToApply: number;
+      readonly unitsToRemove: number;
+      readonly unitCommands: readonly string[];
+      readonly agentRestart: boolean;
+    };
+    readonly gate?: GateRecord;
+    readonly secretMissingSince?: string;
+  };
+  /** State files that could not be read (the rest of the status is still shown). */
+  readonly problems: readonly string[];
+  readonly units: readonly UnitState[];
+  readonly unitsError?: string;
+  readonly node?: NodeView;
+  readonly nodeError?: string;
+}
+
+export interface UnitState {
+  readonly name: string;
+  readonly enabled: string;
+  readonly active: string;
+  readonly sub: string;
+}
+
+export interface NodeView {
+  readonly name: string;
+  readonly condition?: { readonly status: string; readonly reason: string; readonly message: string; readonly since: string };
+  readonly checksum?: string;
+  /** checksum/data-script of the OSC Secret: the version the node should run. */
+  readonly secretChecksum?: string;
+  readonly hold?: string;
+  readonly history?: readonly Record<string, unknown>[];
+}
+
+function changeSetOf(c: OscChanges | undefined): StatusReport["pending"]["changeSet"] {
+  if (c === undefined) return undefined;
+  const commands = c.units.commands.map((u) => `${u.command || "apply"} ${u.name}`);
+  const work =
+    c.files.changed.length + c.files.deleted.length + c.units.changed.length + c.units.deleted.length + commands.length +
+    (c.containerd.configFileChanged ? 1 : 0) + (c.mustRestartNodeAgent ? 1 : 0);
+  if (work === 0) return undefined;
+  return {
+    checksum: c.operatingSystemConfigChecksum,
+    filesToWrite: c.files.changed.length,
+    filesToDelete: c.files.deleted.length,
+    unitsToApply: c.units.changed.length,
+    unitsToRemove: c.units.deleted.length,
+    unitCommands: commands,
+    agentRestart: c.mustRestartNodeAgent,
+  };
+}
+
+/** The local part: state files of the agent (no API server, no systemd). */
+export async function localStatus(host: HostFs, secretFromConfig: string | undefined): Promise<Omit<StatusReport, "units">> {
+  const { readApplyStatus } = await import("../controllers/operatingsystemconfig/apply-status.ts");
+  const { readChanges } = await import("../controllers/operatingsystemconfig/state.ts");
+  const { lastAppliedPath } = await import("../controllers/operatingsystemconfig/deps.ts");
+  const problems: string[] = [];
+  // A damaged file is a finding to show, not a reason to show nothing.
+  const status: ApplyStatus | undefined = await readApplyStatus(host).catch((err: unknown) => void problems.push(errorText(err)));
+  const changes = await readChanges(host).catch((err: unknown) => void problems.push(`changes file: ${errorText(err)}`));
+  const changeSet = changeSetOf(changes);
+  return {
+    secret: secretFromConfig ?? status?.secret ?? "",
+    lastAppliedFile: (await host.stat(lastAppliedPath)) !== undefined,
+    problems,
+    ...(status?.lastSuccess !== undefined ? { lastSuccess: status.lastSuccess } : {}),
+    ...(status?.lastApply !== undefined ? { lastApply: status.lastApply } : {}),
+    ...(status?.lastFailure !== undefined ? { lastFailure: status.lastFailure } : {}),
+    pending: {
+      ...(changeSet !== undefined ? { changeSet } : {}),
+      ...(status?.gate !== undefined ? { gate: status.gate } : {}),
+      ...(status?.secretMissingSince !== undefined ? { secretMissingSince: status.secretMissingSince } : {}),
+    },
+  };
+}
+
+/** The units of last-applied with their live state; systemd's error is reported, not thrown. */
+export async function unitStates(host: HostFs, connect: () => Promise<Systemd>, signal: AbortSignal): Promise<{ units: UnitState[]; error?: string }> {
+  const { readLastApplied } = await import("../controllers/operatingsystemconfig/state.ts");
+  const { mergeUnits } = await import("../controllers/operatingsystemconfig/merge.ts");
+  const osc = await readLastApplied(host);
+  const names = osc === undefined ? [] : mergeUnits(osc).map((u) => u.name).sort();
+  if (names.length === 0) return { units: [] };
+  let systemd: Systemd | undefined;
+  try {
+    systemd = await connect();
+    const sd = systemd;
+    const props = await Promise.all(names.map((n) => sd.unitProperties(n, signal)));
+    return { units: names.map((name, i) => ({ name, enabled: props[i]?.unitFileState ?? "", active: props[i]?.activeState ?? "", sub: props[i]?.subState ?? "" })) };
+  } catch (err) {
+    // Without systemd the rest of the status is still worth showing.
+    return { units: names.map((name) => ({ name, enabled: "?", active: "?", sub: "?" })), error: `systemd not reachable: ${errorText(err)}` };
+  } finally {
+    systemd?.close();
+  }
+}
+
+/** The Node's view: the OSC condition, checksum, hold and history annotations. */
+export async function nodeView(node: KubeObject, secret: KubeObject | undefined): Promise<NodeView> {
+  const { findCondition } = await import("../controllers/operatingsystemconfig/condition.ts");
+  const { parseHistory, applyHistoryAnnotation } = await import("../controllers/operatingsystemconfig/history.ts");
+  const { holdReason } = await import("../controllers/operatingsystemconfig/hold.ts");
+  const { checksumAnnotation } = await import("../controllers/operatingsystemconfig/node.ts");
+  const c = findCondition(node);
+  const annotations = node.metadata.annotations ?? {};
+  const hold = holdReason(node);
+  const history = parseHistory(annotations[applyHistoryAnnotation]);
+  const secretChecksum = secret?.metadata.annotations?.["checksum/data-script"];
+  return {
+    name: node.metadata.name ?? "",
+    ...(c !== undefined
+      ? { condition: { status: c.status ?? "", reason: c.reason ?? "", message: c.message ?? "", since: c.lastTransitionTime ?? "" } }
+      : {}),
+    ...(annotations[checksumAnnotation] !== undefined ? { checksum: annotations[checksumAnnotation] } : {}),
+    ...(secretChecksum !== undefined ? { secretChecksum } : {}),
+    ...(hold !== undefined ? { hold } : {}),
+    ...(history.length > 0 ? { history } : {}),
+  };
+}

@@ -1,0 +1,126 @@
+// In-place OS updates (spec osc-controller.md §9.3) of the compiled agent against the API-server
+// simulator and the systemd double: the drain gate, the OS update through a real script that rewrites
+// <root>/etc/os-release, rollback detection across a "reboot", and a SIGKILL during the command.
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
+import {
+  changesFile,
+  cleanUpWorldsAfterEach,
+  expectFlagsCleared,
+  expectSuccessful,
+  inPlaceOsc,
+  inPlaceWorld,
+  poll,
+  restartsOf,
+  script,
+} from "../harness/in-place-world.ts";
+
+cleanUpWorldsAfterEach();
+
+describe("in-place OS updates of the compiled agent", () => {
+  test("holds the update until the node is drained, then updates the OS and reports success", async () => {
+    const w = await inPlaceWorld("inplace-os");
+    const { sb } = w;
+    sb.sim.store.create("pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "ds-pod", namespace: "kube-system" }, spec: { nodeName: "inplace-os", containers: [{ name: "c", image: "i" }] } });
+    sb.sim.store.create("pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "other-pod", namespace: "kube-system" }, spec: { nodeName: "elsewhere", containers: [{ name: "c", image: "i" }] } });
+    const restartsBefore = restartsOf(sb.systemd.actions, "kubelet.service");
+
+    const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", motd: "new", updateScript: script(w) }));
+    const held = await poll("the WaitingForDrain event", () => w.events("WaitingForDrain")[0]);
+    expect(held["type"]).toBe("Normal");
+    expect(held["message"]).toBe(
+      "In-place update pending (operating system update): waiting for the Node condition InPlaceUpdate with reason ReadyForUpdate (node drained by machine-controller-manager)",
+    );
+    // Nothing of the change is on the host; the pending flags are in the changes file (upstream format).
+    await poll("the reason in the log", () => w.agent.output().includes("WaitingForDrain"));
+    expect(await sb.readHostFile("/etc/demo/motd")).toBe("base\n");
+    expect(readFileSync(join(sb.root, changesFile), "utf8")).toContain("  operatingSystem: true\n");
+    expect(w.runs()).toBe(0);
+    expect(restartsOf(sb.systemd.actions, "kubelet.service")).toBe(restartsBefore);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).not.toBe(checksum);
+
+    w.setReadyForUpdate();
+    await sb.waitForApplied(checksum);
+    expect(w.runs()).toBe(1);
+    expect(await sb.readHostFile("/etc/os-release")).toContain("Garden Linux 1600.0");
+    expect(await sb.readHostFile("/etc/demo/motd")).toBe("new\n");
+    expectSuccessful(w);
+    expectFlagsCleared(w);
+    // Deleted (a pod bound to a node is only marked, kubelet finishes it); other nodes' pods stay.
+    expect((sb.sim.store.get("pods", "kube-system", "ds-pod") as Plain)["metadata"]["deletionTimestamp"]).toBeDefined();
+    expect((sb.sim.store.get("pods", "kube-system", "other-pod") as Plain)["metadata"]["deletionTimestamp"]).toBeUndefined();
+    expect(w.events("WaitingForDrain")).toHaveLength(1);
+  });
+
+  test("detects a rollback after the reboot, reports it once and never runs the update again", async () => {
+    const w = await inPlaceWorld("inplace-rollback", { updates: false });
+    const { sb } = w;
+    w.setReadyForUpdate();
+    const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", updateScript: script(w) }));
+
+    // The command succeeded but the OS is still the old one: the machine is expected to reboot.
+    await poll("the wait for the reboot", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"));
+    expect(w.runs()).toBe(1);
+    expect(w.node()["metadata"]["annotations"]["node-agent.gardener.cloud/updating-operating-system-version"]).toBe("1600.0");
+
+    // A restart of the agent alone (same boot) keeps waiting for the reboot: no failure, no second run.
+    await w.agent.stop("SIGKILL");
+    w.restart();
+    await poll("the wait after the agent restart", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"));
+    expect(w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"]).toBeUndefined();
+    expect(w.runs()).toBe(1);
+
+    // Reboot: the machine comes back on 1592.6.
+    await w.agent.stop("SIGKILL");
+    await w.reboot("boot-2");
+    w.restart();
+    const failed = await poll("the failed label", () => (w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"] === "failed" ? w.node() : undefined));
+    const reason: string = failed["metadata"]["annotations"]["node.machine.sapcloud.io/update-failed-reason"];
+    expect(reason).toContain("1600.0");
+    expect(reason).toContain("1592.6");
+    expect(reason).toContain("rollback");
+    await poll("the warning event", () => w.events("OSCApplyFailed").find((e) => String(e["message"]).includes("rollback")));
+    // Never a loop: a further start reports the same reason and runs nothing.
+    await w.agent.stop("SIGKILL");
+    w.restart();
+    await poll("the second report", () => w.agent.output().includes("failed before, not retrying"));
+    expect(w.runs()).toBe(1);
+    expect(w.node()["metadata"]["annotations"]["node.machine.sapcloud.io/update-failed-reason"]).toBe(reason);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).not.toBe(checksum);
+  });
+
+  test("runs an OS update command again that was interrupted by a SIGKILL of the agent", async () => {
+    const w = await inPlaceWorld("inplace-kill-os", { blockFirstRun: true });
+    const { sb } = w;
+    w.setReadyForUpdate();
+    const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", updateScript: script(w) }));
+    const pid = Number(await poll("the hanging update command", () => (existsSync(join(w.dir, "pid")) ? readFileSync(join(w.dir, "pid"), "utf8").trim() || undefined : undefined)));
+    await w.agent.stop("SIGKILL");
+    process.kill(pid, "SIGKILL");
+    expect(readFileSync(join(sb.root, changesFile), "utf8")).toContain("  operatingSystemUpdate:\n    bootID: boot-1\n    state: running\n");
+
+    w.restart();
+    await sb.waitForApplied(checksum);
+    expect(w.runs()).toBe(2);
+    expect(await sb.readHostFile("/etc/os-release")).toContain("Garden Linux 1600.0");
+    expectSuccessful(w);
+    expectFlagsCleared(w);
+  });
+
+  test("stops at an in-place field it does not implement, with a Warning event naming it", async () => {
+    const w = await inPlaceWorld("inplace-unknown");
+    const { sb } = w;
+    w.setReadyForUpdate();
+    const osc = JSON.parse(inPlaceOsc({ os: "1600.0", motd: "new", updateScript: script(w) })) as Plain;
+    osc["spec"]["inPlaceUpdates"]["machineImageDigest"] = "sha256:abc";
+    const checksum = sb.setOsc(JSON.stringify(osc));
+    const warning = await poll("the warning", () => w.events("OSCApplyFailed")[0]);
+    expect(warning["type"]).toBe("Warning");
+    expect(warning["message"]).toContain("operating system config field spec.inPlaceUpdates.machineImageDigest is not supported by this agent");
+    expect(await sb.readHostFile("/etc/demo/motd")).toBe("base\n");
+    expect(w.runs()).toBe(0);
+    expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).not.toBe(checksum);
+  });
+});
