@@ -23,7 +23,6 @@ export {
   initScriptImagePlaceholder,
   initScriptPath,
   initScriptRegistryCaPlaceholder,
-  initUnitContent,
   initUnitContentFor,
   initUnitName,
   machineNamePath,

@@ -57,9 +57,6 @@ StandardError=journal+console
 [Install]
 WantedBy=multi-user.target`;
 
-/** The unit in the usual case (no registry CA). */
-export const initUnitContent = initUnitContentFor(false);
-
 /** Refreshes the system trust store after init.sh placed the registry CA (Debian/Ubuntu, SUSE, RHEL families). */
 export const updateCaScript = `#!/bin/bash
 set -o errexit
