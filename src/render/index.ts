@@ -29,6 +29,7 @@ export {
   machineNamePlaceholder,
   renderInitConfig,
   compactShell,
+  initScriptForUserData,
   renderInitScript,
   updateCaScript,
   updateCaScriptPath,

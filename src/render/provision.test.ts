@@ -3,7 +3,7 @@ import { decodeConfig } from "../config/index.ts";
 import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
-import { buildProvisionOsc, compactShell, renderInitConfig, renderInitScript } from "./provision.ts";
+import { buildProvisionOsc, compactShell, initScriptForUserData, renderInitConfig, renderInitScript } from "./provision.ts";
 import { renderUserData } from "./render.ts";
 
 const initTemplate =
@@ -61,6 +61,19 @@ describe("compactShell", () => {
   test("should drop comment lines, blank lines and indentation but keep the shebang and heredoc bodies", () => {
     const script = ["#!/bin/sh", "# a comment", "", "f() {", "  echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "  done", ""].join("\n");
     expect(compactShell(script)).toBe(["#!/bin/sh", "f() {", "echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "done", ""].join("\n"));
+  });
+});
+
+describe("initScriptForUserData", () => {
+  const script = ["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'if [ -n "$REGISTRY_CA_API_SERVER" ] && true; then', "  if x; then", "    y", "  fi", "fi", "get() {", "}", ""].join("\n");
+
+  test("should drop the registry-CA block when the registry CA is off", () => {
+    expect(initScriptForUserData(script, false)).toBe(["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', "get() {", "}", ""].join("\n"));
+  });
+
+  test("should keep the registry-CA block, compacted, when the registry CA is on", () => {
+    expect(initScriptForUserData(script, true)).toBe(compactShell(script));
+    expect(compactShell(script)).toContain("if x; then\ny\nfi\nfi\n");
   });
 });
 

@@ -124,6 +124,21 @@ export function compactShell(script: string): string {
   return `${out.join("\n")}\n`;
 }
 
+const registryCaBlockStart = 'if [ -n "$REGISTRY_CA_API_SERVER" ]';
+
+/**
+ * init.sh as user data carries it: compacted, and without the registry-CA block (from its
+ * `if [ -n "$REGISTRY_CA_API_SERVER" ]` line to the next `fi` at the start of a line) when the registry
+ * CA is off, where line 3 leaves it dead code. A template without that block is only compacted.
+ */
+export function initScriptForUserData(template: string, registryCa: boolean): string {
+  if (registryCa) return compactShell(template);
+  const lines = template.split("\n");
+  const start = lines.findIndex((l) => l.startsWith(registryCaBlockStart));
+  const end = start < 0 ? -1 : lines.findIndex((l, i) => i > start && l === "fi");
+  return compactShell(end < 0 ? template : [...lines.slice(0, start), ...lines.slice(end + 1)].join("\n"));
+}
+
 /**
  * init.sh with its two template points filled (first occurrences only: lines 2 and 3; later mentions,
  * such as init.sh's own "not rendered" check, must stay). `registryCaServer` "" = registry CA off.
@@ -136,7 +151,7 @@ export function renderInitScript(template: string, image: string, registryCaServ
   for (const placeholder of [initScriptImagePlaceholder, initScriptRegistryCaPlaceholder]) {
     if (!template.includes(placeholder)) throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
   }
-  return compactShell(template)
+  return initScriptForUserData(template, registryCaServer !== "")
     .replace(initScriptImagePlaceholder, () => image)
     .replace(initScriptRegistryCaPlaceholder, () => registryCaServer);
 }

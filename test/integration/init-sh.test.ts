@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { buildOciLayout } from "../../oci/layout.ts";
 import { pushOciLayout } from "../../oci/push-layout.ts";
 import { createTransport, sha256Digest } from "../../src/registry/index.ts";
-import { compactShell } from "../../src/render/index.ts";
+import { initScriptForUserData } from "../../src/render/index.ts";
 import { fakeElf, startRegistry, writeTestLayout } from "../doubles/registry/index.ts";
 import type { RegistryDouble } from "../doubles/registry/index.ts";
 
@@ -54,7 +54,7 @@ describe("cloud-init/init.sh", () => {
 
   test("should install the binary as well in the compacted form user data carries", async () => {
     const compacted = join(dir, "init-compacted.sh");
-    writeFileSync(compacted, compactShell(readFileSync(INIT_SH, "utf8")));
+    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), false));
     const r = await runInit(`http://${digestRef}`, { GNA_ARCH: "aarch64", GNA_REGISTRY_PLAIN_HTTP: "0" }, undefined, compacted);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
