@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { clientConnectionSchema } from "./client-connection.ts";
 import { controllersSchema } from "./controllers.ts";
-import { int64, maybe, stringOr, section } from "./fields.ts";
+import { int64, maybe, maybeMapping, notArray, stringOr, section } from "./fields.ts";
 import { serverSchema } from "./server.ts";
 
 export const configApiVersion = "nodeagent.config.gardener.cloud/v1alpha1";
@@ -31,10 +31,10 @@ export const nodeAgentConfigurationSchema = v.object({
   logLevel: stringOr("info"),
   logFormat: stringOr("json"),
   server: section(serverSchema),
-  debugging: maybe(debuggingSchema),
-  featureGates: maybe(v.record(v.string(), v.boolean())),
+  debugging: maybeMapping(debuggingSchema),
+  featureGates: maybeMapping(v.record(v.string(), v.boolean())),
   apiServer: section(apiServerSchema),
-  bootstrap: maybe(bootstrapSchema),
+  bootstrap: maybeMapping(bootstrapSchema),
   controllers: section(controllersSchema),
 });
 

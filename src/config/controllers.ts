@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { durationOr, maybe, semver, stringOr, section } from "./fields.ts";
+import { durationOr, maybe, notArray, semver, stringOr, section } from "./fields.ts";
 
 /** `controllers.operatingSystemConfig`. */
 export const operatingSystemConfigControllerSchema = v.object({
@@ -16,7 +16,7 @@ export const tokenSyncConfigSchema = v.object({
 
 /** `controllers.token`. */
 export const tokenControllerSchema = v.object({
-  syncConfigs: maybe(v.array(tokenSyncConfigSchema)),
+  syncConfigs: maybe(v.array(v.pipe(v.unknown(), notArray, tokenSyncConfigSchema))),
   syncPeriod: durationOr(60 * 60_000),
 });
 

@@ -3,6 +3,7 @@ import { configApiVersion, configKind, nodeAgentConfigurationSchema } from "./co
 import type { NodeAgentConfiguration } from "./configuration.ts";
 import { ConfigError } from "./errors.ts";
 import type { FieldIssue } from "./errors.ts";
+import { issueText } from "./issue-text.ts";
 import { parseYaml, YamlSyntaxError } from "./yaml.ts";
 
 /** Gates of the process-wide feature gate; the agent registers none of its own. */
@@ -32,7 +33,7 @@ export const decodeConfig = (text: string, file?: string): NodeAgentConfiguratio
     doc = parseYaml(text, "1.1");
   } catch (err) {
     if (!(err instanceof YamlSyntaxError)) throw err;
-    throw new ConfigError("decode", file, [], err.message, { cause: err });
+    throw new ConfigError("decode", file, [], `invalid YAML: ${err.message}`, { cause: err });
   }
   if (doc === null || doc === undefined) doc = {};
   if (!isRecord(doc)) throw new ConfigError("decode", file, [], "the document is not a mapping");
@@ -46,12 +47,8 @@ export const decodeConfig = (text: string, file?: string): NodeAgentConfiguratio
 
   const result = v.safeParse(nodeAgentConfigurationSchema, doc);
   if (!result.success) {
-    const issues: FieldIssue[] = result.issues.map((i) => ({
-      path: issuePath(i),
-      type: "Invalid",
-      detail: i.message,
-      value: i.input,
-    }));
+    // Neither the detail nor the issue carries the value: it may be anything, a credential included.
+    const issues: FieldIssue[] = result.issues.map((i) => ({ path: issuePath(i), type: "Invalid", detail: issueText(i) }));
     const reason = issues.map((i) => (i.path === "" ? i.detail : `${i.path}: ${i.detail}`)).join(", ");
     throw new ConfigError("decode", file, issues, reason);
   }

@@ -6,8 +6,14 @@
 
 export class DurationError extends Error {
   override readonly name = "DurationError";
-  constructor(readonly input: string, reason: string) {
-    super(`time: ${reason} ${JSON.stringify(input)}`);
+  constructor(
+    readonly input: string,
+    /** What is wrong, without the input (`missing unit in duration`). */
+    readonly reason: string,
+    /** Go's wording when it quotes part of the input (`unknown unit "x" in duration`). */
+    goReason = reason,
+  ) {
+    super(`time: ${goReason} ${JSON.stringify(input)}`);
   }
 }
 
@@ -54,7 +60,7 @@ export const parseDurationNs = (input: string): bigint => {
     const unitText = s.slice(i, j);
     if (unitText === "") throw new DurationError(input, "missing unit in duration");
     const unit = NS_PER_UNIT[unitText];
-    if (unit === undefined) throw new DurationError(input, `unknown unit ${JSON.stringify(unitText)} in duration`);
+    if (unit === undefined) throw new DurationError(input, "unknown unit in duration", `unknown unit ${JSON.stringify(unitText)} in duration`);
     let value = BigInt(intPart === "" ? "0" : intPart) * unit;
     if (fracPart !== "") {
       // Truncate like Go: only as many fractional digits as the unit can hold matter.

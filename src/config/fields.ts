@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { DurationError, parseDuration } from "./duration.ts";
+import { kindOf } from "./issue-text.ts";
 import { canonicalSemVer, SemVerError } from "./semver.ts";
 
 /**
@@ -15,13 +16,10 @@ export const maybe = <const S extends v.GenericSchema>(schema: S) =>
   );
 
 /**
- * A Go string field. Like sigs.k8s.io/yaml, a YAML number or boolean given for it is taken as its
- * text (`secretName: 123` → "123").
+ * A Go string field. The Go agent's decoder (YAML → JSON → struct) rejects a number or boolean given
+ * for it (`secretName: 12345`), and so does this one.
  */
-export const goString = v.pipe(
-  v.union([v.string(), v.number(), v.boolean()], "Invalid type: expected string"),
-  v.transform((x) => String(x)),
-);
+export const goString = v.string();
 
 /** A string whose absent, null or empty value becomes `fallback`. */
 export const stringOr = (fallback: string) =>
@@ -58,7 +56,7 @@ export const duration = v.pipe(
       return parseDuration(dataset.value);
     } catch (err) {
       if (!(err instanceof DurationError)) throw err;
-      addIssue({ message: err.message });
+      addIssue({ message: err.reason });
       return NEVER;
     }
   }),
@@ -73,14 +71,14 @@ export const durationOr = (fallbackMs: number) =>
       const value = dataset.value;
       if (value === null || value === undefined) return fallbackMs;
       if (typeof value !== "string") {
-        addIssue({ message: `Invalid type: expected a duration string but received ${JSON.stringify(value)}` });
+        addIssue({ message: `invalid type: expected a duration string, got ${kindOf(value)}` });
         return NEVER;
       }
       try {
         return parseDuration(value);
       } catch (err) {
         if (!(err instanceof DurationError)) throw err;
-        addIssue({ message: err.message });
+        addIssue({ message: err.reason });
         return NEVER;
       }
     }),
@@ -94,12 +92,18 @@ export const semver = v.pipe(
       return canonicalSemVer(dataset.value);
     } catch (err) {
       if (!(err instanceof SemVerError)) throw err;
-      addIssue({ message: err.message });
+      addIssue({ message: "invalid semantic version" });
       return NEVER;
     }
   }),
 );
 
-/** A struct field: absent or null reads as `{}`, so every default inside it applies. */
+/** valibot's `object` and `record` accept arrays; Go's decoder does not decode a list into a struct or map. */
+export const notArray = v.check((x: unknown) => !Array.isArray(x), "invalid type: expected mapping, got array");
+
+/** A struct field that is a mapping (not a list); absent and null read as undefined. */
+export const maybeMapping = <const S extends v.GenericSchema>(schema: S) => maybe(v.pipe(v.unknown(), notArray, schema));
+
+/** A struct field: absent or null reads as `{}`, so every default inside it applies. A list is refused. */
 export const section = <const S extends v.GenericSchema>(schema: S) =>
-  v.pipe(v.nullish(v.unknown(), {}), schema);
+  v.pipe(v.nullish(v.unknown(), {}), notArray, schema);

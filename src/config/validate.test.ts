@@ -152,3 +152,25 @@ describe("formatFieldIssue", () => {
     );
   });
 });
+
+describe("validateConfig of what the Go agent only finds at run time", () => {
+  test.each([
+    ["an IPv4 listener", "server: {healthProbes: {bindAddress: 127.0.0.1}}"],
+    ["an IPv6 listener", "server: {metrics: {bindAddress: '::1'}}"],
+    ["a host name listener", "server: {metrics: {bindAddress: localhost}}"],
+    ["the highest port", "server: {metrics: {port: 65535}}"],
+    ["an absolute kubeconfig", "clientConnection: {kubeconfig: /etc/kubeconfig}"],
+  ])("should accept %s", (_what, patch) => {
+    expect(issuesOf(baseline(patch))).toEqual([]);
+  });
+
+  test.each([
+    ["a bind address with a port", "server: {healthProbes: {bindAddress: '127.0.0.1:80'}}", 'server.healthProbes.bindAddress: Invalid value: "127.0.0.1:80": must be empty, an IP address or a host name'],
+    ["a bind address with spaces", "server: {metrics: {bindAddress: 'a b'}}", 'server.metrics.bindAddress: Invalid value: "a b": must be empty, an IP address or a host name'],
+    ["a port above 65535", "server: {metrics: {port: 70000}}", "server.metrics.port: Invalid value: 70000: must be between 0 and 65535, inclusive"],
+    ["a negative port", "server: {healthProbes: {port: -1}}", "server.healthProbes.port: Invalid value: -1: must be between 0 and 65535, inclusive"],
+    ["a relative kubeconfig path", "clientConnection: {kubeconfig: kubeconfig}", 'clientConnection.kubeconfig: Invalid value: "kubeconfig": must be an absolute path'],
+  ])("should refuse %s", (_what, patch, message) => {
+    expect(validateConfig(decodeConfig(baseline(patch))).map(formatFieldIssue)).toEqual([message]);
+  });
+});

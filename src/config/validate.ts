@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import type { NodeAgentConfiguration } from "./configuration.ts";
 import { formatDuration } from "./duration.ts";
 import type { FieldIssue } from "./errors.ts";
@@ -39,7 +40,36 @@ const validateTokenSyncConfigs = (config: NodeAgentConfiguration): FieldIssue[] 
   return issues;
 };
 
-/** Every rule of the Go agent's ValidateNodeAgentConfiguration, on a decoded (defaulted) config. */
+/** A DNS name (RFC 1123 labels), as a listener's host may be. */
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/**
+ * What the Go agent only finds when it starts listening or loading: a listener address that is not
+ * an IP or host name, a port outside 0–65535, a relative kubeconfig path. Checked here so a bad
+ * config fails at once with the field named, before anything starts.
+ */
+const validateRuntimeFields = (config: NodeAgentConfiguration): FieldIssue[] => {
+  const issues: FieldIssue[] = [];
+  for (const name of ["healthProbes", "metrics"] as const) {
+    const { bindAddress, port } = config.server[name];
+    if (bindAddress !== "" && isIP(bindAddress) === 0 && !HOSTNAME.test(bindAddress)) {
+      issues.push({ path: `server.${name}.bindAddress`, type: "Invalid", value: bindAddress, detail: "must be empty, an IP address or a host name" });
+    }
+    if (port < 0 || port > 65535) {
+      issues.push({ path: `server.${name}.port`, type: "Invalid", value: port, detail: "must be between 0 and 65535, inclusive" });
+    }
+  }
+  const kubeconfig = config.clientConnection.kubeconfig;
+  if (kubeconfig !== "" && !kubeconfig.startsWith("/")) {
+    issues.push({ path: "clientConnection.kubeconfig", type: "Invalid", value: kubeconfig, detail: "must be an absolute path" });
+  }
+  return issues;
+};
+
+/**
+ * Every rule of the Go agent's ValidateNodeAgentConfiguration, on a decoded (defaulted) config, plus
+ * the checks the Go agent leaves to run time (validateRuntimeFields).
+ */
 export const validateConfig = (config: NodeAgentConfiguration, options: ValidateOptions = {}): FieldIssue[] => {
   const issues: FieldIssue[] = [];
   const { clientConnection, controllers } = config;
@@ -85,5 +115,6 @@ export const validateConfig = (config: NodeAgentConfiguration, options: Validate
   if (unitCheck.stuckThreshold !== undefined) {
     issues.push(...atLeast("controllers.systemdUnitCheck.stuckThreshold", unitCheck.stuckThreshold, MIN_STUCK_THRESHOLD_MS));
   }
+  issues.push(...validateRuntimeFields(config));
   return issues;
 };

@@ -1,6 +1,7 @@
 import type * as YamlPackage from "yaml";
+import { unsafeStructure, yamlErrorText } from "./yaml-checks.ts";
 
-/** The YAML text could not be parsed; the message is the `yaml` package's first line. */
+/** The YAML text could not be parsed; the message names the problem and its line, never the text. */
 export class YamlSyntaxError extends Error {
   override readonly name = "YamlSyntaxError";
   constructor(message: string, options?: ErrorOptions) {
@@ -60,6 +61,9 @@ export const parseYaml = (text: string, version: YamlVersion): unknown => {
     if (!(err instanceof SyntaxError)) throw err;
     return parseSlow(text, version);
   }
+  // Bun resolves a recursive alias into a cyclic object; walking it recursively would overflow the stack.
+  const unsafe = unsafeStructure(doc);
+  if (unsafe !== undefined) throw new YamlSyntaxError(unsafe);
   return mayDiffer(text, doc, version) ? parseSlow(text, version) : doc;
 };
 
@@ -69,10 +73,18 @@ const yamlPackage = (): typeof YamlPackage => require("yaml") as typeof YamlPack
 
 const parseSlow = (text: string, version: YamlVersion): unknown => {
   const yaml = yamlPackage();
+  let doc: unknown;
   try {
-    return yaml.parse(text, { version });
+    // logLevel "error": the package would print warnings quoting keys to stderr, outside the logger.
+    doc = yaml.parse(text, { version, logLevel: "error" });
   } catch (err) {
-    if (!(err instanceof yaml.YAMLError)) throw err;
-    throw new YamlSyntaxError(err.message.split("\n", 1)[0] ?? "invalid YAML", { cause: err });
+    // Not kept as cause: the package's message quotes the offending line.
+    if (err instanceof yaml.YAMLError) throw new YamlSyntaxError(yamlErrorText(err));
+    // Alias bombs and unresolvable aliases surface as a plain ReferenceError.
+    if (err instanceof ReferenceError) throw new YamlSyntaxError("an alias is unresolvable or expands too often");
+    throw err;
   }
+  const unsafe = unsafeStructure(doc);
+  if (unsafe !== undefined) throw new YamlSyntaxError(unsafe);
+  return doc;
 };

@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import type { Stats } from "node:fs";
-import { chmod, lstat, mkdir, readFile, readdir, rename, rm, symlink, unlink } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, readdir, rename, rm, stat, symlink, unlink } from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
 import { joinUnderRoot, resolveSegments } from "./resolve.ts";
@@ -106,7 +106,12 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
 
     async readFile(path) {
       try {
-        return new Uint8Array(await readFile(follow(path)));
+        const real = follow(path);
+        // Opening a FIFO for reading blocks until a writer appears (for ever); a device may never end.
+        const info = await stat(real);
+        if (info.isDirectory()) throw new HostFileKindError(path, "dir", "read");
+        if (!info.isFile()) throw new HostFileKindError(path, "other", "read");
+        return new Uint8Array(await readFile(real));
       } catch (err) {
         if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
         if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "read");

@@ -103,7 +103,7 @@ describe("kubeconfig", () => {
     });
 
     test.each([
-      ["a field of the wrong type", doc("    server: 42", "    token: t"), "clusters[0].cluster.server: Invalid type"],
+      ["a field of the wrong type", doc("    server: 42", "    token: t"), "clusters[0].cluster.server: invalid type: expected string, got number"],
       ["a missing server", doc("    certificate-authority: /x", "    token: t"), "clusters[0].cluster.server"],
       ["an unknown current context", "current-context: nope\ncontexts: []", 'context "nope" not found'],
       ["no current context", "clusters: []", "current-context is not set"],

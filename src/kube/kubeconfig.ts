@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, join } from "node:path";
 import * as v from "valibot";
+import { issueText } from "../config/issue-text.ts";
 import { parseYaml } from "../config/yaml.ts";
 import { bunReadTextFile, type Credentials, type ReadTextFile } from "./credentials.ts";
 import { kubeconfigSchema, type KubeconfigUser } from "./kubeconfig-schema.ts";
@@ -87,7 +88,7 @@ export async function parseKubeconfig(text: string, kubeconfigPath: string, opts
   const res = v.safeParse(kubeconfigSchema, raw);
   if (!res.success) {
     const first = res.issues[0];
-    throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: ${issuePath(first)}: ${first?.message ?? "invalid"}`);
+    throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: ${issuePath(first)}: ${first === undefined ? "invalid" : issueText(first)}`);
   }
   const doc = res.output;
   const ctxName = doc["current-context"];

@@ -27,3 +27,25 @@ describe("decodeInline", () => {
     },
   );
 });
+
+describe("decodeBase64Strict of large data", () => {
+  test("should decode more than 10 M characters", () => {
+    const bytes = new Uint8Array(7_600_000).map((_, i) => (i * 31) & 0xff);
+    const data = Buffer.from(bytes).toString("base64");
+    expect(data.length).toBeGreaterThan(10_000_000);
+    expect(Buffer.from(decodeBase64Strict(data)).equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  test("should name the offset of the first bad character in large data, not the data", () => {
+    const data = `${"QUJD".repeat(3_000_000)}!${"QUJD".repeat(10)}`;
+    expect(() => decodeBase64Strict(data)).toThrow(new Base64Error("illegal base64 data at input byte 12000000"));
+  });
+
+  test.each([
+    ["padding in the middle", "YQ==YQ==", 2],
+    ["three padding characters", "Y===", 1],
+    ["a missing padding character", "YQ=", 2],
+  ])("should name the offset for %s", (_what, data, offset) => {
+    expect(() => decodeBase64Strict(data)).toThrow(new Base64Error(`illegal base64 data at input byte ${offset}`));
+  });
+});

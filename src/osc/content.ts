@@ -1,11 +1,36 @@
 import { Base64Error, InvalidCodecError } from "./errors.ts";
 
-const b64Strict = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** 1 for the 64 characters of the standard alphabet. */
+const alphabet = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") alphabet[c.charCodeAt(0)] = 1;
+const PAD = 0x3d;
 
-/** Standard base64 with padding; CR/LF are ignored (as Go's decoder does), anything else invalid is an error. */
+/**
+ * Offset (in `s`, CR/LF removed) of the first character that makes `s` invalid standard padded base64,
+ * or -1. One linear pass: a regular expression over millions of characters exhausts the engine.
+ */
+function firstInvalid(s: string): number {
+  const n = s.length;
+  let pad = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === PAD) {
+      // At most two, only in the last quantum, and nothing but padding after them.
+      if (i < n - 2 || n % 4 !== 0 || i % 4 < 2) return i;
+      pad++;
+    } else if (pad > 0 || c >= 128 || alphabet[c] !== 1) return i;
+  }
+  return n % 4 === 0 ? -1 : n;
+}
+
+/**
+ * Standard base64 with padding; CR/LF are ignored (as Go's decoder does), anything else invalid is an
+ * error naming the offset (never the data). Any length the API server can deliver.
+ */
 export function decodeBase64Strict(data: string): Uint8Array {
-  const s = data.replace(/[\r\n]/g, "");
-  if (!b64Strict.test(s)) throw new Base64Error("illegal base64 data");
+  const s = data.includes("\r") || data.includes("\n") ? data.replace(/[\r\n]/g, "") : data;
+  const bad = firstInvalid(s);
+  if (bad >= 0) throw new Base64Error(`illegal base64 data at input byte ${bad}`);
   return new Uint8Array(Buffer.from(s, "base64"));
 }
 

@@ -1,15 +1,16 @@
 import * as v from "valibot";
+import { issueText } from "../config/issue-text.ts";
 import { OscDecodeError } from "./errors.ts";
 import { type Osc, oscApiVersion, oscKind, oscSchema } from "./schema.ts";
 import { readYaml } from "./yaml-read.ts";
 
-/** Turns valibot issues into one message naming the dot-path of the first problem. */
+/** Turns valibot issues into one message naming the dot-path of the first problems, never their values. */
 export function issuesMessage(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues
     .slice(0, 3)
     .map((i) => {
       const p = v.getDotPath(i);
-      return p === null ? i.message : `${p}: ${i.message}`;
+      return p === null ? issueText(i) : `${p}: ${issueText(i)}`;
     })
     .join("; ");
 }
@@ -27,10 +28,10 @@ export function decodeOsc(text: string | Uint8Array): Osc {
   if (!res.success) throw new OscDecodeError(`invalid OperatingSystemConfig: ${issuesMessage(res.issues)}`);
   const osc = res.output;
   if (osc.apiVersion !== undefined && osc.apiVersion !== "" && osc.apiVersion !== oscApiVersion) {
-    throw new OscDecodeError(`unexpected apiVersion "${osc.apiVersion}", expected "${oscApiVersion}"`);
+    throw new OscDecodeError(`apiVersion: unexpected value, expected "${oscApiVersion}"`);
   }
   if (osc.kind !== undefined && osc.kind !== "" && osc.kind !== oscKind) {
-    throw new OscDecodeError(`unexpected kind "${osc.kind}", expected "${oscKind}"`);
+    throw new OscDecodeError(`kind: unexpected value, expected "${oscKind}"`);
   }
   return { ...osc, apiVersion: oscApiVersion, kind: oscKind };
 }

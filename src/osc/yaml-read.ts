@@ -1,4 +1,5 @@
 import { isScalar, parse, parseDocument, visit } from "yaml";
+import { unsafeStructure, yamlErrorText } from "../config/yaml-checks.ts";
 import { OscDecodeError } from "./errors.ts";
 import { readYamlFast } from "./yaml-fast.ts";
 
@@ -18,15 +19,19 @@ const yaml11Keys: Readonly<Record<string, "number" | "boolean">> = {
  * that makes no difference are read by Bun's native parser instead (yaml-fast.ts).
  */
 export function readYaml(text: string): unknown {
-  return readYamlFast(text) ?? readYamlCompat(text);
+  const doc = readYamlFast(text) ?? readYamlCompat(text);
+  const unsafe = unsafeStructure(doc);
+  if (unsafe !== undefined) throw new OscDecodeError(`invalid YAML: ${unsafe}`);
+  return doc;
 }
 
 /** The reference reader: the `yaml` package, 1.2 core rules plus 1.1 for typed fields. */
 export function readYamlCompat(text: string): unknown {
-  const doc = parseDocument(text, { uniqueKeys: false });
-  if (doc.errors.length > 0) {
-    throw new OscDecodeError(`invalid YAML: ${doc.errors[0]?.message ?? "unknown error"}`, { cause: doc.errors[0] });
-  }
+  // logLevel "error": the package would print warnings quoting keys to stderr, outside the logger.
+  const doc = parseDocument(text, { uniqueKeys: false, logLevel: "error" });
+  const first = doc.errors[0];
+  // The package's message quotes the offending line (an inline file may hold a credential): not kept as cause.
+  if (first !== undefined) throw new OscDecodeError(`invalid YAML: ${yamlErrorText(first)}`);
   visit(doc, {
     Pair(_, pair) {
       if (!isScalar(pair.key) || !isScalar(pair.value) || typeof pair.key.value !== "string") return;
@@ -37,5 +42,11 @@ export function readYamlCompat(text: string): unknown {
       if (typeof v11 === want) pair.value.value = v11;
     },
   });
-  return doc.toJS({ maxAliasCount: 100 });
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    // toJS throws a plain ReferenceError for alias bombs and unresolvable aliases.
+    if (err instanceof ReferenceError) throw new OscDecodeError("invalid YAML: an alias is unresolvable or expands too often");
+    throw err;
+  }
 }

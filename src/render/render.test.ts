@@ -22,7 +22,7 @@ describe("renderUserData", () => {
   describe("should reject an invalid OSC naming the field", () => {
     test.each([
       ["an unknown encoding", file("/a", { inline: { encoding: "gzip", data: "x" } }), 'spec.files[0].content.inline.encoding: invalid file codec id "gzip"'],
-      ["invalid base64", file("/a", { inline: { encoding: "b64", data: "not base64!" } }), "spec.files[0].content.inline.data: illegal base64 data"],
+      ["invalid base64", file("/a", { inline: { encoding: "b64", data: "not base64!" } }), "spec.files[0].content.inline.data: illegal base64 data at input byte 3"],
       ["an imageRef file", file("/a", { imageRef: { image: "img", filePathInImage: "/x" } }), "spec.files[0].content.imageRef: imageRef files cannot be rendered into user data"],
       ["a file without content", file("/a", {}), "spec.files[0].content: one of inline or secretRef is required"],
       ["a relative path", file("relative/a", { inline: { encoding: "", data: "x" } }), 'spec.files[0].path: path "relative/a" is not absolute'],

@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { parseAllDocuments } from "yaml";
 import { RenderError } from "./errors.ts";
+import { issueText } from "../config/issue-text.ts";
+import { unsafeStructure, yamlErrorText } from "../config/yaml-checks.ts";
 import type { RenderSecrets } from "./content.ts";
 
 const secretSchema = v.object({
@@ -28,7 +30,8 @@ export function parseRenderSecrets(text: string): RenderSecrets {
     const res = v.safeParse(secretSchema, doc);
     if (!res.success) {
       const path = v.getDotPath(res.issues[0]);
-      throw new RenderError("invalid", path === null ? where : `${where}.${path}`, res.issues[0].message);
+      // Never valibot's message: it quotes the value, and this file holds credentials.
+      throw new RenderError("invalid", path === null ? where : `${where}.${path}`, issueText(res.issues[0]));
     }
     const s = res.output;
     const entry: Record<string, Uint8Array | string> = {};
@@ -36,9 +39,20 @@ export function parseRenderSecrets(text: string): RenderSecrets {
     for (const [k, val] of Object.entries(s.stringData)) entry[k] = val;
     out[s.metadata.name] = entry;
   };
-  parseAllDocuments(text).forEach((doc, i) => {
-    if (!("errors" in doc) || doc.errors.length > 0) throw new RenderError("invalid", `secrets[${i}]`, "invalid YAML");
-    const value: unknown = doc.toJS();
+  // logLevel "error": the package would print warnings quoting keys to stderr.
+  parseAllDocuments(text, { logLevel: "error" }).forEach((doc, i) => {
+    if (!("errors" in doc)) throw new RenderError("invalid", `secrets[${i}]`, "invalid YAML");
+    const first = doc.errors[0];
+    if (first !== undefined) throw new RenderError("invalid", `secrets[${i}]`, `invalid YAML: ${yamlErrorText(first)}`);
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      if (err instanceof ReferenceError) throw new RenderError("invalid", `secrets[${i}]`, "invalid YAML: an alias is unresolvable or expands too often");
+      throw err;
+    }
+    const unsafe = unsafeStructure(value);
+    if (unsafe !== undefined) throw new RenderError("invalid", `secrets[${i}]`, `invalid YAML: ${unsafe}`);
     if (value !== null && value !== undefined) add(value, `secrets[${i}]`);
   });
   return out;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs, HostFileKindError, HostPathError } from "../../src/host/index.ts";
@@ -136,6 +137,15 @@ describe("HostFs", () => {
       expect((await host.stat("/d/c"))?.kind).toBe("symlink");
       expect((await host.stat("/d"))?.kind).toBe("dir");
       expect(await host.readText("/d/c")).toBe("a");
+    });
+
+    test("should refuse to read a FIFO (opening it would wait for a writer for ever) and a directory", async () => {
+      execFileSync("mkfifo", [join(root, "fifo")]);
+      symlinkSync("fifo", join(root, "link-to-fifo"));
+      mkdirSync(join(root, "d"));
+      await expect(host.readFile("/fifo")).rejects.toThrow(new HostFileKindError("/fifo", "other", "read"));
+      await expect(host.readText("/link-to-fifo")).rejects.toThrow(HostFileKindError);
+      await expect(host.readFile("/d")).rejects.toThrow(new HostFileKindError("/d", "dir", "read"));
     });
   });
 

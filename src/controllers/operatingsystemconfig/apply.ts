@@ -15,6 +15,7 @@ import { skipsStateFiles } from "./gardenadm.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { checkApplyTargets } from "./targets.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
 
@@ -52,6 +53,7 @@ async function planApply(
   const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
   await step("failed planning in-place updates", () => planInPlace(deps, lastApplied, osc, changes, resumed));
   const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
+  await step("failed validating operating system config", () => checkApplyTargets(host, changes));
   return { changes, resumed, planned };
 }
 

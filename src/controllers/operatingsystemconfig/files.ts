@@ -1,5 +1,6 @@
 import { type FileWrite, HostFileKindError, type HostFs } from "../../host/index.ts";
 import type { ApplyContext } from "./context.ts";
+import { fileMode, warnDroppedModeBits } from "./modes.ts";
 import { checkAgentBinary } from "./plan.ts";
 
 /** A file cannot be placed (e.g. its cross-device helper name is taken by a directory). */
@@ -63,8 +64,9 @@ export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<
     const bytes = planned.get(f.path);
     if (bytes === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
     await clearHelperName(host, f.path, listings.get(dirName(f.path)));
-    writes.push({ path: f.path, data: bytes, mode: f.permissions ?? 0o600 });
+    writes.push({ path: f.path, data: bytes, mode: fileMode(f) });
   }
+  await warnDroppedModeBits(ctx, files);
   if (writes.length === 0) {
     if (changesFile !== undefined) await host.writeFileAtomic(changesFile.path, changesFile.data, changesFile.mode);
     return;
@@ -96,8 +98,9 @@ export async function writeImageFiles(ctx: ApplyContext): Promise<void> {
     if (ref === undefined || f.content.inline !== undefined || f.content.secretRef !== undefined) continue;
     const bytes = await extractImageFile(ref.image, ref.filePathInImage, ctx.signal);
     // The reconcile's failure event names the refused file; the old binary stays in place.
-    checkAgentBinary(f.path, bytes, arch, `image ${ref.image}`);
-    await placeFile(host, f.path, bytes, f.permissions ?? 0o600);
+    checkAgentBinary(f.path, bytes, arch, `image ${ref.image}`, false);
+    await warnDroppedModeBits(ctx, [f]);
+    await placeFile(host, f.path, bytes, fileMode(f));
     log.info("Wrote file from image", { path: f.path, image: ref.image });
     await ctx.store.fileChangedDone(f.path);
   }

@@ -14,7 +14,7 @@ export { holdAnnotation } from "./hold.ts";
 export { applyHistoryAnnotation } from "./history.ts";
 export { oscConditionType } from "./condition.ts";
 export type { GateHold, GateReason } from "./gate.ts";
-export { createReconciler, OscSecretError } from "./reconcile.ts";
+export { createReconciler, OscChecksumError, OscSecretError } from "./reconcile.ts";
 export { UnitCommandsError } from "./units.ts";
 export {
   controllerName,

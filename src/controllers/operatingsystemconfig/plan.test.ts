@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../kube/errors.ts";
 import type { Kube } from "../../kube/types.ts";
-import { emptyChanges } from "../../osc/index.ts";
+import { decodeOsc, emptyChanges } from "../../osc/index.ts";
+import { computeChanges } from "./diff.ts";
 import { OscInputError, planChanges, validateFilePath, validateUnitName } from "./plan.ts";
 
 const kube = (data: Record<string, string> | undefined) =>
@@ -68,5 +69,16 @@ describe("planChanges", () => {
     const c = emptyChanges("s");
     c.files.changed.push({ path: "/opt/bin/gardener-node-agent", content: { inline: { encoding: "", data: "#!/bin/sh" } } });
     await expect(planChanges(kube({}), c, "amd64", signal)).rejects.toThrow("not an executable for amd64");
+  });
+});
+
+describe("planChanges of large content", () => {
+  test("should decode an inline file of more than 10 M base64 characters read from osc.yaml", async () => {
+    const bytes = new Uint8Array(7_600_000).map((_, i) => (i * 7) & 0xff);
+    const data = Buffer.from(bytes).toString("base64");
+    expect(data.length).toBeGreaterThan(10_000_000);
+    const osc = decodeOsc(`spec:\n  files:\n  - path: /var/lib/big\n    content:\n      inline:\n        encoding: b64\n        data: ${data}\n`);
+    const planned = await planChanges(kube({}), computeChanges(undefined, osc, "s", "host"), "amd64", signal);
+    expect(Buffer.from(planned.get("/var/lib/big") ?? new Uint8Array()).equals(Buffer.from(bytes))).toBe(true);
   });
 });

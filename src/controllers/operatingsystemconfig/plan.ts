@@ -4,36 +4,11 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import { decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../osc/index.ts";
 import { isExecutableFor } from "../../registry/index.ts";
 import { agentBinaryPath } from "./deps.ts";
+import { OscInputError } from "./input-error.ts";
+import { validateDropInName, validateFilePath, validateRemovedUnitName, validateUnitName } from "./names.ts";
 
-/** The OSC asks for something the agent must not or cannot do; nothing on the host was touched. */
-export class OscInputError extends Error {
-  override readonly name = "OscInputError";
-  constructor(
-    message: string,
-    /** The file path or unit name at fault. */
-    readonly subject: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
-
-/** Absolute, normalised host path without "." / ".." segments. */
-export function validateFilePath(path: string): void {
-  if (!path.startsWith("/")) throw new OscInputError(`file path "${path}" is not absolute`, path);
-  const segs = path.split("/").slice(1);
-  if (segs.some((s) => s === "." || s === "..") || path.includes("\0")) {
-    throw new OscInputError(`file path "${path}" must not contain "." or ".." segments`, path);
-  }
-  if (segs.at(-1) === "") throw new OscInputError(`file path "${path}" names a directory`, path);
-}
-
-/** A unit or drop-in name becomes one file name under /etc/systemd/system. */
-export function validateUnitName(name: string, what = "unit"): void {
-  if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) {
-    throw new OscInputError(`invalid ${what} name "${name}"`, name);
-  }
-}
+export { OscInputError, permanentInputError } from "./input-error.ts";
+export { validateDropInName, validateFilePath, validateUnitName } from "./names.ts";
 
 /** Secret `data` values, base64-decoded. */
 export function secretValue(secret: KubeObject, key: string): Uint8Array | undefined {
@@ -49,11 +24,18 @@ async function secretRefBytes(kube: Kube, name: string, dataKey: string, path: s
     // Uncached: file secrets are not in the informer's scope (§6.1).
     secret = await kube.get<KubeObject>(secrets, "kube-system", name, { signal });
   } catch (err) {
-    if (isNotFound(err)) throw new OscInputError(`file "${path}": secret "${name}" not found`, path, { cause: err });
+    if (isNotFound(err)) throw new OscInputError(`file "${path}": secret "${name}" not found`, path, { cause: err, permanent: false });
     throw err;
   }
-  const bytes = secretValue(secret, dataKey);
-  if (bytes === undefined) throw new OscInputError(`file "${path}": secret "${name}" does not contain key "${dataKey}"`, path);
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = secretValue(secret, dataKey);
+  } catch (err) {
+    throw new OscInputError(`file "${path}": secret "${name}" key "${dataKey}": ${(err as Error).message}`, path, { cause: err, permanent: false });
+  }
+  if (bytes === undefined) {
+    throw new OscInputError(`file "${path}": secret "${name}" does not contain key "${dataKey}"`, path, { permanent: false });
+  }
   return bytes;
 }
 
@@ -64,12 +46,13 @@ async function secretRefBytes(kube: Kube, name: string, dataKey: string, path: s
 export async function planChanges(kube: Kube, changes: OscChanges, arch: string, signal: AbortSignal): Promise<Map<string, Uint8Array>> {
   const bytes = new Map<string, Uint8Array>();
   for (const f of [...changes.files.changed, ...changes.files.deleted]) validateFilePath(f.path);
+  for (const u of changes.units.changed) validateUnitName(u.name);
+  for (const u of changes.units.deleted) validateRemovedUnitName(u.name);
   for (const u of [...changes.units.changed, ...changes.units.deleted]) {
-    validateUnitName(u.name);
-    for (const d of u.dropIns ?? []) validateUnitName(d.name, "drop-in");
+    for (const d of u.dropIns ?? []) validateDropInName(u.name, d.name);
   }
   for (const u of changes.units.changed) {
-    for (const d of [...u.dropInsChanges.changed, ...u.dropInsChanges.deleted]) validateUnitName(d.name, "drop-in");
+    for (const d of [...u.dropInsChanges.changed, ...u.dropInsChanges.deleted]) validateDropInName(u.name, d.name);
   }
   for (const f of changes.files.changed) {
     const b = await fileBytes(kube, f, signal);
@@ -94,9 +77,12 @@ async function fileBytes(kube: Kube, f: OscFile, signal: AbortSignal): Promise<U
   return undefined;
 }
 
-/** The agent replaces itself only with an executable for this machine (checked for every content source). */
-export function checkAgentBinary(path: string, bytes: Uint8Array, arch: string, source: string): void {
+/**
+ * The agent replaces itself only with an executable for this machine (checked for every content source).
+ * Inline content is the OSC's own (permanent); an image's may change under the same reference (retried).
+ */
+export function checkAgentBinary(path: string, bytes: Uint8Array, arch: string, source: string, permanent = true): void {
   if (path === agentBinaryPath && !isExecutableFor(bytes, arch)) {
-    throw new OscInputError(`refusing to install "${path}" from ${source}: not an executable for ${arch}`, path);
+    throw new OscInputError(`refusing to install "${path}" from ${source}: not an executable for ${arch}`, path, { permanent });
   }
 }

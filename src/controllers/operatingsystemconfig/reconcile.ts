@@ -1,5 +1,5 @@
 import { isNotFound } from "../../kube/errors.ts";
-import { type ObjectKey, type Reconcile, RestartRequested, type Result } from "../../kube/reconcile.ts";
+import { type ObjectKey, type Reconcile, RestartRequested, type Result, TerminalError } from "../../kube/reconcile.ts";
 import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
@@ -20,14 +20,17 @@ import {
 import { holdGate, holdReason } from "./hold.ts";
 import { noOscMetrics } from "./metrics.ts";
 import { pendingChanges } from "./pending.ts";
-import { secretValue } from "./plan.ts";
+import { permanentInputError, secretValue } from "./plan.ts";
 import { OscReporter } from "./report.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
 const bootstrapRequeueMs = 5_000;
 
-/** The Secret is unusable (no osc.yaml, no checksum, undecodable). */
+/**
+ * The Secret is unusable (no osc.yaml, undecodable): reported as a TerminalError, retried only when its
+ * osc.yaml changes (the watch predicate enqueues it then).
+ */
 export class OscSecretError extends Error {
   override readonly name = "OscSecretError";
   constructor(message: string, options?: ErrorOptions) {
@@ -61,6 +64,17 @@ function decodeSecret(secret: KubeObject, key: ObjectKey): { osc: Osc; checksum:
   }
   const checksum = secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "";
   return { osc, checksum };
+}
+
+/**
+ * The Secret lacks `checksum/data-script`: retried with backoff, since adding the annotation alone does
+ * not change osc.yaml and so would not wake the controller (spec §4 step 5).
+ */
+export class OscChecksumError extends Error {
+  override readonly name = "OscChecksumError";
+  constructor(message: string) {
+    super(message);
+  }
 }
 
 /** Lets requests just started reach the wire before synchronous work occupies the thread. */
@@ -106,7 +120,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       const err = decodeFailure?.err;
       if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       await report.rejected(node, secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "", err, signal);
-      throw err;
+      throw new TerminalError((err as Error).message, { cause: err });
     }
     const { osc, checksum } = decoded;
 
@@ -120,7 +134,9 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     }
     if (checksum === "") {
       await labelsPatched;
-      throw new OscSecretError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
+      const err = new OscChecksumError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
+      if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", err.message);
+      throw err;
     }
     // A labels-only merge patch leaves the annotations as the GET returned them.
     if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum) {
@@ -150,6 +166,8 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       if (!(err instanceof RestartRequested) && node !== undefined) {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
+      // An OSC that can never be applied: reported once, retried when the Secret's osc.yaml changes.
+      if (permanentInputError(err)) throw new TerminalError((err as Error).message, { cause: err });
       throw err;
     }
     if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold, signal);

@@ -1,0 +1,87 @@
+/**
+ * YAML failures described without the document's text: a position and a fixed sentence per error
+ * code (the `yaml` package's own messages quote the offending line, which may hold a credential), and
+ * documents whose aliases form a cycle or nest too deeply, found before anything walks them recursively.
+ * Shared by the config, kubeconfig and OSC readers.
+ */
+
+/** What the `yaml` package's errors carry besides their (content-quoting) message. */
+export interface YamlErrorLike {
+  readonly code: string;
+  readonly linePos?: readonly { readonly line: number; readonly col: number }[] | undefined;
+}
+
+const codeText: Readonly<Record<string, string>> = {
+  ALIAS_PROPS: "an alias cannot have an anchor or a tag",
+  BAD_ALIAS: "invalid alias",
+  BAD_DIRECTIVE: "invalid directive",
+  BAD_DQ_ESCAPE: "invalid escape sequence in a double-quoted string",
+  BAD_INDENT: "bad indentation",
+  BAD_PROP_ORDER: "anchor and tag in the wrong order",
+  BAD_SCALAR_START: "a plain value cannot start with this character",
+  BLOCK_AS_IMPLICIT_KEY: "a block collection cannot be an implicit key",
+  BLOCK_IN_FLOW: "a block collection inside a flow collection",
+  DUPLICATE_KEY: "duplicate key",
+  IMPOSSIBLE: "unparsable document",
+  KEY_OVER_1024_CHARS: "an implicit key longer than 1024 characters",
+  MISSING_CHAR: "a closing quote or bracket is missing",
+  MULTILINE_IMPLICIT_KEY: "an implicit key spans several lines",
+  MULTIPLE_ANCHORS: "several anchors on one node",
+  MULTIPLE_DOCS: "several documents in one source",
+  MULTIPLE_TAGS: "several tags on one node",
+  NON_STRING_KEY: "a key that is not a string",
+  RESOURCE_EXHAUSTION: "too many alias expansions",
+  TAB_AS_INDENT: "a tab used as indentation",
+  TAG_RESOLVE_FAILED: "a value does not match its tag",
+  UNEXPECTED_TOKEN: "unexpected token",
+  BAD_COLLECTION_TYPE: "a collection of the wrong type",
+};
+
+/** `bad indentation at line 3, column 5` — never the offending text. */
+export const yamlErrorText = (err: YamlErrorLike): string => {
+  const what = codeText[err.code] ?? "invalid YAML";
+  const pos = err.linePos?.[0];
+  return pos === undefined ? what : `${what} at line ${pos.line}, column ${pos.col}`;
+};
+
+/** Deeper than any configuration or OSC needs, far below where recursive walkers overflow the stack. */
+export const maxYamlDepth = 200;
+/** Nodes of the document with every alias expanded: a 10,000-file OSC has ~100,000; alias bombs have billions. */
+export const maxYamlNodes = 2_000_000;
+
+/**
+ * Why a parsed document cannot be walked safely (an alias that contains itself, nesting deeper than
+ * `maxYamlDepth`, aliases that expand to more than `maxYamlNodes` nodes), or undefined. Iterative, so
+ * it cannot overflow the stack itself.
+ */
+export const unsafeStructure = (doc: unknown): string | undefined => {
+  type Frame = { readonly node: object; readonly children: unknown[]; next: number };
+  if (typeof doc !== "object" || doc === null) return undefined;
+  const onPath = new Set<object>();
+  const stack: Frame[] = [];
+  let visited = 0;
+  const push = (node: object): string | undefined => {
+    if (++visited > maxYamlNodes) return `more than ${maxYamlNodes} nodes once aliases are expanded`;
+    if (onPath.has(node)) return "a recursive alias (a node that contains itself)";
+    if (stack.length >= maxYamlDepth) return `nesting deeper than ${maxYamlDepth} levels`;
+    onPath.add(node);
+    stack.push({ node, children: node instanceof Map ? [...node.values()] : Object.values(node), next: 0 });
+    return undefined;
+  };
+  const first = push(doc);
+  if (first !== undefined) return first;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as Frame;
+    if (top.next >= top.children.length) {
+      onPath.delete(top.node);
+      stack.pop();
+      continue;
+    }
+    const child = top.children[top.next++];
+    if (typeof child === "object" && child !== null) {
+      const problem = push(child);
+      if (problem !== undefined) return problem;
+    }
+  }
+  return undefined;
+};

@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+// Whole-binary tests (`make build`): a bad config or kubeconfig stops the process at once, exit 1,
+// naming the file and the field, never quoting the content.
+const binary = resolve(process.env["GNA_BINARY"] ?? "dist/gardener-node-agent");
+const configDir = "/var/lib/gardener-node-agent";
+/** A process that has not exited by then hangs (a FIFO read blocks for ever). */
+const hangMs = 5_000;
+setDefaultTimeout(20_000);
+
+/** Looks like a credential: must never be printed. */
+const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA";
+const good = "controllers:\n  operatingSystemConfig: {secretName: osc, kubernetesVersion: v1.33.0}\n";
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
+});
+
+let cachedVersion: string | undefined;
+const version = (): string => (cachedVersion ??= execFileSync(binary, ["--version"], { encoding: "utf8" }).trim().split(" ")[1] ?? "");
+
+/** A root with the config dir; `setup` gets the real path of the config file to create. */
+function machine(setup: (configFile: string, dir: string) => void): string {
+  const root = mkdtempSync(join(tmpdir(), "gna-bad-config-"));
+  roots.push(root);
+  const dir = join(root, configDir);
+  mkdirSync(join(dir, "credentials"), { recursive: true });
+  setup(join(dir, `config-${version()}.yaml`), dir);
+  return root;
+}
+
+/** Runs the agent against `root`; kills it if it has not exited after `hangMs`. */
+async function runAgent(root: string): Promise<{ code: number | null; output: string; ms: number }> {
+  const started = performance.now();
+  const proc = Bun.spawn([binary, `--root=${root}`, `--config-dir=${configDir}`], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    // No system bus and no API server: a config that passes would fail later, differently.
+    env: { PATH: process.env["PATH"] ?? "", DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent" },
+  });
+  const killer = setTimeout(() => proc.kill("SIGKILL"), hangMs);
+  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  clearTimeout(killer);
+  return { code: proc.signalCode === "SIGKILL" ? null : code, output: stdout + stderr, ms: performance.now() - started };
+}
+
+describe("agent with a bad config", () => {
+  test.each([
+    ["a number for a string", good.replace("secretName: osc", "secretName: 12345"), "controllers.operatingSystemConfig.secretName: invalid type: expected string, got number"],
+    ["a list for a struct", `${good}apiServer: []\n`, "apiServer: invalid type: expected mapping, got array"],
+    ["a recursive alias", `${good}extra: &loop {again: *loop}\n`, "invalid YAML: a recursive alias (a node that contains itself)"],
+    ["a bad bind address", `${good}server: {healthProbes: {bindAddress: "not an address"}}\n`, 'server.healthProbes.bindAddress: Invalid value: "not an address": must be empty, an IP address or a host name'],
+    ["a port out of range", `${good}server: {metrics: {port: 70000}}\n`, "server.metrics.port: Invalid value: 70000: must be between 0 and 65535, inclusive"],
+    ["a relative kubeconfig path", `${good}clientConnection: {kubeconfig: creds/kubeconfig}\n`, 'clientConnection.kubeconfig: Invalid value: "creds/kubeconfig": must be an absolute path'],
+  ])("should exit 1 at once naming the file and the field for %s", async (_what, text, message) => {
+    const root = machine((file) => writeFileSync(file, text));
+    const r = await runAgent(root);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain(`${configDir}/config-${version()}.yaml`);
+    expect(r.output).toContain(message);
+    expect(r.output).not.toContain("Maximum call stack");
+    expect(r.output).not.toMatch(/\n\s+at /); // no stack trace
+    expect(r.ms).toBeLessThan(hangMs);
+  });
+
+  test("should name a symlink loop as such, not as a missing file", async () => {
+    const root = machine((file, dir) => {
+      symlinkSync("b", join(dir, "a"));
+      symlinkSync("a", join(dir, "b"));
+      symlinkSync("a", file);
+    });
+    const r = await runAgent(root);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain("too many levels of symbolic links");
+    expect(r.output).not.toContain("no such file");
+  });
+
+  test("should refuse a FIFO as config instead of waiting for a writer", async () => {
+    const root = machine((file) => execFileSync("mkfifo", [file]));
+    const r = await runAgent(root);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain(`cannot read "${configDir}/config-${version()}.yaml": it is a non-regular file`);
+    expect(r.ms).toBeLessThan(hangMs);
+  });
+
+  test.each([
+    ["a YAML syntax error", `${good}logLevel: "${secret}\n`],
+    ["a value of the wrong type", `${good}server: {metrics: {port: ${secret}}}\n`],
+    ["a key the YAML package would warn about on stderr", `featureGates: {AllAlpha: false}\nextra:\n  ? [${secret}]\n  : 1\n`],
+  ])("should never print the content of %s", async (_what, text) => {
+    const root = machine((file) => writeFileSync(file, text));
+    const r = await runAgent(root);
+    expect(r.code).toBe(1);
+    expect(r.output).not.toContain(secret);
+  });
+});
+
+describe("agent with a malformed kubeconfig", () => {
+  test.each([
+    ["a YAML syntax error in a flow mapping", `apiVersion: v1\nusers:\n- name: a\n  user: {token: ${secret}, x: [a}\n`],
+    ["a YAML syntax error in a block mapping", `apiVersion: v1\nusers:\n- name: a\n  user:\n    token: ${secret}\n   bad: x\n`],
+    ["a value of the wrong type", `apiVersion: v1\nclusters:\n- cluster:\n    server: https://x\n    insecure-skip-tls-verify: ${secret}\n  name: a\n`],
+    ["a collection as a key", `apiVersion: v1\nclusters:\n  ? [${secret}]\n  : x\n`],
+  ])("should stop with exit 1 and print neither its bytes nor an unstructured warning for %s", async (_what, kubeconfig) => {
+    const root = machine((file, dir) => {
+      const port = () => 20_000 + Math.floor(Math.random() * 40_000);
+      writeFileSync(file, `${good}server:\n  healthProbes: {bindAddress: 127.0.0.1, port: ${port()}}\n  metrics: {bindAddress: 127.0.0.1, port: ${port()}}\n`);
+      writeFileSync(join(dir, "credentials/kubeconfig"), kubeconfig);
+    });
+    const r = await runAgent(root);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain("kubeconfig /var/lib/gardener-node-agent/credentials/kubeconfig: ");
+    expect(r.output).not.toContain(secret);
+    // Every line is a JSON log record: nothing printed around the logger.
+    for (const line of r.output.split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
