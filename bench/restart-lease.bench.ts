@@ -3,7 +3,8 @@
 // successful Lease write (create or update), read from the API-server simulator's request log. On a
 // node, systemd starts the agent again after the unit's RestartSec=5 (src/bootstrap/unit.ts), which
 // comes on top. "Middle": half of the previous apply's duration after the Secret update, checked to be
-// before the Node carries the new checksum.
+// before the Node carries the new checksum. A round without a Lease write within 60 s ends the run and
+// counts in restart_lease_timeouts_60s.
 import { startSandbox } from "../test/harness/sandbox.ts";
 
 const rounds = Number(process.env["BENCH_RESTART_ROUNDS"] ?? 5);
@@ -30,6 +31,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const sb = await startSandbox({ nodeName: "bench-restart", ...(binary !== undefined ? { binary } : {}) });
 const samples: number[] = [];
 const killedAfterMs: number[] = [];
+let timeouts = 0;
 try {
   let agent = sb.spawnAgent();
   let generation = 0;
@@ -52,15 +54,27 @@ try {
     agent = sb.spawnAgent();
     const deadline = Date.now() + 60_000;
     let renewedAt: number | undefined;
-    while (renewedAt === undefined) {
-      if (Date.now() > deadline) throw new Error(`round ${round}: no Lease renewal within 60 s of the restart`);
+    while (renewedAt === undefined && Date.now() <= deadline) {
       const write = sb.sim.requests
         .slice(from)
         .find((r) => r.resource === "leases" && (r.verb === "update" || r.verb === "create") && r.code < 300);
       if (write !== undefined) renewedAt = write.time + write.durationMs;
       else await Bun.sleep(5);
     }
-    samples.push(renewedAt - killedAt);
+    const sample = (renewedAt ?? Date.now()) - killedAt;
+    samples.push(sample);
+    if (sample > 10_000) {
+      // Beyond the 10 s target: say what the restarted agent spent its API budget on meanwhile.
+      const byKind = new Map<string, number>();
+      for (const r of sb.sim.requests.slice(from)) byKind.set(`${r.verb} ${r.resource}`, (byKind.get(`${r.verb} ${r.resource}`) ?? 0) + 1);
+      console.error(
+        `bench restart: round ${round} took ${sample} ms${renewedAt === undefined ? " (no Lease write within 60 s)" : ""}; requests since the restart: ${[...byKind].map(([k, n]) => `${k}=${n}`).join(", ")}`,
+      );
+    }
+    if (renewedAt === undefined) {
+      timeouts += 1;
+      break; // the agent is stuck behind something else; later rounds would measure the same backlog
+    }
     // The restarted agent finishes the interrupted apply before the next round.
     await sb.waitForApplied(checksum, 120_000);
   }
@@ -76,5 +90,6 @@ console.log(
     restart_to_lease_renewal_ms: Number(median(samples).toFixed(0)),
     restart_to_lease_renewal_ms_max: Number(Math.max(...samples).toFixed(0)),
     restart_rounds: samples.length,
+    restart_lease_timeouts_60s: timeouts,
   }),
 );
