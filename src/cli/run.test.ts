@@ -6,6 +6,7 @@ import { RestartRequested } from "../kube/reconcile.ts";
 import type { CommandContext } from "./command.ts";
 import { createRunCommand } from "./run.ts";
 import type { StartControllers } from "./run.ts";
+import type { ControllerDeps } from "./start-controllers.ts";
 
 const dirs: string[] = [];
 const controllers: AbortController[] = [];
@@ -93,5 +94,29 @@ describe("run command", () => {
     expect(await createRunCommand(start).run(ctx)).toBe(0);
     expect(stoppedSeen).toBe(true);
     expect(messages(out).at(-1)).toBe("Stopped gardener-node-agent");
+  });
+
+  test("should exit 1 naming the controller when a supervised controller dies, and stop answering /readyz with 200", async () => {
+    const { ctx, out } = context();
+    const { supervise } = await import("../controllers/manager/supervise.ts");
+    let readyWhileRunning: boolean | undefined;
+    let health: ControllerDeps["health"] | undefined;
+    const start: StartControllers = async (deps) => {
+      health = deps.health;
+      let fail: (err: Error) => void = () => {};
+      const token = new Promise<void>((_, reject) => (fail = reject));
+      const stopped = supervise([{ name: "token", run: token }], { signal: deps.signal, stop: deps.stop, log: deps.log });
+      setTimeout(async () => {
+        readyWhileRunning = (await deps.health.run("readyz"))?.ok;
+        fail(new Error("watch loop crashed"));
+      }, 0);
+      return { stopped };
+    };
+    expect(await createRunCommand(start).run(ctx)).toBe(1);
+    expect(readyWhileRunning).toBe(true);
+    expect((await health?.run("readyz"))?.ok).toBe(false);
+    const logged = out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged).toContainEqual(expect.objectContaining({ level: "error", msg: "Controller failed", controller: "token", error: "watch loop crashed" }));
+    expect(logged.at(-1)).toMatchObject({ level: "error", msg: "Stopping after a fatal error", error: "controller token failed: watch loop crashed" });
   });
 });

@@ -16,7 +16,8 @@ import { hostNameOf, machineArch } from "./manager/host-facts.ts";
 import { informerSyncChecks } from "./manager/health.ts";
 import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 import { setupOscController } from "./manager/osc.ts";
-import { isSelfHostedMachine, oscSecretSelectors } from "./operatingsystemconfig/index.ts";
+import { supervise } from "./manager/supervise.ts";
+import { isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "./operatingsystemconfig/index.ts";
 import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
@@ -24,7 +25,7 @@ import { createTokenResync, setupTokenController } from "./token/index.ts";
 import { endpointOf, setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
 import { setupSecretNameChangeController } from "./secretnamechange/index.ts";
-import { createOscCheckerEventRecorder, runOscChecker } from "./oscchecker/index.ts";
+import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from "./oscchecker/index.ts";
 import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
 import { setupSystemdUnitCheckController } from "./systemdunitcheck/index.ts";
 
@@ -160,13 +161,38 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // Bootstrap runnables run after the caches synced and before any controller (§7.1 step 11).
   const kubelet = await ensureKubeletBootstrapKubeconfig(host, config.apiServer);
   log.info("Kubelet bootstrap kubeconfig", { outcome: kubelet });
-  await runOscChecker(
-    { nodes: cache, nodeName, host, systemd, events: createOscCheckerEventRecorder({ kube, clock, log, hostName }), log },
-    signal,
-  );
 
-  const runs = controllers.map((c) => c.start(signal));
-  const stopped = Promise.allSettled([...runs, informers.stopped()])
+  // The Lease first: nothing on this path may wait for the API server's rate limit or the host scan.
+  const ordered = lease === undefined ? controllers : [lease.controller, ...controllers.filter((c) => c !== lease.controller)];
+  const runs = supervise(
+    [...ordered.map((c) => ({ name: c.name, run: c.start(signal) })), { name: "cache", run: informers.stopped() }],
+    { signal, stop: deps.stop, log },
+  );
+  // The consistency check is diagnostic: it runs beside the controllers (a slow scan or event must not
+  // delay the Lease), on the events client, and its failure is logged, never fatal.
+  const checked = runOscChecker(
+    {
+      nodes: cache,
+      nodeName,
+      host,
+      systemd,
+      events: createOscCheckerEventRecorder({ kube: eventsKube, clock, log, hostName }),
+      log,
+      targetOsc: secretTargetOsc(cache, config.controllers.operatingSystemConfig.secretName),
+    },
+    signal,
+  ).catch((err: unknown) => {
+    if (!signal.aborted) log.error("OSC checker failed", { err });
+  });
+  // Temps of atomic writes a kill interrupted: removed beside the controllers too (the OSC controller
+  // cleans again before each apply); the host keeps track of its own writes in flight.
+  const cleaned = removeStaleTempsAtStart({
+    host,
+    hostName,
+    tokenPaths: (config.controllers.token.syncConfigs ?? []).map((s) => s.path),
+    log: log.child({ component: "stale-temps" }),
+  }).catch((err: unknown) => log.error("Removing stale temporary files failed", { err }));
+  const stopped = Promise.allSettled([runs, checked, cleaned])
     .then(() => events.flush())
     .then(() => systemd.close());
   return { stopped };

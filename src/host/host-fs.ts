@@ -7,10 +7,8 @@ import { joinUnderRoot, resolveSegments } from "./resolve.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, HostFs } from "./types.ts";
+import { isOwnTempName, tempNameFor } from "./temp-names.ts";
 import { fsyncDir, holdReplaced, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
-
-/** A random suffix for temp files (Web Crypto: node:crypto stays out of start-up). */
-const tempSuffix = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex");
 
 const DIR_MODE = 0o755;
 
@@ -94,8 +92,13 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     // The segments are resolved already: an existing directory there needs no mkdir -p walk.
     if (!created.has(dirPath) && lstatSyncOrUndefined(dirReal)?.isDirectory() !== true) await mkdirs(dirPath, DIR_MODE);
     created.add(dirPath);
-    return { dirReal, target, temp: `${dirReal}/.${name}.tmp-${tempSuffix()}` };
+    const temp = `${dirReal}/${tempNameFor(name)}`;
+    inFlight.add(temp);
+    return { dirReal, target, temp };
   }
+
+  /** Temp files this instance is writing right now: a clean-up running meanwhile leaves them alone. */
+  const inFlight = new Set<string>();
 
   let syncfsLoad: Promise<Syncfs | undefined> | undefined;
   const syncer = (): Promise<Syncfs | undefined> => (syncfsLoad ??= pickSyncfs(options.syncfs));
@@ -126,16 +129,20 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
 
     async writeFileAtomic(path, data, mode) {
       const { dirReal, target, temp } = await prepareTarget(path, new Set());
-      await writeTemp(temp, data, mode);
-      const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
       try {
-        await rename(temp, target);
-      } catch (err) {
-        await unlink(temp).catch(() => undefined); // best effort; the original error matters
-        if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "write file");
-        throw err;
+        await writeTemp(temp, data, mode);
+        const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
+        try {
+          await rename(temp, target);
+        } catch (err) {
+          await unlink(temp).catch(() => undefined); // best effort; the original error matters
+          if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "write file");
+          throw err;
+        } finally {
+          releaseAll(held === undefined ? [] : [held]);
+        }
       } finally {
-        releaseAll(held === undefined ? [] : [held]);
+        inFlight.delete(temp);
       }
       await fsyncDir(dirReal);
     },
@@ -144,10 +151,39 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       // Every target is checked (and its parents created) before the first byte is written.
       const created = new Set<string>();
       const staged: StagedWrite[] = [];
-      for (const f of files) staged.push({ ...(await prepareTarget(f.path, created)), path: f.path, data: f.data, mode: f.mode });
-      if (staged.length === 0) return;
-      // One file gains nothing from syncfs and should not pay for other writers' dirty pages.
-      await writeGroup(staged, staged.length > 1 ? await syncer() : undefined);
+      try {
+        for (const f of files) staged.push({ ...(await prepareTarget(f.path, created)), path: f.path, data: f.data, mode: f.mode });
+        if (staged.length === 0) return;
+        // One file gains nothing from syncfs and should not pay for other writers' dirty pages.
+        await writeGroup(staged, staged.length > 1 ? await syncer() : undefined);
+      } finally {
+        for (const s of staged) inFlight.delete(s.temp);
+      }
+    },
+
+    async removeStaleTemps(path) {
+      const names = await fs.list(path).catch((err: unknown) => {
+        // Not a directory: nothing of ours can be in it.
+        if (err instanceof HostFileKindError) return undefined;
+        throw err;
+      });
+      const removed: string[] = [];
+      const dir = path.endsWith("/") ? path : `${path}/`;
+      for (const name of names ?? []) {
+        if (!isOwnTempName(name)) continue;
+        const real = noFollow(`${dir}${name}`);
+        if (inFlight.has(real)) continue;
+        const info = await lstatOrUndefined(real);
+        // Temps are regular files (writes) or symlinks (symlink()); a directory by that name is not ours.
+        if (info === undefined || !(info.isFile() || info.isSymbolicLink())) continue;
+        try {
+          await unlink(real);
+          removed.push(`${dir}${name}`);
+        } catch (err) {
+          if (!hasErrno(err, "ENOENT")) throw err; // removed concurrently
+        }
+      }
+      return removed;
     },
 
     async remove(path) {
@@ -205,13 +241,16 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       if (existing?.isDirectory()) throw new HostFileKindError(path, "dir", "replace with a symlink");
       await mkdirs(`/${segments.slice(0, -1).join("/")}`, DIR_MODE);
       const dirReal = joinUnderRoot(base, segments.slice(0, -1));
-      const temp = `${dirReal}/.${name}.tmp-${tempSuffix()}`;
-      await symlink(target, temp);
+      const temp = `${dirReal}/${tempNameFor(name)}`;
+      inFlight.add(temp);
       try {
+        await symlink(target, temp);
         await rename(temp, real);
       } catch (err) {
         await unlink(temp).catch(() => undefined); // best effort; the original error matters
         throw err;
+      } finally {
+        inFlight.delete(temp);
       }
     },
   };

@@ -51,6 +51,13 @@ export interface HostFs {
   list(path: string): Promise<string[] | undefined>;
   stat(path: string): Promise<FileInfo | undefined>;
   chmod(path: string, mode: number): Promise<void>;
+  /**
+   * Removes the temp files this agent's atomic writes leave in directory `path` when the process is
+   * killed between writing and renaming (`.<name>.tmp-<12 hex>`, regular files and symlinks only),
+   * except those this instance is writing right now. Nothing else is touched. Returns the removed
+   * host paths; a missing directory has none.
+   */
+  removeStaleTemps(path: string): Promise<string[]>;
   /** Creates or replaces a symlink at `path` pointing at `target` (target is stored verbatim). */
   symlink(target: string, path: string): Promise<void>;
 }

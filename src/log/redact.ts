@@ -2,9 +2,17 @@ import type { LogFields } from "./types.ts";
 
 export const REDACTED = "[redacted]";
 
-/** Normalised keys (lower-case, letters and digits only) whose values are secrets. */
+/**
+ * Normalised keys (lower-case, letters and digits only) whose values are secrets: tokens, keys,
+ * passwords, certificates and file or Secret contents. Names are not secrets: `secret` (a Secret's
+ * name, `namespace/name`), `secretName` and `tokenFile` are logged; a Secret object logged under
+ * `secret` keeps its metadata and loses its `data` and `stringData`.
+ */
 const SECRET_KEYS = new Set([
   "data",
+  "stringdata",
+  "content",
+  "contents",
   "token",
   "password",
   "bootstraptoken",
@@ -14,16 +22,16 @@ const SECRET_KEYS = new Set([
   "clientcertificatedata",
   "privatekey",
   "authorization",
-  "secret",
 ]);
-const SECRET_SUFFIXES = ["token", "password", "keydata", "certdata", "privatekey"];
+/** `clientSecret`, `sharedSecret`, … — but not `secret` itself, which is a name. */
+const SECRET_SUFFIXES = ["token", "password", "keydata", "certdata", "privatekey", "secret"];
 
 const normalise = (key: string): string => key.toLowerCase().replace(/[^a-z0-9]/g, "");
 
-/** True for keys whose values must never be logged (`token`, `bootstrapToken`, `client-key-data`, `data`, …). */
+/** True for keys whose values must never be logged (`token`, `bootstrapToken`, `client-key-data`, `data`, `clientSecret`, …). */
 export const isSecretKey = (key: string): boolean => {
   const k = normalise(key);
-  return SECRET_KEYS.has(k) || SECRET_SUFFIXES.some((s) => k.endsWith(s));
+  return SECRET_KEYS.has(k) || (k !== "secret" && SECRET_SUFFIXES.some((s) => k.endsWith(s)));
 };
 
 const MAX_DEPTH = 6;

@@ -1,6 +1,14 @@
 import { DBusError, Message, MessageType, sessionBus, type MessageBus } from "dbus-next";
 import type { Logger } from "../log/types.ts";
+import { CallLimit } from "./call-limit.ts";
 import { SystemdCallError } from "./types.ts";
+
+/**
+ * dbus-daemon lets a connection wait for at most 128 replies (max_replies_per_connection, the system
+ * bus default) and fails every call beyond that; half of it keeps well clear of the limit, and more
+ * in flight would not make systemd, which handles calls one after another, any faster.
+ */
+export const DEFAULT_MAX_CALLS_IN_FLIGHT = 64;
 
 /** A method call on the system bus; `body` must match `signature`. */
 export interface BusCall {
@@ -28,6 +36,8 @@ export interface BusConnectionOptions {
   readonly onSignal: (signal: BusSignal) => void;
   /** A reply that takes longer fails the call (libdbus uses 25 s). */
   readonly callTimeoutMs: number;
+  /** Calls waiting for a reply at the same time (default DEFAULT_MAX_CALLS_IN_FLIGHT); more wait their turn here. */
+  readonly maxCallsInFlight?: number;
 }
 
 /** What `onConnect` may do with a fresh connection. */
@@ -62,10 +72,18 @@ export class BusConnection {
   #live: Live | undefined;
   #opening: Promise<Live> | undefined;
   #closedForGood = false;
+  /** Every call of every caller passes here, so no caller can overrun the bus's reply limit. */
+  readonly #limit: CallLimit;
 
-  constructor(private readonly opts: BusConnectionOptions) {}
+  constructor(private readonly opts: BusConnectionOptions) {
+    this.#limit = new CallLimit(opts.maxCallsInFlight ?? DEFAULT_MAX_CALLS_IN_FLIGHT);
+  }
 
-  async call(req: BusCall, signal?: AbortSignal): Promise<unknown[]> {
+  call(req: BusCall, signal?: AbortSignal): Promise<unknown[]> {
+    return this.#limit.run(() => this.#callWithRetry(req, signal), signal);
+  }
+
+  async #callWithRetry(req: BusCall, signal?: AbortSignal): Promise<unknown[]> {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       const live = await this.#get(signal);

@@ -192,6 +192,37 @@ describe("HostFs", () => {
     });
   });
 
+  describe("removeStaleTemps", () => {
+    test("should remove only the temp files atomic writes leave behind, never a look-alike", async () => {
+      await host.writeFileAtomic("/etc/app/config", "x", 0o644);
+      const etc = join(root, "etc/app");
+      const stale = [".config.tmp-0123456789ab", ".other name.tmp-a1b2c3d4e5f6"];
+      const lookAlikes = [
+        ".config.tmp", // upstream's cross-device helper name
+        ".config.tmp-0123456789AB", // not our hex
+        ".config.tmp-0123456789abc",
+        ".config.tmp-0123456789ab.bak",
+        "config.tmp-0123456789ab",
+        "..tmp-0123456789ab",
+      ];
+      for (const n of [...stale, ...lookAlikes]) writeFileSync(join(etc, n), "left over");
+      symlinkSync("/etc/app/config", join(etc, ".link.tmp-ffffffffffff"));
+      mkdirSync(join(etc, ".dir.tmp-0123456789ab"));
+
+      const removed = await host.removeStaleTemps("/etc/app");
+
+      expect(removed.sort()).toEqual(["/etc/app/.config.tmp-0123456789ab", "/etc/app/.link.tmp-ffffffffffff", "/etc/app/.other name.tmp-a1b2c3d4e5f6"]);
+      expect(readdirSync(etc).sort()).toEqual([...lookAlikes, ".dir.tmp-0123456789ab", "config"].sort());
+      expect(readFileSync(join(etc, "config"), "utf8")).toBe("x");
+    });
+
+    test("should find nothing in a missing directory or a file", async () => {
+      await host.writeFileAtomic("/etc/file", "x", 0o644);
+      expect(await host.removeStaleTemps("/etc/missing")).toEqual([]);
+      expect(await host.removeStaleTemps("/etc/file")).toEqual([]);
+    });
+  });
+
   describe("symlink", () => {
     test("should replace an existing symlink atomically", async () => {
       await host.symlink("/one", "/etc/l");

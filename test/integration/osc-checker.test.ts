@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { realClock } from "../../src/clock/index.ts";
-import { createOscCheckerEventRecorder, LastAppliedParseError, OscCheckerError, runOscChecker, type OscCheckerDeps } from "../../src/controllers/oscchecker/index.ts";
+import { decodeOsc } from "../../src/osc/index.ts";
+import { checkedView, createOscCheckerEventRecorder, LastAppliedParseError, OscCheckerError, runOscChecker, type OscCheckerDeps } from "../../src/controllers/oscchecker/index.ts";
 import { ApiError } from "../../src/kube/errors.ts";
 import { createHostFs, type HostFs } from "../../src/host/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
@@ -229,11 +230,82 @@ spec:
       await a.host.writeFileAtomic("/etc/systemd/system/unloaded.service", "[Install]\nWantedBy=multi-user.target\n", 0o644);
       await a.host.writeFileAtomic("/etc/systemd/system/static.service", "[Service]\nType=oneshot\n", 0o644);
       await a.run();
-      expect(a.events().map((e) => e.message).sort()).toEqual([
-        "Unit loaded.service enable state mismatch: expected false, actual true",
-        "Unit unloaded.service enable state mismatch: expected true, actual false",
+      // Two findings: one aggregated event naming both units.
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual([
+        ["UnitEnableMismatch", "2 files or units differ from the last applied OSC (UnitEnableMismatch: 2): loaded.service, unloaded.service"],
       ]);
       expect(a.systemd.actions.map((x) => x.action)).toEqual(["List"]);
+    });
+  });
+
+  describe("many findings and an interrupted apply", () => {
+    const manyFiles = (n: number) =>
+      `spec:\n  files:\n${Array.from({ length: n }, (_, i) => `  - path: /etc/f${String(i).padStart(2, "0")}\n    content: {inline: {data: x}}\n`).join("")}`;
+
+    test("reports 25 missing files as one event naming the first 20 and the count", async () => {
+      const a = await agent();
+      await a.writeLastApplied(manyFiles(25));
+      await a.run();
+      const named = Array.from({ length: 20 }, (_, i) => `/etc/f${String(i).padStart(2, "0")}`).join(", ");
+      expect(a.events().map((e) => [e.type, e.reason, e.message])).toEqual([
+        ["Warning", "FileMissing", `25 files or units differ from the last applied OSC (FileMissing: 25): ${named} and 5 more`],
+      ]);
+    });
+
+    test("does not count files and units the last computed changes are about to write", async () => {
+      const a = await agent();
+      await a.writeLastApplied(`${manyFiles(3)}  units:\n  - name: pending.service\n    content: x\n  - name: gone.service\n    content: y\n`);
+      await a.host.writeFileAtomic(
+        "/var/lib/gardener-node-agent/last-computed-osc-changes.yaml",
+        `operatingSystemConfigChecksum: abc
+files:
+  changed:
+  - path: /etc/f00
+    content: {inline: {data: new}}
+  deleted:
+  - path: /etc/f01
+    content: {inline: {data: x}}
+units:
+  changed:
+  - name: pending.service
+    content: z
+  deleted:
+  - name: gone.service
+`,
+        0o600,
+      );
+      await a.run();
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual([["FileMissing", "File /etc/f02 is missing"]]);
+    });
+
+    test("does not count files and units already as the OSC being applied says (an apply a restart interrupted)", async () => {
+      const a = await agent();
+      // The agent restarted itself mid-apply: new files written and recorded done, last-applied still old.
+      await a.writeLastApplied(`${manyFiles(3)}  units:\n  - name: app.service\n    content: old\n`);
+      await a.host.writeFileAtomic("/etc/f00", "new", 0o644);
+      await a.host.writeFileAtomic("/etc/f01", "edited by hand", 0o644);
+      await a.host.writeFileAtomic("/etc/f02", "x", 0o644);
+      await a.host.writeFileAtomic("/etc/systemd/system/app.service", "new", 0o644);
+      const target = `spec:
+  files:
+  - {path: /etc/f00, content: {inline: {data: new}}}
+  - {path: /etc/f01, content: {inline: {data: new}}}
+  - {path: /etc/f02, content: {inline: {data: x}}}
+  units:
+  - {name: app.service, content: new}
+`;
+      await a.runWith({ targetOsc: async () => checkedView(decodeOsc(target)) });
+      const f01 = `File /etc/f01 mismatch: expected ${sha("x")}, actual ${sha("edited by hand")}`;
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual([["FileMismatch", f01]]);
+    });
+
+    test("names mixed reasons with their counts under one reason", async () => {
+      const a = await agent();
+      await a.writeLastApplied(`${manyFiles(1)}  units:\n  - name: test.service\n    content: x\n`);
+      await a.run();
+      expect(a.events().map((e) => [e.reason, e.message])).toEqual([
+        ["OSCDrift", "2 files or units differ from the last applied OSC (FileMissing: 1, UnitFileMissing: 1): /etc/f00, test.service"],
+      ]);
     });
   });
 

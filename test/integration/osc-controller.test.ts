@@ -309,7 +309,9 @@ describe("OSC controller", () => {
   ])("labels %s node by its role (scenario 11)", async (_n, controlPlane, label) => {
     const w = await world();
     const osc = acceptanceOsc();
-    if (controlPlane) osc["spec"]["files"].push({ path: "/etc/kubernetes/manifests/kube-apiserver.yaml", content: { inline: { encoding: "", data: "x" } } });
+    // A decodable Pod: an undecodable static pod manifest fails the reconcile (9.1) after the labels.
+    const apiserver = "apiVersion: v1\nkind: Pod\nmetadata: {name: kube-apiserver}\n";
+    if (controlPlane) osc["spec"]["files"].push({ path: "/etc/kubernetes/manifests/kube-apiserver.yaml", content: { inline: { encoding: "", data: apiserver } } });
     w.setOsc(osc);
     await w.reconcile();
     expect(w.node()["metadata"]["labels"][label]).toBe("");

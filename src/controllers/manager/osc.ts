@@ -14,10 +14,14 @@ import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
 import { createContainerdInfo, createOscMetrics, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
+import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
 import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
+/** Shortened chunked-rollout timings for sandboxes and tests (`healthyFor=2s,staleAfter=10s,…`); unset in production. */
+export const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
 
 export interface OscSetup {
@@ -46,6 +50,23 @@ export interface OscSetup {
   readonly selfHosted?: boolean;
 }
 
+function rolloutDeps(s: OscSetup): RolloutDeps {
+  const text = s.env[rolloutTimingsEnv];
+  const timings = text === undefined || text === "" ? defaultRolloutTimings : parseRolloutTimings(text);
+  const poolNodes = new PoolNodes(s.clock, timings.renewEveryMs);
+  const state = s.metrics.gauge({
+    name: "gardener_node_agent_rollout_slot_state",
+    help: "This node's slot in a chunked rollout: 0 none, 1 applying, 2 verifying, 3 failed.",
+  });
+  const wait = s.metrics.gauge({
+    name: "gardener_node_agent_rollout_wait_seconds",
+    help: "How long this node has been waiting for a rollout slot (0 when not waiting).",
+  });
+  state.set(0);
+  wait.set(0);
+  return { timings, poolNodes, metrics: { slotState: (v) => state.set(v), waitSeconds: (v) => wait.set(v) } };
+}
+
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
 export function setupOscController(s: OscSetup): Controller {
   const log = s.log.child({ controller: "operatingsystemconfig" });
@@ -56,6 +77,21 @@ export function setupOscController(s: OscSetup): Controller {
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
   const osc = s.config.controllers.operatingSystemConfig;
+  // 2.3: only with a Node known at start (its label is what lets the authorizer serve this Lease).
+  const leaseWatch =
+    s.nodeName === undefined
+      ? undefined
+      : serialLeaseWatch({
+          kube: s.kube,
+          cache: s.cache,
+          clock: s.clock,
+          log,
+          secretName: osc.secretName,
+          hostName: s.hostName.toLowerCase(),
+          nodeName: s.nodeName,
+          signal: s.signal,
+          extraPredicates: [slotsChangedPredicate],
+        });
   const reconcile = createReconciler({
     kube: s.kube,
     readSecret: async (key, signal) => {
@@ -85,6 +121,8 @@ export function setupOscController(s: OscSetup): Controller {
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
+    rollout: rolloutDeps(s),
     metrics: createOscMetrics(s.metrics),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
@@ -94,7 +132,7 @@ export function setupOscController(s: OscSetup): Controller {
       apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
     },
   });
-  return newOscController({
+  const controller = newOscController({
     reconcile,
     source: s.source,
     nodeSource: s.nodeSource,
@@ -107,4 +145,6 @@ export function setupOscController(s: OscSetup): Controller {
     secretKey: { namespace: "kube-system", name: osc.secretName },
     secretName: osc.secretName,
   });
+  leaseWatch?.attach(controller);
+  return controller;
 }

@@ -15,6 +15,7 @@ import { skipsStateFiles } from "./gardenadm.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
 import { checkApplyTargets } from "./targets.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
@@ -98,6 +99,10 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
     return { hold };
   }
+
+  // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply).
+  const tokenPaths = deps.config.tokenSyncConfigs.map((s) => s.path);
+  await removeStaleTemps(host, writtenDirs(osc, deps.node.hostName.toLowerCase(), tokenPaths), log);
 
   if (withContainerd) {
     log.info("Configuring containerd");

@@ -6,6 +6,7 @@ import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
+import type { RolloutDeps } from "./rollout/gate.ts";
 import type { OscMetrics } from "./metrics.ts";
 import type { InPlaceDeps } from "./inplace/deps.ts";
 
@@ -54,6 +55,13 @@ export interface OscControllerDeps {
   readonly arch: string;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /**
+   * Starts the Lease watch of serial reconciliation (9.2) the first time a serial Secret is seen
+   * (idempotent); resolves once it has listed the Lease.
+   */
+  readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
+  /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
+  readonly rollout?: RolloutDeps;
   /** The OSC series (report.ts); none when omitted. */
   readonly metrics?: OscMetrics;
   /** gardenadm mode (self-hosted machine, gardenadm.ts): a provision OSC is applied without state files or restarts. */

@@ -11,6 +11,7 @@ export type GateReason =
   | "WaitingForSerialLock"
   | "WaitingForStaticPods"
   | "WaitingForRolloutSlot"
+  | "VerifyingRollout"
   | "RolloutHalted";
 
 export interface GateHold {

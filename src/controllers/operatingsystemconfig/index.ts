@@ -15,6 +15,7 @@ export { applyHistoryAnnotation } from "./history.ts";
 export { oscConditionType } from "./condition.ts";
 export type { GateHold, GateReason } from "./gate.ts";
 export { createReconciler, OscChecksumError, OscSecretError } from "./reconcile.ts";
+export { removeStaleTemps, removeStaleTempsAtStart, writtenDirs } from "./stale-temps.ts";
 export { UnitCommandsError } from "./units.ts";
 export {
   controllerName,

@@ -63,7 +63,7 @@ export async function planChanges(kube: Kube, changes: OscChanges, arch: string,
   return bytes;
 }
 
-async function fileBytes(kube: Kube, f: OscFile, signal: AbortSignal): Promise<Uint8Array | undefined> {
+export async function fileBytes(kube: Kube, f: OscFile, signal: AbortSignal): Promise<Uint8Array | undefined> {
   const inline = f.content.inline;
   if (inline !== undefined) {
     try {

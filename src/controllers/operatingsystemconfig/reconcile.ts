@@ -22,6 +22,9 @@ import { noOscMetrics } from "./metrics.ts";
 import { pendingChanges } from "./pending.ts";
 import { permanentInputError, secretValue } from "./plan.ts";
 import { OscReporter } from "./report.ts";
+import { enterSerial, leaveSerial } from "./serial/index.ts";
+import { enterRollout, failRolloutOnUnitError, rolloutOff, verifyRollout } from "./rollout/index.ts";
+import { checkStaticPods } from "./staticpods/index.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
@@ -154,15 +157,34 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       if (held !== undefined) return holds.report(node, checksum, held, signal);
     }
 
+    // §4 step 6: one node at a time for serial Secrets (9.2).
+    const serial = await step("failed acquiring serial reconciliation lock", () => enterSerial(deps, secret, known, signal));
+    if (serial.kind === "hold") {
+      await labelsPatched;
+      return holds.report(node, checksum, serial.hold, signal);
+    }
+    // Chunked rollouts (issue 16): at most N nodes of the pool change at once; serial wins.
+    const rollout =
+      serial.kind === "off" ? await step("failed taking a rollout slot", () => enterRollout(deps, secret, node, known, checksum, signal)) : rolloutOff;
+    if (rollout.kind === "hold") {
+      await labelsPatched;
+      return holds.report(node, checksum, rollout.hold, signal);
+    }
+
     const run = await report.startApply(node, checksum, signal);
     let stop: ApplyStop | undefined;
     try {
-      stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal);
+      // A verifying slot was taken by an apply that finished: only the health check is left.
+      if (rollout.kind === "slot" && rollout.state === "verifying") await labelsPatched;
+      else stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal);
     } catch (err) {
       // The agent restarts to continue the apply: the condition stays Applying.
       if (!(err instanceof RestartRequested)) await run.failed(node, err, signal);
       // The label patch's own failure is reported as such (no apply was attempted).
       if (err === (await labelsPatched.then(() => undefined, (e: unknown) => e))) throw err;
+      await failRolloutOnUnitError(deps, rollout, node, err, signal).catch((e: unknown) =>
+        log.error("Failed marking the rollout slot failed", { err: e }),
+      );
       if (!(err instanceof RestartRequested) && node !== undefined) {
         await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
       }
@@ -188,6 +210,18 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       await host.remove(bootstrapTokenPath);
     });
 
+    // §4 step 29: the checksum waits until the static pods run as their manifests say (9.1).
+    const staticPods = await step("failed checking static pods", () =>
+      checkStaticPods(kube, osc, deps.node.hostName.toLowerCase(), node.metadata.name ?? "", signal),
+    ).catch(async (err: unknown) => {
+      await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      await run.failed(node, err, signal);
+      throw err;
+    });
+    if (staticPods !== undefined) return holds.report(node, checksum, staticPods, signal);
+    const verifying = await step("failed verifying the rollout", () => verifyRollout(deps, rollout, node, signal));
+    if (verifying !== undefined) return holds.report(node, checksum, verifying, signal);
+
     await events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
     const applied = node;
     await step("failed patching node", () =>
@@ -203,6 +237,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     );
     await run.applied(node, signal);
     log.info("Successfully applied operating system config", { checksum });
+    await step("failed releasing serial reconciliation lock", () => leaveSerial(deps, serial, signal));
     const result: Result = { requeueAfterMs: config.syncPeriodMs };
     return result;
   };

@@ -81,6 +81,17 @@ describe("ReconciliationDelay", () => {
     state.node = withDelay("2m18.461538461s");
     expect(await d.get(signal)).toBeCloseTo(138_461.538461, 3);
   });
+
+  test("should be 0 for a node in a chunked rollout (rollout-parallelism set), whatever the annotation says", async () => {
+    const { kube, state } = nodeKube();
+    const d = new ReconciliationDelay(kube, { hostName: "h", nodeName: "n" }, log);
+    state.node = withDelay("8m");
+    expect(await d.get(signal)).toBe(480_000);
+    state.node = {
+      metadata: { name: "n", annotations: { "node-agent.gardener.cloud/reconciliation-delay": "8m", "node-agent.gardener.cloud/rollout-parallelism": "2" } },
+    };
+    expect(await d.get(signal)).toBe(0);
+  });
 });
 
 describe("secretHandler", () => {

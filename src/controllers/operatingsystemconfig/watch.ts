@@ -9,6 +9,7 @@ import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
+import { rolloutParallelism } from "./rollout/slots.ts";
 import { namedSecretPredicate } from "./gardenadm.ts";
 import { holdAnnotationPredicate } from "./hold.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
@@ -67,6 +68,9 @@ export class ReconciliationDelay {
       this.log.info("Cannot read node for the reconciliation delay, using the last known value", { err, delayMs: this.#last });
       return this.#last;
     }
+    // Chunked rollouts pace the pool by slots, in node-name order: the random-looking delay would only
+    // stretch each chunk (issue 16).
+    if (rolloutParallelism(node.metadata.annotations) !== undefined) return 0;
     const text = node.metadata.annotations?.[reconciliationDelayAnnotation];
     if (text === undefined) return this.#last;
     try {

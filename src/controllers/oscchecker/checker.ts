@@ -7,10 +7,15 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import { createEventRecorder, nodeRef, type EventRecorder } from "../events.ts";
-import { lastAppliedPath } from "../shared/index.ts";
+import { decodeChanges } from "../../osc/index.ts";
+import { changesPath, lastAppliedPath } from "../shared/index.ts";
 import { checkFile, checkUnit } from "./checks.ts";
-import type { Finding } from "./findings.ts";
-import { parseLastApplied, type CheckedOsc } from "./last-applied.ts";
+import { aggregateDrift, noPendingWork, pendingWork, withoutPending, type Drift, type PendingWork } from "./drift.ts";
+import { parseLastApplied, type CheckedFile, type CheckedOsc, type CheckedUnit } from "./last-applied.ts";
+import type { ReadTargetOsc } from "./target.ts";
+
+// lastAppliedPath: written by the OSC controller after every completed apply; changesPath: its unfinished
+// change set (upstream's paths; the format is shared through src/osc).
 
 /** The event source component of the checker's Warning events (core/v1 recorder). */
 export const oscCheckerComponent = "osc-checker";
@@ -25,6 +30,11 @@ export interface OscCheckerDeps {
   /** Built with component `osc-checker` (see `createOscCheckerEventRecorder`). */
   readonly events: EventRecorder;
   readonly log: Logger;
+  /**
+   * The OSC being applied (the Secret's). A file or unit that already matches it is progress of an
+   * apply that a restart interrupted, not drift. Absent: only the last-applied OSC counts.
+   */
+  readonly targetOsc?: ReadTargetOsc;
 }
 
 /** A step of the checker failed; the message names the step, `cause` is the original error. */
@@ -68,6 +78,36 @@ async function readOsc(deps: OscCheckerDeps): Promise<CheckedOsc | undefined> {
   return text === undefined ? undefined : parseLastApplied(text);
 }
 
+/**
+ * What an interrupted apply is about to write: a resumed change set rewrites those files and units,
+ * so their difference from the last-applied OSC is progress, not drift. An unreadable change set
+ * excludes nothing (the OSC controller reports it when it resumes).
+ */
+async function readPending(deps: OscCheckerDeps, log: Logger): Promise<PendingWork> {
+  try {
+    const text = await deps.host.readText(changesPath);
+    return text === undefined ? noPendingWork : pendingWork(decodeChanges(text));
+  } catch (err) {
+    log.info("Cannot read the last computed changes, checking every file", { path: changesPath, err });
+    return noPendingWork;
+  }
+}
+
+interface TargetIndex {
+  readonly files: ReadonlyMap<string, CheckedFile>;
+  readonly units: ReadonlyMap<string, CheckedUnit>;
+}
+
+/** The target OSC by path and name; the first entry of a duplicate wins. */
+async function indexTarget(read: Promise<CheckedOsc | undefined> | undefined): Promise<TargetIndex> {
+  const osc = await read;
+  const files = new Map<string, CheckedFile>();
+  const units = new Map<string, CheckedUnit>();
+  for (const f of osc?.files ?? []) if (!files.has(f.path)) files.set(f.path, f);
+  for (const u of osc?.units ?? []) if (!units.has(u.name)) units.set(u.name, u);
+  return { files, units };
+}
+
 async function loadedUnits(deps: OscCheckerDeps, signal: AbortSignal): Promise<Set<string>> {
   try {
     return new Set((await deps.systemd.listUnits(signal)).map((u) => u.name));
@@ -77,40 +117,56 @@ async function loadedUnits(deps: OscCheckerDeps, signal: AbortSignal): Promise<S
 }
 
 /**
- * The OSC consistency checker (spec §7.6), a start-up runnable: compares the last applied OSC with
- * the files and units on this machine and reports each drift as a Warning event on the Node. It is
- * diagnostic only — it never repairs and never fails because of drift. It fails (and with it the
- * start-up) only when the Node read, the last-applied file or the unit list cannot be had.
+ * The OSC consistency checker (spec §7.6): compares the last applied OSC with the files and units on
+ * this machine and reports the drift as ONE Warning event on the Node (a single finding keeps
+ * upstream's text; several are aggregated, see drift.ts). Files and units an interrupted change set
+ * is about to write, or that already match the OSC being applied, are progress, not drift. It is diagnostic only — it never repairs and never fails because of
+ * drift. It fails only when the Node read, the last-applied file or the unit list cannot be had. The
+ * wiring runs it beside the controllers, never before them: a slow check must not delay the Lease.
  */
 export async function runOscChecker(deps: OscCheckerDeps, signal: AbortSignal): Promise<void> {
   const log = deps.log.child({ component: oscCheckerComponent });
   log.info("Starting OSC checker");
-
   const node = await readNode(deps, signal);
   if (node === undefined) {
     log.info("Node not found yet, skipping OSC checks", { node: deps.nodeName ?? "" });
     return;
   }
-  const osc = await readOsc(deps);
-  if (osc === undefined) {
+  const applied = await readOsc(deps);
+  if (applied === undefined) {
     log.info("No last-applied OSC found, skipping");
     return;
   }
+  const osc = withoutPending(applied, await readPending(deps, log));
   const loaded = await loadedUnits(deps, signal);
-
-  const target = nodeRef(node);
-  const report = async (finding: Finding) => {
-    log.info("Emitting OSC event", { node: target.name, reason: finding.reason, message: finding.message });
-    await deps.events.event(target, "Warning", finding.reason, "", finding.message);
-  };
+  let targetIndex: Promise<TargetIndex> | undefined;
+  // Read once, and only when something differs from the last-applied OSC.
+  const targetOsc = () => (targetIndex ??= indexTarget(deps.targetOsc?.(signal)));
+  const drifts: Drift[] = [];
   for (const file of osc.files) {
     signal.throwIfAborted();
     const finding = await checkFile(deps.host, file);
-    if (finding !== undefined) await report(finding);
+    if (finding === undefined) continue;
+    const wanted = (await targetOsc()).files.get(file.path);
+    // Already as the OSC being applied says: progress, not drift.
+    if (wanted !== undefined && (await checkFile(deps.host, wanted)) === undefined) continue;
+    drifts.push({ finding, subject: file.path });
   }
   for (const unit of osc.units) {
     signal.throwIfAborted();
-    for (const finding of await checkUnit(deps.host, unit, loaded)) await report(finding);
+    const findings = await checkUnit(deps.host, unit, loaded);
+    if (findings.length === 0) continue;
+    const wanted = (await targetOsc()).units.get(unit.name);
+    // A difference the OSC being applied does not have either is progress, not drift.
+    const still = wanted === undefined ? undefined : new Set((await checkUnit(deps.host, wanted, loaded)).map((f) => f.reason));
+    for (const finding of findings) if (still === undefined || still.has(finding.reason)) drifts.push({ finding, subject: unit.name });
   }
-  log.info("OSC checker finished");
+  for (const { finding } of drifts) log.info("OSC drift", { reason: finding.reason, message: finding.message });
+  const event = aggregateDrift(drifts);
+  if (event !== undefined) {
+    const ref = nodeRef(node);
+    log.info("Emitting OSC event", { node: ref.name, reason: event.reason, findings: drifts.length });
+    await deps.events.event(ref, "Warning", event.reason, "", event.message);
+  }
+  log.info("OSC checker finished", { findings: drifts.length });
 }

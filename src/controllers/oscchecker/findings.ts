@@ -15,7 +15,9 @@ export type FindingReason =
   | "DropInMissing"
   | "DropInMismatch"
   | "UnitEnableMismatch"
-  | "DependencyMissing";
+  | "DependencyMissing"
+  /** Several findings with different reasons, reported as one event (drift.ts). */
+  | "OSCDrift";
 
 export const fileMissing = (path: string): Finding => ({ reason: "FileMissing", message: `File ${path} is missing` });
 export const fileReadError = (path: string): Finding => ({ reason: "FileReadError", message: `Failed to read file ${path}` });

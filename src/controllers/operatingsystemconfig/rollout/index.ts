@@ -1,0 +1,18 @@
+export { enterRollout, failRolloutOnUnitError, rolloutOff, type RolloutDeps, type RolloutEntry, type RolloutMetrics, verifyRollout } from "./gate.ts";
+export { type HealthVerdict, verifyHealth } from "./health.ts";
+export { updateSlots } from "./lease-slots.ts";
+export { PoolNodes, poolLabel } from "./pool-nodes.ts";
+export {
+  decide,
+  formatSlot,
+  parallelismAnnotation,
+  parseSlot,
+  rolloutParallelism,
+  type Slot,
+  slotAnnotationPrefix,
+  type SlotDecision,
+  slotsOf,
+  viewOf,
+} from "./slots.ts";
+export { defaultRolloutTimings, parseRolloutTimings, type RolloutTimings, RolloutTimingsError } from "./timings.ts";
+export { slotsChangedPredicate } from "./watch.ts";

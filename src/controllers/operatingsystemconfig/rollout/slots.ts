@@ -1,0 +1,141 @@
+import { createHash } from "node:crypto";
+import type { RolloutTimings } from "./timings.ts";
+
+/** Lease annotation prefix of a node's slot: `slot.node-agent.gardener.cloud/<node>`. */
+export const slotAnnotationPrefix = "slot.node-agent.gardener.cloud/";
+/** Node annotation that turns chunked rollouts on: at most N nodes of the pool change at once. */
+export const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
+
+export type SlotState = "waiting" | "applying" | "verifying" | "failed";
+
+/**
+ * One node's entry, stored as compact JSON `{checksum, since, renewed, state}` (times RFC 3339), plus
+ * `node` when the annotation key had to shorten the node name (see `slotKey`).
+ */
+export interface Slot {
+  readonly checksum: string;
+  readonly since: string;
+  readonly renewed: string;
+  readonly state: SlotState;
+  readonly node?: string;
+}
+
+/** The name part of an annotation key is at most 63 characters (a qualified name). */
+const maxNamePart = 63;
+
+/**
+ * `slot.node-agent.gardener.cloud/<node>`; a node name longer than 63 characters is cut to 46 and
+ * suffixed with 16 hex digits of its SHA-256, and the full name goes into the slot's `node` field.
+ */
+export function slotKey(node: string): { readonly key: string; readonly hashed: boolean } {
+  if (node.length <= maxNamePart) return { key: `${slotAnnotationPrefix}${node}`, hashed: false };
+  const digest = createHash("sha256").update(node).digest("hex").slice(0, 16);
+  return { key: `${slotAnnotationPrefix}${node.slice(0, maxNamePart - 17)}-${digest}`, hashed: true };
+}
+
+const states: readonly string[] = ["waiting", "applying", "verifying", "failed"];
+
+/** The annotation value; undefined when it is not a slot (a foreign or hand-edited value is ignored). */
+export function parseSlot(text: string): Slot | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined; // not ours: treated like an absent entry
+  }
+  if (v === null || typeof v !== "object") return undefined;
+  const o = v as Record<string, unknown>;
+  const { checksum, since, renewed, state, node } = o;
+  if (typeof checksum !== "string" || typeof since !== "string" || typeof renewed !== "string") return undefined;
+  if (typeof state !== "string" || !states.includes(state)) return undefined;
+  const slot: Slot = { checksum, since, renewed, state: state as SlotState };
+  return typeof node === "string" ? { ...slot, node } : slot;
+}
+
+/** Compact JSON with a fixed key order. */
+export const formatSlot = (s: Slot): string =>
+  JSON.stringify({ checksum: s.checksum, since: s.since, renewed: s.renewed, state: s.state, ...(s.node !== undefined ? { node: s.node } : {}) });
+
+/** RFC 3339, whole milliseconds. */
+export const slotTime = (ms: number): string => new Date(ms).toISOString();
+
+/** N from the Node annotation; undefined when absent or not an integer ≥ 1 (upstream behaviour then). */
+export function rolloutParallelism(nodeAnnotations: Readonly<Record<string, string>> | undefined): number | undefined {
+  const text = nodeAnnotations?.[parallelismAnnotation];
+  if (text === undefined || !/^[0-9]+$/.test(text.trim())) return undefined;
+  const n = Number(text.trim());
+  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+}
+
+/** Every node's slot on the Lease, by node name. */
+export function slotsOf(annotations: Readonly<Record<string, string>> | undefined): Map<string, Slot> {
+  const out = new Map<string, Slot>();
+  for (const [k, v] of Object.entries(annotations ?? {})) {
+    if (!k.startsWith(slotAnnotationPrefix)) continue;
+    const s = parseSlot(v);
+    if (s !== undefined) out.set(s.node ?? k.slice(slotAnnotationPrefix.length), s);
+  }
+  return out;
+}
+
+/** How a slot of the current checksum counts, seen at `nowMs`. */
+export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
+
+export function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
+  const stale = nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
+  if (s.state === "failed") return "failed";
+  if (s.state === "waiting") return stale ? "stale-waiting" : "waiting";
+  return stale ? "failed" : "active";
+}
+
+/** The Lease's slots as one node sees them for the checksum being rolled out. */
+export interface SlotView {
+  readonly active: readonly string[];
+  readonly failed: readonly string[];
+  /** Live waiting entries of other nodes with a smaller name. */
+  readonly waitingBefore: readonly string[];
+}
+
+export function viewOf(slots: ReadonlyMap<string, Slot>, me: string, checksum: string, nowMs: number, t: RolloutTimings): SlotView {
+  const active: string[] = [];
+  const failed: string[] = [];
+  const waitingBefore: string[] = [];
+  for (const [node, s] of [...slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (node === me || s.checksum !== checksum) continue;
+    const st = standing(s, nowMs, t);
+    if (st === "active") active.push(node);
+    else if (st === "failed") failed.push(node);
+    else if (st === "waiting" && node < me) waitingBefore.push(node);
+  }
+  return { active, failed, waitingBefore };
+}
+
+/** What a node that is not up to date does next. */
+export type SlotDecision =
+  /** Our own slot for this checksum is applying (resume the apply) or verifying (keep checking health). */
+  | { readonly kind: "resume"; readonly state: "applying" | "verifying" }
+  /** Our own slot failed for this checksum: the change stays off until an operator acts. */
+  | { readonly kind: "own-failed" }
+  /** Register (or renew) a waiting entry first, so nodes with smaller names go first. */
+  | { readonly kind: "register" }
+  | { readonly kind: "take" }
+  | { readonly kind: "wait"; readonly behind: readonly string[] }
+  | { readonly kind: "halted"; readonly failed: readonly string[] };
+
+/**
+ * The decision table of chunked rollouts for this node (`me`), given its own entry and the others'.
+ * A stale own active slot is resumed (staleness only presumed us dead). A node first registers a
+ * waiting entry, so that nodes with smaller names that registered too go first.
+ */
+export function decide(slots: ReadonlyMap<string, Slot>, me: string, checksum: string, n: number, nowMs: number, t: RolloutTimings): SlotDecision {
+  const mine = slots.get(me);
+  const own = mine?.checksum === checksum ? mine : undefined;
+  if (own?.state === "applying" || own?.state === "verifying") return { kind: "resume", state: own.state };
+  if (own?.state === "failed") return { kind: "own-failed" };
+  if (own === undefined || standing(own, nowMs, t) === "stale-waiting") return { kind: "register" };
+  const v = viewOf(slots, me, checksum, nowMs, t);
+  if (v.failed.length >= n) return { kind: "halted", failed: v.failed };
+  if (v.active.length + v.failed.length >= n) return { kind: "wait", behind: [...v.active, ...v.failed] };
+  if (v.waitingBefore.length > 0) return { kind: "wait", behind: v.waitingBefore };
+  return { kind: "take" };
+}

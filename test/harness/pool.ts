@@ -1,0 +1,177 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
+import { startSystemdDouble, type SystemdAction, type SystemdDouble } from "../doubles/systemd/index.ts";
+import { startNodeStandIns, type NodeStandIns } from "./node-standins.ts";
+import { agentBinary, agentEnv, createAgentRoot, type AgentProcess } from "./sandbox.ts";
+
+/**
+ * A worker pool for whole-binary tests: several compiled agents, each with its own --root, Node and
+ * systemd double, against ONE API-server simulator and one OSC Secret — what serial and chunked
+ * rollouts coordinate over.
+ */
+export interface PoolMember {
+  readonly nodeName: string;
+  readonly root: string;
+  readonly systemd: SystemdDouble;
+  /** The agent's /metrics on 127.0.0.1. */
+  readonly metricsPort: number;
+  /** systemd actions with the wall-clock time they arrived. */
+  readonly actions: readonly TimedAction[];
+  /** Called synchronously for every systemd action as it arrives (e.g. to SIGKILL the agent mid-apply). */
+  onAction: ((a: TimedAction) => void) | undefined;
+  agent: AgentProcess | undefined;
+  spawn(extraEnv?: Record<string, string>): AgentProcess;
+  readHostFile(path: string): Promise<string | undefined>;
+  /** The Node's `checksum/cloud-config-data`. */
+  appliedChecksum(): string | undefined;
+}
+
+export interface TimedAction extends SystemdAction {
+  readonly at: number;
+}
+
+export interface Pool {
+  readonly sim: ApiServerSim;
+  readonly secretName: string;
+  readonly members: readonly PoolMember[];
+  /** Creates or replaces the OSC Secret; returns the checksum. */
+  setOsc(oscYaml: string, annotations?: Record<string, string>): string;
+  stop(): Promise<void>;
+}
+
+const secretNameLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
+
+/**
+ * Listening ports below the ephemeral range (32768+), so an outgoing connection cannot take a port
+ * probed free before the agent binds it. Each pool starts at its own offset.
+ */
+let nextPort = 21_000 + Math.floor(Math.random() * 2_000) * 4;
+function reservePort(): number {
+  for (;;) {
+    const port = nextPort++;
+    try {
+      Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true);
+      return port;
+    } catch {
+      // In use: try the next one.
+    }
+  }
+}
+
+export interface PoolOptions {
+  readonly nodes: readonly string[];
+  readonly secretName?: string;
+  readonly nodeLabels?: Record<string, string>;
+  readonly nodeAnnotations?: Record<string, string>;
+  /** Top-level config fields (a `controllers` entry replaces the default one, so repeat the OSC part). */
+  readonly extraConfig?: Record<string, unknown>;
+}
+
+export async function startPool(opts: PoolOptions): Promise<Pool> {
+  const secretName = opts.secretName ?? "gardener-node-agent-pool";
+  const sim = await startApiServer({ requestLogLimit: 1_000_000 });
+  const standIns: NodeStandIns = await startNodeStandIns();
+  const members: PoolMember[] = [];
+  for (const nodeName of opts.nodes) {
+    const actions: TimedAction[] = [];
+    let member: PoolMember | undefined;
+    const systemd = await startSystemdDouble({
+      onAction: (a) => {
+        const timed = { ...a, at: Date.now() };
+        actions.push(timed);
+        member?.onAction?.(timed);
+      },
+    });
+    const metricsPort = reservePort();
+    const root = await createAgentRoot({
+      sim,
+      binary: agentBinary,
+      nodeName,
+      machineName: `machine-${nodeName}`,
+      secretName,
+      healthPort: reservePort(),
+      metricsPort,
+      ...(opts.extraConfig !== undefined ? { extraConfig: opts.extraConfig } : {}),
+    });
+    // What the machine template puts on every Node of a pool; the authorizer's Lease rule relies on it.
+    sim.store.patch("nodes", "", nodeName, "merge", {
+      metadata: { labels: { [secretNameLabel]: secretName, ...opts.nodeLabels }, ...(opts.nodeAnnotations ? { annotations: opts.nodeAnnotations } : {}) },
+    });
+    const m: PoolMember = {
+      nodeName,
+      root,
+      systemd,
+      metricsPort,
+      actions,
+      onAction: undefined,
+      agent: undefined,
+      spawn(extraEnv = {}) {
+        let out = "";
+        const proc = Bun.spawn([agentBinary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
+          env: agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir),
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const drain = async (s: ReadableStream<Uint8Array>) => {
+          const dec = new TextDecoder();
+          for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+        };
+        const drained = Promise.all([drain(proc.stdout as ReadableStream<Uint8Array>), drain(proc.stderr as ReadableStream<Uint8Array>)]);
+        const agent: AgentProcess = {
+          proc,
+          output: () => out,
+          async stop(signal = "SIGTERM") {
+            if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+            const code = await proc.exited;
+            await drained;
+            return code;
+          },
+        };
+        m.agent = agent;
+        return agent;
+      },
+      readHostFile: (path) => readFile(join(root, path), "utf8").catch(() => undefined),
+      appliedChecksum: () =>
+        (sim.store.get("nodes", "", nodeName)?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations?.[
+          "checksum/cloud-config-data"
+        ],
+    };
+    member = m;
+    members.push(m);
+  }
+  return {
+    sim,
+    secretName,
+    members,
+    setOsc(oscYaml, annotations = {}) {
+      const checksum = new Bun.CryptoHasher("sha256").update(oscYaml).digest("hex");
+      const secret = {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: secretName, namespace: "kube-system", annotations: { "checksum/data-script": checksum, ...annotations } },
+        data: { "osc.yaml": Buffer.from(oscYaml).toString("base64") },
+      };
+      if (sim.store.get("secrets", "kube-system", secretName) === undefined) sim.store.create("secrets", secret);
+      else sim.store.update("secrets", secret);
+      return checksum;
+    },
+    async stop() {
+      await Promise.all(members.map((m) => m.agent?.stop("SIGKILL")));
+      for (const m of members) await m.systemd.stop();
+      await standIns.stop();
+      await sim.stop();
+      await Promise.all(members.map((m) => rm(m.root, { recursive: true, force: true })));
+    },
+  };
+}
+
+/** Polls `cond` every 50 ms until it holds or `timeoutMs` passes (then throws naming `what`). */
+export async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}

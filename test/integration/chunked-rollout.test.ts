@@ -1,0 +1,221 @@
+// Chunked, health-gated rollouts (issue 16) with six compiled agents against one API-server simulator,
+// N = 2 (Node annotation node-agent.gardener.cloud/rollout-parallelism), timings shortened through
+// GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: never more than two nodes between their first host write and
+// their slot release; a change whose restarted unit fails halts after two nodes; a fixed OSC reaches
+// all six; a node killed while holding a slot counts as failed once stale and resumes when it returns.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { StoreEvent } from "../doubles/apiserver/store.ts";
+import { startPool, until, type Pool, type PoolMember } from "../harness/pool.ts";
+
+const nodes = ["r-1", "r-2", "r-3", "r-4", "r-5", "r-6"];
+const env = { GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: "healthyFor=2s,verifyTimeout=90s,renewEvery=1s,staleAfter=6s,verifyPoll=500ms" };
+const slotPrefix = "slot.node-agent.gardener.cloud/";
+
+const osc = (version: string, extraUnit = "") => `apiVersion: extensions.gardener.cloud/v1alpha1
+kind: OperatingSystemConfig
+spec:
+  units:
+  - name: demo.service
+    content: "[Service]\\nExecStart=/bin/true\\n"
+    filePaths: [/etc/demo/version]
+${extraUnit}
+  files:
+  - path: /etc/demo/version
+    permissions: 0644
+    content: {inline: {data: "${version}\\n"}}
+`;
+const brokenUnit = `  - name: broken.service
+    content: "[Service]\\nExecStart=/bin/false\\n"`;
+
+interface Interval {
+  node: string;
+  start: number;
+  end: number;
+}
+
+/** Watches host roots and the Lease: per node, first host write of `version` → release of its slot. */
+class RolloutRecorder {
+  readonly releases = new Map<string, number>();
+  readonly firstWrite = new Map<string, number>();
+  maxActiveInLease = 0;
+  #stopStore: () => void;
+  #polling = true;
+  readonly #done: Promise<void>;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly version: string,
+    private readonly checksum: string,
+  ) {
+    this.#stopStore = pool.sim.store.subscribe((e: StoreEvent) => this.#onEvent(e));
+    this.#done = this.#poll();
+  }
+
+  #onEvent(e: StoreEvent): void {
+    if (e.def.resource !== "leases") return;
+    const ann = (o: unknown) => ((o as { metadata?: { annotations?: Record<string, string> } } | undefined)?.metadata?.annotations ?? {});
+    const active = (a: Record<string, string>) =>
+      new Set(
+        Object.entries(a)
+          .filter(([k, v]) => k.startsWith(slotPrefix) && v.includes(this.checksum) && /"state":"(applying|verifying)"/.test(v))
+          .map(([k]) => k.slice(slotPrefix.length)),
+      );
+    const now = active(ann(e.object));
+    this.maxActiveInLease = Math.max(this.maxActiveInLease, now.size);
+    for (const n of active(ann(e.prev))) if (!now.has(n) && !this.releases.has(n)) this.releases.set(n, Date.now());
+  }
+
+  async #poll(): Promise<void> {
+    while (this.#polling) {
+      for (const m of this.pool.members) {
+        if (!this.firstWrite.has(m.nodeName) && (await m.readHostFile("/etc/demo/version")) === `${this.version}\n`) {
+          // The unit files and enables come after the files; take whichever the node did first.
+          const firstAction = m.actions.find((a) => a.at >= this.startedAt && ["Enable", "DaemonReload", "Restart"].includes(a.action));
+          this.firstWrite.set(m.nodeName, Math.min(Date.now(), firstAction?.at ?? Infinity));
+        }
+      }
+      await Bun.sleep(20);
+    }
+  }
+
+  readonly startedAt = Date.now();
+
+  intervals(): Interval[] {
+    return [...this.firstWrite].map(([node, start]) => ({ node, start, end: this.releases.get(node) ?? Infinity }));
+  }
+
+  async stop(): Promise<void> {
+    this.#polling = false;
+    this.#stopStore();
+    await this.#done;
+  }
+}
+
+/** The largest number of intervals that overlap at one moment. */
+function maxOverlap(xs: readonly Interval[]): number {
+  const points = xs.flatMap((x) => [
+    { t: x.start, d: +1 },
+    { t: x.end, d: -1 },
+  ]);
+  points.sort((a, b) => a.t - b.t || a.d - b.d);
+  let cur = 0;
+  let max = 0;
+  for (const p of points) max = Math.max(max, (cur += p.d));
+  return max;
+}
+
+const lease = (p: Pool) => p.sim.store.get("leases", "kube-system", p.secretName) as { metadata: { annotations?: Record<string, string> } } | undefined;
+const slotOf = (p: Pool, node: string) => {
+  const v = lease(p)?.metadata.annotations?.[`${slotPrefix}${node}`];
+  return v === undefined ? undefined : (JSON.parse(v) as { checksum: string; state: string });
+};
+const events = (p: Pool, reason: string) =>
+  p.sim.store.list("events", { namespace: "default" }).filter((e) => e["reason"] === reason) as { metadata: { name: string }; type: string; message: string; involvedObject: { name: string } }[];
+const version = async (m: PoolMember) => m.readHostFile("/etc/demo/version");
+
+let pool: Pool;
+beforeAll(async () => {
+  pool = await startPool({
+    nodes,
+    nodeAnnotations: { "node-agent.gardener.cloud/rollout-parallelism": "2" },
+    extraConfig: {
+      controllers: {
+        operatingSystemConfig: { secretName: "gardener-node-agent-pool", kubernetesVersion: "1.33.0" },
+        systemdUnitCheck: { syncPeriod: "15s" },
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await pool.stop();
+});
+
+async function rollOut(v: string, extraUnit = ""): Promise<{ checksum: string; rec: RolloutRecorder }> {
+  const rec0 = { v };
+  const checksum = pool.setOsc(osc(rec0.v, extraUnit));
+  return { checksum, rec: new RolloutRecorder(pool, v, checksum) };
+}
+
+describe("chunked rollout with six agents, N = 2", () => {
+  test("never has more than two nodes between their first host write and their slot release", async () => {
+    const { checksum, rec } = await rollOut("v1");
+    for (const m of pool.members) m.spawn(env);
+    await until("all six nodes applied v1", () => pool.members.every((m) => m.appliedChecksum() === checksum), 240_000);
+    await rec.stop();
+    expect(rec.firstWrite.size).toBe(6);
+    expect(rec.releases.size).toBe(6);
+    expect(maxOverlap(rec.intervals())).toBeLessThanOrEqual(2);
+    expect(rec.maxActiveInLease).toBe(2);
+    // The Lease ends without slots.
+    expect(Object.keys(lease(pool)?.metadata.annotations ?? {}).filter((k) => k.startsWith(slotPrefix))).toEqual([]);
+  }, 300_000);
+
+  test("a change whose restarted unit fails halts with exactly two nodes changed", async () => {
+    for (const m of pool.members) m.systemd.failJobs("broken.service");
+    const { checksum, rec } = await rollOut("v2", brokenUnit);
+    await until("two failed slots", () => nodes.filter((n) => slotOf(pool, n)?.checksum === checksum && slotOf(pool, n)?.state === "failed").length === 2, 120_000);
+    await until("four nodes halted", () => new Set(events(pool, "RolloutHalted").filter((e) => e.message.startsWith("Rollout halted")).map((e) => e.involvedObject.name)).size === 4, 60_000);
+    await Bun.sleep(3_000); // a quiet period: no further node may change in it
+    await rec.stop();
+    const changed = (await Promise.all(pool.members.map(version))).filter((v) => v === "v2\n");
+    expect(changed).toHaveLength(2);
+    expect(pool.members.filter((m) => m.appliedChecksum() === checksum)).toHaveLength(0);
+    const halted = events(pool, "RolloutHalted").filter((e) => e.message.startsWith("Rollout halted"));
+    // One Warning per halted node (events are recorded once per checksum and reason).
+    expect(halted).toHaveLength(4);
+    for (const e of halted) expect(e.type).toBe("Warning");
+    const failedNode = pool.members.find((m) => slotOf(pool, m.nodeName)?.state === "failed")!;
+    const metrics = await (await fetch(`http://127.0.0.1:${failedNode.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^gardener_node_agent_rollout_slot_state 3$/m);
+  }, 200_000);
+
+  test("a fixed OSC then proceeds to all six nodes", async () => {
+    for (const m of pool.members) m.systemd.clearInjections();
+    const { checksum, rec } = await rollOut("v3");
+    await until("all six nodes applied v3", () => pool.members.every((m) => m.appliedChecksum() === checksum), 240_000);
+    await rec.stop();
+    expect(maxOverlap(rec.intervals())).toBeLessThanOrEqual(2);
+    for (const m of pool.members) expect(await version(m)).toBe("v3\n");
+  }, 300_000);
+
+  test("nodes killed while holding the slots count as failed once stale, halting the rest, and resume when they return", async () => {
+    const victims: PoolMember[] = [];
+    const since = Date.now();
+    const earlier = new Set(events(pool, "RolloutHalted").map((e) => e.metadata.name));
+    for (const m of pool.members) {
+      m.onAction = (a) => {
+        if (victims.length >= 2 || victims.includes(m) || a.action !== "Restart" || a.at < since || !a.units.includes("demo.service")) return;
+        victims.push(m);
+        m.agent?.proc.kill("SIGKILL");
+      };
+    }
+    const { checksum, rec } = await rollOut("v4");
+    await until("two nodes killed mid-change", () => victims.length === 2, 120_000);
+    for (const m of pool.members) m.onAction = undefined;
+    const dead = victims.map((v) => v.nodeName).sort();
+    const others = pool.members.filter((m) => !victims.includes(m));
+    for (const d of dead) expect(slotOf(pool, d)).toMatchObject({ checksum, state: "applying" });
+    // Not renewed for 6 s (the shortened 5 minutes): the two slots count as failed and the rest halt.
+    await until(
+      "the other four halted behind the stale slots",
+      () =>
+        new Set(
+          events(pool, "RolloutHalted")
+            .filter((e) => !earlier.has(e.metadata.name) && e.message.includes(dead.join(", ")))
+            .map((e) => e.involvedObject.name),
+        ).size === 4,
+      60_000,
+    );
+    for (const m of others) expect(await version(m)).toBe("v3\n");
+    // The halted nodes report their wait in the metrics.
+    const metrics = await (await fetch(`http://127.0.0.1:${others[0]!.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^gardener_node_agent_rollout_slot_state 0$/m);
+    expect(Number(/^gardener_node_agent_rollout_wait_seconds (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(5);
+
+    for (const v of victims) v.spawn(env);
+    await until("all six nodes applied v4", () => pool.members.every((m) => m.appliedChecksum() === checksum), 240_000);
+    await rec.stop();
+    for (const d of dead) expect(slotOf(pool, d)).toBeUndefined();
+    expect(maxOverlap(rec.intervals())).toBeLessThanOrEqual(2);
+  }, 400_000);
+});
