@@ -80,7 +80,7 @@ oci: build-all
 	$(BUN) run oci/build.ts --version $(VERSION) --revision $(REVISION)
 
 push: oci
-	$(BUN) run oci/push.ts dist/oci $(REGISTRY)
+	COSIGN_KEY=$(COSIGN_KEY) $(BUN) run oci/push.ts dist/oci $(REGISTRY)
 
 clean:
 	rm -rf dist

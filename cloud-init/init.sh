@@ -73,13 +73,15 @@ if [ -n "$REGISTRY_CA_API_SERVER" ] && [ "$REGISTRY_CA_API_SERVER" != __REGISTRY
   fi
 fi
 
-# get URL OUT [ACCEPT]: GET, one Bearer challenge answered with an anonymous token; 200 or die.
+# get URL OUT [ACCEPT [404OK]]: GET, one Bearer challenge answered with an anonymous token; 200 or die
+# (a 404 returns 1 when 404OK is set).
 get() {
   for a in 1 2; do
     c="$(cc -L -o "$2" -D "$W/h" -w '%{http_code}' -H "Accept: ${3:-*/*}" ${TOKEN:+-H "Authorization: Bearer $TOKEN"} "$1" 2>"$W/e")" || c="curl-$?"
     case "$c" in
       200) return 0 ;;
       401) [ "$a" = 1 ] && token && continue ;;
+      404) [ -z "${4:-}" ] || return 1 ;;
       curl-*) die "cannot reach $1: $(head -n1 "$W/e")" ;;
     esac
     die "GET $1 failed with HTTP $c"
@@ -106,6 +108,26 @@ A=application/vnd
 ACCEPT=$A.oci.image.index.v1+json,$A.oci.image.manifest.v1+json,$A.docker.distribution.manifest.list.v2+json,$A.docker.distribution.manifest.v2+json
 get "$BASE/manifests/${DIGEST:-${TAG:-latest}}" "$W/m" "$ACCEPT"
 [ -z "$DIGEST" ] || verify "$W/m" "$DIGEST" "manifest of $IMAGE"
+# cosign.pub: the top manifest must carry a cosign key-based signature (cloud-init/README.md step 2)
+K="$CONF/cosign.pub"
+if [ -f "$K" ]; then
+  D="sha256:$(sha256sum "$W/m" | cut -d' ' -f1)"
+  get "$BASE/manifests/sha256-${D#*:}.sig" "$W/s" "$A.oci.image.manifest.v1+json" 1 || die "image $IMAGE ($D) has no signature"
+  jf <"$W/s" >"$W/g" || die "signature manifest of $IMAGE is not JSON"
+  ok=""
+  for i in $(sed -n 's/^layers\.\([0-9]*\)\.mediaType=application\/vnd\.dev\.cosign\.simplesigning\.v1+json$/\1/p' "$W/g"); do
+    pd="$(sed -n "s/^layers\.$i\.digest=//p" "$W/g")"
+    case "$pd" in $SHA) ;; *) continue ;; esac
+    get "$BASE/blobs/$pd" "$W/p"
+    verify "$W/p" "$pd" "signature payload of $IMAGE"
+    jf <"$W/p" >"$W/q" 2>/dev/null || continue
+    grep -qxF "critical.image.docker-manifest-digest=$D" "$W/q" && grep -qxF "critical.type=cosign container image signature" "$W/q" || continue
+    sed -n "s/^layers\.$i\.annotations\.dev\.cosignproject\.cosign\/signature=//p" "$W/g" | base64 -d >"$W/z" 2>/dev/null &&
+      openssl dgst -sha256 -verify "$K" -signature "$W/z" "$W/p" >/dev/null 2>&1 && ok=1 && break
+  done
+  [ -n "$ok" ] || die "no signature of $IMAGE ($D) verifies with $K"
+  echo "> Verified the signature of $IMAGE ($D)"
+fi
 jf <"$W/m" >"$W/f" || die "manifest of $IMAGE is not JSON"
 if grep -q '^manifests\.' "$W/f"; then
   md="$(awk -F= -v a="$ARCH" '{split($1,k,"."); if (k[1]!="manifests") next; v=substr($0,length($1)+2)}

@@ -1,9 +1,12 @@
 // `make push REGISTRY=host:port/repo:tag`: bun run oci/push.ts dist/oci host:port/repo:tag
 // Environment: REGISTRY_USERNAME/REGISTRY_PASSWORD (basic, or for bearer token requests),
-// REGISTRY_CA_FILE (PEM), REGISTRY_PLAIN_HTTP=1 (plain HTTP; loopback registries always use it).
+// REGISTRY_CA_FILE (PEM), REGISTRY_PLAIN_HTTP=1 (plain HTTP; loopback registries always use it),
+// COSIGN_KEY=<PKCS#8 PEM, ECDSA P-256> (also sign the pushed index like `cosign sign --key`).
 import { createTransport } from "../src/registry/transport.ts";
 import { parseImageReference, registryEndpoint } from "../src/registry/reference.ts";
+import { importSigningKey } from "../src/registry/cosign.ts";
 import { pushOciLayout } from "./push-layout.ts";
+import { signImage } from "./sign.ts";
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
 
@@ -24,8 +27,12 @@ async function main(args: string[], env: Record<string, string | undefined>): Pr
     ...(user !== undefined && password !== undefined ? { credentials: { [endpoint]: { username: user, password } } } : {}),
     ...(caFile !== undefined ? { caPem: await Bun.file(caFile).text() } : {}),
   });
+  const keyFile = env["COSIGN_KEY"];
+  // The key is read before anything is pushed: a bad key fails the push, not only the signing.
+  const key = keyFile === undefined || keyFile === "" ? undefined : await importSigningKey(await Bun.file(keyFile).text(), keyFile);
   const result = await pushOciLayout(layoutDir, target, transport);
   console.error(`pushed ${result.uploadedBlobs} blobs (${result.uploadedBytes} bytes) and ${result.uploadedManifests} manifests`);
+  if (key !== undefined) console.error(`signed as ${(await signImage(result.reference, key, transport)).signatureTag}`);
   console.log(result.reference);
   return 0;
 }

@@ -1,3 +1,4 @@
+import type { GateName, GatePreview } from "../controllers/operatingsystemconfig/gate-preview.ts";
 import type { ApplyPreview, FilePreview, UnitPreview } from "../controllers/operatingsystemconfig/preview.ts";
 
 const indent = (text: string, by: string): string =>
@@ -25,6 +26,22 @@ function unitLines(u: UnitPreview): string[] {
   return lines;
 }
 
+const gateTitles: Readonly<Record<GateName, string>> = {
+  hold: "hold",
+  "serial-lock": "serial lock",
+  rollout: "rollout",
+  drain: "drain",
+  "static-pods": "static pods",
+};
+
+/** `  serial lock  holds the apply (WaitingForSerialLock): Waiting for …` */
+function gateLine(g: GatePreview): string {
+  const title = `  ${gateTitles[g.gate].padEnd(11)} `;
+  if (g.verdict === "not-checked") return `${title}${g.message}`;
+  const what = g.verdict === "stops" ? "holds the apply" : g.reason === "ApplyFailed" ? "fails after the files are written" : "holds the checksum after the apply";
+  return `${title}${what} (${g.reason ?? ""}): ${g.message}`;
+}
+
 /** The human form of `diff`: a header, files with their diffs, units, restarts and gates. */
 export function formatPreview(p: ApplyPreview, source: string): string {
   const id = p.checksum.slice(0, 12);
@@ -47,6 +64,7 @@ export function formatPreview(p: ApplyPreview, source: string): string {
   if (p.inPlace.length > 0) lines.push(`In-place updates: ${p.inPlace.join(", ")}`);
   if (p.containerdRestart) lines.push("containerd: restarts (its configuration or unit changed)");
   if (p.agentRestart) lines.push("Agent: restarts itself after the daemon-reload to continue with its new unit or binary");
-  for (const g of p.gates) lines.push(`Gate ${g.reason}: ${g.message}`);
+  if (p.gates.length > 0) lines.push("Gates:", ...p.gates.map(gateLine));
+  else lines.push("Gates: none would hold the apply or its checksum");
   return `${lines.join("\n")}\n`;
 }

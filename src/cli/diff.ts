@@ -59,6 +59,10 @@ async function runDiff(ctx: CommandContext): Promise<number> {
   const { decodeOsc } = await import("../osc/index.ts");
   const { createHostFs } = await import("../host/index.ts");
   const { previewApply, hasChanges } = await import("../controllers/operatingsystemconfig/preview.ts");
+  const { defaultRolloutTimings, parseRolloutTimings, rolloutTimingsEnv } = await import("../controllers/operatingsystemconfig/rollout/index.ts");
+  const { realClock } = await import("../clock/index.ts");
+  // The running agent's rollout timings (a test-only override) decide when a slot counts as stale.
+  const timingsText = ctx.env[rolloutTimingsEnv] ?? "";
   const preview = await previewApply(
     {
       host: createHostFs(ctx.root),
@@ -70,6 +74,8 @@ async function runDiff(ctx: CommandContext): Promise<number> {
       arch: ctx.flags["arch"] || (goArch[process.arch] ?? process.arch),
       node: input.online?.node,
       secret: input.online?.secret,
+      clock: realClock,
+      rolloutTimings: timingsText === "" ? defaultRolloutTimings : parseRolloutTimings(timingsText),
     },
     ctx.signal,
   );
@@ -95,7 +101,8 @@ export const command: Command = {
     "diff --offline [--root DIR] [-o json] FILE   an OSC file against the state under --root (image roots)",
     "Lists files to create, change or delete (mode, size, unified diff; secretRef files and files with mode",
     "0600 or stricter only as \"content differs, N bytes\"), drop-ins, units to enable, disable, restart or",
-    "stop, the containerd restart, whether the agent restarts itself, and the gates that would hold the apply.",
+    "stop, the containerd restart, whether the agent restarts itself, and the gates (hold, serial lock, rollout",
+    "slot, drain, static pods) that would hold the apply or its checksum; offline the API gates are not checked.",
     "Compares against last-applied-osc.yaml and resumes an interrupted change set like the agent. Writes nothing.",
   ].join("\n"),
   flags: [

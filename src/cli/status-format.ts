@@ -6,7 +6,8 @@ const seconds = (ms: number | undefined): string => (ms === undefined ? "" : `${
 const row = (key: string, value: string): string => `  ${key.padEnd(14)}${value}`;
 
 function applyLine(r: ApplyRecord): string {
-  const parts = [short(r.checksum), r.outcome.toLowerCase(), `at ${r.startedAt.replace(/\.\d{3}Z$/, "Z")}`];
+  // A Secret without checksum/data-script is recorded as a failure with an empty checksum.
+  const parts = [r.checksum === "" ? "(no checksum)" : short(r.checksum), r.outcome.toLowerCase(), `at ${r.startedAt.replace(/\.\d{3}Z$/, "Z")}`];
   if (r.durationMs !== undefined) parts.push(`took ${seconds(r.durationMs)}`);
   if (r.filesChanged !== undefined) parts.push(`${r.filesChanged} file(s) changed, ${r.filesDeleted ?? 0} deleted`);
   if (r.unitsRestarted !== undefined && r.unitsRestarted.length > 0) parts.push(`restarts ${r.unitsRestarted.join(", ")}`);

@@ -198,6 +198,8 @@ describe("decodeConfig with bad input", () => {
     ["a string for a number", `clientConnection: {qps: ${secret}}`, "clientConnection.qps: invalid type: expected number, got string"],
     ["a bad duration", `controllers: {token: {syncPeriod: ${secret}}}`, "controllers.token.syncPeriod: invalid duration"],
     ["a bad version", `controllers: {operatingSystemConfig: {kubernetesVersion: ${secret}}}`, "controllers.operatingSystemConfig.kubernetesVersion: invalid semantic version"],
+    ["another kind", `kind: ${secret}`, 'kind: unexpected value, expected "NodeAgentConfiguration"'],
+    ["another apiVersion", `apiVersion: ${secret}\nkind: ${secret}`, 'apiVersion: unexpected value, expected "nodeagent.config.gardener.cloud/v1alpha1"'],
   ])("should refuse %s naming the field, never the value", (_what, text, reason) => {
     const err = failure(text);
     expect(err.message).toBe(`error decoding config: /c.yaml: ${reason}`);

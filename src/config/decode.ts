@@ -3,7 +3,7 @@ import { configApiVersion, configKind, nodeAgentConfigurationSchema } from "./co
 import type { NodeAgentConfiguration } from "./configuration.ts";
 import { ConfigError } from "./errors.ts";
 import type { FieldIssue } from "./errors.ts";
-import { issueText } from "./issue-text.ts";
+import { issueText } from "../untrusted/issue-text.ts";
 import { parseYaml, YamlSyntaxError } from "./yaml.ts";
 
 /** Gates of the process-wide feature gate; the agent registers none of its own. */
@@ -40,9 +40,12 @@ export const decodeConfig = (text: string, file?: string): NodeAgentConfiguratio
 
   const apiVersion = doc["apiVersion"];
   const kind = doc["kind"];
-  if ((apiVersion !== undefined && apiVersion !== configApiVersion) || (kind !== undefined && kind !== configKind)) {
-    const gvk = `${String(apiVersion ?? configApiVersion)}, Kind=${String(kind ?? configKind)}`;
-    throw new ConfigError("decode", file, [], `no kind "${String(kind ?? configKind)}" is registered for version "${gvk}"`);
+  // The found values are not repeated: like any field, they may hold anything.
+  if (apiVersion !== undefined && apiVersion !== configApiVersion) {
+    throw new ConfigError("decode", file, [], `apiVersion: unexpected value, expected "${configApiVersion}"`);
+  }
+  if (kind !== undefined && kind !== configKind) {
+    throw new ConfigError("decode", file, [], `kind: unexpected value, expected "${configKind}"`);
   }
 
   const result = v.safeParse(nodeAgentConfigurationSchema, doc);

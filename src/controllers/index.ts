@@ -17,11 +17,11 @@ import { informerSyncChecks } from "./manager/health.ts";
 import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
 import { setupOscController } from "./manager/osc.ts";
 import { supervise } from "./manager/supervise.ts";
-import { isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "./operatingsystemconfig/index.ts";
+import { createDriftStatus, isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "./operatingsystemconfig/index.ts";
 import { controllerCollector } from "./manager/controller-metrics.ts";
 import { setupLeaseController } from "./lease/index.ts";
 import { nodeSelectors, setupNodeController } from "./node/index.ts";
-import { createTokenResync, setupTokenController } from "./token/index.ts";
+import { createTokenFileWriter, createTokenResync, setupTokenController } from "./token/index.ts";
 import { endpointOf, setupCertificateController } from "./certificate/index.ts";
 import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
 import { setupSecretNameChangeController } from "./secretnamechange/index.ts";
@@ -90,6 +90,8 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   const controllers: Controller[] = [];
   deps.metrics.addCollector(controllerCollector(() => controllers));
   const tokenResync = createTokenResync();
+  const token = config.controllers.token;
+  const tokenSetup = { kube, host, events, node, clock, log, syncConfigs: token.syncConfigs ?? [], syncPeriodMs: token.syncPeriod };
   // Registration order follows upstream: certificate, node, secret-name-change, operatingsystemconfig,
   // token, lease, health-check, systemd-unit-check, hostname-check.
   controllers.push(setupCertificateController({ kube, restConfig, host, clock, log, machineName, onRestartRequested }));
@@ -97,45 +99,34 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   controllers.push(
     setupSecretNameChangeController({ informers, node, host, configPath: deps.configPath, events, clock, log, onRestartRequested }),
   );
-  controllers.push(
-    setupOscController({
-      kube,
-      cache,
-      host,
-      systemd,
-      clock,
-      log,
-      events,
-      config,
-      env: deps.env,
-      hostName,
-      nodeName,
-      arch: machineArch(),
-      source: secretInformer,
-      nodeSource: nodeInformer,
-      metrics: deps.metrics,
-      renewAgentCredentials: (sig) =>
-        obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
-      signal,
-      onRestartRequested,
-      onTokenResync: tokenResync.trigger,
-      selfHosted,
-    }),
-  );
-  const token = config.controllers.token;
-  controllers.push(
-    setupTokenController({
-      kube,
-      host,
-      events,
-      node,
-      clock,
-      log,
-      syncConfigs: token.syncConfigs ?? [],
-      syncPeriodMs: token.syncPeriod,
-      resync: tokenResync,
-    }),
-  );
+  const driftStatus = createDriftStatus();
+  const oscSetup = setupOscController({
+    kube,
+    cache,
+    host,
+    systemd,
+    clock,
+    log,
+    events,
+    config,
+    env: deps.env,
+    hostName,
+    nodeName,
+    arch: machineArch(),
+    source: secretInformer,
+    nodeSource: nodeInformer,
+    metrics: deps.metrics,
+    renewAgentCredentials: (sig) =>
+      obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
+    signal,
+    onRestartRequested,
+    onTokenResync: tokenResync.trigger,
+    selfHosted,
+    writeTokenFile: createTokenFileWriter(tokenSetup),
+    driftStatus,
+  });
+  controllers.push(oscSetup.controller);
+  controllers.push(setupTokenController({ ...tokenSetup, resync: tokenResync }));
   // Only with a known Node: listing Leases by anything but name is denied (§7.5); a Node that appears
   // later makes the OSC controller restart the agent, and the next start registers the lease controller.
   const lease = setupLeaseController({ kube, informers, node, clock, log, health: deps.health, metrics: deps.metrics });
@@ -165,7 +156,12 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // The Lease first: nothing on this path may wait for the API server's rate limit or the host scan.
   const ordered = lease === undefined ? controllers : [lease.controller, ...controllers.filter((c) => c !== lease.controller)];
   const runs = supervise(
-    [...ordered.map((c) => ({ name: c.name, run: c.start(signal) })), { name: "cache", run: informers.stopped() }],
+    [
+      ...ordered.map((c) => ({ name: c.name, run: c.start(signal) })),
+      { name: "cache", run: informers.stopped() },
+      // Drift checks beside the controllers (at start and every sync period), never before them.
+      { name: "drift-check", run: oscSetup.drift(signal) },
+    ],
     { signal, stop: deps.stop, log },
   );
   // The consistency check is diagnostic: it runs beside the controllers (a slow scan or event must not

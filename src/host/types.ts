@@ -1,3 +1,5 @@
+import { quoteName } from "../untrusted/quote-name.ts";
+
 /** What `stat` reports about a path under the root (links are not followed for `kind`). */
 export interface FileInfo {
   readonly kind: "file" | "dir" | "symlink" | "other";
@@ -68,7 +70,7 @@ export class HostPathError extends Error {
     readonly path: string,
     reason: string,
   ) {
-    super(`invalid host path "${path}": ${reason}`);
+    super(`invalid host path ${quoteName(path)}: ${reason}`);
   }
 }
 
@@ -80,6 +82,6 @@ export class HostFileKindError extends Error {
     readonly kind: FileInfo["kind"],
     operation: string,
   ) {
-    super(`cannot ${operation} "${path}": it is a ${kind === "dir" ? "directory" : kind === "other" ? "non-regular file" : kind}`);
+    super(`cannot ${operation} ${quoteName(path)}: it is a ${kind === "dir" ? "directory" : kind === "other" ? "non-regular file" : kind}`);
   }
 }

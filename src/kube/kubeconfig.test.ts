@@ -118,6 +118,13 @@ describe("kubeconfig", () => {
     });
   });
 
+  test("should name an unknown context escaped and cut to 80 characters, never the rest of it", async () => {
+    const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA";
+    const err = await parseKubeconfig(`current-context: "${"n".repeat(90)}\\n${secret}"\ncontexts: []`, "/k", opts).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(KubeconfigError);
+    expect((err as Error).message).toBe(`kubeconfig /k: context "${"n".repeat(77)}..." not found`);
+  });
+
   describe("loadKubeconfig", () => {
     test("should read the file through the path resolver", async () => {
       files["/root/var/lib/gna/credentials/kubeconfig"] = doc("    server: https://x", "    token: t");

@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, join } from "node:path";
 import * as v from "valibot";
-import { issueText } from "../config/issue-text.ts";
+import { issueText } from "../untrusted/issue-text.ts";
+import { quoteName } from "../untrusted/quote-name.ts";
 import { parseYaml } from "../config/yaml.ts";
 import { bunReadTextFile, type Credentials, type ReadTextFile } from "./credentials.ts";
 import { kubeconfigSchema, type KubeconfigUser } from "./kubeconfig-schema.ts";
@@ -94,11 +95,11 @@ export async function parseKubeconfig(text: string, kubeconfigPath: string, opts
   const ctxName = doc["current-context"];
   if (ctxName === "") throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: current-context is not set`);
   const ctx = doc.contexts.find((c) => c.name === ctxName);
-  if (ctx === undefined) throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: context "${ctxName}" not found`);
+  if (ctx === undefined) throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: context ${quoteName(ctxName)} not found`);
   const clusterIdx = doc.clusters.findIndex((c) => c.name === ctx.context.cluster);
   const cluster = doc.clusters[clusterIdx]?.cluster;
   if (cluster === undefined) {
-    throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: cluster "${ctx.context.cluster}" not found`);
+    throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: cluster ${quoteName(ctx.context.cluster)} not found`);
   }
   const userIdx = doc.users.findIndex((u) => u.name === ctx.context.user);
   const user: KubeconfigUser = doc.users[userIdx]?.user ?? {};

@@ -25,6 +25,13 @@ describe("watch", () => {
         expect(decodeWatchLine(line)).toBeInstanceOf(TransportError);
       },
     );
+
+    test("should not quote an undecodable line (a Secret's event carries its data)", () => {
+      const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA";
+      const ev = decodeWatchLine(`{"type":"MODIFIED","object":{"kind":"Secret","data":{"token":"${secret}"`);
+      expect(ev).toBeInstanceOf(TransportError);
+      expect((ev as Error).message).toBe("watch: undecodable event (94 characters)");
+    });
   });
 
   describe("watchQuery", () => {

@@ -35,7 +35,8 @@ export function watchQuery(opts: WatchOptions): URLSearchParams {
 /** Decodes one line of a watch stream. An ERROR event is returned as the ApiError it carries. */
 export function decodeWatchLine<T extends KubeObject>(line: string): WatchEvent<T> | Error {
   const parsed = v.safeParse(eventSchema, parseBody(line));
-  if (!parsed.success) return new TransportError(`watch: undecodable event: ${line.slice(0, 200)}`);
+  // Only the size: the line may be a Secret's event, and its text would carry the Secret's data.
+  if (!parsed.success) return new TransportError(`watch: undecodable event (${line.length} characters)`);
   const { type, object } = parsed.output;
   if (type === "ERROR") {
     const code = typeof object["code"] === "number" ? object["code"] : 500;

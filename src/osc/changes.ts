@@ -43,6 +43,14 @@ export type ChangedUnit = v.InferOutput<typeof changedUnitSchema>;
 export const unitCommandSchema = v.object({ name: v.string(), command: v.optional(v.string(), "") });
 export type UnitCommand = v.InferOutput<typeof unitCommandSchema>;
 
+/**
+ * This agent's addition to the changes file (gardener#10972): every file path and unit a change set
+ * set out to write, kept until an apply completes, so the next OSC removes what an unfinished one left
+ * behind. The Go agent ignores the unknown key; without it (a Go-written file) nothing is carried over.
+ */
+export const attemptedWritesSchema = v.object({ files: list(v.object({ path: v.string() })), units: list(unitSchema) });
+export type AttemptedWrites = v.InferOutput<typeof attemptedWritesSchema>;
+
 export const oscChangesSchema = v.object({
   operatingSystemConfigChecksum: v.optional(v.string(), ""),
   mustRestartNodeAgent: flag,
@@ -72,6 +80,13 @@ export const oscChangesSchema = v.object({
       ),
     ),
   }),
+  attemptedWrites: v.optional(attemptedWritesSchema),
+  /**
+   * This agent's addition: units whose restart failed within the verification window and that were
+   * reverted; the change set holding their new version is not retried while the Node asks for
+   * `unit-failure-policy: revert` (the Go agent ignores the key and simply retries the change set).
+   */
+  unitRevert: v.optional(v.object({ units: list(v.string()) })),
 });
 
 /** The pending work list of `last-computed-osc-changes.yaml` (lists always present in memory). */
@@ -92,10 +107,13 @@ export function decodeChanges(text: string): OscChanges {
 
 /** Upstream's byte shape: sorted keys, empty lists omitted, `dropInsChanges` always present. */
 export function encodeChanges(c: OscChanges): string {
+  const { attemptedWrites, ...upstreamFields } = c;
   const units = {
     changed: c.units.changed.map((u) => ({ ...(toPlain(u) as object), dropInsChanges: toPlain(u.dropInsChanges) })),
     deleted: c.units.deleted,
     commands: c.units.commands,
   };
-  return writeYaml(toPlain({ ...c, units }));
+  // Present only while it lists something, so a finished change set reads exactly like upstream's.
+  const attempted = attemptedWrites !== undefined && (attemptedWrites.files.length > 0 || attemptedWrites.units.length > 0) ? { attemptedWrites } : {};
+  return writeYaml(toPlain({ ...upstreamFields, units, ...attempted }));
 }

@@ -42,6 +42,6 @@ export function decodeInline(encoding: string, data: string): Uint8Array {
     case "b64":
       return decodeBase64Strict(data);
     default:
-      throw new InvalidCodecError(encoding);
+      throw new InvalidCodecError();
   }
 }

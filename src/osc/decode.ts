@@ -1,19 +1,11 @@
 import * as v from "valibot";
-import { issueText } from "../config/issue-text.ts";
+import { issuesMessage } from "../untrusted/issue-text.ts";
 import { OscDecodeError } from "./errors.ts";
 import { type Osc, oscApiVersion, oscKind, oscSchema } from "./schema.ts";
 import { readYaml } from "./yaml-read.ts";
 
-/** Turns valibot issues into one message naming the dot-path of the first problems, never their values. */
-export function issuesMessage(issues: readonly v.BaseIssue<unknown>[]): string {
-  return issues
-    .slice(0, 3)
-    .map((i) => {
-      const p = v.getDotPath(i);
-      return p === null ? issueText(i) : `${p}: ${issueText(i)}`;
-    })
-    .join("; ");
-}
+/** Kept here too: OSC code and the controllers import it from the OSC module. */
+export { issuesMessage };
 
 /**
  * Decodes `osc.yaml` (YAML or JSON). Unknown fields are ignored; missing apiVersion/kind are tolerated,

@@ -6,11 +6,14 @@ export class OscDecodeError extends Error {
   }
 }
 
-/** A file's inline content names an encoding other than "" or "b64". */
+/**
+ * A file's inline content names an encoding other than "" or "b64". The message says what is
+ * accepted, not what was found: the field is free text and may hold anything.
+ */
 export class InvalidCodecError extends Error {
   override readonly name = "InvalidCodecError";
-  constructor(readonly encoding: string) {
-    super(`invalid file codec id "${encoding}"`);
+  constructor() {
+    super('invalid file codec id: expected "" or "b64"');
   }
 }
 

@@ -1,4 +1,4 @@
-export { type ChangedUnit, decodeChanges, emptyChanges, encodeChanges, type OscChanges, type UnitCommand } from "./changes.ts";
+export { type AttemptedWrites, type ChangedUnit, decodeChanges, emptyChanges, encodeChanges, type OscChanges, type UnitCommand } from "./changes.ts";
 export { decodeBase64Strict, decodeInline } from "./content.ts";
 export { decodeOsc, issuesMessage } from "./decode.ts";
 export { encodeOsc, oscToPlain } from "./encode.ts";

@@ -26,6 +26,8 @@ export function parseChallenge(header: string): Challenge {
 export interface Credentials {
   readonly username: string;
   readonly password: string;
+  /** An OAuth2 refresh token (docker config `identitytoken`): exchanged at the token realm for Bearer registries. */
+  readonly identityToken?: string;
 }
 
 export function basicAuthorization(c: Credentials): string {

@@ -1,5 +1,6 @@
 import type { HostFs } from "../host/types.ts";
 import { sha256Digest, verifyDigest } from "./digest.ts";
+import { responseErrorCodes } from "./error-body.ts";
 import { MANIFEST_ACCEPT, parseManifest } from "./manifest.ts";
 import type { DescriptorDoc, ParsedManifest } from "./manifest.ts";
 import { loadRegistryHosts } from "./hosts.ts";
@@ -61,7 +62,7 @@ export function registryOver(transport: Transport, hostsDir?: RegistryClientOpti
       ...(endpoint ? { endpoint } : {}),
       ...(signal ? { signal } : {}),
     });
-    if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(ref)} manifest ${reference}`, (await res.text()).slice(0, 200));
+    if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(ref)} manifest ${reference}`, await responseErrorCodes(res));
     const declared = Number(res.headers.get("content-length") ?? "0");
     if (declared > MAX_MANIFEST_BYTES) throw new RegistryError(`manifest ${reference} is too large (${declared} bytes)`);
     const body = new Uint8Array(await res.arrayBuffer());
@@ -89,6 +90,12 @@ export function registryOver(transport: Transport, hostsDir?: RegistryClientOpti
       return { reference: ref, manifestDigest: digest, layers: parsed.doc.layers.map(toDescriptor) } satisfies ResolvedImage;
     },
 
+    async fetchManifest(image, signal) {
+      const ref = parseImageReference(image);
+      const { digest, parsed } = await getManifest(ref, ref.digest ?? ref.tag ?? "latest", signal);
+      return { reference: ref, digest, manifest: parsed };
+    },
+
     fetchBlob(reference, digest, signal) {
       return viaEndpoints(reference, "pull", signal, async (endpoint) => {
         const res = await transport.send({
@@ -99,7 +106,7 @@ export function registryOver(transport: Transport, hostsDir?: RegistryClientOpti
           ...(endpoint ? { endpoint } : {}),
           ...(signal ? { signal } : {}),
         });
-        if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(reference)} blob ${digest}`, (await res.text()).slice(0, 200));
+        if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(reference)} blob ${digest}`, await responseErrorCodes(res));
         const bytes = new Uint8Array(await res.arrayBuffer());
         verifyDigest(bytes, digest, `blob of ${formatImageReference(reference)}`);
         return bytes;

@@ -1,3 +1,4 @@
+import { quoteName } from "../untrusted/quote-name.ts";
 import { RegistryError } from "./types.ts";
 
 /** "sha256:<hex>" of some bytes. */
@@ -7,7 +8,7 @@ export function sha256Digest(bytes: Uint8Array | string): string {
 
 /** Throws a DigestMismatchError unless `bytes` hash to `expected` (only sha256 is accepted). */
 export function verifyDigest(bytes: Uint8Array, expected: string, what: string): void {
-  if (!expected.startsWith("sha256:")) throw new RegistryError(`unsupported digest algorithm in "${expected}"`);
+  if (!expected.startsWith("sha256:")) throw new RegistryError(`unsupported digest algorithm in ${quoteName(expected)}`);
   const actual = sha256Digest(bytes);
   if (actual !== expected) throw new DigestMismatchError(what, expected, actual);
 }

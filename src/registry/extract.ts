@@ -1,3 +1,4 @@
+import { quoteName } from "../untrusted/quote-name.ts";
 import type { HostFs } from "../host/types.ts";
 import { sha256Digest } from "./digest.ts";
 import { decompressLayer } from "./layer.ts";
@@ -40,7 +41,7 @@ export class FileNotInImageError extends RegistryError {
     readonly path: string,
     readonly reason: "absent" | "not-regular",
   ) {
-    super(reason === "absent" ? `file "${path}" not found in image ${image}` : `"${path}" in image ${image} is not a regular file`);
+    super(reason === "absent" ? `file ${quoteName(path)} not found in image ${quoteName(image)}` : `${quoteName(path)} in image ${quoteName(image)} is not a regular file`);
   }
 }
 

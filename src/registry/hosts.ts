@@ -1,6 +1,9 @@
-import { parse as parseToml } from "smol-toml";
+import { parse as parseToml, TomlError } from "smol-toml";
 import * as v from "valibot";
 import type { HostFs } from "../host/types.ts";
+import { issuesMessage } from "../untrusted/issue-text.ts";
+import { quoteName } from "../untrusted/quote-name.ts";
+import { urlForMessage } from "../untrusted/url.ts";
 import { RegistryError } from "./types.ts";
 
 /** One place to fetch from, as containerd's hosts.toml describes it. */
@@ -30,16 +33,21 @@ export interface ParsedHostsToml {
   readonly hosts: readonly { url: string; capabilities: readonly ("pull" | "resolve" | "push")[]; overridePath: boolean; ca: readonly string[] }[];
 }
 
-/** Decodes containerd's `hosts.toml` (the subset Gardener writes: server, capabilities, ca, override_path). */
-export function parseHostsToml(text: string): ParsedHostsToml {
+/**
+ * Decodes containerd's `hosts.toml` (the subset Gardener writes: server, capabilities, ca, override_path).
+ * Errors name `file`, the line or the field, never the file's text.
+ */
+export function parseHostsToml(text: string, file = "hosts.toml"): ParsedHostsToml {
   let raw: unknown;
   try {
     raw = parseToml(text);
   } catch (err) {
-    throw new RegistryError("hosts.toml is not valid TOML", { cause: err });
+    // The parser's message quotes the offending lines: only its position is kept, and no cause.
+    const at = err instanceof TomlError ? ` at line ${err.line}, column ${err.column}` : "";
+    throw new RegistryError(`${file}: invalid TOML${at}`);
   }
   const r = v.safeParse(HostsTomlSchema, raw);
-  if (!r.success) throw new RegistryError(`invalid hosts.toml: ${r.issues.map((i) => `${v.getDotPath(i) ?? "(root)"}: ${i.message}`).join("; ")}`);
+  if (!r.success) throw new RegistryError(`${file}: invalid hosts.toml: ${issuesMessage(r.issues)}`);
   const hosts = Object.entries(r.output.host ?? {}).map(([url, h]) => ({
     url,
     capabilities: h.capabilities ?? ["pull", "resolve"],
@@ -65,13 +73,13 @@ export async function loadRegistryHosts(hostFs: HostFs, hostsDir: string, regist
     const dir = `${hostsDir}/${name}`;
     const text = await hostFs.readText(`${dir}/hosts.toml`);
     if (text === undefined) continue;
-    const parsed = parseHostsToml(text);
+    const parsed = parseHostsToml(text, `${dir}/hosts.toml`);
     const mirrors: RegistryEndpoint[] = [];
     for (const h of parsed.hosts) {
       const pems: string[] = [];
       for (const path of h.ca) {
         const pem = await hostFs.readText(path.startsWith("/") ? path : `${dir}/${path}`);
-        if (pem === undefined) throw new RegistryError(`CA file ${path} of mirror ${h.url} (${dir}/hosts.toml) does not exist`);
+        if (pem === undefined) throw new RegistryError(`CA file ${quoteName(path)} of mirror ${quoteName(urlForMessage(h.url))} (${dir}/hosts.toml) does not exist`);
         pems.push(pem);
       }
       mirrors.push({ url: h.url, capabilities: h.capabilities, overridePath: h.overridePath, ...(pems.length > 0 ? { caPem: pems.join("\n") } : {}) });

@@ -1,6 +1,21 @@
 export { basicAuthorization, parseChallenge } from "./auth.ts";
 export type { Challenge, Credentials } from "./auth.ts";
 export { createRegistryClient, registryOver } from "./client.ts";
+export {
+  cosignPublicKeyPath,
+  cosignSignatureTag,
+  createAgentImageVerifier,
+  derToRawSignature,
+  ImageSignatureError,
+  importCosignPublicKey,
+  importSigningKey,
+  rawToDerSignature,
+  signPayload,
+  simpleSigningPayload,
+  verifyImageSignature,
+} from "./cosign.ts";
+export type { VerifiedImage } from "./cosign.ts";
+export { dockerConfigKeyHost, loadRegistryCredentials, parseDockerConfig, RegistryAuthConfigError, registryAuthPath } from "./docker-config.ts";
 export { loadRegistryHosts, parseHostsToml } from "./hosts.ts";
 export type { ParsedHostsToml, RegistryEndpoint, RegistryHosts } from "./hosts.ts";
 export type { RegistryClientOptions } from "./client.ts";
@@ -17,4 +32,4 @@ export type { TarLookup } from "./tar.ts";
 export { createTransport, RegistryHttpError, RegistryUnreachableError } from "./transport.ts";
 export type { FetchFn, RegistryRequest, Transport, TransportOptions } from "./transport.ts";
 export { RegistryError } from "./types.ts";
-export type { Descriptor, ImageReference, Platform, Registry, ResolvedImage } from "./types.ts";
+export type { Descriptor, FetchedManifest, ImageReference, Platform, Registry, ResolvedImage } from "./types.ts";

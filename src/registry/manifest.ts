@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { issuesMessage } from "../untrusted/issue-text.ts";
 import { RegistryError } from "./types.ts";
 
 export const MediaType = {
@@ -56,8 +57,9 @@ export function parseManifest(body: Uint8Array, contentType: string | null): Par
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(body));
-  } catch (err) {
-    throw new RegistryError("manifest is not valid JSON", { cause: err });
+  } catch {
+    // Not kept as cause: the parser's message quotes the token it stumbled on.
+    throw new RegistryError("manifest is not valid JSON");
   }
   const type = contentType?.split(";")[0]?.trim();
   const bodyType = typeof json === "object" && json !== null && "mediaType" in json ? (json as { mediaType: unknown }).mediaType : undefined;
@@ -69,16 +71,12 @@ export function parseManifest(body: Uint8Array, contentType: string | null): Par
     (bodyType === undefined && typeof json === "object" && json !== null && "manifests" in json);
   if (isIndex) {
     const r = v.safeParse(IndexSchema, json);
-    if (!r.success) throw new RegistryError(`invalid image index: ${summarize(r.issues)}`);
+    if (!r.success) throw new RegistryError(`invalid image index: ${issuesMessage(r.issues)}`);
     return { kind: "index", doc: r.output };
   }
   const r = v.safeParse(ManifestSchema, json);
-  if (!r.success) throw new RegistryError(`invalid image manifest: ${summarize(r.issues)}`);
+  if (!r.success) throw new RegistryError(`invalid image manifest: ${issuesMessage(r.issues)}`);
   return { kind: "manifest", doc: r.output };
-}
-
-function summarize(issues: readonly v.BaseIssue<unknown>[]): string {
-  return issues.map((i) => `${v.getDotPath(i) ?? "(root)"}: ${i.message}`).join("; ");
 }
 
 /** Token endpoint answer (Docker token spec: `token`, OAuth2 spelling `access_token`). */

@@ -1,3 +1,4 @@
+import { quoteName } from "../untrusted/quote-name.ts";
 import { RegistryError } from "./types.ts";
 import type { ImageReference } from "./types.ts";
 
@@ -14,7 +15,7 @@ const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[.
  */
 export function parseImageReference(input: string): ImageReference {
   const fail = (why: string): never => {
-    throw new RegistryError(`invalid image reference "${input}": ${why}`);
+    throw new RegistryError(`invalid image reference ${quoteName(input)}: ${why}`);
   };
   let rest = input.trim();
   if (rest === "") fail("empty");

@@ -94,7 +94,7 @@ function parseNumber(field: Uint8Array, at: number): number {
   }
   const text = cString(field).trim();
   if (text === "") return 0;
-  if (!/^[0-7]+$/.test(text)) throw new RegistryError(`tar header at ${at} has a bad numeric field "${text}"`);
+  if (!/^[0-7]+$/.test(text)) throw new RegistryError(`tar header at ${at} has a bad numeric field (not octal digits)`);
   return parseInt(text, 8);
 }
 

@@ -1,6 +1,9 @@
 import * as v from "valibot";
+import { quoteName } from "../untrusted/quote-name.ts";
+import { urlForMessage } from "../untrusted/url.ts";
 import { basicAuthorization, parseChallenge } from "./auth.ts";
 import type { Credentials } from "./auth.ts";
+import { responseErrorCodes } from "./error-body.ts";
 import type { RegistryEndpoint } from "./hosts.ts";
 import { TokenResponseSchema } from "./manifest.ts";
 import { registryEndpoint } from "./reference.ts";
@@ -17,6 +20,11 @@ export interface TransportOptions {
   readonly plainHttpHosts?: readonly string[];
   /** Credentials per registry host[:port], used for Basic auth and for Bearer token requests. */
   readonly credentials?: Readonly<Record<string, Credentials>>;
+  /**
+   * Read when a registry asks for credentials (after `credentials`, which win): e.g. the docker config
+   * file an OSC delivers, which may appear or change while the agent runs.
+   */
+  readonly credentialSource?: () => Promise<Readonly<Record<string, Credentials>>>;
 }
 
 export interface RegistryRequest {
@@ -36,6 +44,11 @@ export interface RegistryRequest {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * The registry answered with an error status. `url` names what was asked for (a URL shown without
+ * user info or query, or an image and digest); `detail` is this project's text or the error codes
+ * of the body, never the body itself.
+ */
 export class RegistryHttpError extends RegistryError {
   override readonly name: string = "RegistryHttpError";
   constructor(
@@ -56,6 +69,8 @@ export interface Transport {
 
 const MAX_REDIRECTS = 5;
 
+const codesSuffix = (codes: string): string => (codes === "" ? "" : ` (${codes})`);
+
 /** The request never got an HTTP answer (DNS, connection, TLS); `cause` holds the fetch error. */
 export class RegistryUnreachableError extends RegistryError {
   override readonly name: string = "RegistryUnreachableError";
@@ -65,6 +80,16 @@ export class RegistryUnreachableError extends RegistryError {
   ) {
     super(`${url}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
+}
+
+/** The OAuth2 refresh-token grant docker sends for an `identitytoken` (distribution's token spec). */
+function refreshTokenForm(refreshToken: string, params: URLSearchParams): string {
+  const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "gardener-node-agent" });
+  for (const key of ["service", "scope"]) {
+    const value = params.get(key);
+    if (value !== null) form.set(key, value);
+  }
+  return form.toString();
 }
 
 export function createTransport(options: TransportOptions = {}): Transport {
@@ -101,29 +126,45 @@ export function createTransport(options: TransportOptions = {}): Transport {
 
   async function authorize(req: RegistryRequest, url: string, challengeHeader: string, scope: string): Promise<string> {
     const challenge = parseChallenge(challengeHeader);
-    // Registry credentials go to the registry (or its configured server); a mirror needs its own entry.
-    const creds =
-      options.credentials?.[new URL(url).host] ??
-      (req.endpoint === undefined ? (options.credentials?.[registryEndpoint(req.registry)] ?? options.credentials?.[req.registry]) : undefined);
+    const creds = await credentialsFor(req, url);
     if (challenge.scheme === "basic") {
-      if (creds === undefined) throw new RegistryHttpError(401, url, `registry ${req.registry} wants basic auth and no credentials are configured`);
+      if (creds === undefined) throw new RegistryHttpError(401, urlForMessage(url), `registry ${req.registry} wants basic auth and no credentials are configured`);
       return basicAuthorization(creds);
     }
-    if (challenge.scheme !== "bearer") throw new RegistryHttpError(401, url, `unsupported auth challenge "${challengeHeader}"`);
+    // The scheme only: a challenge's parameters are the server's text.
+    if (challenge.scheme !== "bearer") throw new RegistryHttpError(401, urlForMessage(url), `unsupported auth scheme ${quoteName(challenge.scheme)}`);
     const realm = challenge.params["realm"];
-    if (realm === undefined) throw new RegistryHttpError(401, url, "bearer challenge without realm");
+    if (realm === undefined) throw new RegistryHttpError(401, urlForMessage(url), "bearer challenge without realm");
     const tokenUrl = new URL(realm);
     if (challenge.params["service"] !== undefined) tokenUrl.searchParams.set("service", challenge.params["service"]);
     tokenUrl.searchParams.set("scope", scope);
-    const headers: Record<string, string> = {};
-    if (creds !== undefined) headers["authorization"] = basicAuthorization(creds);
-    const res = await doFetch(tokenUrl.toString(), { headers, ...(req.signal ? { signal: req.signal } : {}), ...tlsInit(req) });
-    const where = `${tokenUrl.origin}${tokenUrl.pathname}`;
-    if (!res.ok) throw new RegistryHttpError(res.status, where, `token request failed: ${(await res.text()).slice(0, 200)}`);
+    const res =
+      creds?.identityToken !== undefined
+        ? await doFetch(`${tokenUrl.origin}${tokenUrl.pathname}`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: refreshTokenForm(creds.identityToken, tokenUrl.searchParams),
+            ...(req.signal ? { signal: req.signal } : {}),
+            ...tlsInit(req),
+          })
+        : await doFetch(tokenUrl.toString(), {
+            headers: creds !== undefined ? { authorization: basicAuthorization(creds) } : {},
+            ...(req.signal ? { signal: req.signal } : {}),
+            ...tlsInit(req),
+          });
+    const where = urlForMessage(tokenUrl);
+    if (!res.ok) throw new RegistryHttpError(res.status, where, `token request failed${codesSuffix(await responseErrorCodes(res))}`);
     const parsed = v.safeParse(TokenResponseSchema, await res.json().catch(() => undefined));
     const token = parsed.success ? (parsed.output.token ?? parsed.output.access_token) : undefined;
     if (token === undefined || token === "") throw new RegistryHttpError(res.status, where, "token response has no token");
     return `Bearer ${token}`;
+  }
+
+  /** Registry credentials go to the registry (or its configured server); a mirror needs its own entry. */
+  async function credentialsFor(req: RegistryRequest, url: string): Promise<Credentials | undefined> {
+    const pick = (all: Readonly<Record<string, Credentials>> | undefined): Credentials | undefined =>
+      all?.[new URL(url).host] ?? (req.endpoint === undefined ? (all?.[registryEndpoint(req.registry)] ?? all?.[req.registry]) : undefined);
+    return pick(options.credentials) ?? (options.credentialSource === undefined ? undefined : pick(await options.credentialSource()));
   }
 
   async function once(req: RegistryRequest, url: string, authorization: string | undefined): Promise<Response> {
@@ -142,7 +183,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
       });
       const location = res.headers.get("location");
       if (!req.followRedirects || res.status < 300 || res.status >= 400 || location === null) return res;
-      if (hop >= MAX_REDIRECTS) throw new RegistryHttpError(res.status, target, "too many redirects");
+      if (hop >= MAX_REDIRECTS) throw new RegistryHttpError(res.status, urlForMessage(target), "too many redirects");
       await res.body?.cancel();
       const next = new URL(location, target);
       // Credentials are for the registry only, never for the storage backend it redirects to.
@@ -166,7 +207,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
       const second = await once(req, url, authorization);
       if (second.status === 401) {
         authCache.delete(key);
-        throw new RegistryHttpError(401, url, (await second.text()).slice(0, 200) || "unauthorized");
+        throw new RegistryHttpError(401, urlForMessage(url), (await responseErrorCodes(second)) || "unauthorized");
       }
       authCache.set(key, authorization);
       return second;

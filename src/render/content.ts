@@ -1,6 +1,7 @@
 import { Base64Error, InvalidCodecError } from "../osc/errors.ts";
 import { decodeInline } from "../osc/content.ts";
 import type { OscFile, Unit } from "../osc/schema.ts";
+import { quoteName } from "../untrusted/quote-name.ts";
 import { RenderError } from "./errors.ts";
 
 /** Secrets referenced by `secretRef` files, by name (the OSC's namespace), then data key → bytes. */
@@ -26,12 +27,12 @@ export interface ResolvedUnit {
 const unsafe = /["'$`\\\n\r]/;
 
 function checkPath(field: string, path: string): void {
-  if (!path.startsWith("/")) throw new RenderError("invalid", field, `path "${path}" is not absolute`);
-  if (unsafe.test(path)) throw new RenderError("invalid", field, `path "${path}" contains a quote, $, backtick, backslash or newline`);
+  if (!path.startsWith("/")) throw new RenderError("invalid", field, `path ${quoteName(path)} is not absolute`);
+  if (unsafe.test(path)) throw new RenderError("invalid", field, `path ${quoteName(path)} contains a quote, $, backtick, backslash or newline`);
 }
 
 function checkName(field: string, name: string): void {
-  if (name === "" || name.includes("/") || unsafe.test(name)) throw new RenderError("invalid", field, `invalid name "${name}"`);
+  if (name === "" || name.includes("/") || unsafe.test(name)) throw new RenderError("invalid", field, `invalid name ${quoteName(name)}`);
 }
 
 const toBytes = (v: Uint8Array | string): Uint8Array => (typeof v === "string" ? new TextEncoder().encode(v) : v);

@@ -137,3 +137,15 @@ describe("buildProvisionOsc", () => {
     expect((filesToDiskScript(files) + unitsToDiskScript(units)).length).toBeLessThan(4096);
   });
 });
+
+describe("compactShell on cloud-init/init.sh", () => {
+  test("should leave cloud-init/init.sh valid for dash and keep every line of code", async () => {
+    const initSh = await Bun.file(new URL("../../cloud-init/init.sh", import.meta.url)).text();
+    const script = compactShell(initSh);
+    const check = Bun.spawnSync(["dash", "-n"], { stdin: new TextEncoder().encode(script) });
+    expect(check.exitCode).toBe(0);
+    const code = (s: string) => s.split("\n").map((l) => l.trimStart()).filter((l) => l !== "" && !l.startsWith("#"));
+    expect(code(script)).toEqual(code(initSh));
+    expect(script.length).toBeLessThan(initSh.length);
+  });
+});

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { parseAllDocuments } from "yaml";
 import { RenderError } from "./errors.ts";
-import { issueText } from "../config/issue-text.ts";
+import { issueText } from "../untrusted/issue-text.ts";
 import { unsafeStructure, yamlErrorText } from "../config/yaml-checks.ts";
 import type { RenderSecrets } from "./content.ts";
 

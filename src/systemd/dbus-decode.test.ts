@@ -50,6 +50,25 @@ describe("decodeUnitList", () => {
     ]);
   });
 
+  test("should name where a reply is malformed and what was expected, never the value found", () => {
+    const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA";
+    expect(() => decodeUnitList([[["a.service", "A", "loaded", "active", 7]]])).toThrow(
+      "unexpected unit list from systemd at 0.0.4: invalid type: expected string, got number",
+    );
+    expect(() => decodeUnitProperties(unitProps({ ActiveState: new Variant("u", 3), SubState: new Variant("s", secret) }))).toThrow(
+      "unexpected unit properties from systemd at 0.ActiveState: invalid type: expected string, got number",
+    );
+    const numeric = 98_765_432_101_234; // valibot's own message would quote it
+    try {
+      decodeUnitList([[[secret, secret, secret, secret, numeric]]]);
+      throw new Error("expected a throw");
+    } catch (err) {
+      expect(err).toBeInstanceOf(SystemdCallError);
+      expect((err as Error).message).not.toContain(secret);
+      expect((err as Error).message).not.toContain(String(numeric));
+    }
+  });
+
   test("should reject a row that is too short", () => {
     expect(() => decodeUnitList([[["a.service", "A", "loaded"]]])).toThrow("unexpected unit list from systemd");
   });

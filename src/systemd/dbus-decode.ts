@@ -1,12 +1,13 @@
 import * as v from "valibot";
+import { issueText } from "../untrusted/issue-text.ts";
 import { SystemdCallError, type UnitProperties, type UnitStatus } from "./types.ts";
 
-/** A reply body did not have the shape systemd documents. */
+/** A reply body did not have the shape systemd documents. Names where and what was expected, never the value. */
 export class ReplyShapeError extends SystemdCallError {
   constructor(what: string, issues: readonly v.BaseIssue<unknown>[]) {
     const first = issues[0];
     const where = first ? v.getDotPath(first) : null;
-    super(`unexpected ${what} from systemd${where ? ` at ${where}` : ""}: ${first?.message ?? "invalid"}`);
+    super(`unexpected ${what} from systemd${where ? ` at ${where}` : ""}: ${first === undefined ? "invalid" : issueText(first)}`);
   }
 }
 

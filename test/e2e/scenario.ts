@@ -1,6 +1,6 @@
 // Host side of the real-VM e2e (driven by test/e2e/run.sh):
 //   bun run test/e2e/scenario.ts prepare --work DIR --api-info FILE …   fixtures in the simulator, user-data, meta-data
-//   bun run test/e2e/scenario.ts verify --work DIR --qemu-pid PID       steps 0-7, PASS/FAIL per step, exit code
+//   bun run test/e2e/scenario.ts verify --work DIR --qemu-pid PID       steps 0-8, PASS/FAIL per step, exit code
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { provisionUserData, substitutePlaceholders } from './lib/provision.ts';
 import { runSteps } from './lib/report.ts';
 import { bootStep, bootstrapStep, dataDiskStep, type StepDeps } from './lib/steps-boot.ts';
 import { applyStep, changeStep, csrStep, oscPusher } from './lib/steps-cluster.ts';
+import { driftRepairStep } from './lib/steps-heal.ts';
 import { killStep, nodeTokenLeaseStep } from './lib/steps-runtime.ts';
 import { harnessCloudConfig, metaData, multipartUserData, networkConfig, pipelineProbeScript } from './lib/user-data.ts';
 import { collectDiagnostics } from './lib/diagnostics.ts';
@@ -143,7 +144,7 @@ async function verify(args: Record<string, string | undefined>, signal: AbortSig
     scale,
   };
   const o = oscPusher(deps, identityOf(ctx));
-  const steps = [bootStep(deps), bootstrapStep(deps), dataDiskStep(deps), csrStep(deps), applyStep(deps, o), changeStep(deps, o), nodeTokenLeaseStep(deps), killStep(deps, o)];
+  const steps = [bootStep(deps), bootstrapStep(deps), dataDiskStep(deps), csrStep(deps), applyStep(deps, o), changeStep(deps, o), nodeTokenLeaseStep(deps), killStep(deps, o), driftRepairStep(deps)];
   const start = performance.now();
   const outcomes = await runSteps(steps, signal, (line) => console.log(line));
   const failed = outcomes.filter((x) => !x.passed);

@@ -149,7 +149,7 @@ describe("diff and status on a node", () => {
     expect(diff.stdout).toContain(`secret kube-system/${sb.secretName}: operating system config ${v2.slice(0, 12)}`);
     expect(diff.stdout).toContain("    -before\n    +after\n");
     expect(diff.stdout).toContain("greeter.service: enable, restart");
-    expect(diff.stdout).toContain("Gate Held: Held by node-agent.gardener.cloud/hold (change freeze)");
+    expect(diff.stdout).toContain("Gates:\n  hold        holds the apply (Held): Held by node-agent.gardener.cloud/hold (change freeze)");
 
     const status = await run(["status", ...flags], env);
     expect(status.stderr).toBe("");

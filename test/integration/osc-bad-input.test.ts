@@ -32,6 +32,8 @@ async function world(): Promise<OscWorld> {
 /** Looks like a credential; must never reach an event, a log line or an error message. */
 const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA=";
 const warnings = (w: OscWorld, reason = "OSCApplyFailed") => w.events().filter((e) => e["type"] === "Warning" && e["reason"] === reason);
+const oscCondition = (w: OscWorld) =>
+  ((w.node()["status"] as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? []).find((c) => c["type"] === "OperatingSystemConfigApplied");
 const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as Error);
 
 /** Nothing of the OSC reached the host: no file, no state, no systemd call. */
@@ -174,6 +176,22 @@ describe("OSC controller with bad input", () => {
     expect(err?.message).toContain("has no checksum/data-script annotation");
     expect(err).not.toBeInstanceOf(TerminalError);
     expect(String(warnings(w)[0]?.["message"])).toContain("has no checksum/data-script annotation");
+  });
+
+  test("should say False/ApplyFailed naming the missing checksum annotation on the Node, and Applied once it is set", async () => {
+    const w = await world();
+    w.setOsc(acceptanceOsc());
+    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": null } } });
+    await failure(w.reconcile());
+    expect(oscCondition(w)).toMatchObject({
+      status: "False",
+      reason: "ApplyFailed",
+      message: `Applying operating system config failed: secret kube-system/${w.secretName} has no checksum/data-script annotation`,
+    });
+    await expectUntouched(w);
+    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": "f00d" } } });
+    await w.reconcile();
+    expect(oscCondition(w)).toMatchObject({ status: "True", reason: "Applied" });
   });
 
   test("should stay retryable when a referenced secret is missing (it may be created later)", async () => {

@@ -374,8 +374,8 @@ describe("OSC controller", () => {
   });
 
   test.each([
-    ["an unknown encoding", { path: "/bad", content: { inline: { encoding: "gzip", data: "x" } } }, 'invalid file codec id "gzip"'],
-    ["the base64 encoding name", { path: "/bad", content: { inline: { encoding: "base64", data: "eA==" } } }, 'invalid file codec id "base64"'],
+    ["an unknown encoding", { path: "/bad", content: { inline: { encoding: "gzip", data: "x" } } }, 'invalid file codec id: expected "" or "b64"'],
+    ["the base64 encoding name", { path: "/bad", content: { inline: { encoding: "base64", data: "eA==" } } }, 'invalid file codec id: expected "" or "b64"'],
     ["invalid base64", { path: "/bad", content: { inline: { encoding: "b64", data: "!!!" } } }, "illegal base64"],
     ["a relative path", { path: "bad", content: { inline: { encoding: "", data: "x" } } }, "is not absolute"],
     ["an escaping path", { path: "/../../bad", content: { inline: { encoding: "", data: "x" } } }, '".." segments'],

@@ -86,7 +86,8 @@ describe("serial reconciliation (9.2)", () => {
     const w = await world();
     const sum = w.setOsc(smallOsc());
     makeSerial(w);
-    putLease(w, { holderIdentity: "other-host", leaseDurationSeconds: 600, acquireTime: microTime(Date.now() - 100_000), renewTime: microTime(Date.now() - 100_000) });
+    const renewed = Date.now() - 100_000;
+    putLease(w, { holderIdentity: "other-host", leaseDurationSeconds: 600, acquireTime: microTime(renewed), renewTime: microTime(renewed) });
     const reconcile = createReconciler(w.deps());
     const key = { namespace: "kube-system", name: w.secretName };
     const res = await reconcile(key, AbortSignal.timeout(30_000));
@@ -96,7 +97,7 @@ describe("serial reconciliation (9.2)", () => {
     expect(w.systemd.actions).toHaveLength(0);
     expect(nodeChecksum(w)).toBeUndefined();
     expect(reasons(w)).toEqual(["Normal WaitingForSerialLock"]);
-    expect(gateEvents(w)[0]?.["message"]).toBe(`Waiting for the serial reconciliation lock (Lease kube-system/${w.secretName}) held by other-host`);
+    expect(gateEvents(w)[0]?.["message"]).toBe(`Waiting for the serial reconciliation lock (Lease kube-system/${w.secretName}) held by other-host until ${new Date(renewed + 600_000).toISOString().replace(/\.\d{3}Z$/, "Z")}`);
     // A second wait for the same checksum does not repeat the event.
     await reconcile(key, AbortSignal.timeout(30_000));
     expect(reasons(w)).toEqual(["Normal WaitingForSerialLock"]);

@@ -10,6 +10,9 @@ import {
   DigestMismatchError,
   extractFileFromImage,
   FileNotInImageError,
+  loadRegistryCredentials,
+  RegistryAuthConfigError,
+  registryAuthPath,
   RegistryError,
   RegistryHttpError,
   RegistryUnreachableError,
@@ -193,6 +196,19 @@ describe("registry client with bearer token auth (docker-registry auth: token)",
     expect(scopes).toContain(`repository:test/image${n}:pull true`);
   });
 
+  test("should fetch the token with the docker config file's credentials", async () => {
+    const root = join(dir, "token-auth-root");
+    mkdirSync(root);
+    const hostFs = createHostFs(root);
+    await hostFs.writeFileAtomic(registryAuthPath, JSON.stringify({ auths: { [registry.host]: { auth: Buffer.from(`${creds.username}:${creds.password}`).toString("base64") } } }), 0o600);
+    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }], { credentials: { [registry.host]: creds } });
+    const before = registry.tokenServer!.requests.length;
+    const client = createRegistryClient({ plainHttpHosts: [registry.host], credentialSource: () => loadRegistryCredentials(hostFs) });
+    const got = await extractFileFromImage({ registry: client, cacheDir: "/c", image: tagRef, filePathInImage: "/gardener-node-agent", platform: amd64 });
+    expect(got.data).toEqual(bin);
+    expect(registry.tokenServer!.requests.slice(before).map((r) => `${r.scope} ${r.basic}`)).toContain(`repository:test/image${n}:pull true`);
+  });
+
   test("should fail with HTTP 401 when the token server refuses anonymous requests", async () => {
     const err = await createRegistryClient({ plainHttpHosts: [registry.host] })
       .resolve(`${registry.host}/test/image1:v1`, amd64)
@@ -310,5 +326,83 @@ describe("registry transport", () => {
 
   test("should report a typed error for an invalid reference", async () => {
     await expect(createRegistryClient().resolve("Bad Ref", amd64)).rejects.toBeInstanceOf(RegistryError);
+  });
+});
+
+describe("registry client with docker config credentials (registry-auth.json)", () => {
+  let registry: RegistryDouble;
+  const creds = { username: "puller", password: "s3cret" };
+  let root: string;
+  beforeAll(async () => {
+    registry = await startRegistry({ basicAuth: creds });
+    root = join(dir, "auth-root");
+    mkdirSync(root);
+  });
+  afterAll(async () => {
+    await registry?.stop();
+  });
+
+  const authFile = (auths: Record<string, unknown>) => JSON.stringify({ auths });
+
+  test("should pull from an htpasswd registry with the file's auth entry, and fail without it", async () => {
+    const hostFs = createHostFs(root);
+    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }], { credentials: { [registry.host]: creds } });
+    const client = createRegistryClient({ plainHttpHosts: [registry.host], credentialSource: () => loadRegistryCredentials(hostFs) });
+    const get = () => extractFileFromImage({ registry: client, cacheDir: "/c", image: tagRef, filePathInImage: "/gardener-node-agent", platform: amd64 });
+
+    const missing = await get().catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(RegistryHttpError);
+    expect((missing as RegistryHttpError).message).toContain("wants basic auth and no credentials are configured");
+
+    await hostFs.writeFileAtomic(registryAuthPath, authFile({ [`http://${registry.host}`]: { auth: Buffer.from(`${creds.username}:${creds.password}`).toString("base64") } }), 0o600);
+    expect((await get()).data).toEqual(bin);
+
+    // username/password fields work the same; a wrong password is a 401.
+    const fresh = createRegistryClient({ plainHttpHosts: [registry.host], credentialSource: () => loadRegistryCredentials(hostFs) });
+    await hostFs.writeFileAtomic(registryAuthPath, authFile({ [registry.host]: { username: creds.username, password: "wrong" } }), 0o600);
+    const refused = await fresh.resolve(tagRef, amd64).catch((e: unknown) => e);
+    expect((refused as RegistryHttpError).status).toBe(401);
+  });
+
+  test("should refuse a credentials file that others can read, naming the file but no secret", async () => {
+    const hostFs = createHostFs(root);
+    await hostFs.writeFileAtomic(registryAuthPath, authFile({ [registry.host]: { username: "u", password: "hidden" } }), 0o644);
+    const client = createRegistryClient({ plainHttpHosts: [registry.host], credentialSource: () => loadRegistryCredentials(hostFs) });
+    const err = await client.resolve(`${registry.host}/test/image1:v1`, amd64).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RegistryAuthConfigError);
+    expect((err as Error).message).toBe(`${registryAuthPath}: mode 0644 lets others read registry credentials, want 0600`);
+    expect((err as Error).message).not.toContain("hidden");
+  });
+
+  test("should exchange an identitytoken at the token realm (OAuth2 refresh-token grant)", async () => {
+    const grants: Record<string, string>[] = [];
+    const api: Bun.Server<undefined> = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req): Promise<Response> {
+        const url = new URL(req.url);
+        if (url.pathname === "/oauth2/token" && req.method === "POST") {
+          const form = Object.fromEntries(new URLSearchParams(await req.text()));
+          grants.push(form);
+          return form["refresh_token"] === "rt-1" ? Response.json({ access_token: "at-1" }) : new Response("bad", { status: 401 });
+        }
+        if (req.headers.get("authorization") !== "Bearer at-1") {
+          return new Response("no", { status: 401, headers: { "www-authenticate": `Bearer realm="http://127.0.0.1:${api.port}/oauth2/token",service="svc"` } });
+        }
+        return new Response("blob-bytes");
+      },
+    });
+    try {
+      const host = `127.0.0.1:${api.port}`;
+      const hostFs = createHostFs(root);
+      await hostFs.writeFileAtomic(registryAuthPath, authFile({ [host]: { identitytoken: "rt-1" } }), 0o600);
+      const client = createRegistryClient({ plainHttpHosts: [host], credentialSource: () => loadRegistryCredentials(hostFs) });
+      const digest = `sha256:${new Bun.CryptoHasher("sha256").update("blob-bytes").digest("hex")}`;
+      const bytes = await client.fetchBlob({ registry: host, repository: "x/y" }, digest);
+      expect(new TextDecoder().decode(bytes)).toBe("blob-bytes");
+      expect(grants).toEqual([{ grant_type: "refresh_token", refresh_token: "rt-1", client_id: "gardener-node-agent", service: "svc", scope: "repository:x/y:pull" }]);
+    } finally {
+      await api.stop(true);
+    }
   });
 });

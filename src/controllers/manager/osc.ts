@@ -5,23 +5,36 @@ import type { Controller } from "../../kube/controller.ts";
 import type { Reader } from "../../kube/readers.ts";
 import { isNotFound } from "../../kube/errors.ts";
 import type { ObjectKey } from "../../kube/reconcile.ts";
-import { secrets } from "../../kube/resources.ts";
+import { nodes, secrets } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
+import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
-import { createContainerdInfo, createOscMetrics, createReconciler, newOscController } from "../operatingsystemconfig/index.ts";
+import {
+  ApplyLock,
+  createContainerdInfo,
+  createOscMetrics,
+  createReconciler,
+  driftPathsMetric,
+  type DriftStatus,
+  newOscController,
+  type OscControllerDeps,
+  runDriftLoop,
+} from "../operatingsystemconfig/index.ts";
 import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
-import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
+import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, rolloutTimingsEnv, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
 import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
 /** Shortened chunked-rollout timings for sandboxes and tests (`healthyFor=2s,staleAfter=10s,…`); unset in production. */
-export const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
+/** Drift check period in ms instead of the OSC sync period (at least 15 s), for sandboxes and tests. */
+export const driftCheckPeriodEnv = "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS";
+/** The unit verification window in ms instead of 30 s (unit-failure-policy: revert), for sandboxes and tests. */
+export const unitVerifyWindowEnv = "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS";
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
 
 export interface OscSetup {
@@ -48,6 +61,16 @@ export interface OscSetup {
   readonly onTokenResync: (secret: ObjectKey) => void;
   /** gardenadm mode (self-hosted machine). */
   readonly selfHosted?: boolean;
+  /** Writes a token file now (the token controller's sync), before units that read it start. */
+  readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
+  /** Where drift checks record what they found (read for the apply condition). */
+  readonly driftStatus: DriftStatus;
+}
+
+export interface OscControllerSetup {
+  readonly controller: Controller;
+  /** The background drift checks (start with the controllers; settles when `signal` aborts). */
+  readonly drift: (signal: AbortSignal) => Promise<void>;
 }
 
 function rolloutDeps(s: OscSetup): RolloutDeps {
@@ -68,11 +91,16 @@ function rolloutDeps(s: OscSetup): RolloutDeps {
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
-export function setupOscController(s: OscSetup): Controller {
+export function setupOscController(s: OscSetup): OscControllerSetup {
   const log = s.log.child({ controller: "operatingsystemconfig" });
   const plainHttpHosts = (s.env[plainHttpRegistriesEnv] ?? "").split(",").filter((h) => h !== "");
   // Pulls honour the registry mirrors the OSC configures for containerd, as upstream's containerd pulls do.
-  const registry = createRegistryClient({ plainHttpHosts, hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" } });
+  // Credentials come from the docker config file an OSC may deliver (read when a registry asks for them).
+  const registry = createRegistryClient({
+    plainHttpHosts,
+    hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
+    credentialSource: () => loadRegistryCredentials(s.host),
+  });
   const platform = { os: "linux", architecture: s.arch };
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
@@ -92,7 +120,9 @@ export function setupOscController(s: OscSetup): Controller {
           signal: s.signal,
           extraPredicates: [slotsChangedPredicate],
         });
-  const reconcile = createReconciler({
+  // Applies, drift repairs and unit reverts never write at the same time.
+  const applyLock = new ApplyLock();
+  const deps: OscControllerDeps = {
     kube: s.kube,
     readSecret: async (key, signal) => {
       try {
@@ -119,8 +149,13 @@ export function setupOscController(s: OscSetup): Controller {
     probeFetch: (url, init) => fetch(url, init),
     extractImageFile: async (image, filePathInImage, signal) =>
       (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
+    verifyAgentImage: createAgentImageVerifier(registry, s.host),
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
+    applyLock,
+    driftStatus: s.driftStatus,
+    unitVerification: unitVerification(s.env),
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     rollout: rolloutDeps(s),
     metrics: createOscMetrics(s.metrics),
@@ -131,7 +166,16 @@ export function setupOscController(s: OscSetup): Controller {
       renewAgentCredentials: s.renewAgentCredentials,
       apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
     },
-  });
+  };
+  const reconcile = createReconciler(deps);
+  const gauge = s.metrics.gauge({ name: driftPathsMetric, help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check." });
+  // Drift checks run beside the controller, at start and every sync period; they never hold it up.
+  const drift = (signal: AbortSignal) =>
+    runDriftLoop(
+      { osc: deps, lock: applyLock, status: s.driftStatus, readNode: (sig) => readOwnNode(s.cache, node.nodeName, sig), gauge },
+      driftPeriodMs(s.env, osc.syncPeriod),
+      signal,
+    );
   const controller = newOscController({
     reconcile,
     source: s.source,
@@ -146,5 +190,28 @@ export function setupOscController(s: OscSetup): Controller {
     secretName: osc.secretName,
   });
   leaseWatch?.attach(controller);
-  return controller;
+  return { controller, drift };
+}
+
+async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: AbortSignal): Promise<KubeObject | undefined> {
+  if (nodeName === undefined) return undefined;
+  try {
+    return await cache.get<KubeObject>(nodes, "", nodeName, { signal });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+function driftPeriodMs(env: Readonly<Record<string, string | undefined>>, syncPeriodMs: number): number {
+  const raw = env[driftCheckPeriodEnv];
+  const ms = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isInteger(ms) && ms > 0 ? ms : syncPeriodMs;
+}
+
+function unitVerification(env: Readonly<Record<string, string | undefined>>): { windowMs: number; pollMs: number } {
+  const raw = env[unitVerifyWindowEnv];
+  const ms = raw === undefined ? Number.NaN : Number(raw);
+  const windowMs = Number.isInteger(ms) && ms > 0 ? ms : 30_000;
+  return { windowMs, pollMs: Math.min(1_000, Math.max(50, Math.floor(windowMs / 10))) };
 }

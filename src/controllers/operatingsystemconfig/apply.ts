@@ -5,19 +5,20 @@ import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
 import { type ApplyContext, step } from "./context.ts";
 import { agentUnitName, type OscControllerDeps } from "./deps.ts";
-import { resumeOrCompute } from "./diff.ts";
 import { type ChangeSummary, summarizeChanges } from "./history.ts";
 import { checkSupportedFields } from "./supported.ts";
 import type { GateHold } from "./gate.ts";
 import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./inplace/index.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
 import { skipsStateFiles } from "./gardenadm.ts";
+import { forgetAttempts, resumeOrComputeWithLeftovers } from "./leftovers.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
 import { checkApplyTargets } from "./targets.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
+import { writeTokensBeforeUnits } from "./token-order.ts";
 import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
 
 export interface ApplyInput {
@@ -51,7 +52,7 @@ async function planApply(
   await step("failed checking operating system config", async () => checkSupportedFields(osc));
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
-  const { changes, resumed } = resumeOrCompute(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
+  const { changes, resumed } = resumeOrComputeWithLeftovers(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
   await step("failed planning in-place updates", () => planInPlace(deps, lastApplied, osc, changes, resumed));
   const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
   await step("failed validating operating system config", () => checkApplyTargets(host, changes));
@@ -147,6 +148,8 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
       throw new RestartRequested("gardener-node-agent unit or one of its files changed");
     }
 
+    log.info("Writing token files the starting units read");
+    await step("failed writing token files", () => writeTokensBeforeUnits(ctx, osc));
     await step("failed preparing kubelet for its in-place update", () => beforeUnitCommands(ctx));
     log.info("Executing unit commands");
     await step("failed executing unit commands", () => executeUnitCommands(ctx));
@@ -170,6 +173,9 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
     return undefined;
   }
+  // Every file and unit of this OSC is in place: the record of attempted writes is no longer needed.
+  forgetAttempts(store);
+  await step("failed persisting changes", () => store.flush());
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
 

@@ -65,3 +65,11 @@ describe("holdAnnotationPredicate", () => {
     expect(holdAnnotationPredicate.generic(held)).toBe(false);
   });
 });
+
+describe("appliedState with drift", () => {
+  test("should name what the last drift check found after the applied version", () => {
+    expect(appliedState("abcdef0123456789", "1 managed path(s) drifted from the last-applied operating system config: /etc/a (mode)").message).toBe(
+      `${appliedState("abcdef0123456789").message}; 1 managed path(s) drifted from the last-applied operating system config: /etc/a (mode)`,
+    );
+  });
+});

@@ -25,10 +25,11 @@ export type NodeCondition = OscConditionState & {
 /** metav1.Time text: RFC 3339 in UTC, whole seconds. */
 export const kubeTime = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 
-export const appliedState = (checksum: string): OscConditionState => ({
+/** `drift`: what the last drift check found (drift/status.ts `driftConditionMessage`), appended. */
+export const appliedState = (checksum: string, drift?: string): OscConditionState => ({
   status: "True",
   reason: "Applied",
-  message: `Operating system config ${checksumPrefix(checksum)} is applied`,
+  message: `Operating system config ${checksumPrefix(checksum)} is applied${drift === undefined ? "" : `; ${drift}`}`,
 });
 
 export const applyingState = (checksum: string): OscConditionState => ({
@@ -40,7 +41,8 @@ export const applyingState = (checksum: string): OscConditionState => ({
 export const failedState = (checksum: string, failure: string): OscConditionState => ({
   status: "False",
   reason: "ApplyFailed",
-  message: `Applying operating system config ${checksumPrefix(checksum)} failed: ${failure}`,
+  // No checksum (a Secret without checksum/data-script): no empty gap in the sentence.
+  message: `Applying operating system config ${checksum === "" ? "" : `${checksumPrefix(checksum)} `}failed: ${failure}`,
 });
 
 export const gateState = (reason: GateReason, message: string): OscConditionState => ({ status: "False", reason, message });

@@ -5,6 +5,8 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
+import type { ApplyLock } from "./apply-lock.ts";
+import type { DriftStatus } from "./drift/status.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 import type { RolloutDeps } from "./rollout/gate.ts";
 import type { OscMetrics } from "./metrics.ts";
@@ -51,8 +53,31 @@ export interface OscControllerDeps {
   readonly containerdInfo: ContainerdInfo;
   readonly probeFetch: ProbeFetch;
   readonly extractImageFile: ExtractImageFile;
+  /**
+   * Checks the agent image before the agent replaces its own binary (cosign signature when a key is
+   * configured); resolves to the reference to pull (pinned to the verified digest), throws
+   * ImageSignatureError when the signature is missing or bad. Absent: no check.
+   */
+  readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
   /** Architecture of this machine ("amd64", "arm64") for the self-update check. */
   readonly arch: string;
+  /**
+   * Writes `secret`'s token file now, through the token controller's sync, and resolves when it is on
+   * disk (units that read it are started only after that). Absent: nothing is waited for.
+   */
+  readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
+  /**
+   * With `unit-failure-policy: revert`: how long units restarted by an apply are watched, and how often
+   * they are polled (default 30 s / 1 s).
+   */
+  readonly unitVerification?: { readonly windowMs: number; readonly pollMs: number };
+  /**
+   * What the last drift check found; `driftConditionMessage(driftStatus)` is the drift part of the
+   * OperatingSystemConfigApplied condition's message.
+   */
+  readonly driftStatus?: DriftStatus;
+  /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
+  readonly applyLock?: ApplyLock;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;
   /**

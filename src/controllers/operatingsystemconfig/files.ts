@@ -1,4 +1,5 @@
 import { type FileWrite, HostFileKindError, type HostFs } from "../../host/index.ts";
+import { imageToPull } from "./agent-image.ts";
 import type { ApplyContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
 import { checkAgentBinary } from "./plan.ts";
@@ -96,7 +97,7 @@ export async function writeImageFiles(ctx: ApplyContext): Promise<void> {
   for (const f of [...ctx.store.changes.files.changed]) {
     const ref = f.content.imageRef;
     if (ref === undefined || f.content.inline !== undefined || f.content.secretRef !== undefined) continue;
-    const bytes = await extractImageFile(ref.image, ref.filePathInImage, ctx.signal);
+    const bytes = await extractImageFile(await imageToPull(ctx, f.path, ref.image), ref.filePathInImage, ctx.signal);
     // The reconcile's failure event names the refused file; the old binary stays in place.
     checkAgentBinary(f.path, bytes, arch, `image ${ref.image}`, false);
     await warnDroppedModeBits(ctx, [f]);

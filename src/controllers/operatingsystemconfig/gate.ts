@@ -12,7 +12,8 @@ export type GateReason =
   | "WaitingForStaticPods"
   | "WaitingForRolloutSlot"
   | "VerifyingRollout"
-  | "RolloutHalted";
+  | "RolloutHalted"
+  | "UnitReverted";
 
 export interface GateHold {
   readonly reason: GateReason;

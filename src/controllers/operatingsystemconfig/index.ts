@@ -1,4 +1,6 @@
 export { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
+export { ApplyLock } from "./apply-lock.ts";
+export { createDriftStatus, driftConditionMessage, driftPathsMetric, type DriftStatus, runDriftLoop } from "./drift/index.ts";
 export { ChangesStore, type PersistChanges } from "./changes-store.ts";
 export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
 export { StepError } from "./context.ts";
@@ -16,6 +18,7 @@ export { oscConditionType } from "./condition.ts";
 export type { GateHold, GateReason } from "./gate.ts";
 export { createReconciler, OscChecksumError, OscSecretError } from "./reconcile.ts";
 export { removeStaleTemps, removeStaleTempsAtStart, writtenDirs } from "./stale-temps.ts";
+export { unitFailurePolicyAnnotation, unitRevertedReason, unitRevertHold } from "./revert.ts";
 export { UnitCommandsError } from "./units.ts";
 export {
   controllerName,

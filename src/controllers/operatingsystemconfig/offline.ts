@@ -4,7 +4,7 @@ import { RestartRequested } from "../../kube/reconcile.ts";
 import type { Kube } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import { decodeOsc } from "../../osc/index.ts";
-import { createRegistryClient, extractFileFromImage } from "../../registry/index.ts";
+import { createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import { OfflineSystemd } from "../../systemd/offline.ts";
 import type { EventRecorder } from "../events.ts";
 import { applyOsc, type ApplyStop } from "./apply.ts";
@@ -53,7 +53,8 @@ export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal
   const osc = decodeOsc(input.osc);
   const checksum = new Bun.CryptoHasher("sha256").update(input.osc).digest("hex");
   const systemd = new OfflineSystemd(host);
-  const registry = createRegistryClient({ plainHttpHosts: input.plainHttpRegistries });
+  // The image root's own registry-auth.json (an earlier OSC file) authenticates pulls, as on a live node.
+  const registry = createRegistryClient({ plainHttpHosts: input.plainHttpRegistries, credentialSource: () => loadRegistryCredentials(host) });
   const deps: OscControllerDeps = {
     kube: noApiServer,
     host,

@@ -1,18 +1,16 @@
+import type { Clock } from "../../clock/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { ChangedUnit, Osc, OscChanges, OscFile } from "../../osc/index.ts";
 import { envDropInName } from "./containerd/index.ts";
 import { agentUnitName, containerdUnitName, unitDir } from "./deps.ts";
-import type { GateHold } from "./gate.ts";
-import { summarizeChanges } from "./history.ts";
-import { holdGate } from "./hold.ts";
-import { inPlaceGate } from "./inplace/index.ts";
+import { type GatePreview, previewGates } from "./gate-preview.ts";
 import { checksumAnnotation } from "./node.ts";
 import { pendingChanges } from "./pending.ts";
 import { planChanges } from "./plan.ts";
+import type { RolloutTimings } from "./rollout/index.ts";
 import { readLastApplied } from "./state.ts";
 import { asText, unifiedDiff } from "./unified-diff.ts";
-import { isSerial } from "./watch.ts";
 
 export interface FilePreview {
   readonly path: string;
@@ -46,8 +44,8 @@ export interface ApplyPreview {
   readonly agentRestart: boolean;
   /** In-place updates the apply would perform (§9.3): "operating system", "kubelet minor version", … */
   readonly inPlace: readonly string[];
-  /** Gates that would stop the apply now (the hold annotation), plus notes on gates decided elsewhere. */
-  readonly gates: readonly { readonly reason: string; readonly message: string }[];
+  /** Gates that would stop the apply or delay its checksum, and those not checked (offline). */
+  readonly gates: readonly GatePreview[];
 }
 
 export interface PreviewInput {
@@ -62,6 +60,9 @@ export interface PreviewInput {
   readonly arch: string;
   readonly node: KubeObject | undefined;
   readonly secret: KubeObject | undefined;
+  /** "now" of the serial lock's and the rollout slots' decisions. */
+  readonly clock: Clock;
+  readonly rolloutTimings: RolloutTimings;
 }
 
 export const hasChanges = (p: ApplyPreview): boolean =>
@@ -103,19 +104,11 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
     files.push({ path: f.path, action: "delete", ...(st !== undefined ? { size: { from: st.size } } : {}), ...(st === undefined ? { note: "already gone" } : {}) });
   }
 
-  const gates: { reason: string; message: string }[] = [];
-  const hold: GateHold | undefined = holdGate(input.node, checksum, summarizeChanges(changes), 0);
-  if (hold !== undefined) gates.push({ reason: hold.reason, message: hold.message });
-  const drain = inPlaceGate(changes, input.node);
-  if (drain !== undefined) gates.push({ reason: drain.reason, message: drain.message });
-  if (input.secret !== undefined && isSerial(input.secret)) {
-    gates.push({ reason: "WaitingForSerialLock", message: "the Secret asks for a serial rollout: the apply waits for its turn in the worker pool" });
-  }
-
   // A finished change set of this checksum offline (an image root after `apply --offline`): applied.
   const done = pending.resumed && input.node === undefined && files.length === 0 && changes.units.changed.length === 0 &&
     changes.units.deleted.length === 0 && changes.units.commands.length === 0 && !changes.containerd.configFileChanged &&
     inPlaceList(changes).length === 0;
+  const gates = done ? [] : await previewGates({ ...input, changes }, signal);
   return {
     checksum,
     upToDate: done,

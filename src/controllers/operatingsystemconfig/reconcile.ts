@@ -4,7 +4,10 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
-import { applyOsc, type ApplyStop } from "./apply.ts";
+import type { ApplyStop } from "./apply.ts";
+import { exclusively } from "./apply-lock.ts";
+import { leftoversPending } from "./leftovers.ts";
+import { applyVerifyingUnits, unitRevertHold } from "./revert.ts";
 import { step } from "./context.ts";
 import { summarizeChanges } from "./history.ts";
 import { skipsStateFiles } from "./gardenadm.ts";
@@ -139,10 +142,12 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       await labelsPatched;
       const err = new OscChecksumError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
       if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", err.message);
+      // The condition says so too (False/ApplyFailed): without it the Node would keep showing the old state.
+      await report.rejected(node, "", err, signal);
       throw err;
     }
     // A labels-only merge patch leaves the annotations as the GET returned them.
-    if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum) {
+    if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum && !(await leftoversPending(host, checksum))) {
       await labelsPatched;
       log.info("Node is up to date with the operating system config", { checksum });
       await report.upToDate(node, checksum, signal);
@@ -155,6 +160,13 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       const pending = await pendingChanges(host, osc, checksum, deps.node.hostName, deps.processPath);
       const held = holdGate(node, checksum, summarizeChanges(pending.changes), config.syncPeriodMs);
       if (held !== undefined) return holds.report(node, checksum, held, signal);
+    }
+
+    // A version whose restarted units failed and were reverted waits for a new Secret (or the policy's removal).
+    const reverted = await unitRevertHold(deps, node, checksum);
+    if (reverted !== undefined) {
+      await labelsPatched;
+      return holds.report(node, checksum, reverted, signal);
     }
 
     // §4 step 6: one node at a time for serial Secrets (9.2).
@@ -176,7 +188,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     try {
       // A verifying slot was taken by an apply that finished: only the health check is left.
       if (rollout.kind === "slot" && rollout.state === "verifying") await labelsPatched;
-      else stop = await applyOsc(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal);
+      else stop = await exclusively(deps.applyLock, () => applyVerifyingUnits(deps, { osc, checksum, node, ready: labelsPatched, onPlanned: run.planned }, signal));
     } catch (err) {
       // The agent restarts to continue the apply: the condition stays Applying.
       if (!(err instanceof RestartRequested)) await run.failed(node, err, signal);

@@ -22,6 +22,7 @@ import { describeFailure } from "./failure.ts";
 import type { GateHold } from "./gate.ts";
 import { type ApplyOutcome, appendHistory, applyHistoryAnnotation, type ChangeSummary, historyEntry } from "./history.ts";
 import type { OscMetrics } from "./metrics.ts";
+import { driftConditionMessage, type DriftStatus } from "./drift/status.ts";
 
 export interface OscReporterDeps {
   readonly kube: Kube;
@@ -30,6 +31,8 @@ export interface OscReporterDeps {
   readonly log: Logger;
   readonly events: EventRecorder;
   readonly metrics: OscMetrics;
+  /** What the background drift check found last; named in the True condition's message. */
+  readonly driftStatus?: DriftStatus;
 }
 
 /** One apply from its first step on: collects the change summary and reports the outcome. */
@@ -130,6 +133,10 @@ export class OscReporter {
     await this.#condition(node, failedState(checksum, failure.message), signal);
   }
 
+  #drift(): string | undefined {
+    return this.deps.driftStatus === undefined ? undefined : driftConditionMessage(this.deps.driftStatus);
+  }
+
   /** The Node already runs `checksum`: make the condition and metrics say so (once; nothing sent when they do). */
   async upToDate(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<void> {
     await this.#tail;
@@ -145,7 +152,7 @@ export class OscReporter {
     if (success?.checksum === checksum) this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
     this.deps.metrics.upToDate(true);
     this.deps.metrics.held(false);
-    await this.#condition(node, appliedState(checksum), signal);
+    await this.#condition(node, appliedState(checksum, this.#drift()), signal);
   }
 
   /** An apply of `checksum` starts now: condition Unknown/Applying, status file (in the background), metrics. */
@@ -194,7 +201,7 @@ export class OscReporter {
       applied: async (n, sig) => {
         await this.#tail;
         this.deps.metrics.upToDate(true);
-        await this.#condition(n, appliedState(checksum), sig);
+        await this.#condition(n, appliedState(checksum, this.#drift()), sig);
       },
       failed: async (n, err, sig) => {
         await this.#tail;

@@ -1,6 +1,6 @@
 export { createReconciler, syncFailedReason, tokenFileMode, TokenSyncError } from "./reconcile.ts";
 export type { TokenReconcilerDeps } from "./reconcile.ts";
-export { setupTokenController } from "./setup.ts";
+export { createTokenFileWriter, setupTokenController } from "./setup.ts";
 export type { TokenControllerSetup } from "./setup.ts";
 export { TokenDataError, tokenBytes, tokenDataKey, TokenMissingError } from "./token-data.ts";
 export {

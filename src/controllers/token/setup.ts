@@ -3,6 +3,7 @@ import type { HostFs } from "../../host/types.ts";
 import type { Controller } from "../../kube/controller.ts";
 import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
 import { liveReader } from "../../kube/readers.ts";
+import type { ObjectKey } from "../../kube/reconcile.ts";
 import type { Kube } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { EventRecorder } from "../events.ts";
@@ -48,4 +49,24 @@ export function setupTokenController(s: TokenControllerSetup): Controller {
     log: s.log,
     ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
+}
+
+/**
+ * The token sync of one Secret as a call that resolves when the file is on disk (for the OSC
+ * controller, which starts units that read a token only after it exists; gardener#15028).
+ */
+export function createTokenFileWriter(s: Omit<TokenControllerSetup, "resync" | "controllerMetrics">): (secret: ObjectKey, signal: AbortSignal) => Promise<void> {
+  const nodeName = s.node.nodeName;
+  const reconcile = createReconciler({
+    apiReader: liveReader(s.kube),
+    host: s.host,
+    events: s.events,
+    eventTarget: nodeName !== undefined && nodeName !== "" ? { kind: "Node", apiVersion: "v1", name: nodeName } : undefined,
+    log: s.log.child({ controller: "token" }),
+    syncConfigs: s.syncConfigs,
+    syncPeriodMs: s.syncPeriodMs,
+  });
+  return async (secret, signal) => {
+    await reconcile(secret, signal);
+  };
 }

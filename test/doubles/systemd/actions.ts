@@ -39,6 +39,12 @@ export interface SystemdFakeControls {
   stallJobs(unit: string, operation?: JobOperation): void;
   /** Jobs of `unit` finish after `ms`. */
   delayJobs(unit: string, ms: number): void;
+  /**
+   * After each successful start/restart job of `unit`, its process "exits" after `afterMs`: the unit
+   * turns failed (as a crashing service does once systemd gave up), until `clearInjections`; with
+   * `once`, only after the next such job.
+   */
+  failAfterStart(unit: string, afterMs: number, opts?: { readonly once?: boolean }): void;
   /** The unit has no unit file: jobs, enable and disable are refused, queries answer "not-found". */
   makeUnknown(unit: string): void;
   /** The next call of `action` is refused by the manager (the job is never submitted). */

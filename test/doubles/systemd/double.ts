@@ -100,6 +100,7 @@ export async function startSystemdDouble(opts: SystemdDoubleOptions = {}): Promi
     stallJobs: (unit: string, operation?: JobOperation) => model.stallJobs(unit, operation),
     delayJobs: (unit: string, ms: number) => model.delayJobs(unit, ms),
     makeUnknown: (unit: string) => model.makeUnknown(unit),
+    failAfterStart: (unit: string, afterMs: number, o?: { readonly once?: boolean }) => model.failAfterStart(unit, afterMs, o),
     failNextCall: (action: SystemdActionName, message?: string) => model.failNextCall(action, message),
     leaveUnanswered: (member: string) => void service.unanswered.add(member),
     clearInjections: () => {

@@ -26,6 +26,19 @@ describe("FakeSystemd", () => {
     ]);
   });
 
+  test("should let a unit fail some time after a successful restart (failAfterStart), per invocation", async () => {
+    const systemd = new FakeSystemd();
+    systemd.failAfterStart("app.service", 20);
+    await systemd.restart("app.service");
+    expect((await systemd.unitProperties("app.service")).activeState).toBe("active");
+    const deadline = Date.now() + 2_000;
+    while ((await systemd.unitProperties("app.service")).activeState !== "failed" && Date.now() < deadline) await Bun.sleep(5);
+    expect((await systemd.unitProperties("app.service")).activeState).toBe("failed");
+    systemd.clearInjections();
+    await systemd.restart("app.service");
+    expect((await systemd.unitProperties("app.service")).activeState).toBe("active");
+  });
+
   test("should fail only the first restart after failNextJob, recording both", async () => {
     const systemd = new FakeSystemd();
     systemd.failNextJob("kubelet.service", { operation: "restart" });

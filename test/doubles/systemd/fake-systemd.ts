@@ -64,6 +64,9 @@ export class FakeSystemd implements Systemd, SystemdFakeControls {
   makeUnknown(unit: string): void {
     this.#model.makeUnknown(unit);
   }
+  failAfterStart(unit: string, afterMs: number, opts?: { readonly once?: boolean }): void {
+    this.#model.failAfterStart(unit, afterMs, opts);
+  }
   failNextCall(action: SystemdActionName, message?: string): void {
     this.#model.failNextCall(action, message);
   }

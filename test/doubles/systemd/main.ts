@@ -4,6 +4,7 @@ import { startSystemdDouble } from "./double.ts";
 /**
  * Standalone systemd double for `make demo` and shell tests:
  *   bun run test/doubles/systemd/main.ts [--socket PATH] [--fail UNIT]… [--fail-next UNIT]… [--stall UNIT]… [--unknown UNIT]…
+ *     [--crash-after-start UNIT=MS]…
  * prints {"address": "...", "socketPath": "..."} as its first line, then one JSON line per recorded action
  * ({"action":"Restart","units":["kubelet.service"]}); SIGTERM or SIGINT stop it and its dbus-daemon.
  */
@@ -14,6 +15,7 @@ const { values } = parseArgs({
     "fail-next": { type: "string", multiple: true, default: [] },
     stall: { type: "string", multiple: true, default: [] },
     unknown: { type: "string", multiple: true, default: [] },
+    "crash-after-start": { type: "string", multiple: true, default: [] },
   },
   strict: true,
 });
@@ -27,6 +29,10 @@ for (const unit of values.fail) double.failJobs(unit);
 for (const unit of values["fail-next"]) double.failNextJob(unit);
 for (const unit of values.stall) double.stallJobs(unit);
 for (const unit of values.unknown) double.makeUnknown(unit);
+for (const spec of values["crash-after-start"]) {
+  const [unit = "", ms = "0"] = spec.split("=");
+  double.failAfterStart(unit, Number(ms));
+}
 print({ address: double.address, socketPath: double.socketPath });
 
 const stop = async () => {

@@ -56,6 +56,8 @@ export class SystemdModel {
   #stalls = new Map<string, JobOperation | undefined>();
   #delays = new Map<string, number>();
   #callFailures = new Map<SystemdActionName, string>();
+  #failAfterStart = new Map<string, { readonly afterMs: number; readonly once: boolean }>();
+  #crashTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(private readonly opts: SystemdModelOptions) {
     for (const seed of opts.units ?? []) this.units.set(seed.name, { ...this.#fresh(seed.name), ...seed });
@@ -87,6 +89,10 @@ export class SystemdModel {
     this.#delays.set(unit, ms);
   }
 
+  failAfterStart(unit: string, afterMs: number, opts: { readonly once?: boolean } = {}): void {
+    this.#failAfterStart.set(unit, { afterMs, once: opts.once ?? false });
+  }
+
   makeUnknown(unit: string): void {
     this.#unknown.add(unit);
     this.units.delete(unit);
@@ -101,6 +107,9 @@ export class SystemdModel {
     this.#stalls.clear();
     this.#delays.clear();
     this.#callFailures.clear();
+    this.#failAfterStart.clear();
+    for (const t of this.#crashTimers) clearTimeout(t);
+    this.#crashTimers.clear();
   }
 
   /** A one-shot refusal injected for `action`, consumed by this call. */
@@ -145,8 +154,19 @@ export class SystemdModel {
     }
     if (op === "start" && u.activeState === "active") return;
     const [active, sub] = runningState(u);
-    this.#set(u, active, sub, now, newInvocationId());
+    const invocation = newInvocationId();
+    this.#set(u, active, sub, now, invocation);
     u.activeEnterTimestampMs = now;
+    const crash = this.#failAfterStart.get(unit);
+    if (crash !== undefined) {
+      if (crash.once) this.#failAfterStart.delete(unit);
+      const timer = setTimeout(() => {
+        this.#crashTimers.delete(timer);
+        // Only the invocation this job started crashes; a later restart starts a new one.
+        if (u.invocationId === invocation && u.activeState === "active") this.#set(u, "failed", "failed", this.opts.clock.now(), invocation);
+      }, crash.afterMs);
+      this.#crashTimers.add(timer);
+    }
   }
 
   /** EnableUnitFiles / DisableUnitFiles; a refusal when a unit file is missing. */

@@ -6,7 +6,8 @@ import { isSerial } from "../watch.ts";
 import { verifyHealth } from "./health.ts";
 import { type SlotEdit, updateSlots } from "./lease-slots.ts";
 import { PoolNodes } from "./pool-nodes.ts";
-import { decide, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
+import { healthHold, slotDecisionHold } from "./holds.ts";
+import { decide, liveSlots, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
 import { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
 
 /** Observes this node's slot for the metrics (0 none, 1 applying, 2 verifying, 3 failed). */
@@ -73,11 +74,8 @@ export async function enterRollout(
     (slots) => {
       const now = deps.clock.now();
       const set = new Map<string, Slot | null>();
-      const current = new Map<string, Slot>();
-      for (const [name, s] of slots) {
-        if (name !== me && !live.has(name)) set.set(name, null); // its Node is gone
-        else current.set(name, s);
-      }
+      const { current, gone } = liveSlots(slots, me, live);
+      for (const name of gone) set.set(name, null);
       decision = decide(current, me, checksum, n, now, t);
       own = current.get(me);
       const mine = (state: Slot["state"], since = now): Slot => ({ checksum, since: slotTime(since), renewed: slotTime(now), state });
@@ -97,37 +95,16 @@ export async function enterRollout(
   const now = deps.clock.now();
   const waited = o?.state === "waiting" && o.checksum === checksum ? (now - Date.parse(o.since)) / 1000 : 0;
   deps.rollout?.metrics?.waitSeconds(d.kind === "take" || d.kind === "resume" ? 0 : waited);
-  switch (d.kind) {
-    case "resume":
-    case "take": {
-      const state = d.kind === "take" ? "applying" : d.state;
-      deps.rollout?.metrics?.slotState(state === "applying" ? 1 : 2);
-      deps.log.info(d.kind === "take" ? "Took a rollout slot" : "Resuming my rollout slot", { state, checksum });
-      return { kind: "slot", state, secret, checksum };
-    }
-    case "own-failed":
-      deps.rollout?.metrics?.slotState(3);
-      return hold("RolloutHalted", `The change to this node failed; its slot on ${leaseRef(secret)} stays failed until a fixed OSC is rolled out or the slot annotation is removed`, t.verifyTimeoutMs);
-    case "register":
-      deps.rollout?.metrics?.slotState(0);
-      return hold("WaitingForRolloutSlot", `Registered for one of ${n} rollout slots on ${leaseRef(secret)}`, Math.min(1_000, t.renewEveryMs));
-    case "wait":
-      deps.rollout?.metrics?.slotState(0);
-      return hold("WaitingForRolloutSlot", `Waiting for one of ${n} rollout slots on ${leaseRef(secret)}, behind ${d.behind.join(", ")}`, t.renewEveryMs);
-    case "halted":
-      deps.rollout?.metrics?.slotState(0);
-      return hold(
-        "RolloutHalted",
-        `Rollout halted: the change failed on (or stopped renewing the slot of) ${d.failed.join(", ")}, filling all ${n} slots of ${leaseRef(secret)}; roll out a fixed OSC or remove their slot annotations to resume`,
-        t.renewEveryMs,
-      );
+  const held = slotDecisionHold(d, n, leaseRef(secret), t);
+  if (held === undefined) {
+    const state = d.kind === "resume" ? d.state : "applying";
+    deps.rollout?.metrics?.slotState(state === "applying" ? 1 : 2);
+    deps.log.info(d.kind === "take" ? "Took a rollout slot" : "Resuming my rollout slot", { state, checksum });
+    return { kind: "slot", state, secret, checksum };
   }
+  deps.rollout?.metrics?.slotState(d.kind === "own-failed" ? 3 : 0);
+  return { kind: "hold", hold: held };
 }
-
-const hold = (reason: GateHold["reason"], message: string, requeueAfterMs: number): RolloutEntry => ({
-  kind: "hold",
-  hold: { reason, message, requeueAfterMs },
-});
 
 /** Sets (or removes, with null) this node's own slot, if it is still ours for this checksum. */
 async function setOwn(deps: OscControllerDeps, entry: { secret: KubeObject; checksum: string }, me: string, next: (s: Slot) => Slot | null, signal: AbortSignal): Promise<void> {
@@ -175,7 +152,8 @@ export async function verifyRollout(deps: OscControllerDeps, entry: RolloutEntry
   }
   deps.rollout?.metrics?.slotState(2);
   const verdict = verifyHealth(node, since, since, now, t);
-  if (verdict.kind === "healthy") {
+  const held = healthHold(verdict, t);
+  if (held === undefined) {
     await setOwn(deps, entry, me, () => null, signal);
     deps.rollout?.metrics?.slotState(0);
     deps.log.info("Node healthy after the change, released my rollout slot", { checksum: entry.checksum });
@@ -185,7 +163,6 @@ export async function verifyRollout(deps: OscControllerDeps, entry: RolloutEntry
     const at = slotTime(now);
     await setOwn(deps, entry, me, (s) => ({ ...s, state: "failed", since: at, renewed: at }), signal);
     deps.rollout?.metrics?.slotState(3);
-    return { reason: "RolloutHalted", message: `The change to this node failed: ${verdict.why}`, requeueAfterMs: t.verifyTimeoutMs };
   }
-  return { reason: "VerifyingRollout", message: `Verifying the node after the change: ${verdict.why}`, requeueAfterMs: verdict.recheckInMs };
+  return held;
 }

@@ -1,10 +1,12 @@
 export { enterRollout, failRolloutOnUnitError, rolloutOff, type RolloutDeps, type RolloutEntry, type RolloutMetrics, verifyRollout } from "./gate.ts";
 export { type HealthVerdict, verifyHealth } from "./health.ts";
-export { updateSlots } from "./lease-slots.ts";
+export { healthHold, slotDecisionHold } from "./holds.ts";
+export { readLease, updateSlots } from "./lease-slots.ts";
 export { PoolNodes, poolLabel } from "./pool-nodes.ts";
 export {
   decide,
   formatSlot,
+  liveSlots,
   parallelismAnnotation,
   parseSlot,
   rolloutParallelism,
@@ -12,7 +14,8 @@ export {
   slotAnnotationPrefix,
   type SlotDecision,
   slotsOf,
+  slotTime,
   viewOf,
 } from "./slots.ts";
-export { defaultRolloutTimings, parseRolloutTimings, type RolloutTimings, RolloutTimingsError } from "./timings.ts";
+export { defaultRolloutTimings, parseRolloutTimings, type RolloutTimings, RolloutTimingsError, rolloutTimingsEnv } from "./timings.ts";
 export { slotsChangedPredicate } from "./watch.ts";

@@ -78,6 +78,17 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
   return out;
 }
 
+/** The slots that count (`current`) and those of other nodes whose Node no longer exists (`gone`, dropped by the next writer). */
+export function liveSlots(slots: ReadonlyMap<string, Slot>, me: string, live: ReadonlySet<string>): { current: Map<string, Slot>; gone: string[] } {
+  const current = new Map<string, Slot>();
+  const gone: string[] = [];
+  for (const [name, s] of slots) {
+    if (name !== me && !live.has(name)) gone.push(name);
+    else current.set(name, s);
+  }
+  return { current, gone };
+}
+
 /** How a slot of the current checksum counts, seen at `nowMs`. */
 export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
 

@@ -34,6 +34,9 @@ export class RolloutTimingsError extends Error {
   override readonly name = "RolloutTimingsError";
 }
 
+/** The environment variable the CLI reads the test-only override from (`run` and `diff`). */
+export const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
+
 /**
  * `healthyFor=2s,verifyTimeout=30s,…` (Go durations) over the defaults — the test-only override the
  * CLI passes from GARDENER_NODE_AGENT_ROLLOUT_TIMINGS. Unknown keys and bad durations are errors.

@@ -8,7 +8,8 @@ export {
   renewedInTime,
   type SerialLeaseSpec,
   serialLeaseDurationSeconds,
+  serialLockHold,
 } from "./lease-spec.ts";
-export { acquireSerialLock, releaseSerialLock, type SerialLockDeps, type SerialLockOutcome, serialLeaseNamespace } from "./lock.ts";
+export { acquireSerialLock, getLease as getSerialLease, releaseSerialLock, type SerialLockDeps, type SerialLockOutcome, serialLeaseNamespace } from "./lock.ts";
 export { enqueueSecretWhenOutdated, isOutdated, type LeaseHandlerDeps, serialLeasePredicate } from "./watch.ts";
 export { enterSerial, leaveSerial, type SerialEntry } from "./gate.ts";

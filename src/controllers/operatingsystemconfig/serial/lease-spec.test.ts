@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { acquiredSpec, heldByAnother, leaseSpecOf, releasedSpec, remainingMs, renewedInTime } from "./lease-spec.ts";
+import { acquiredSpec, heldByAnother, leaseSpecOf, releasedSpec, remainingMs, renewedInTime, serialLockHold } from "./lease-spec.ts";
 
 const now = Date.parse("2026-01-01T12:00:00Z");
 const at = (offsetS: number) => new Date(now + offsetS * 1000).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -84,5 +84,25 @@ describe("serial lease maths (scenario 19)", () => {
       expect(leaseSpecOf(undefined)).toEqual({});
       expect(leaseSpecOf({ metadata: {}, spec: { holderIdentity: 3, leaseDurationSeconds: "600" } })).toEqual({});
     });
+  });
+});
+
+describe("serialLockHold", () => {
+  test("should wait for another live holder, naming it and when its lease ends", () => {
+    expect(serialLockHold({ holderIdentity: "other", leaseDurationSeconds: 600, renewTime: at(-100) }, "me", "pool", now)).toEqual({
+      reason: "WaitingForSerialLock",
+      message: "Waiting for the serial reconciliation lock (Lease kube-system/pool) held by other until 2026-01-01T12:08:20Z",
+      requeueAfterMs: 500_000,
+    });
+  });
+  test("should look again after at least 1 s when the lease has no duration", () => {
+    expect(serialLockHold({ holderIdentity: "other", renewTime: at(5) }, "me", "pool", now)?.requeueAfterMs).toBe(1_000);
+  });
+  test.each([
+    ["a free lease", {}],
+    ["our own lease", { holderIdentity: "me", leaseDurationSeconds: 600, renewTime: at(0) }],
+    ["an expired holder", { holderIdentity: "other", leaseDurationSeconds: 600, renewTime: at(-601) }],
+  ])("should let this node take %s", (_name, spec) => {
+    expect(serialLockHold(spec, "me", "pool", now)).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import type { KubeObject } from "../../../kube/types.ts";
+import type { GateHold } from "../gate.ts";
 
 /** The serial Lease's `spec` fields the agent reads and writes (coordination.k8s.io/v1). */
 export interface SerialLeaseSpec {
@@ -79,4 +80,26 @@ export function acquiredSpec(spec: SerialLeaseSpec, me: string, nowMs: number): 
 export function releasedSpec(spec: SerialLeaseSpec, me: string): SerialLeaseSpec | undefined {
   if (spec.holderIdentity !== me) return undefined;
   return {};
+}
+
+/** Lowest requeue while waiting, so a lease that ends this very millisecond is not polled in a loop. */
+const minWaitMs = 1_000;
+
+/** When the holder's lease ends (renewTime + duration; a missing duration counts as 0 s). */
+function leaseEndMs(spec: SerialLeaseSpec): number {
+  return (renewMs(spec) ?? 0) + Math.max(0, spec.leaseDurationSeconds ?? 0) * 1000;
+}
+
+/**
+ * The serial gate's decision (9.2), shared by the controller and `diff`: wait while another live
+ * holder has the Lease (looking again when it ends, at least after 1 s); undefined when `me` may take it.
+ */
+export function serialLockHold(spec: SerialLeaseSpec, me: string, leaseName: string, nowMs: number): GateHold | undefined {
+  if (!heldByAnother(spec, me, nowMs)) return undefined;
+  const until = new Date(leaseEndMs(spec)).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return {
+    reason: "WaitingForSerialLock",
+    message: `Waiting for the serial reconciliation lock (Lease kube-system/${leaseName}) held by ${spec.holderIdentity ?? ""} until ${until}`,
+    requeueAfterMs: Math.max(minWaitMs, remainingMs(spec, nowMs)),
+  };
 }

@@ -4,7 +4,7 @@ import { leases } from "../../../kube/resources.ts";
 import type { Kube, KubeObject } from "../../../kube/types.ts";
 import type { Logger } from "../../../log/types.ts";
 import type { GateHold } from "../gate.ts";
-import { acquiredSpec, heldByAnother, leaseSpecOf, releasedSpec, remainingMs, type SerialLeaseSpec } from "./lease-spec.ts";
+import { acquiredSpec, leaseSpecOf, releasedSpec, type SerialLeaseSpec, serialLockHold } from "./lease-spec.ts";
 
 export const serialLeaseNamespace = "kube-system";
 
@@ -19,9 +19,6 @@ export interface SerialLockDeps {
 /** Either this node holds the lock now, or it must wait for the one that does. */
 export type SerialLockOutcome = { readonly held: true } | { readonly held: false; readonly hold: GateHold };
 
-/** Lowest requeue while waiting, so a lease that ends this very millisecond is not polled in a loop. */
-const minWaitMs = 1_000;
-
 /** The Secret as the Lease's controller owner (garbage-collected with it). */
 function ownerRef(secret: KubeObject) {
   return {
@@ -34,7 +31,8 @@ function ownerRef(secret: KubeObject) {
   };
 }
 
-async function getLease(kube: Kube, name: string, signal: AbortSignal): Promise<KubeObject | undefined> {
+/** The serial Lease as read (undefined when it does not exist yet). */
+export async function getLease(kube: Kube, name: string, signal: AbortSignal): Promise<KubeObject | undefined> {
   try {
     return await kube.get<KubeObject>(leases, serialLeaseNamespace, name, { signal });
   } catch (err) {
@@ -65,17 +63,8 @@ export async function acquireSerialLock(deps: SerialLockDeps, secret: KubeObject
   const lease = await getLease(kube, name, signal);
   const spec = leaseSpecOf(lease);
   const now = clock.now();
-  if (heldByAnother(spec, identity, now)) {
-    const waitMs = Math.max(minWaitMs, remainingMs(spec, now));
-    return {
-      held: false,
-      hold: {
-        reason: "WaitingForSerialLock",
-        message: `Waiting for the serial reconciliation lock (Lease kube-system/${name}) held by ${spec.holderIdentity ?? ""}`,
-        requeueAfterMs: waitMs,
-      },
-    };
-  }
+  const hold = serialLockHold(spec, identity, name, now);
+  if (hold !== undefined) return { held: false, hold };
   if (spec.holderIdentity !== identity && (spec.holderIdentity ?? "") !== "") {
     deps.log.info("Taking over the expired serial reconciliation lock", { lease: name, previousHolder: spec.holderIdentity });
   }

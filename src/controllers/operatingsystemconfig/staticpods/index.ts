@@ -1,3 +1,3 @@
 export { checkStaticPods, staticPodsRequeueMs } from "./gate.ts";
-export { configMirrorAnnotation, decodeStaticPod, desiredStaticPods, StaticPodManifestError } from "./manifests.ts";
+export { configMirrorAnnotation, decodeStaticPod, desiredStaticPods, manifestsDir, StaticPodManifestError, staticPodFiles } from "./manifests.ts";
 export { staticPodName, staticPodsVerdict, type StaticPodsVerdict } from "./verdict.ts";

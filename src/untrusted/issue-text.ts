@@ -1,4 +1,4 @@
-import type * as v from "valibot";
+import * as v from "valibot";
 
 /** The JSON kind of a value (`string`, `number`, `array`, …) — what an error may say about input it rejects. */
 export const kindOf = (x: unknown): string => (x === null ? "null" : Array.isArray(x) ? "array" : x instanceof Map ? "object" : typeof x);
@@ -33,3 +33,17 @@ export const issueText = (issue: v.BaseIssue<unknown>): string => {
   }
   return issue.message;
 };
+
+/**
+ * Valibot issues as one message naming the dot-path of the first `max` problems and what each
+ * expected, never their values: `layers[0].size: invalid type: expected number, got string`.
+ */
+export function issuesMessage(issues: readonly v.BaseIssue<unknown>[], max = 3): string {
+  return issues
+    .slice(0, max)
+    .map((i) => {
+      const p = v.getDotPath(i);
+      return p === null ? issueText(i) : `${p}: ${issueText(i)}`;
+    })
+    .join("; ");
+}

@@ -1,0 +1,3 @@
+export { issuesMessage, issueText, kindOf } from "./issue-text.ts";
+export { quoteName } from "./quote-name.ts";
+export { urlForMessage } from "./url.ts";
