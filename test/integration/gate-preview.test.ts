@@ -1,27 +1,17 @@
 // previewGates (what `diff` reports) against the API-server simulator, with a stepped clock: the cases
 // the whole-binary suite (diff-gates.test.ts) does not reach — a rollout wait, a verifying slot, serial
 // winning over rollout-parallelism, a static pod manifest that is not a Pod, no Node yet.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { type GatePreview, previewGates } from "../../src/controllers/operatingsystemconfig/gate-preview.ts";
 import { pendingChanges } from "../../src/controllers/operatingsystemconfig/pending.ts";
 import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { decodeOsc } from "../../src/osc/index.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
-import { OscWorld } from "../fixtures/osc/harness.ts";
+import type { OscWorld } from "../fixtures/osc/harness.ts";
+import { useOscWorlds } from "../harness/osc-worlds.ts";
 
-let sim: ApiServerSim;
-const worlds: OscWorld[] = [];
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.dispose();
-});
+const env = useOscWorlds();
 
 const start = Date.UTC(2026, 10, 24, 12, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -37,9 +27,8 @@ spec:
 ${files}`;
 
 async function world(annotations: Record<string, string> = {}): Promise<OscWorld> {
-  const w = await OscWorld.create(sim);
-  worlds.push(w);
-  sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { labels: { [poolLabel]: w.secretName }, annotations } });
+  const w = await env.world();
+  env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { labels: { [poolLabel]: w.secretName }, annotations } });
   return w;
 }
 
@@ -48,18 +37,18 @@ async function gates(w: OscWorld, text: string, clock: FakeClock, withNode = tru
   const checksum = w.setOsc(text);
   const osc = decodeOsc(text);
   const { changes } = await pendingChanges(w.host, osc, checksum, w.hostName, "/usr/bin");
-  const secret = sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
+  const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
   const input = { kube: w.kube, node, secret, osc, checksum, hostName: w.hostName, changes, clock, rolloutTimings: defaultRolloutTimings };
   return previewGates(input, AbortSignal.timeout(10_000));
 }
 
 function putSlots(w: OscWorld, slots: Record<string, unknown>): void {
   const annotations = Object.fromEntries(Object.entries(slots).map(([n, s]) => [`slot.node-agent.gardener.cloud/${n}`, JSON.stringify(s)]));
-  sim.store.create("leases", { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: w.secretName, namespace: "kube-system", annotations }, spec: {} });
+  env.sim.store.create("leases", { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: w.secretName, namespace: "kube-system", annotations }, spec: {} });
 }
 
 function poolNode(w: OscWorld, name: string): void {
-  sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name, labels: { [poolLabel]: w.secretName } } });
+  env.sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name, labels: { [poolLabel]: w.secretName } } });
 }
 
 describe("previewGates", () => {
@@ -99,7 +88,7 @@ describe("previewGates", () => {
         { type: "SystemdUnitsReady", status: "True", lastTransitionTime: iso(since), lastHeartbeatTime: iso(start) },
       ],
     });
-    sim.store.patch("nodes", "", w.nodeName, "merge", { status: healthy(verifyingSince - 600_000) }, { subresource: "status" });
+    env.sim.store.patch("nodes", "", w.nodeName, "merge", { status: healthy(verifyingSince - 600_000) }, { subresource: "status" });
     expect(await gates(w, oscText(), new FakeClock(start))).toEqual([
       { gate: "rollout", verdict: "after-apply", reason: "VerifyingRollout", message: "Verifying the node after the change: healthy for 30s of 60s" },
     ]);
@@ -109,9 +98,9 @@ describe("previewGates", () => {
   test("should check only the serial lock when the Secret is serial (serial wins over rollout-parallelism)", async () => {
     const w = await world({ "node-agent.gardener.cloud/rollout-parallelism": "1" });
     w.setOsc(oscText());
-    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } } });
-    const checksum = (sim.store.get("secrets", "kube-system", w.secretName) as KubeObject).metadata.annotations?.["checksum/data-script"] ?? "";
-    const secret = sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
+    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } } });
+    const checksum = (env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject).metadata.annotations?.["checksum/data-script"] ?? "";
+    const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
     const osc = decodeOsc(oscText());
     const { changes } = await pendingChanges(w.host, osc, checksum, w.hostName, "/usr/bin");
     const input = { kube: w.kube, node: w.node() as KubeObject, secret, osc, checksum, hostName: w.hostName, changes, clock: new FakeClock(start), rolloutTimings: defaultRolloutTimings };

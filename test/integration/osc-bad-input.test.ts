@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { realClock } from "../../src/clock/index.ts";
@@ -7,27 +7,12 @@ import { Informer } from "../../src/kube/informer.ts";
 import { TerminalError } from "../../src/kube/reconcile.ts";
 import { secrets } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { acceptanceOsc, type Plain } from "../fixtures/osc/acceptance-osc.ts";
-import { OscWorld, silentLog } from "../fixtures/osc/harness.ts";
+import { type OscWorld, silentLog } from "../fixtures/osc/harness.ts";
+import { useOscWorlds } from "../harness/osc-worlds.ts";
 
-let sim: ApiServerSim;
-const worlds: OscWorld[] = [];
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.dispose();
-});
-
-async function world(): Promise<OscWorld> {
-  const w = await OscWorld.create(sim);
-  worlds.push(w);
-  return w;
-}
+const env = useOscWorlds();
+const world = env.world;
 
 /** Looks like a credential; must never reach an event, a log line or an error message. */
 const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA=";
@@ -171,7 +156,7 @@ describe("OSC controller with bad input", () => {
   test("should record a Warning event when the checksum annotation is missing, and keep retrying", async () => {
     const w = await world();
     w.setOsc(acceptanceOsc());
-    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": null } } });
+    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": null } } });
     const err = await failure(w.reconcile());
     expect(err?.message).toContain("has no checksum/data-script annotation");
     expect(err).not.toBeInstanceOf(TerminalError);
@@ -181,7 +166,7 @@ describe("OSC controller with bad input", () => {
   test("should say False/ApplyFailed naming the missing checksum annotation on the Node, and Applied once it is set", async () => {
     const w = await world();
     w.setOsc(acceptanceOsc());
-    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": null } } });
+    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": null } } });
     await failure(w.reconcile());
     expect(oscCondition(w)).toMatchObject({
       status: "False",
@@ -189,7 +174,7 @@ describe("OSC controller with bad input", () => {
       message: `Applying operating system config failed: secret kube-system/${w.secretName} has no checksum/data-script annotation`,
     });
     await expectUntouched(w);
-    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": "f00d" } } });
+    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": "f00d" } } });
     await w.reconcile();
     expect(oscCondition(w)).toMatchObject({ status: "True", reason: "Applied" });
   });
@@ -239,7 +224,7 @@ describe("OSC controller runtime with bad input", () => {
       expect(controller.stats().terminalErrors).toBe(1);
 
       const good = w.setOsc(acceptanceOsc());
-      await sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
+      await env.sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
       expect(await w.text("/example/file")).toBe("file1");
       const stats = controller.stats();
       // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.

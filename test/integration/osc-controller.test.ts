@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdir, readFile, lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
@@ -11,29 +11,13 @@ import { secrets } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { createDbusSystemd } from "../../src/systemd/dbus.ts";
 import type { Systemd } from "../../src/systemd/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdDouble } from "../doubles/systemd/index.ts";
 import { acceptanceOsc, defaultHostsToml, k8sHostsToml, type Plain } from "../fixtures/osc/acceptance-osc.ts";
-import { fakeElf, OscWorld, silentLog } from "../fixtures/osc/harness.ts";
+import { fakeElf, type OscWorld, silentLog } from "../fixtures/osc/harness.ts";
+import { useOscWorlds } from "../harness/osc-worlds.ts";
 
-let sim: ApiServerSim;
-const worlds: OscWorld[] = [];
-
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.dispose();
-});
-
-async function world(opts: { withNode?: boolean } = {}): Promise<OscWorld> {
-  const w = await OscWorld.create(sim, opts);
-  worlds.push(w);
-  return w;
-}
+const env = useOscWorlds();
+const world = env.world;
 
 const sorted = (xs: string[]) => [...xs].sort();
 const units = (...n: (string | number)[]) => n.map((x) => (typeof x === "number" ? `unit${x}.service` : x));
@@ -414,7 +398,7 @@ describe("OSC controller", () => {
   test("fails when the secret has no checksum annotation", async () => {
     const w = await world();
     w.setOsc(acceptanceOsc());
-    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": null } } });
+    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": null } } });
     await expect(w.reconcile()).rejects.toThrow("has no checksum/data-script annotation");
   });
 
@@ -507,13 +491,13 @@ describe("OSC controller", () => {
       const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
 
       const first = w.setOsc(acceptanceOsc());
-      await sim.waitFor("nodes", "", w.nodeName, annotated(first), 20_000);
+      await env.sim.waitFor("nodes", "", w.nodeName, annotated(first), 20_000);
 
-      sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
+      env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
       const osc = acceptanceOsc();
       osc["spec"]["files"][0].content.inline.data = "file1-v2";
       const second = w.setOsc(osc);
-      await sim.waitFor("nodes", "", w.nodeName, annotated(second), 20_000);
+      await env.sim.waitFor("nodes", "", w.nodeName, annotated(second), 20_000);
       expect(await w.text("/example/file")).toBe("file1-v2");
     } finally {
       stop.abort();
@@ -604,7 +588,7 @@ describe("OSC controller", () => {
   test("fails when the secret has no osc.yaml key", async () => {
     const w = await world();
     w.setOsc(acceptanceOsc());
-    sim.store.patch("secrets", "kube-system", w.secretName, "merge", { data: { "osc.yaml": null, cloud_config: "eA==" } });
+    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { data: { "osc.yaml": null, cloud_config: "eA==" } });
     await expect(w.reconcile()).rejects.toThrow(`no osc.yaml key found in secret kube-system/${w.secretName}`);
     expect(w.actions()).toEqual([]);
   });

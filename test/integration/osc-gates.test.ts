@@ -1,29 +1,14 @@
 // The serial lock (9.2) and the static pod gate (9.1) of the OSC reconcile, in-process against the
 // API-server simulator (scenarios 13, 18, 19 of the osc-controller spec).
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
+import { describe, expect, test } from "bun:test";
 import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
-import { OscWorld } from "../fixtures/osc/harness.ts";
+import type { OscWorld } from "../fixtures/osc/harness.ts";
 import { createReconciler } from "../../src/controllers/operatingsystemconfig/index.ts";
 import type { Logger } from "../../src/log/types.ts";
+import { useOscWorlds } from "../harness/osc-worlds.ts";
 
-let sim: ApiServerSim;
-const worlds: OscWorld[] = [];
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.dispose();
-});
-
-async function world(opts: { withNode?: boolean } = {}): Promise<OscWorld> {
-  const w = await OscWorld.create(sim, opts);
-  worlds.push(w);
-  return w;
-}
+const env = useOscWorlds();
+const world = env.world;
 
 const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -40,13 +25,13 @@ function smallOsc(files: Plain[] = []): Plain {
 }
 
 function makeSerial(w: OscWorld): void {
-  sim.store.patch("secrets", "kube-system", w.secretName, "merge", {
+  env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", {
     metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } },
   });
 }
 
 function putLease(w: OscWorld, spec: Plain): void {
-  sim.store.create("leases", {
+  env.sim.store.create("leases", {
     apiVersion: "coordination.k8s.io/v1",
     kind: "Lease",
     metadata: { name: w.secretName, namespace: "kube-system" },
@@ -54,7 +39,7 @@ function putLease(w: OscWorld, spec: Plain): void {
   });
 }
 
-const lease = (w: OscWorld) => sim.store.get("leases", "kube-system", w.secretName) as Plain | undefined;
+const lease = (w: OscWorld) => env.sim.store.get("leases", "kube-system", w.secretName) as Plain | undefined;
 const nodeChecksum = (w: OscWorld) => w.node()["metadata"]?.annotations?.["checksum/cloud-config-data"];
 const reasons = (w: OscWorld) =>
   w.events().filter((e) => !String(e["reason"]).startsWith("SystemDUnit")).map((e) => `${e["type"]} ${e["reason"]}`);
@@ -65,20 +50,20 @@ describe("serial reconciliation (9.2)", () => {
     const w = await world();
     const sum = w.setOsc(smallOsc());
     makeSerial(w);
-    const start = sim.requests.length;
+    const start = env.sim.requests.length;
     const res = await w.reconcile();
     expect(res).toEqual({ requeueAfterMs: 600_000 });
     expect(nodeChecksum(w)).toBe(sum);
     expect(await w.text("/etc/demo/hello")).toBe("hello");
     const l = lease(w);
-    const secret = sim.store.get("secrets", "kube-system", w.secretName) as Plain;
+    const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as Plain;
     expect(l?.["metadata"].ownerReferences).toEqual([
       { apiVersion: "v1", kind: "Secret", name: w.secretName, uid: secret["metadata"].uid, controller: true, blockOwnerDeletion: true },
     ]);
     // Released: the four lock fields are gone.
     expect(l?.["spec"]).toEqual({});
     // The Lease was held while the host was written: created with us as holder.
-    const writes = sim.requests.slice(start).filter((r) => r.resource === "leases" && r.verb !== "get");
+    const writes = env.sim.requests.slice(start).filter((r) => r.resource === "leases" && r.verb !== "get");
     expect(writes.map((r) => `${r.verb} ${r.code}`)).toEqual(["create 201", "update 200"]);
   });
 
@@ -104,7 +89,7 @@ describe("serial reconciliation (9.2)", () => {
 
     // The holder releases.
     const held = lease(w) as Plain;
-    sim.store.update("leases", { ...held, spec: {} });
+    env.sim.store.update("leases", { ...held, spec: {} });
     const after = await reconcile(key, AbortSignal.timeout(30_000));
     expect(after).toEqual({ requeueAfterMs: 600_000 });
     expect(nodeChecksum(w)).toBe(sum);
@@ -146,9 +131,9 @@ describe("serial reconciliation (9.2)", () => {
     w.setOsc(smallOsc());
     makeSerial(w);
     await w.reconcile();
-    const before = sim.requests.filter((r) => r.resource === "leases").length;
+    const before = env.sim.requests.filter((r) => r.resource === "leases").length;
     expect(await w.reconcile()).toEqual({});
-    expect(sim.requests.filter((r) => r.resource === "leases").length).toBe(before);
+    expect(env.sim.requests.filter((r) => r.resource === "leases").length).toBe(before);
   });
 
   test("should fail the reconcile when the release fails, leaving the Node patched", async () => {
@@ -183,7 +168,7 @@ const manifest = (name: string, hash: string) =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  annotations:\n    gardener.cloud/config.mirror: ${hash}\n`;
 
 function mirrorPod(w: OscWorld, name: string, hash: string): void {
-  sim.store.create("pods", {
+  env.sim.store.create("pods", {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: `${name}-${w.nodeName}`, namespace: "kube-system", labels: { "static-pod": "true" }, annotations: { "gardener.cloud/config.mirror": hash } },
@@ -192,7 +177,7 @@ function mirrorPod(w: OscWorld, name: string, hash: string): void {
 }
 
 function podStatus(w: OscWorld, name: string, phase: string, ready: boolean): void {
-  sim.store.patch("pods", "kube-system", `${name}-${w.nodeName}`, "merge", { status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } }, { subresource: "status" });
+  env.sim.store.patch("pods", "kube-system", `${name}-${w.nodeName}`, "merge", { status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } }, { subresource: "status" });
 }
 
 describe("static pods (9.1, scenario 13)", () => {
@@ -240,7 +225,7 @@ describe("static pods (9.1, scenario 13)", () => {
     mirrorPod(w, "foo", "old");
     await waiting("static pod foo does not run the current manifest yet");
     // kubelet replaced the manifest's mirror pod with the current hash.
-    sim.store.patch("pods", "kube-system", `foo-${w.nodeName}`, "merge", { metadata: { annotations: { "gardener.cloud/config.mirror": "abc" } } });
+    env.sim.store.patch("pods", "kube-system", `foo-${w.nodeName}`, "merge", { metadata: { annotations: { "gardener.cloud/config.mirror": "abc" } } });
     podStatus(w, "foo", "Pending", false);
     await waiting("static pod foo is Pending");
     podStatus(w, "foo", "Running", false);

@@ -1,20 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Kube } from "../../kube/types.ts";
-import { type ApiServerSim, startApiServer } from "../../../test/doubles/apiserver/index.ts";
 import { acceptanceOsc } from "../../../test/fixtures/osc/acceptance-osc.ts";
 import { OscWorld } from "../../../test/fixtures/osc/harness.ts";
+import { useOscWorlds } from "../../../test/harness/osc-worlds.ts";
 
-let sim: ApiServerSim;
-const worlds: OscWorld[] = [];
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.dispose();
-});
+const env = useOscWorlds();
 
 class PatchRefused extends Error {
   override readonly name = "PatchRefused";
@@ -38,8 +28,7 @@ function refusingPatches(kube: Kube, delayMs: number): Kube {
 describe("createReconciler", () => {
   describe("node label patch", () => {
     test.each([0, 50])("should fail with the patch error and leave the host untouched when the patch fails after %d ms", async (delayMs) => {
-      const w = await OscWorld.create(sim);
-      worlds.push(w);
+      const w = await env.world();
       w.setOsc(acceptanceOsc());
       await expect(w.reconcile({ kube: refusingPatches(w.kube, delayMs) })).rejects.toThrow("failed patching node labels: node patch refused");
       expect(await w.exists("/example/file")).toBe(false);
@@ -49,8 +38,7 @@ describe("createReconciler", () => {
     });
 
     test("should fail with the patch error when planning fails too", async () => {
-      const w = await OscWorld.create(sim);
-      worlds.push(w);
+      const w = await env.world();
       const osc = acceptanceOsc();
       osc["spec"]["files"].push({ path: "relative/path", content: { inline: { data: "x" } } });
       w.setOsc(osc);

@@ -1,22 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { TerminalError } from "../../../kube/reconcile.ts";
-import { type ApiServerSim, startApiServer } from "../../../../test/doubles/apiserver/index.ts";
 import type { Plain } from "../../../../test/fixtures/osc/acceptance-osc.ts";
-import { OscWorld } from "../../../../test/fixtures/osc/harness.ts";
+import type { OscWorld } from "../../../../test/fixtures/osc/harness.ts";
 import { createReconciler } from "../reconcile.ts";
 import type { CommandOutput, InPlaceDeps } from "./deps.ts";
+import { useOscWorlds } from "../../../../test/harness/osc-worlds.ts";
 
-let sim: ApiServerSim;
-const worlds: OscWorld[] = [];
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.dispose();
-});
+const env = useOscWorlds();
 
 interface Opts {
   os?: string;
@@ -59,14 +49,13 @@ class Fakes {
 
 /** A node on 1.2.3 that applied the base in-place OSC; the Node carries the given condition reason. */
 async function world(reason: string | null = "ReadyForUpdate"): Promise<{ w: OscWorld; f: Fakes }> {
-  const w = await OscWorld.create(sim);
-  worlds.push(w);
+  const w = await env.world();
   await w.host.writeFileAtomic("/etc/os-release", 'PRETTY_NAME="Garden Linux 1.2.3"\n', 0o644);
   const f = new Fakes();
   w.setOsc(osc());
   await w.reconcile({ inPlace: f.deps() });
   if (reason !== null) {
-    sim.store.patch("nodes", "", w.nodeName, "merge", { status: { conditions: [{ type: "InPlaceUpdate", status: "True", reason }] } }, { subresource: "status" });
+    env.sim.store.patch("nodes", "", w.nodeName, "merge", { status: { conditions: [{ type: "InPlaceUpdate", status: "True", reason }] } }, { subresource: "status" });
   }
   return { w, f };
 }
