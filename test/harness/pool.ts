@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdAction, type SystemdDouble } from "../doubles/systemd/index.ts";
 import { startNodeStandIns, type NodeStandIns } from "./node-standins.ts";
-import { agentBinary, agentEnv, createAgentRoot, type AgentProcess } from "./sandbox.ts";
+import { agentBinary, agentEnv, createAgentRoot, spawnAgentProcess, type AgentProcess } from "./sandbox.ts";
 
 /**
  * A worker pool for whole-binary tests: several compiled agents, each with its own --root, Node and
@@ -108,27 +108,7 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
       onAction: undefined,
       agent: undefined,
       spawn(extraEnv = {}) {
-        let out = "";
-        const proc = Bun.spawn([agentBinary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-          env: agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir),
-          stdout: "pipe",
-          stderr: "pipe",
-        });
-        const drain = async (s: ReadableStream<Uint8Array>) => {
-          const dec = new TextDecoder();
-          for await (const chunk of s) out += dec.decode(chunk, { stream: true });
-        };
-        const drained = Promise.all([drain(proc.stdout as ReadableStream<Uint8Array>), drain(proc.stderr as ReadableStream<Uint8Array>)]);
-        const agent: AgentProcess = {
-          proc,
-          output: () => out,
-          async stop(signal = "SIGTERM") {
-            if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-            const code = await proc.exited;
-            await drained;
-            return code;
-          },
-        };
+        const agent = spawnAgentProcess(agentBinary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir));
         m.agent = agent;
         return agent;
       },

@@ -152,6 +152,27 @@ export const agentEnv = (systemdAddress: string, nodeName: string, extra: Record
   ...extra,
 });
 
+/** Starts the agent binary on `root` with `env`, collecting its stdout and stderr for `output()`. */
+export function spawnAgentProcess(binary: string, root: string, env: Record<string, string>): AgentProcess {
+  let out = "";
+  const proc = Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], { env, stdout: "pipe", stderr: "pipe" });
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder();
+    for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+  };
+  const drained = Promise.all([drain(proc.stdout as ReadableStream<Uint8Array>), drain(proc.stderr as ReadableStream<Uint8Array>)]);
+  return {
+    proc,
+    output: () => out,
+    async stop(signal = "SIGTERM") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      const code = await proc.exited;
+      await drained;
+      return code;
+    },
+  };
+}
+
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const binary = opts.binary ?? agentBinary;
   const nodeName = opts.nodeName ?? "worker-1";
@@ -203,27 +224,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return checksum;
     },
     spawnAgent(extraEnv = {}) {
-      let out = "";
-      const proc = Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir),
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const drain = async (s: ReadableStream<Uint8Array>) => {
-        const dec = new TextDecoder();
-        for await (const chunk of s) out += dec.decode(chunk, { stream: true });
-      };
-      const drained = Promise.all([drain(proc.stdout as ReadableStream<Uint8Array>), drain(proc.stderr as ReadableStream<Uint8Array>)]);
-      const agent: AgentProcess = {
-        proc,
-        output: () => out,
-        async stop(signal = "SIGTERM") {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-          const code = await proc.exited;
-          await drained;
-          return code;
-        },
-      };
+      const agent = spawnAgentProcess(binary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir));
       agents.push(agent);
       return agent;
     },
