@@ -2,11 +2,11 @@
 // configured with the sync configs gardenlet gives a control-plane pool, copies the three
 // shoot-access tokens to the static pods' and the admin's paths with mode 0640, and labels its Node
 // as control plane because the OSC carries the kube-apiserver manifest.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { tokenSyncConfigs } from "../../src/render/token-sync.ts";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { poll, useSandbox } from "../harness/sandbox-hooks.ts";
 
 const osc = `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -17,21 +17,7 @@ spec:
     content: {inline: {data: "{apiVersion: v1, kind: Pod, metadata: {name: kube-apiserver, namespace: kube-system}, spec: {containers: [{name: kube-apiserver, image: kube-apiserver}]}}\\n"}}
 `;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
-
-const poll = async <T>(what: string, f: () => T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
+const startSandbox = useSandbox();
 
 test("a control-plane node syncs the three shoot-access tokens to their paths with mode 0640", async () => {
   const secretName = "gardener-node-agent-control-plane";
@@ -45,7 +31,6 @@ test("a control-plane node syncs the three shoot-access tokens to their paths wi
       },
     },
   });
-  sandbox = sb;
   const tokens: Record<string, string> = {
     "shoot-access-kube-controller-manager": "kcm-token",
     "shoot-access-kube-scheduler": "scheduler-token",

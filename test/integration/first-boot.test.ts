@@ -2,10 +2,10 @@
 // signed by the test, standing in for gardener-resource-manager) → client-certificate kubeconfig →
 // the OSC is applied before kubelet registered the Node → the Node appears → the agent exits 0 to
 // restart → the next start heartbeats, deletes the bootstrap credentials and annotates the Node.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { poll, useSandbox } from "../harness/sandbox-hooks.ts";
 
 const osc = `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -19,25 +19,10 @@ spec:
     content: {inline: {data: "kind: KubeletConfiguration\\n"}}
 `;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
-
-const poll = async <T>(what: string, f: () => T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
+const startSandbox = useSandbox();
 
 test("a fresh node joins with its bootstrap token, applies the OSC, restarts once the Node exists and cleans up", async () => {
   const sb = await startSandbox({ nodeName: "fresh-node", createNode: false, credentials: "bootstrap-token" });
-  sandbox = sb;
   const state = (p: string) => join(sb.root, "var/lib/gardener-node-agent", p);
   const checksum = sb.setOsc(osc);
   const first = sb.spawnAgent();

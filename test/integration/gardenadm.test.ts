@@ -3,11 +3,12 @@
 // Secret while its Node does not exist — the simulator's authorizer grants exactly that — and only
 // its own Secret by name once the Node exists; the zone label comes from the zone file; a provision
 // OSC is applied without state files and without restarting the agent.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { poll, useSandbox } from "../harness/sandbox-hooks.ts";
+import type { Sandbox } from "../harness/sandbox.ts";
 
 const oscFor = (purpose: string, marker: string, secretRef?: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -19,21 +20,7 @@ spec:
     content: {inline: {data: "${marker}\\n"}}
 ${secretRef === undefined ? "" : `  - path: /etc/from-secret-ref\n    permissions: 384\n    content: {secretRef: {name: ${secretRef}, dataKey: value}}\n`}`;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
-
-const poll = async <T>(what: string, f: () => T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
+const startSandbox = useSandbox();
 
 const poolSecret = (name: string, pool: string, osc: string) => ({
   apiVersion: "v1",
@@ -73,7 +60,6 @@ const secretLists = (sb: Sandbox) =>
 test("a self-hosted machine watches every pool's OSC Secret before its Node exists and only its own afterwards", async () => {
   const secretName = "gardener-node-agent-control-plane";
   const sb = await selfHostedSandbox(secretName);
-  sandbox = sb;
   const own = poolSecret(secretName, "control-plane", oscFor("reconcile", "control-plane-marker", "cp-file-secret"));
   sb.sim.store.create("secrets", own);
   // Read through the authorizer's "secretRefs of pool-labelled Secrets" rule (no pool label of its own).
@@ -107,7 +93,6 @@ test("a self-hosted machine watches every pool's OSC Secret before its Node exis
 test("a provision OSC of a self-hosted machine is applied without state files and without a restart", async () => {
   const secretName = "gardener-node-agent-control-plane-init";
   const sb = await selfHostedSandbox(secretName);
-  sandbox = sb;
   const own = poolSecret(secretName, "control-plane", oscFor("provision", "provision-marker"));
   sb.sim.store.create("secrets", own);
 
