@@ -1,12 +1,12 @@
 import {
   buildProvisionOsc,
+  initScriptForUserData,
   initScriptImagePlaceholder,
   initScriptRegistryCaPlaceholder,
   renderCloudConfig,
   renderInitConfig,
   resolveFile,
   resolveUnit,
-  withoutCommentLines,
 } from "../src/render/index.ts";
 import type { OscFile } from "../src/osc/index.ts";
 
@@ -46,7 +46,7 @@ export function renderCloudConfigTemplate(initScriptTemplate: string): string {
   });
   const files = (osc.spec.files ?? []).map((f) => {
     if (f.path.endsWith("/init.sh")) {
-      const script = withoutCommentLines(initScriptTemplate).replace(initScriptImagePlaceholder, () => p.image).replace(initScriptRegistryCaPlaceholder, "");
+      const script = initScriptForUserData(initScriptTemplate, false).replace(initScriptImagePlaceholder, () => p.image).replace(initScriptRegistryCaPlaceholder, "");
       return plain(f, script);
     }
     if (f.path.includes("/config-")) {

@@ -3,7 +3,7 @@ export type LsblkRow = Readonly<Record<string, string>>;
 
 const pair = /([A-Za-z0-9_:%.-]+)="((?:[^"\\]|\\.)*)"/g;
 
-const unescape = (value: string): string =>
+const unescapeValue = (value: string): string =>
   value.replace(/\\x([0-9a-fA-F]{2})|\\(.)/g, (_m, hex: string | undefined, ch: string | undefined) =>
     hex !== undefined ? String.fromCharCode(Number.parseInt(hex, 16)) : (ch ?? ""),
   );
@@ -16,7 +16,7 @@ export function parseLsblkPairs(output: string): LsblkRow[] {
     const row: Record<string, string> = {};
     for (const m of line.matchAll(pair)) {
       const [, key, value] = m;
-      if (key !== undefined && value !== undefined) row[key] = unescape(value);
+      if (key !== undefined && value !== undefined) row[key] = unescapeValue(value);
     }
     rows.push(row);
   }

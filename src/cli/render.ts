@@ -62,7 +62,7 @@ export const command: Command = {
         kubeletDataVolumeSize: size === "" ? undefined : Number(size),
         registryCa: ctx.flags["registry-ca"] === "true",
       });
-      ctx.stdout.write(render.renderUserData(osc, { format }));
+      ctx.stdout.write(render.renderUserData(osc, { format, packed: true }));
       return 0;
     }
 

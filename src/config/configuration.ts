@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { clientConnectionSchema } from "./client-connection.ts";
 import { controllersSchema } from "./controllers.ts";
-import { int64, maybe, maybeMapping, notArray, stringOr, section } from "./fields.ts";
+import { int64, maybe, maybeMapping, stringOr, section } from "./fields.ts";
 import { serverSchema } from "./server.ts";
 
 export const configApiVersion = "nodeagent.config.gardener.cloud/v1alpha1";

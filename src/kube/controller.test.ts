@@ -90,7 +90,7 @@ describe("Controller", () => {
     const errs = lines.filter((l) => l.msg === "Reconciler error");
     expect(errs).toHaveLength(2);
     expect(errs[0]?.fields["controller"]).toBe("test");
-    expect((errs[0]?.fields["err"] as Error).message).toBe("boom");
+    expect((errs[0]!.fields["err"] as Error).message).toBe("boom");
   });
 
   test("should requeue after the returned delay and reset the backoff", async () => {

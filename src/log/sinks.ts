@@ -26,9 +26,3 @@ export const createSyslogPrefixSink = (out: LineWriter, format: LogFormat): LogS
   },
 });
 
-/** Writes every record to each sink. */
-export const teeSink = (...sinks: LogSink[]): LogSink => ({
-  write: (r: LogRecord) => {
-    for (const s of sinks) s.write(r);
-  },
-});

@@ -19,7 +19,6 @@ const SPACE = 0x20;
 const HASH = 0x23;
 const COLON = 0x3a;
 const DASH = 0x2d;
-const NL = 0x0a;
 const TAB = 0x09;
 
 /** YAML 1.1 / 1.2 boolean and null words in any letter case (plain scalars only). */

@@ -3,7 +3,7 @@ import { decodeConfig } from "../config/index.ts";
 import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
-import { buildProvisionOsc, renderInitConfig, renderInitScript, withoutCommentLines } from "./provision.ts";
+import { buildProvisionOsc, compactShell, initScriptForUserData, renderInitConfig, renderInitScript } from "./provision.ts";
 import { renderUserData } from "./render.ts";
 
 const initTemplate =
@@ -12,7 +12,7 @@ const initTemplate =
 const input = {
   server: "https://api.example.com",
   caBundle: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
-  image: "registry.example.com/gardener-node-agent@sha256:" + "a".repeat(64),
+  image: `registry.example.com/gardener-node-agent@sha256:${"a".repeat(64)}`,
   initScript: initTemplate,
   secretName: "gardener-node-agent-pool-1234567890abcdef",
   kubernetesVersion: "1.33.0",
@@ -54,6 +54,26 @@ describe("renderInitConfig", () => {
     const yaml = renderInitConfig({ ...input, kubeletDataVolumeSize: 1369088 });
     expect(yaml).toContain("bootstrap:\n  kubeletDataVolumeSize: 1369088\n");
     expect(decodeConfig(yaml, "config.yaml").bootstrap?.kubeletDataVolumeSize).toBe(1369088);
+  });
+});
+
+describe("compactShell", () => {
+  test("should drop comment lines, blank lines and indentation but keep the shebang and heredoc bodies", () => {
+    const script = ["#!/bin/sh", "# a comment", "", "f() {", "  echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "  done", ""].join("\n");
+    expect(compactShell(script)).toBe(["#!/bin/sh", "f() {", "echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "done", ""].join("\n"));
+  });
+});
+
+describe("initScriptForUserData", () => {
+  const script = ["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'if [ -n "$REGISTRY_CA_API_SERVER" ] && true; then', "  if x; then", "    y", "  fi", "fi", "get() {", "}", ""].join("\n");
+
+  test("should drop the registry-CA block when the registry CA is off", () => {
+    expect(initScriptForUserData(script, false)).toBe(["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', "get() {", "}", ""].join("\n"));
+  });
+
+  test("should keep the registry-CA block, compacted, when the registry CA is on", () => {
+    expect(initScriptForUserData(script, true)).toBe(compactShell(script));
+    expect(compactShell(script)).toContain("if x; then\ny\nfi\nfi\n");
   });
 });
 
@@ -118,17 +138,13 @@ describe("buildProvisionOsc", () => {
   });
 });
 
-describe("withoutCommentLines", () => {
-  test("should drop whole-line comments but keep the shebang, code and trailing comments", () => {
-    expect(withoutCommentLines("#!/bin/sh\n# why\nset -eu\n  # indented\necho '#x' # note\n")).toBe("#!/bin/sh\nset -eu\necho '#x' # note\n");
-  });
-
+describe("compactShell on cloud-init/init.sh", () => {
   test("should leave cloud-init/init.sh valid for dash and keep every line of code", async () => {
     const initSh = await Bun.file(new URL("../../cloud-init/init.sh", import.meta.url)).text();
-    const script = withoutCommentLines(initSh);
+    const script = compactShell(initSh);
     const check = Bun.spawnSync(["dash", "-n"], { stdin: new TextEncoder().encode(script) });
     expect(check.exitCode).toBe(0);
-    const code = (s: string) => s.split("\n").filter((l) => !/^\s*#/.test(l));
+    const code = (s: string) => s.split("\n").map((l) => l.trimStart()).filter((l) => l !== "" && !l.startsWith("#"));
     expect(code(script)).toEqual(code(initSh));
     expect(script.length).toBeLessThan(initSh.length);
   });

@@ -57,9 +57,6 @@ StandardError=journal+console
 [Install]
 WantedBy=multi-user.target`;
 
-/** The unit in the usual case (no registry CA). */
-export const initUnitContent = initUnitContentFor(false);
-
 /** Refreshes the system trust store after init.sh placed the registry CA (Debian/Ubuntu, SUSE, RHEL families). */
 export const updateCaScript = `#!/bin/bash
 set -o errexit
@@ -103,7 +100,44 @@ export function renderInitConfig(input: Pick<ProvisionInput, "server" | "secretN
 const imageReference = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 
 // The registry-CA server lands in a double-quoted shell word too.
-const serverUrl = /^https?:\/\/[A-Za-z0-9._:\[\]\/-]+$/;
+const serverUrl = /^https?:\/\/[A-Za-z0-9._:[\]/-]+$/;
+
+/**
+ * init.sh as it goes into user data: comment lines, blank lines and indentation removed (the shebang
+ * and heredoc bodies stay as they are). The source keeps its comments; the node does not need them,
+ * and user data is capped (~16 KiB, shared with the CA bundle and the bootstrap token).
+ */
+export function compactShell(script: string): string {
+  const out: string[] = [];
+  let heredocEnd: string | undefined;
+  script.split("\n").forEach((line, i) => {
+    if (heredocEnd !== undefined) {
+      out.push(line);
+      if (line === heredocEnd) heredocEnd = undefined;
+      return;
+    }
+    const text = line.trimStart();
+    if (i === 0 ? false : text === "" || text.startsWith("#")) return;
+    out.push(i === 0 ? line : text);
+    heredocEnd = /<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?/.exec(text)?.[1];
+  });
+  return `${out.join("\n")}\n`;
+}
+
+const registryCaBlockStart = 'if [ -n "$REGISTRY_CA_API_SERVER" ]';
+
+/**
+ * init.sh as user data carries it: compacted, and without the registry-CA block (from its
+ * `if [ -n "$REGISTRY_CA_API_SERVER" ]` line to the next `fi` at the start of a line) when the registry
+ * CA is off, where line 3 leaves it dead code. A template without that block is only compacted.
+ */
+export function initScriptForUserData(template: string, registryCa: boolean): string {
+  if (registryCa) return compactShell(template);
+  const lines = template.split("\n");
+  const start = lines.findIndex((l) => l.startsWith(registryCaBlockStart));
+  const end = start < 0 ? -1 : lines.findIndex((l, i) => i > start && l === "fi");
+  return compactShell(end < 0 ? template : [...lines.slice(0, start), ...lines.slice(end + 1)].join("\n"));
+}
 
 /**
  * init.sh with its two template points filled (first occurrences only: lines 2 and 3; later mentions,
@@ -117,20 +151,9 @@ export function renderInitScript(template: string, image: string, registryCaServ
   for (const placeholder of [initScriptImagePlaceholder, initScriptRegistryCaPlaceholder]) {
     if (!template.includes(placeholder)) throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
   }
-  return withoutCommentLines(template)
+  return initScriptForUserData(template, registryCaServer !== "")
     .replace(initScriptImagePlaceholder, () => image)
     .replace(initScriptRegistryCaPlaceholder, () => registryCaServer);
-}
-
-/**
- * The script without its whole-line comments (the shebang stays): they are for readers of the repository,
- * and user data is capped at about 16 KiB by most providers (init.sh is its largest part).
- */
-export function withoutCommentLines(script: string): string {
-  return script
-    .split("\n")
-    .filter((line, i) => i === 0 || !/^\s*#/.test(line))
-    .join("\n");
 }
 
 const b64 = (s: string): string => Buffer.from(s).toString("base64");

@@ -1,6 +1,7 @@
 import type { Osc } from "../osc/schema.ts";
 import { assembleScript, wrapProvisionOscIntoOneshotScript } from "./bash.ts";
 import { renderCloudConfig } from "./cloud-config.ts";
+import { renderPackedCloudConfig } from "./packed-cloud-config.ts";
 import type { RenderSecrets } from "./content.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
@@ -11,6 +12,11 @@ export interface RenderOptions {
   readonly format: UserDataFormat;
   /** Secrets for `secretRef` files (same namespace as the OSC), by name. */
   readonly secrets?: RenderSecrets;
+  /**
+   * cloud-config only: everything except the MCM placeholder files as one gzip-compressed script
+   * (packed-cloud-config.ts), as `render --provision` prints it to fit providers' user-data limits.
+   */
+  readonly packed?: boolean;
 }
 
 /**
@@ -29,6 +35,6 @@ export function renderUserData(osc: Osc, opts: RenderOptions): string {
     case "bash":
       return wrapProvisionOscIntoOneshotScript(assembleScript(files, units));
     case "cloud-config":
-      return renderCloudConfig(files, units);
+      return opts.packed === true ? renderPackedCloudConfig(files, units) : renderCloudConfig(files, units);
   }
 }

@@ -22,7 +22,9 @@ export function parseRenderSecrets(text: string): RenderSecrets {
   const add = (doc: unknown, where: string): void => {
     const list = v.safeParse(listSchema, doc);
     if (list.success) {
-      list.output.items.forEach((item, i) => add(item, `${where}.items[${i}]`));
+      list.output.items.forEach((item, i) => {
+        add(item, `${where}.items[${i}]`);
+      });
       return;
     }
     const res = v.safeParse(secretSchema, doc);

@@ -1,4 +1,4 @@
-import { HealthChecks, reportBody } from "./health.ts";
+import { type HealthChecks, reportBody } from "./health.ts";
 import type { MetricsRegistry } from "./metrics.ts";
 
 export interface Endpoint {

@@ -50,7 +50,7 @@ async function main(): Promise<number> {
     await showFiles(sb);
     section("systemd calls, in order (the first apply also restarts containerd.service, as upstream does)");
     showActions(sb);
-    const labels = (sb.node()?.["metadata"] as { labels?: Record<string, string> }).labels ?? {};
+    const labels = (sb.node()!["metadata"] as { labels?: Record<string, string> }).labels ?? {};
     section("Node");
     console.log(`  annotation checksum/cloud-config-data = ${first.slice(0, 16)}…`);
     console.log(`  label worker.gardener.cloud/kubernetes-version = ${labels["worker.gardener.cloud/kubernetes-version"]}`);
@@ -75,7 +75,7 @@ async function main(): Promise<number> {
     return 0;
   } catch (err) {
     console.error(`demo failed: ${(err as Error).message}`);
-    console.error("agent output:\n" + agent.output());
+    console.error(`agent output:\n${agent.output()}`);
     return 1;
   } finally {
     const code = await agent.stop();

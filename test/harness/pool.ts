@@ -76,7 +76,7 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
   const members: PoolMember[] = [];
   for (const nodeName of opts.nodes) {
     const actions: TimedAction[] = [];
-    let member: PoolMember | undefined = undefined;
+    let member: PoolMember | undefined;
     const systemd = await startSystemdDouble({
       onAction: (a) => {
         const timed = { ...a, at: Date.now() };

@@ -201,7 +201,7 @@ describe("certificate controller", () => {
       restConfig: (b) => ({ server: b.server, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }),
     });
     await until(() => a.logs.length > 0, "a reconciler error");
-    expect((a.logs[0]?.fields as { err: unknown }).err).toBeInstanceOf(ClientCertificateError);
+    expect((a.logs[0]!.fields as { err: unknown }).err).toBeInstanceOf(ClientCertificateError);
     expect(a.restarts).toEqual([]);
     expect(a.finished()).toBe(false);
   });
@@ -210,7 +210,7 @@ describe("certificate controller", () => {
     const other = await sim.issueClientCert("someone-else", []);
     const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: (b) => ({ ...b, clientKeyPem: other.keyPem }) });
     await until(() => a.logs.length > 0, "a reconciler error");
-    const err = (a.logs[0]?.fields as { err: Error }).err;
+    const err = (a.logs[0]!.fields as { err: Error }).err;
     expect(err).toBeInstanceOf(ClientCertificateError);
     expect(err.message).toBe("failed to parse X509 certificate: private key does not match public key");
   });
@@ -223,7 +223,7 @@ describe("certificate controller", () => {
     const first = (a.csrs()[0] as Plain)["metadata"]["name"] as string;
     sim.denyCsr(first);
     await drive(a.clock, () => a.logs.length > 0, "the failed rotation");
-    const err = (a.logs[0]?.fields as { err: Error }).err;
+    const err = (a.logs[0]!.fields as { err: Error }).err;
     expect(err).toBeInstanceOf(CertificateRotationError);
     expect(err.message).toBe(`error rotating certificate: CertificateSigningRequest ${first} is denied, reason: RequestDenied, message: denied by test`);
     expect(a.restarts).toEqual([]);

@@ -14,7 +14,7 @@ spec:
   files:
   - path: /etc/kubernetes/manifests/kube-apiserver.yaml
     permissions: 384
-    content: {inline: {data: "kind: Pod\\n"}}
+    content: {inline: {data: "{apiVersion: v1, kind: Pod, metadata: {name: kube-apiserver, namespace: kube-system}, spec: {containers: [{name: kube-apiserver, image: kube-apiserver}]}}\\n"}}
 `;
 
 let sandbox: Sandbox | undefined;
@@ -59,9 +59,14 @@ test("a control-plane node syncs the three shoot-access tokens to their paths wi
       data: { token: Buffer.from(token).toString("base64") },
     });
   }
-  const checksum = sb.setOsc(osc);
+  sb.setOsc(osc);
   const agent = sb.spawnAgent();
-  await sb.waitForApplied(checksum);
+  // The checksum itself waits for the kube-apiserver mirror pod (no kubelet here): the static pod gate.
+  await poll("the static pod gate", () => {
+    const status = sb.node()?.["status"] as { conditions?: { type: string; reason?: string }[] } | undefined;
+    const applied = status?.conditions?.find((c) => c.type === "OperatingSystemConfigApplied");
+    return applied?.reason === "WaitingForStaticPods" ? true : undefined;
+  });
 
   const expected: Record<string, string> = {
     "/var/lib/static-pods/kube-controller-manager/kubeconfig/token": "kcm-token",

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { buildOciLayout } from "../../oci/layout.ts";
 import { pushOciLayout } from "../../oci/push-layout.ts";
 import { createTransport, sha256Digest } from "../../src/registry/index.ts";
+import { initScriptForUserData } from "../../src/render/index.ts";
 import { fakeElf, startRegistry, writeTestLayout } from "../doubles/registry/index.ts";
 import type { RegistryDouble } from "../doubles/registry/index.ts";
 
@@ -30,9 +31,9 @@ afterAll(async () => {
 });
 
 /** Runs init.sh with dash into a fresh temp root (async: the registry doubles live in this process). */
-async function runInit(image: string, env: Record<string, string> = {}, root = join(dir, `root-${++runs}`)) {
+async function runInit(image: string, env: Record<string, string> = {}, root = join(dir, `root-${++runs}`), script = INIT_SH) {
   mkdirSync(root, { recursive: true });
-  const proc = Bun.spawn(["dash", INIT_SH], {
+  const proc = Bun.spawn(["dash", script], {
     env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", GNA_IMAGE: image, GNA_ROOT: root, GNA_EXEC: "0", GNA_REGISTRY_PLAIN_HTTP: "1", ...env },
     stdout: "pipe",
     stderr: "pipe",
@@ -49,6 +50,15 @@ describe("cloud-init/init.sh", () => {
     expect(sha256Digest(readFileSync(r.bin))).toBe(sha256Digest(amd64));
     expect(statSync(r.bin).mode & 0o7777).toBe(0o755);
     expect(readdirSync(join(r.root, "opt/bin"))).toEqual(["gardener-node-agent"]);
+  });
+
+  test("should install the binary as well in the compacted form user data carries", async () => {
+    const compacted = join(dir, "init-compacted.sh");
+    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), false));
+    const r = await runInit(`http://${digestRef}`, { GNA_ARCH: "aarch64", GNA_REGISTRY_PLAIN_HTTP: "0" }, undefined, compacted);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(sha256Digest(readFileSync(r.bin))).toBe(sha256Digest(arm64));
   });
 
   test("should install by digest and pick arm64 on an aarch64 machine", async () => {

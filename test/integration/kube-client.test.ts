@@ -336,7 +336,7 @@ describe("Informer against the API server simulator", () => {
     await eventually(() => seen.length === 2, 90_000);
     setV("outage", 2);
     await eventually(() => seen.length === 3, 5_000);
-    expect(seen).toEqual(["add outage " + v(0), `update outage ${v(1)}`, `update outage ${v(2)}`]);
+    expect(seen).toEqual([`add outage ${v(0)}`, `update outage ${v(1)}`, `update outage ${v(2)}`]);
   }, 120_000);
 
   test("should drive a controller from watch events end to end", async () => {

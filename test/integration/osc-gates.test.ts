@@ -2,7 +2,7 @@
 // API-server simulator (scenarios 13, 18, 19 of the osc-controller spec).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
-import { type Plain } from "../fixtures/osc/acceptance-osc.ts";
+import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
 import { OscWorld } from "../fixtures/osc/harness.ts";
 import { createReconciler } from "../../src/controllers/operatingsystemconfig/index.ts";
 import type { Logger } from "../../src/log/types.ts";

@@ -17,6 +17,7 @@ import {
   importSigningKey,
   sha256Digest,
 } from "../../src/registry/index.ts";
+import { initScriptForUserData } from "../../src/render/index.ts";
 import { fakeElf, startRegistry, type RegistryDouble } from "../doubles/registry/index.ts";
 import { waitForEvent } from "../harness/events.ts";
 import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
@@ -120,8 +121,8 @@ describe("oci/push.ts with COSIGN_KEY (make push)", () => {
   });
 });
 
-async function runInit(image: string, root: string) {
-  const proc = Bun.spawn(["dash", INIT_SH], {
+async function runInit(image: string, root: string, script = INIT_SH) {
+  const proc = Bun.spawn(["dash", script], {
     env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", GNA_IMAGE: image, GNA_ROOT: root, GNA_EXEC: "0", GNA_REGISTRY_PLAIN_HTTP: "1" },
     stdout: "pipe",
     stderr: "pipe",
@@ -157,6 +158,19 @@ describe("cloud-init/init.sh with cosign.pub (openssl)", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(message);
     expect(readFileSync(r.bin, "utf8")).toBe("old binary");
+  });
+
+  test("should verify as well in the compacted form user data carries", async () => {
+    const compacted = join(dir, "init-compacted.sh");
+    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), false));
+    const signed = await runInit(images.signed, rootWithKey("init-compacted-signed"), compacted);
+    expect(signed.stderr).toBe("");
+    expect(signed.code).toBe(0);
+    expect(sha256Digest(readFileSync(signed.bin))).toBe(sha256Digest(good.amd64));
+    const tampered = await runInit(images.tampered, rootWithKey("init-compacted-tampered"), compacted);
+    expect(tampered.code).not.toBe(0);
+    expect(tampered.stderr).toMatch(/^init\.sh: no signature of .*tampered:v1 .* verifies with/);
+    expect(readFileSync(tampered.bin, "utf8")).toBe("old binary");
   });
 });
 

@@ -90,7 +90,7 @@ describe("KubeletChecker", () => {
       await s.check(noAddresses());
       expect(s.updates).toHaveLength(1);
       expect(s.updates[0]?.metadata.resourceVersion).toBe("7");
-      expect((s.updates[0]?.["status"] as Record<string, unknown>)["addresses"]).toEqual([{ type: "InternalIP", address: "10.0.0.5" }]);
+      expect((s.updates[0]!["status"] as Record<string, unknown>)["addresses"]).toEqual([{ type: "InternalIP", address: "10.0.0.5" }]);
       expect(s.events).toEqual([
         "Warning kubelet HealthCheck: Node status does neither have an internal nor an external IP, try to recover from last known internal IP: 10.0.0.5",
         "Normal kubelet HealthCheck: Updated the lost internal IP address of node status to the previous known: 10.0.0.5 ",

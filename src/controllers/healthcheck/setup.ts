@@ -8,7 +8,7 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
-import { type NodeIdentity, nodeSelectors } from "../node/watch.ts";
+import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import type { HealthChecker } from "./checker.ts";
 import { ContainerdChecker, type ContainerdVersionProbe } from "./containerd.ts";
 import { hostInterfaceAddresses, type ListHostAddresses } from "./host-addresses.ts";

@@ -9,7 +9,7 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { HealthChecks } from "../../server/health.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
-import { type NodeIdentity, nodeSelectors } from "../node/watch.ts";
+import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import { healthCheckName, LeaseHeartbeat } from "./heartbeat.ts";
 import { createReconciler } from "./reconcile.ts";
 import { leaseDurationSeconds as defaultDuration, newLeaseController } from "./watch.ts";

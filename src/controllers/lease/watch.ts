@@ -6,7 +6,7 @@ import type { Reconcile } from "../../kube/reconcile.ts";
 import type { Source } from "../../kube/source.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { enqueueOwnKey, nodePredicate } from "../node/watch.ts";
+import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "lease";
 export const leaseNamespace = "kube-system";

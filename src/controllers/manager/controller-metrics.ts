@@ -21,9 +21,9 @@ export function controllerCollector(controllers: () => readonly Controller[]): C
       active.push({ labels: { controller }, value: s.activeWorkers });
       depth.push({ labels: { name: controller }, value: s.queueDepth });
       retries.push({ labels: { name: controller }, value: s.retries });
-      reconcileTimeBuckets.forEach((le, i) =>
-        time.push({ suffix: "_bucket", labels: { controller, le: String(le) }, value: s.reconcileTimeSeconds.buckets[i] ?? 0 }),
-      );
+      reconcileTimeBuckets.forEach((le, i) => {
+        time.push({ suffix: "_bucket", labels: { controller, le: String(le) }, value: s.reconcileTimeSeconds.buckets[i] ?? 0 });
+      });
       time.push({ suffix: "_bucket", labels: { controller, le: "+Inf" }, value: s.reconcileTimeSeconds.count });
       time.push({ suffix: "_sum", labels: { controller }, value: s.reconcileTimeSeconds.sum });
       time.push({ suffix: "_count", labels: { controller }, value: s.reconcileTimeSeconds.count });

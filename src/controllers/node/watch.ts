@@ -1,41 +1,23 @@
 import type { Clock } from "../../clock/index.ts";
 import { Controller } from "../../kube/controller.ts";
 import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
-import { enqueueObject, type EventHandler } from "../../kube/handler.ts";
 import type { Predicate } from "../../kube/predicate.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
 import type { Source } from "../../kube/source.ts";
-import type { KubeObject, Selectors } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
+import { enqueueOwnKey, nodePredicate } from "../shared/node-identity.ts";
+
+// The node identity moved to ../shared/ (controllers never import each other); re-exported for this
+// controller's public face.
+export { enqueueOwnKey, hostnameLabel, nodePredicate, nodeSelectors } from "../shared/node-identity.ts";
+export type { NodeIdentity } from "../shared/node-identity.ts";
 
 export const controllerName = "node";
 export const restartAnnotation = "worker.gardener.cloud/restart-systemd-services";
-export const hostnameLabel = "kubernetes.io/hostname";
 /** controllerutils.DefaultReconciliationTimeout */
 export const reconcileTimeoutMs = 3 * 60 * 1000;
 export const maxConcurrentReconciles = 1;
-
-/** The Node this agent runs on, as known at start-up (`nodeName` undefined: not registered yet). */
-export interface NodeIdentity {
-  readonly hostName: string;
-  readonly nodeName: string | undefined;
-}
-
-/**
- * Selectors of the one Node informer every Node-watching controller shares (bootstrap-and-config.md
- * §7.4): by name when the node name is known, else by the hostname label.
- */
-export function nodeSelectors(id: NodeIdentity): Selectors {
-  return id.nodeName !== undefined && id.nodeName !== ""
-    ? { fieldSelector: `metadata.name=${id.nodeName}` }
-    : { labelSelector: `${hostnameLabel}=${id.hostName}` };
-}
-
-/** Passes only Nodes labelled `kubernetes.io/hostname=<hostName>`, for every event kind (controllers.md §0). */
-export function nodePredicate(hostName: string): Predicate<KubeObject> {
-  const mine = (o: KubeObject) => o.metadata.labels?.[hostnameLabel] === hostName;
-  return { create: mine, update: (_old, n) => mine(n), delete: mine, generic: mine };
-}
 
 const annotationOf = (o: KubeObject): string => o.metadata.annotations?.[restartAnnotation] ?? "";
 
@@ -49,9 +31,6 @@ export const restartAnnotationPredicate: Predicate<KubeObject> = {
   delete: () => false,
   generic: () => false,
 };
-
-/** The object's own key for every event; an update enqueues the new object's once (src/kube/handler.ts). */
-export const enqueueOwnKey: () => EventHandler<KubeObject> = enqueueObject;
 
 /** One worker, 3-minute deadline, the Node source behind nodePredicate and the annotation predicate. */
 export function newNodeController(opts: {

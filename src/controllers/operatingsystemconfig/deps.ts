@@ -95,9 +95,8 @@ export interface OscControllerDeps {
   readonly inPlace?: InPlaceDeps;
 }
 
-export const stateDir = "/var/lib/gardener-node-agent";
-export const lastAppliedPath = `${stateDir}/last-applied-osc.yaml`;
-export const changesPath = `${stateDir}/last-computed-osc-changes.yaml`;
+export { changesPath, lastAppliedPath, stateDir } from "../shared/state-paths.ts";
+import { stateDir } from "../shared/state-paths.ts";
 export const zonePath = `${stateDir}/zone`;
 export const bootstrapTokenPath = `${stateDir}/credentials/bootstrap-token`;
 export const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";

@@ -8,15 +8,14 @@ import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import { createEventRecorder, nodeRef, type EventRecorder } from "../events.ts";
 import { decodeChanges } from "../../osc/index.ts";
+import { changesPath, lastAppliedPath } from "../shared/index.ts";
 import { checkFile, checkUnit } from "./checks.ts";
 import { aggregateDrift, noPendingWork, pendingWork, withoutPending, type Drift, type PendingWork } from "./drift.ts";
 import { parseLastApplied, type CheckedFile, type CheckedOsc, type CheckedUnit } from "./last-applied.ts";
 import type { ReadTargetOsc } from "./target.ts";
 
-/** Written by the OSC controller after every completed apply. */
-const lastAppliedPath = "/var/lib/gardener-node-agent/last-applied-osc.yaml";
-/** The OSC controller's unfinished change set (upstream's path; its format is shared through src/osc). */
-const changesPath = "/var/lib/gardener-node-agent/last-computed-osc-changes.yaml";
+// lastAppliedPath: written by the OSC controller after every completed apply; changesPath: its unfinished
+// change set (upstream's paths; the format is shared through src/osc).
 
 /** The event source component of the checker's Warning events (core/v1 recorder). */
 export const oscCheckerComponent = "osc-checker";

@@ -8,7 +8,7 @@ import { nodes } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { EventRecorder } from "../events.ts";
-import { type NodeIdentity, nodeSelectors } from "../node/watch.ts";
+import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
 import { newSecretNameChangeController } from "./watch.ts";
 

@@ -9,7 +9,7 @@ import { nodes } from "../../kube/resources.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
-import { type NodeIdentity, nodeSelectors } from "../node/watch.ts";
+import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
 import { controllerName, newSystemdUnitCheckController } from "./watch.ts";
 

@@ -7,7 +7,7 @@ import type { ObjectKey } from "../../kube/reconcile.ts";
 import type { Kube } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { EventRecorder } from "../events.ts";
-import type { NodeIdentity } from "../node/watch.ts";
+import type { NodeIdentity } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
 import { newTokenController, type TokenResync, type TokenSyncConfig } from "./watch.ts";
 

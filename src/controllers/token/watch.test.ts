@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../../test/doubles/fake-clock.ts";
-import { Controller } from "../../kube/controller.ts";
+import type { Controller } from "../../kube/controller.ts";
 import type { ObjectKey } from "../../kube/reconcile.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";

@@ -7,7 +7,7 @@ import { Channel } from "../../kube/source.ts";
 import type { Source } from "../../kube/source.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { enqueueOwnKey } from "../node/watch.ts";
+import { enqueueOwnKey } from "../shared/index.ts";
 
 export const controllerName = "token";
 export const secretNamespace = "kube-system";

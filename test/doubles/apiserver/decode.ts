@@ -44,7 +44,7 @@ function visit(o: unknown, path: string[], fn: (v: unknown) => unknown): void {
   const [head, ...rest] = path;
   if (head === undefined) return;
   if (head === "*") {
-    if (Array.isArray(o)) o.forEach((el) => visit(el, rest, fn));
+    if (Array.isArray(o)) for (const el of o) visit(el, rest, fn);
     return;
   }
   if (!isObj(o) || !Object.hasOwn(o, head)) return;

@@ -25,7 +25,9 @@ function toRequest(req: http.IncomingMessage, body: Buffer): Request {
 
 async function send(res: http.ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string> = {};
-  response.headers.forEach((v, k) => (headers[k] = v));
+  response.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
   const streaming = headers["transfer-encoding"] === "chunked";
   if (!streaming || response.body === null) {
     const buf = Buffer.from(await response.arrayBuffer());

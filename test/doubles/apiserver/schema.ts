@@ -59,7 +59,9 @@ export function pruneUnknown(resourceKey: string, o: unknown): string[] {
 function prune(shape: Shape, v: unknown, path: string, unknown: string[]): void {
   if (shape === true || v === null || typeof v !== "object") return;
   if (Array.isArray(shape)) {
-    if (Array.isArray(v)) v.forEach((el, i) => prune(shape[0] as Shape, el, `${path}[${i}]`, unknown));
+    if (Array.isArray(v)) v.forEach((el, i) => {
+        prune(shape[0] as Shape, el, `${path}[${i}]`, unknown);
+      });
     return;
   }
   if (Array.isArray(v)) return;

@@ -103,11 +103,12 @@ export function matchLabels(reqs: readonly LabelRequirement[], labels: Record<st
         return r.op === "gt" ? n > Number(r.values[0]) : n < Number(r.values[0]);
       }
     }
+    return false;
   });
 }
 
 /** Un-escapes `\,` `\=` `\\` as fields.ParseSelector does. */
-function unescape(s: string): string {
+function unescapeSelector(s: string): string {
   return s.replace(/\\(.)/g, "$1");
 }
 
@@ -117,7 +118,7 @@ export function parseFieldSelector(s: string | null | undefined): FieldRequireme
   return terms.map((term) => {
     const m = /^(.*?)(==|!=|=)(.*)$/.exec(term);
     if (!m || m[1] === "") throw badRequest(`invalid selector: '${s}'; can't understand '${term}'`);
-    return { field: m[1]!.trim(), op: m[2] === "!=" ? "!=" : "=", value: unescape(m[3]!) };
+    return { field: m[1]!.trim(), op: m[2] === "!=" ? "!=" : "=", value: unescapeSelector(m[3]!) };
   });
 }
 

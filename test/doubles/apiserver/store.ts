@@ -272,7 +272,7 @@ export class SimStore {
 
   /** Matching objects sorted by namespace/name, as etcd returns them; `atRv` reconstructs an older state. */
   select(def: ResourceDef, namespace: string | undefined, sel: Selector, atRv?: number): Obj[] {
-    let objs = new Map(this.bucket(def));
+    const objs = new Map(this.bucket(def));
     if (atRv !== undefined && atRv < this.rv) {
       if (atRv < this.compactedRv) throw new SimApiError(410, "Expired", "The resourceVersion for the provided list is too old.");
       for (const e of [...this.history].reverse()) {

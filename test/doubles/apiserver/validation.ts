@@ -95,12 +95,14 @@ function validateMeta(rule: NameRule, o: Obj): FieldError[] {
   if (Array.isArray(refs))
     refs.forEach((r, i) => {
       const f = `metadata.ownerReferences[${i}]`;
-      if (!isObj(r)) return errs.push(inv(f, r, "must be an object"));
+      if (!isObj(r)) {
+        errs.push(inv(f, r, "must be an object"));
+        return;
+      }
       if (!r["apiVersion"]) errs.push(inv(`${f}.apiVersion`, r["apiVersion"] ?? "", "version must not be empty"));
       if (!r["kind"]) errs.push(inv(`${f}.kind`, r["kind"] ?? "", "kind must not be empty"));
       if (!r["name"]) errs.push(inv(`${f}.name`, r["name"] ?? "", "name must not be empty"));
       if (!r["uid"]) errs.push(inv(`${f}.uid`, r["uid"] ?? "", "uid must not be empty"));
-      return undefined;
     });
   if (Array.isArray(refs) && refs.filter((r) => isObj(r) && r["controller"] === true).length > 1)
     errs.push(inv("metadata.ownerReferences", refs, "Only one reference can have Controller set to true"));

@@ -34,7 +34,9 @@ export async function checkOnDisk(d: StepDeps, osc: OscVersion, signal: AbortSig
   }
   const agentless = osc.units.filter((u) => u !== 'gardener-node-agent.service');
   const states = (await d.guest.exec(`systemctl is-active ${agentless.join(' ')}`, signal)).out.trim().split('\n');
-  agentless.forEach((u, i) => expect(states[i] === 'active', `${u} is ${states[i]}`));
+  agentless.forEach((u, i) => {
+    expect(states[i] === 'active', `${u} is ${states[i]}`);
+  });
 }
 
 /** InvocationID@ActiveEnterTimestamp per unit: changes exactly when systemd (re)started the unit. */
