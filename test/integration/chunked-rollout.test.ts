@@ -33,14 +33,29 @@ interface Interval {
   end: number;
 }
 
-/** Watches host roots and the Lease: per node, first host write of `version` → release of its slot. */
+/** Units of the test's OSCs: systemd calls for them (and daemon-reloads after unit-file writes) are host writes of a rollout. */
+const rolloutUnits = ["demo.service", "broken.service"];
+const isRolloutWrite = (a: { action: string; units: readonly string[] }) =>
+  a.action === "DaemonReload" || (a.action !== "ListByNames" && a.units.some((u) => rolloutUnits.includes(u)));
+
+/**
+ * Watches host roots, systemd calls and the Lease. Per node, a change interval runs from a host write
+ * (the version file seen, or a systemd call for the OSC's units) to the next release of an
+ * applying/verifying slot of any checksum (an agent that has not seen the new Secret yet changes its node
+ * under the old checksum's slot). Other units' calls (the kubelet health check restarting kubelet) are
+ * not a rollout's writes.
+ */
 class RolloutRecorder {
+  /** First release of a slot of `checksum`, per node. */
   readonly releases = new Map<string, number>();
+  /** First time the version file read `version`, per node. */
   readonly firstWrite = new Map<string, number>();
   maxActiveInLease = 0;
+  readonly #allReleases = new Map<string, number[]>();
   #stopStore: () => void;
   #polling = true;
   readonly #done: Promise<void>;
+  readonly startedAt = Date.now();
 
   constructor(
     private readonly pool: Pool,
@@ -54,34 +69,46 @@ class RolloutRecorder {
   #onEvent(e: StoreEvent): void {
     if (e.def.resource !== "leases") return;
     const ann = (o: unknown) => ((o as { metadata?: { annotations?: Record<string, string> } } | undefined)?.metadata?.annotations ?? {});
-    const active = (a: Record<string, string>) =>
+    const active = (a: Record<string, string>, checksum?: string) =>
       new Set(
         Object.entries(a)
-          .filter(([k, v]) => k.startsWith(slotPrefix) && v.includes(this.checksum) && /"state":"(applying|verifying)"/.test(v))
+          .filter(([k, v]) => k.startsWith(slotPrefix) && (checksum === undefined || v.includes(checksum)) && /"state":"(applying|verifying)"/.test(v))
           .map(([k]) => k.slice(slotPrefix.length)),
       );
-    const now = active(ann(e.object));
+    const now = active(ann(e.object), this.checksum);
     this.maxActiveInLease = Math.max(this.maxActiveInLease, now.size);
-    for (const n of active(ann(e.prev))) if (!now.has(n) && !this.releases.has(n)) this.releases.set(n, Date.now());
+    for (const n of active(ann(e.prev), this.checksum)) if (!now.has(n) && !this.releases.has(n)) this.releases.set(n, Date.now());
+    const nowAny = active(ann(e.object));
+    for (const n of active(ann(e.prev))) if (!nowAny.has(n)) this.#allReleases.set(n, [...(this.#allReleases.get(n) ?? []), Date.now()]);
   }
 
   async #poll(): Promise<void> {
     while (this.#polling) {
       for (const m of this.pool.members) {
-        if (!this.firstWrite.has(m.nodeName) && (await m.readHostFile("/etc/demo/version")) === `${this.version}\n`) {
-          // The unit files and enables come after the files; take whichever the node did first.
-          const firstAction = m.actions.find((a) => a.at >= this.startedAt && ["Enable", "DaemonReload", "Restart"].includes(a.action));
-          this.firstWrite.set(m.nodeName, Math.min(Date.now(), firstAction?.at ?? Infinity));
-        }
+        if (!this.firstWrite.has(m.nodeName) && (await m.readHostFile("/etc/demo/version")) === `${this.version}\n`) this.firstWrite.set(m.nodeName, Date.now());
       }
       await Bun.sleep(20);
     }
   }
 
-  readonly startedAt = Date.now();
-
   intervals(): Interval[] {
-    return [...this.firstWrite].map(([node, start]) => ({ node, start, end: this.releases.get(node) ?? Infinity }));
+    const out: Interval[] = [];
+    for (const m of this.pool.members) {
+      const node = m.nodeName;
+      const writes = m.actions.filter((a) => a.at >= this.startedAt && isRolloutWrite(a)).map((a) => a.at);
+      // The poll sees the file late (possibly after the release): only a node with no systemd call before it needs it.
+      const seen = this.firstWrite.get(node);
+      if (seen !== undefined && !writes.some((w) => w <= seen)) writes.push(seen);
+      writes.sort((x, y) => x - y);
+      const releases = this.#allReleases.get(node) ?? [];
+      let end = -Infinity;
+      for (const w of writes) {
+        if (w <= end) continue; // inside the interval already open
+        end = releases.find((r) => r >= w) ?? Infinity;
+        out.push({ node, start: w, end });
+      }
+    }
+    return out;
   }
 
   async stop(): Promise<void> {

@@ -55,7 +55,7 @@ describe("rolloutParallelism", () => {
 });
 
 describe("viewOf", () => {
-  test("should count only the current checksum, stale active slots as failed, and ignore stale waiting ones", () => {
+  test("should count failed and waiting entries of the current checksum only, live active slots of any, stale active slots as failed", () => {
     const v = viewOf(
       slots({
         a: slot("applying"),
@@ -64,6 +64,9 @@ describe("viewOf", () => {
         d: slot("waiting"),
         e: slot("waiting", 301),
         f: slot("applying", 0, "c1"),
+        g: slot("verifying", 301, "c1"),
+        h: slot("failed", 0, "c1"),
+        i: slot("waiting", 0, "c1"),
         z: slot("waiting"),
         me: slot("waiting"),
       }),
@@ -72,7 +75,7 @@ describe("viewOf", () => {
       now,
       t,
     );
-    expect(v).toEqual({ active: ["a"], failed: ["b", "c"], waitingBefore: ["d"] });
+    expect(v).toEqual({ active: ["a", "f"], failed: ["b", "c"], waitingBefore: ["d"] });
   });
 });
 
@@ -89,6 +92,9 @@ describe("decide (issue 16 decision table)", () => {
     ["failed alone fill N: halted", { me: slot("waiting"), a: slot("failed"), b: slot("failed") }, 2, { kind: "halted", failed: ["a", "b"] }],
     ["a stale active slot counts as failed", { me: slot("waiting"), a: slot("applying", 300) }, 1, { kind: "halted", failed: ["a"] }],
     ["failed slots of an older checksum do not count", { me: slot("waiting"), a: slot("failed", 0, "c1"), b: slot("failed", 0, "c1") }, 2, { kind: "take" }],
+    // An agent that has not seen the new Secret yet still changes its node: it counts against N.
+    ["a live active slot of an older checksum: wait", { me: slot("waiting"), a: slot("applying", 0, "c1"), b: slot("applying") }, 2, { kind: "wait", behind: ["a", "b"] }],
+    ["a stale active slot of an older checksum does not count", { me: slot("waiting"), a: slot("verifying", 301, "c1"), b: slot("applying") }, 2, { kind: "take" }],
     ["my own applying slot: resume the apply", { me: slot("applying"), a: slot("failed"), b: slot("failed") }, 2, { kind: "resume", state: "applying" }],
     ["my own stale verifying slot: resume (I am alive)", { me: slot("verifying", 400) }, 1, { kind: "resume", state: "verifying" }],
     ["my own slot failed: stay off", { me: slot("failed") }, 2, { kind: "own-failed" }],

@@ -107,13 +107,22 @@ export interface SlotView {
   readonly waitingBefore: readonly string[];
 }
 
+/**
+ * Failed and waiting entries count for the current checksum only (a fixed OSC is not blocked by the old
+ * one's failures). A live applying/verifying slot of any checksum counts as active: that node is still
+ * changing (an agent that has not seen the new Secret yet), so N bounds the nodes changing at once.
+ */
 export function viewOf(slots: ReadonlyMap<string, Slot>, me: string, checksum: string, nowMs: number, t: RolloutTimings): SlotView {
   const active: string[] = [];
   const failed: string[] = [];
   const waitingBefore: string[] = [];
   for (const [node, s] of [...slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (node === me || s.checksum !== checksum) continue;
+    if (node === me) continue;
     const st = standing(s, nowMs, t);
+    if (s.checksum !== checksum) {
+      if (st === "active") active.push(node);
+      continue;
+    }
     if (st === "active") active.push(node);
     else if (st === "failed") failed.push(node);
     else if (st === "waiting" && node < me) waitingBefore.push(node);
