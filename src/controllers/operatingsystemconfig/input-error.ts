@@ -25,8 +25,3 @@ export function permanentInputError(err: unknown): boolean {
   }
   return false;
 }
-
-/** A name as it may appear in a message: escaped (no raw newlines or control characters), at most 80 characters. */
-export function quoteName(name: string): string {
-  return JSON.stringify(name.length > 80 ? `${name.slice(0, 77)}...` : name);
-}

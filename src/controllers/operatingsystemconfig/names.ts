@@ -1,4 +1,5 @@
-import { OscInputError, quoteName } from "./input-error.ts";
+import { quoteName } from "../../untrusted/quote-name.ts";
+import { OscInputError } from "./input-error.ts";
 
 /**
  * Longest file name the agent can write: the host module stages a write as `.<name>.tmp-<12 hex>` in
