@@ -75,6 +75,8 @@ describe("per-unit verification and revert (whole binary)", () => {
     // The condition patch follows the hold's log line.
     await waitUntil(() => condition()?.reason === "UnitReverted", 10_000, "the condition's reason UnitReverted");
     expect(condition()?.status).toBe("False");
+    // One event for the revert: the hold adds no Normal one of its own.
+    expect(nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted")).toHaveLength(1);
   }, 60_000);
 
   test("should apply the held version again once the annotation is removed (retry policy)", async () => {

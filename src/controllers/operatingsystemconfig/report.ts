@@ -94,7 +94,8 @@ export class OscReporter {
 
   /**
    * A gate holds `checksum` — the one call every gate makes: a log line each time, condition
-   * False/<reason>, an event once per version and reason (Warning for a halted rollout, else Normal),
+   * False/<reason>, an event once per version and reason (Warning for a halted rollout, none for a
+   * reverted unit whose Warning the revert recorded, else Normal),
    * metrics, the status file, and the requeue the gate asked for.
    */
   async report(node: KubeObject | undefined, checksum: string, hold: GateHold, signal?: AbortSignal): Promise<Result> {
@@ -106,7 +107,8 @@ export class OscReporter {
     const state = gateState(hold.reason, hold.message);
     const existing = this.#existing(node);
     const key = `${checksum}/${hold.reason}`;
-    if (!this.#heldEvents.has(key) && !conditionUnchanged(existing, state) && node !== undefined) {
+    const gateRecordsItsOwnEvent = hold.reason === "UnitReverted"; // revert.ts's Warning names the units
+    if (!gateRecordsItsOwnEvent && !this.#heldEvents.has(key) && !conditionUnchanged(existing, state) && node !== undefined) {
       await this.deps.events.event(nodeRef(node), hold.reason === "RolloutHalted" ? "Warning" : "Normal", hold.reason, "Reconcile", hold.message);
     }
     this.#heldEvents.add(key);
