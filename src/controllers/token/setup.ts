@@ -3,7 +3,7 @@ import type { HostFs } from "../../host/types.ts";
 import type { Controller } from "../../kube/controller.ts";
 import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
 import { liveReader } from "../../kube/readers.ts";
-import type { ObjectKey } from "../../kube/reconcile.ts";
+import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
 import type { Kube } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { EventRecorder } from "../events.ts";
@@ -29,10 +29,10 @@ export interface TokenControllerSetup {
   readonly controllerMetrics?: ControllerMetrics;
 }
 
-/** Builds the `token` controller with one start key per sync config (not started: run `controller.start(signal)`). */
-export function setupTokenController(s: TokenControllerSetup): Controller {
+/** The token reconcile, shared by the controller and the OSC controller's file writer. */
+function tokenReconciler(s: Omit<TokenControllerSetup, "resync" | "controllerMetrics">): Reconcile {
   const nodeName = s.node.nodeName;
-  const reconcile = createReconciler({
+  return createReconciler({
     apiReader: liveReader(s.kube),
     host: s.host,
     events: s.events,
@@ -41,6 +41,11 @@ export function setupTokenController(s: TokenControllerSetup): Controller {
     syncConfigs: s.syncConfigs,
     syncPeriodMs: s.syncPeriodMs,
   });
+}
+
+/** Builds the `token` controller with one start key per sync config (not started: run `controller.start(signal)`). */
+export function setupTokenController(s: TokenControllerSetup): Controller {
+  const reconcile = tokenReconciler(s);
   return newTokenController({
     reconcile,
     resync: s.resync.source,
@@ -56,16 +61,7 @@ export function setupTokenController(s: TokenControllerSetup): Controller {
  * controller, which starts units that read a token only after it exists; gardener#15028).
  */
 export function createTokenFileWriter(s: Omit<TokenControllerSetup, "resync" | "controllerMetrics">): (secret: ObjectKey, signal: AbortSignal) => Promise<void> {
-  const nodeName = s.node.nodeName;
-  const reconcile = createReconciler({
-    apiReader: liveReader(s.kube),
-    host: s.host,
-    events: s.events,
-    eventTarget: nodeName !== undefined && nodeName !== "" ? { kind: "Node", apiVersion: "v1", name: nodeName } : undefined,
-    log: s.log.child({ controller: "token" }),
-    syncConfigs: s.syncConfigs,
-    syncPeriodMs: s.syncPeriodMs,
-  });
+  const reconcile = tokenReconciler(s);
   return async (secret, signal) => {
     await reconcile(secret, signal);
   };
