@@ -1,4 +1,4 @@
-import { stringify } from "yaml";
+import { yamlPackage } from "../config/yaml-package.ts";
 
 /**
  * A direct writer for the state files' YAML: the bytes `writeYaml` (the `yaml` package with sorted keys,
@@ -38,7 +38,7 @@ function inlineString(s: string, rendered: Map<string, string>): string {
   }
   const known = rendered.get(s);
   if (known !== undefined) return known;
-  const out = stringify({ k: s }, options);
+  const out = yamlPackage().stringify({ k: s }, options);
   if (!out.startsWith("k: ") || out.indexOf("\n") !== out.length - 1) throw new Unsupported();
   rendered.set(s, out.slice(3, -1));
   return out.slice(3, -1);
