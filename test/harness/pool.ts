@@ -146,12 +146,3 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
     },
   };
 }
-
-/** Polls `cond` every 50 ms until it holds or `timeoutMs` passes (then throws naming `what`). */
-export async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}

@@ -12,6 +12,7 @@ import { events } from "../../src/kube/resources.ts";
 import type { Logger } from "../../src/log/types.ts";
 import { type ApiServerSim, startApiServer, X509Cert } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
 type Plain = Record<string, any>;
@@ -31,27 +32,17 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
-
 /**
- * Like `until`, but moves the agent's FakeClock to its next pending deadline on every round, so CSR
- * polls and backoffs run whenever they are due, however long the HTTPS round trips take.
+ * Like `eventually`, but moves the agent's FakeClock to its next pending deadline on every look, so
+ * CSR polls and backoffs run whenever they are due, however long the HTTPS round trips take.
  */
-async function drive(clock: FakeClock, cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+const drive = (clock: FakeClock, cond: () => boolean | Promise<boolean>, what: string): Promise<boolean> =>
+  eventually(what, async () => {
+    if (await cond()) return true;
     const next = clock.nextDeadline();
     if (next !== undefined) clock.set(Math.max(next, clock.now()));
-    await Bun.sleep(5);
-  }
-}
+    return false;
+  });
 
 let seq = 0;
 
@@ -149,7 +140,7 @@ describe("certificate controller", () => {
     await a.clock.waitForSleepers(1);
     a.clock.set(a.validity.notBeforeMs + Math.ceil(0.88 * lifetimeOf(a.validity)) + 1);
 
-    await until(() => a.csrs().length === 1, "the renewal CSR");
+    await eventually("the renewal CSR", () => a.csrs().length === 1);
     const csr = a.csrs()[0] as Plain;
     expect(csr["metadata"]["name"]).toStartWith("node-agent-csr-");
     expect(csr["spec"]["username"]).toBe(`${machinePrefix}${a.machineName}`);
@@ -163,7 +154,7 @@ describe("certificate controller", () => {
     // The CSR is polled every 2 s on the agent's clock.
     await drive(a.clock, () => a.restarts.length === 1, "the restart request");
     expect(a.restarts).toEqual(["client certificate renewed"]);
-    await until(() => a.finished(), "the controller to stop");
+    await eventually("the controller to stop", () => a.finished());
 
     expect((await a.host.stat(kubeconfigPath))?.mode).toBe(0o600);
     const doc = parseYaml((await a.host.readText(kubeconfigPath)) ?? "") as Plain;
@@ -200,7 +191,7 @@ describe("certificate controller", () => {
       random: 0,
       restConfig: (b) => ({ server: b.server, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }),
     });
-    await until(() => a.logs.length > 0, "a reconciler error");
+    await eventually("a reconciler error", () => a.logs.length > 0);
     expect((a.logs[0]!.fields as { err: unknown }).err).toBeInstanceOf(ClientCertificateError);
     expect(a.restarts).toEqual([]);
     expect(a.finished()).toBe(false);
@@ -209,7 +200,7 @@ describe("certificate controller", () => {
   test("refuses a client certificate whose key does not belong to it", async () => {
     const other = await sim.issueClientCert("someone-else", []);
     const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: (b) => ({ ...b, clientKeyPem: other.keyPem }) });
-    await until(() => a.logs.length > 0, "a reconciler error");
+    await eventually("a reconciler error", () => a.logs.length > 0);
     const err = (a.logs[0]!.fields as { err: Error }).err;
     expect(err).toBeInstanceOf(ClientCertificateError);
     expect(err.message).toBe("failed to parse X509 certificate: private key does not match public key");
@@ -219,7 +210,7 @@ describe("certificate controller", () => {
     const a = await agent({ lifetimeSeconds: 3600, random: 0.5 });
     await a.clock.waitForSleepers(1);
     a.clock.set(a.validity.notBeforeMs + Math.ceil(0.84 * lifetimeOf(a.validity)) + 1);
-    await until(() => a.csrs().length === 1, "the renewal CSR");
+    await eventually("the renewal CSR", () => a.csrs().length === 1);
     const first = (a.csrs()[0] as Plain)["metadata"]["name"] as string;
     sim.denyCsr(first);
     await drive(a.clock, () => a.logs.length > 0, "the failed rotation");

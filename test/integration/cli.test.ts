@@ -7,6 +7,7 @@ import { startApiServer } from "../doubles/apiserver/index.ts";
 import type { ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble } from "../doubles/systemd/index.ts";
 import type { SystemdDouble } from "../doubles/systemd/index.ts";
+import { eventually } from "../harness/eventually.ts";
 
 // Whole-binary tests of the compiled executable (`make build`); GNA_BINARY points at another build.
 const binary = resolve(process.env["GNA_BINARY"] ?? "dist/gardener-node-agent");
@@ -77,19 +78,9 @@ const run = async (args: string[], env: Record<string, string> = {}) => {
   return { code, stdout: r.stdout(), stderr: r.stderr() };
 };
 
-const until = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
-
 /** Polls /readyz until 200; fails at once with the agent's last output when it exits instead. */
 const untilReady = (r: Running, port: number): Promise<true> =>
-  until("readyz", async () => {
+  eventually("readyz", async () => {
     if (r.proc.exitCode !== null) {
       throw new Error(`agent exited with ${r.proc.exitCode}: ${r.stdout().trim().split("\n").at(-1) ?? ""} ${r.stderr()}`);
     }
@@ -269,16 +260,16 @@ describe("gardener-node-agent binary", () => {
     const socat = Bun.spawn(["socat", "-u", `UNIX-RECV:${sock}`, "STDOUT"], { stdout: "pipe", stderr: "ignore" });
     const received = collect(socat.stdout);
     running.push({ proc: socat as unknown as Running["proc"], stdout: received, stderr: received });
-    await until("the notify socket", () => (existsSync(sock) ? true : undefined));
+    await eventually("the notify socket", () => (existsSync(sock) ? true : undefined));
     const r = start(["--root", root], { NOTIFY_SOCKET: sock, WATCHDOG_USEC: "200000" });
-    await until("READY=1", () => {
+    await eventually("READY=1", () => {
       if (r.proc.exitCode !== null) throw new Error(`agent exited with ${r.proc.exitCode}: ${r.stdout().trim().split("\n").at(-1) ?? ""}`);
       return received().includes("READY=1") ? true : undefined;
     });
     expect((await get(`http://127.0.0.1:${health}/readyz`))?.status).toBe(200);
-    await until("a watchdog ping", () => (received().includes("WATCHDOG=1") ? true : undefined));
+    await eventually("a watchdog ping", () => (received().includes("WATCHDOG=1") ? true : undefined));
     expect(await stopAndWait(r)).toBe(0);
-    await until("STOPPING=1", () => (received().includes("STOPPING=1") ? true : undefined));
+    await eventually("STOPPING=1", () => (received().includes("STOPPING=1") ? true : undefined));
     expect(received()).toStartWith("READY=1");
   });
 });

@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { SystemdAction } from "../doubles/systemd/index.ts";
 import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const osc = (greeting: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -145,8 +146,7 @@ describe("an apply killed with SIGKILL", () => {
     const checksum = sb.setOsc(osc("hello"));
     const agent = sb.spawnAgent();
     const lastApplied = join(sb.root, "var/lib/gardener-node-agent/last-applied-osc.yaml");
-    const deadline = Date.now() + 20_000;
-    while (!existsSync(lastApplied) && Date.now() < deadline) await Bun.sleep(1);
+    await eventually("last-applied-osc.yaml", () => existsSync(lastApplied), { timeoutMs: 20_000, intervalMs: 1 });
     agent.proc.kill("SIGKILL");
     await agent.proc.exited;
     await quiet(sb);

@@ -5,6 +5,7 @@ import { afterEach, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -12,13 +13,8 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-const waitReady = async (sb: Sandbox, timeoutMs = 30_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while ((await fetch(`http://127.0.0.1:${sb.healthPort}/readyz`).then((r) => r.status, () => 0)) !== 200) {
-    if (Date.now() > deadline) throw new Error("timed out waiting for /readyz");
-    await Bun.sleep(50);
-  }
-};
+const readyz = (sb: Sandbox): Promise<number> => fetch(`http://127.0.0.1:${sb.healthPort}/readyz`).then((r) => r.status, () => 0);
+const waitReady = (sb: Sandbox): Promise<number> => eventually("/readyz to answer 200", () => readyz(sb), { until: (status) => status === 200, timeoutMs: 30_000, intervalMs: 50 });
 
 test("enableProfiling serves heap and CPU profiles on the health port and on the metrics port", async () => {
   const sb = await startSandbox({ nodeName: "prof-node", extraConfig: { debugging: { enableProfiling: true }, featureGates: { AllBeta: true } } });

@@ -8,6 +8,7 @@ import type { Logger } from "../../src/log/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
 import { FakeSystemd } from "../doubles/systemd/index.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
@@ -24,14 +25,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 let seq = 0;
 
@@ -103,9 +96,9 @@ async function agent() {
   /** Step to the next periodic pass and wait until it has probed both components and finished. */
   const nextPass = async (ms = 30_000) => {
     const [h, c] = [healthzHits, containerdProbes];
-    await until(idle, "the controller to go idle");
+    await eventually("the controller to go idle", idle);
     clock.step(ms);
-    await until(() => healthzHits > h && containerdProbes > c && idle(), "the next pass");
+    await eventually("the next pass", () => healthzHits > h && containerdProbes > c && idle());
   };
   return {
     nodeName,
@@ -116,7 +109,7 @@ async function agent() {
     setHealthz: (code: number) => (healthzStatus = code),
     failContainerd: (msg: string | undefined) => (containerdError = msg === undefined ? undefined : new Error(msg)),
     addresses: () => (sim.store.get("nodes", "", nodeName) as Plain)["status"]?.["addresses"],
-    firstPass: () => until(() => healthzHits > 0 && containerdProbes > 0 && idle(), "the first pass"),
+    firstPass: () => eventually("the first pass", () => healthzHits > 0 && containerdProbes > 0 && idle()),
   };
 }
 
@@ -134,12 +127,12 @@ describe("health-check controller", () => {
     const a = await agent();
     a.setHealthz(500);
     await a.firstPass();
-    await until(() => a.nodeEvents().length === 1, "the first warning");
+    await eventually("the first warning", () => a.nodeEvents().length === 1);
     await a.nextPass();
     expect(a.fake.actions).toEqual([]);
     await a.nextPass();
     expect(a.fake.actions).toEqual([{ action: "Restart", units: ["kubelet.service"] }]);
-    await until(() => a.nodeEvents().length === 3, "three events");
+    await eventually("three events", () => a.nodeEvents().length === 3);
     expect(a.nodeEvents()).toEqual([
       "Warning kubelet HealthCheck: Kubelet is unhealthy, health check error: unexpected HTTP status code 500",
       "Warning kubelet HealthCheck: Kubelet is unhealthy for more than 1m0s, restarting it. Health check error: unexpected HTTP status code 500",
@@ -157,7 +150,7 @@ describe("health-check controller", () => {
     await a.nextPass(); // still failing: a new minute starts
     a.failContainerd(undefined);
     await a.nextPass();
-    await until(() => a.nodeEvents().length === 5, "five events");
+    await eventually("five events", () => a.nodeEvents().length === 5);
     expect(a.nodeEvents()).toEqual([
       "Warning containerd HealthCheck: Containerd is unhealthy: connection refused",
       "Warning containerd HealthCheck: Containerd is unhealthy for more than 1m0s, restarting it: connection refused",
@@ -171,9 +164,9 @@ describe("health-check controller", () => {
     const a = await agent();
     await a.firstPass();
     a.setStatus({ conditions: [{ type: "Ready", status: "True" }], addresses: [] });
-    await until(() => (a.addresses() ?? []).length > 0, "the address to come back");
+    await eventually("the address to come back", () => (a.addresses() ?? []).length > 0);
     expect(a.addresses()).toEqual([{ type: "InternalIP", address: "10.0.0.5" }]);
-    await until(() => a.nodeEvents().length === 2, "two events");
+    await eventually("two events", () => a.nodeEvents().length === 2);
     expect(a.nodeEvents()).toEqual([
       "Warning kubelet HealthCheck: Node status does neither have an internal nor an external IP, try to recover from last known internal IP: 10.0.0.5",
       "Normal kubelet HealthCheck: Updated the lost internal IP address of node status to the previous known: 10.0.0.5 ",

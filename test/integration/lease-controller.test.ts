@@ -13,6 +13,7 @@ import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts
 import { acceptanceOsc } from "../fixtures/osc/acceptance-osc.ts";
 import { OscWorld } from "../fixtures/osc/harness.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
@@ -26,15 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim.stop();
 });
-
-/** Polls `cond` (real time, 5 ms steps) until it holds; fails after `ms`. */
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 let seq = 0;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -104,7 +96,7 @@ async function idle(a: Awaited<ReturnType<typeof agent>>): Promise<void> {
   await a.clock.settle();
   const q = a.setup?.controller.queue;
   if (q === undefined) return;
-  await until(() => q.len() === 0 && q.processingLen() === 0, "the controller to go idle");
+  await eventually("the controller to go idle", () => q.len() === 0 && q.processingLen() === 0, { timeoutMs: 5_000 });
   await a.clock.settle();
 }
 
@@ -112,7 +104,7 @@ describe("lease controller", () => {
   test("creates the heartbeat Lease with the exact shape (6-digit renewTime accepted by the API)", async () => {
     const a = await agent();
     await a.start();
-    await until(() => a.lease() !== undefined, "the lease");
+    await eventually("the lease", () => a.lease() !== undefined, { timeoutMs: 5_000 });
     const lease = a.lease() as Plain;
     expect(lease["apiVersion"]).toBe("coordination.k8s.io/v1");
     expect(lease["kind"]).toBe("Lease");
@@ -137,7 +129,7 @@ describe("lease controller", () => {
     });
     cleanups.push(unsubscribe);
     await a.start();
-    await until(() => a.leaseWrites() === 1, "the first renewal");
+    await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
     // The first reconcile must have returned (and scheduled its 10 s requeue) before time moves.
     await idle(a);
     await advance(a, 35_000);
@@ -169,7 +161,7 @@ describe("lease controller", () => {
       spec: { holderIdentity: "someone-else", acquireTime: "2025-01-01T00:00:00.000000Z", leaseTransitions: 2 },
     });
     await a.start();
-    await until(() => a.leaseWrites() === 1, "the first renewal");
+    await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
     const lease = a.lease() as Plain;
     expect(lease["spec"]).toEqual({ holderIdentity: a.leaseName, leaseDurationSeconds: 40, renewTime: "2026-01-02T03:04:05.123000Z" });
     expect(lease["metadata"]["ownerReferences"]).toEqual([
@@ -179,11 +171,11 @@ describe("lease controller", () => {
     // Someone else writes the Lease: the agent's next PUT carries a stale resourceVersion (409), the retry succeeds.
     sim.store.update("leases", { ...lease, metadata: { ...lease["metadata"], labels: { touched: "yes" } } });
     await advance(a, 10_000);
-    await until(async () => {
+    await eventually("the renewal after the conflict", async () => {
       a.clock.step(50);
       await a.clock.settle();
       return a.leaseWrites() === 2;
-    }, "the renewal after the conflict");
+    }, { timeoutMs: 5_000 });
     expect(sim.requests.some((r) => r.resource === "leases" && r.name === a.leaseName && r.code === 409)).toBe(true);
     expect((a.lease() as Plain)["metadata"]["labels"]).toEqual({ touched: "yes" });
   });
@@ -197,7 +189,7 @@ describe("lease controller", () => {
     cleanups.push(() => server.stop());
     const healthz = async () => (await fetch(`http://127.0.0.1:${server.port}/healthz`)).status;
     await a.start();
-    await until(() => a.leaseWrites() === 1, "the first renewal");
+    await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
     expect(await healthz()).toBe(200);
 
     await fault();
@@ -210,11 +202,11 @@ describe("lease controller", () => {
     expect(verbose).toContain("[-]lease-renewal failed");
 
     await sim.faults.clear();
-    await until(async () => {
+    await eventually("the renewal after the fault", async () => {
       a.clock.step(1_000);
       await a.clock.settle();
       return a.setup?.heartbeat.renewals === 2;
-    }, "the renewal after the fault", 20_000);
+    }, { timeoutMs: 20_000 });
     expect(await healthz()).toBe(200);
   });
 
@@ -263,9 +255,9 @@ describe("lease controller", () => {
   test("stops renewing once the Node is deleted", async () => {
     const a = await agent();
     await a.start();
-    await until(() => a.leaseWrites() === 1, "the first renewal");
+    await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
     sim.store.delete("nodes", "", a.nodeName, { gracePeriodSeconds: 0 });
-    await until(() => a.informers.informersOf(nodes, "").every((inf) => inf.get(a.nodeName) === undefined), "the cache to drop the node");
+    await eventually("the cache to drop the node", () => a.informers.informersOf(nodes, "").every((inf) => inf.get(a.nodeName) === undefined), { timeoutMs: 5_000 });
     await advance(a, 30_000);
     expect(a.leaseWrites()).toBe(1);
   });

@@ -10,6 +10,7 @@ import type { Systemd } from "../../src/systemd/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
 import { FakeSystemd } from "../doubles/systemd/index.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
@@ -27,14 +28,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 let seq = 0;
 
@@ -83,9 +76,9 @@ async function agent() {
   const quiescent = async () => {
     const inf = informers.informersOf(nodes, "")[0];
     const storeRv = () => (sim.store.get("nodes", "", nodeName) as Plain)["metadata"]["resourceVersion"];
-    await until(() => inf?.get(nodeName)?.metadata.resourceVersion === storeRv(), "the cache to catch up");
+    await eventually("the cache to catch up", () => inf?.get(nodeName)?.metadata.resourceVersion === storeRv());
     const q = controller.queue;
-    await until(() => q.len() === 0 && q.processingLen() === 0 && q.delayedLen() === 0, "the controller to go idle");
+    await eventually("the controller to go idle", () => q.len() === 0 && q.processingLen() === 0 && q.delayedLen() === 0);
   };
   return { nodeName, fake, restarts, annotationNow, setAnnotation, events: events_, patches, controller, quiescent };
 }
@@ -94,7 +87,7 @@ describe("node controller", () => {
   test("restarts the listed services, removes the annotation, and restarts the agent itself last", async () => {
     const a = await agent();
     a.setAnnotation("gardener-node-agent,foo.service,bar");
-    await until(() => a.restarts.length === 3, "three restarts");
+    await eventually("three restarts", () => a.restarts.length === 3);
     expect(a.restarts).toEqual([
       { unit: "foo.service", annotationPresent: true },
       { unit: "bar.service", annotationPresent: true },
@@ -102,7 +95,7 @@ describe("node controller", () => {
     ]);
     expect(a.annotationNow()).toBeUndefined();
     expect(a.patches()).toHaveLength(1);
-    await until(() => a.events().length === 3, "three events");
+    await eventually("three events", () => a.events().length === 3);
     expect(a.events().sort()).toEqual([
       "Normal SystemDUnitRestart restart: processed restart of unit bar.service",
       "Normal SystemDUnitRestart restart: processed restart of unit foo.service",
@@ -118,9 +111,9 @@ describe("node controller", () => {
   test("refuses an invalid unit name with a Warning event, still restarts the valid ones and removes the annotation", async () => {
     const a = await agent();
     a.setAnnotation("kubelet,foo;reboot,containerd.service");
-    await until(() => a.annotationNow() === undefined, "the annotation to be removed");
+    await eventually("the annotation to be removed", () => a.annotationNow() === undefined);
     expect(a.restarts.map((r) => r.unit)).toEqual(["kubelet.service", "containerd.service"]);
-    await until(() => a.events().length === 3, "three events");
+    await eventually("three events", () => a.events().length === 3);
     expect(a.events()).toContain(
       `Warning SystemDUnitRestart restart: refused restart of unit "foo;reboot.service" on node ${a.nodeName}: invalid systemd unit name in annotation worker.gardener.cloud/restart-systemd-services`,
     );
@@ -134,8 +127,8 @@ describe("node controller", () => {
     const a = await agent();
     a.fake.failNextJob("broken.service");
     a.setAnnotation("broken,ok");
-    await until(() => a.annotationNow() === undefined, "the annotation to be removed");
-    await until(() => a.events().length === 2, "two events");
+    await eventually("the annotation to be removed", () => a.annotationNow() === undefined);
+    await eventually("two events", () => a.events().length === 2);
     expect(a.events().sort()).toEqual([
       "Normal SystemDUnitRestart restart: processed restart of unit ok.service",
       "Warning SystemDUnitRestart restart: processed restart of unit broken.service failed with error restart failed for broken.service, due failed",
@@ -148,9 +141,9 @@ describe("node controller", () => {
   test("acts again when the annotation is set again, and ignores its removal", async () => {
     const a = await agent();
     a.setAnnotation("foo");
-    await until(() => a.annotationNow() === undefined && a.restarts.length === 1, "the first pass");
+    await eventually("the first pass", () => a.annotationNow() === undefined && a.restarts.length === 1);
     a.setAnnotation("foo");
-    await until(() => a.annotationNow() === undefined && a.restarts.length === 2, "the second pass");
+    await eventually("the second pass", () => a.annotationNow() === undefined && a.restarts.length === 2);
     await a.quiescent();
     expect(a.patches()).toHaveLength(2);
     expect(a.restarts.map((r) => r.annotationPresent)).toEqual([true, true]);

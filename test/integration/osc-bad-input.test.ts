@@ -10,6 +10,7 @@ import type { KubeObject } from "../../src/kube/types.ts";
 import { acceptanceOsc, type Plain } from "../fixtures/osc/acceptance-osc.ts";
 import { type OscWorld, silentLog } from "../fixtures/osc/harness.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const env = useOscWorlds();
 const world = env.world;
@@ -219,8 +220,7 @@ describe("OSC controller runtime with bad input", () => {
       const bad: Plain = acceptanceOsc();
       bad["spec"]["units"].push({ name: "no-suffix", content: "x" });
       w.setOsc(bad);
-      const deadline = Date.now() + 20_000;
-      while (controller.stats().terminalErrors === 0 && Date.now() < deadline) await Bun.sleep(10); // polling, not waiting for time
+      await eventually("the terminal error", () => controller.stats().terminalErrors, { until: (n) => n > 0, timeoutMs: 20_000 });
       expect(controller.stats().terminalErrors).toBe(1);
 
       const good = w.setOsc(acceptanceOsc());

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const CHANGING = 300;
 const STABLE = 40;
@@ -35,16 +36,6 @@ const fileEntry = (path: string, data: string) => `  - path: ${path}
 `;
 
 type Plain = Record<string, any>;
-
-const poll = async <T>(what: string, f: () => T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-};
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -94,20 +85,20 @@ test("a restart after a kill mid-apply renews the Lease within seconds and repor
 
   const third = sb.spawnAgent();
   const started = Date.now();
-  await poll("the Lease renewal", () => {
+  await eventually("the Lease renewal", () => {
     const t = renewTime();
     return t !== undefined && t >= killedAt - 1 ? t : undefined;
-  });
+  }, { timeoutMs: 30_000 });
   const leaseAfterMs = Date.now() - started;
   console.log(`restart-after-kill: lease renewed ${leaseAfterMs} ms after the start`);
   // Before the fix the check sent 300+ events through the 5 QPS client first (> 60 s).
   expect(leaseAfterMs).toBeLessThan(5_000);
 
   await sb.waitForApplied(checksum, 60_000);
-  const events = await poll("the drift event", () => {
+  const events = await eventually("the drift event", () => {
     const e = checkerEvents().slice(eventsBefore);
     return e.length > 0 ? e : undefined;
-  });
+  }, { timeoutMs: 30_000 });
   await third.stop();
   expect(checkerEvents().slice(eventsBefore)).toHaveLength(1);
   const event = events[0] as Plain;

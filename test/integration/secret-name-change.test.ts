@@ -6,6 +6,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const label = "worker.gardener.cloud/gardener-node-agent-secret-name";
 const oscWith = (marker: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -42,15 +43,9 @@ const secretFor = (name: string, oscYaml: string) => ({
   data: { "osc.yaml": Buffer.from(oscYaml).toString("base64") },
 });
 
-const pollMetric = async (sb: Sandbox, line: string, timeoutMs = 20_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const body = await fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`).then((r) => r.text(), () => "");
-    if (body.split("\n").includes(line)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for metric line ${line}`);
-    await Bun.sleep(50);
-  }
-};
+const metricLines = (sb: Sandbox): Promise<string[]> => fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`).then((r) => r.text(), () => "").then((body) => body.split("\n"));
+const pollMetric = (sb: Sandbox, line: string): Promise<string[]> =>
+  eventually(`metric line ${line}`, () => metricLines(sb), { until: (lines) => lines.includes(line), timeoutMs: 20_000, intervalMs: 50 });
 
 const labelNode = (sb: Sandbox, value: string) =>
   sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { labels: { [label]: value } } });

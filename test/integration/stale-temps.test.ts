@@ -5,6 +5,7 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const osc = (greeting: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -20,14 +21,6 @@ spec:
     permissions: 0644
     content: {inline: {data: "${greeting}\\n"}}
 `;
-
-const poll = async (what: string, f: () => boolean, timeoutMs = 20_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!f()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -64,7 +57,7 @@ test("the agent removes its own stale temp files at start and before an apply, a
 
   // At start, with nothing to apply.
   const second = sb.spawnAgent();
-  await poll("the start-up clean-up", () => stale.every((p) => !existsSync(at(p))));
+  await eventually("the start-up clean-up", () => stale.every((p) => !existsSync(at(p))), { timeoutMs: 20_000 });
   for (const p of kept) expect(existsSync(at(p))).toBe(true);
   expect(await sb.readHostFile("/etc/demo/greeting.txt")).toBe("hello\n");
 

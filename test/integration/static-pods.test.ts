@@ -3,7 +3,7 @@
 // pod with the same config hash, Running and Ready.
 import { afterEach, describe, expect, test } from "bun:test";
 import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
-import { until } from "../harness/pool.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const manifest = `apiVersion: v1
 kind: Pod
@@ -48,16 +48,16 @@ describe("static pods", () => {
     const checksum = () => (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"];
 
     // Pending: the files are written, the agent looks for the mirror pod and waits.
-    await until("a look at the mirror pods", () => podLists() >= 1, 30_000);
+    await eventually("a look at the mirror pods", () => podLists() >= 1, { timeoutMs: 30_000, intervalMs: 50 });
     expect(await sb.readHostFile("/etc/kubernetes/manifests/kube-apiserver.yaml")).toBe(manifest);
     expect(await sb.readHostFile("/etc/kubernetes/manifests/elsewhere.yaml").catch(() => "absent")).toBe("absent");
-    await until("the WaitingForStaticPods event", () => nodeEvents("WaitingForStaticPods").length === 1, 10_000);
+    await eventually("the WaitingForStaticPods event", () => nodeEvents("WaitingForStaticPods").length === 1, { intervalMs: 50 });
     expect(nodeEvents("WaitingForStaticPods")[0]?.["type"]).toBe("Normal");
     const condition = () =>
       ((sb.node()?.["status"] as { conditions?: { type: string; status: string; reason: string }[] }).conditions ?? []).find(
         (c) => c.type === "OperatingSystemConfigApplied",
       );
-    await until("the condition says why", () => condition()?.reason === "WaitingForStaticPods", 10_000);
+    await eventually("the condition says why", () => condition()?.reason === "WaitingForStaticPods", { intervalMs: 50 });
     expect(condition()?.status).toBe("False");
     expect(checksum()).toBeUndefined();
     expect(agent.output()).toContain("static pod kube-apiserver has no mirror pod yet");
@@ -78,19 +78,19 @@ describe("static pods", () => {
       sb.sim.store.patch("pods", "kube-system", "kube-apiserver-cp-1", "merge", { status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } }, { subresource: "status" });
     setStatus("Pending", false);
     let seen = podLists();
-    await until("a look at the Pending mirror pod", () => podLists() > seen, 30_000);
-    await until("the agent logging the Pending pod", () => agent.output().includes("static pod kube-apiserver is Pending"), 10_000);
+    await eventually("a look at the Pending mirror pod", () => podLists() > seen, { timeoutMs: 30_000, intervalMs: 50 });
+    await eventually("the agent logging the Pending pod", () => agent.output().includes("static pod kube-apiserver is Pending"), { intervalMs: 50 });
     expect(checksum()).toBeUndefined();
 
     setStatus("Running", false);
     seen = podLists();
-    await until("a look at the unready mirror pod", () => podLists() > seen, 30_000);
-    await until("the agent logging the unready pod", () => agent.output().includes("static pod kube-apiserver is not Ready"), 10_000);
+    await eventually("a look at the unready mirror pod", () => podLists() > seen, { timeoutMs: 30_000, intervalMs: 50 });
+    await eventually("the agent logging the unready pod", () => agent.output().includes("static pod kube-apiserver is not Ready"), { intervalMs: 50 });
     expect(checksum()).toBeUndefined();
 
     setStatus("Running", true);
     await sb.waitForApplied(sum, 30_000);
-    await until("the condition says applied", () => condition()?.reason === "Applied", 10_000);
+    await eventually("the condition says applied", () => condition()?.reason === "Applied", { intervalMs: 50 });
     // One event however often it looked.
     expect(nodeEvents("WaitingForStaticPods")).toHaveLength(1);
     expect(nodeEvents("OSCApplied")).toHaveLength(1);
@@ -104,7 +104,7 @@ describe("static pods", () => {
     sb.spawnAgent();
     const warnings = () =>
       sb.sim.store.list("events", { namespace: "default" }).filter((e) => e["reason"] === "OSCApplyFailed" && e["type"] === "Warning");
-    await until("the OSCApplyFailed warning", () => warnings().length >= 1, 30_000);
+    await eventually("the OSCApplyFailed warning", () => warnings().length >= 1, { timeoutMs: 30_000, intervalMs: 50 });
     expect(warnings()[0]?.["message"]).toBe(
       'failed checking static pods: static pod manifest "/etc/kubernetes/manifests/kube-apiserver.yaml": is not a Pod (apiVersion "v1", kind "ConfigMap")',
     );

@@ -15,6 +15,7 @@ import type { Systemd } from "../../src/systemd/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
 import { FakeSystemd, startSystemdDouble, type UnitSeed } from "../doubles/systemd/index.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
@@ -32,14 +33,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 const lastApplied = (units: string, extensionUnits = "[]") => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -119,9 +112,9 @@ async function agent(opts: { units: UnitSeed[]; file?: string; overDbus?: boolea
   /** The next pass: once the controller waits on its requeue, step the clock by the sync period. */
   const nextPass = async () => {
     const before = statusPatches().length;
-    await until(() => clock.pending() > 0, "the requeue timer");
+    await eventually("the requeue timer", () => clock.pending() > 0);
     clock.step(60_000);
-    await until(() => statusPatches().length > before, "the next status patch");
+    await eventually("the next status patch", () => statusPatches().length > before);
   };
   return { nodeName, clock, fake, controller, sent, condition, conditions, statusPatches, nextPass, writeLastApplied };
 }
@@ -135,7 +128,7 @@ describe("systemd-unit-check controller", () => {
       ],
       file: lastApplied(`[{name: kubelet.service, enable: true, content: "[Unit]"}, {name: setup.service, content: "[Unit]"}]`),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect(a.condition()).toEqual({
       type: "SystemdUnitsReady",
       status: "True",
@@ -155,7 +148,7 @@ describe("systemd-unit-check controller", () => {
       units: [{ name: "kubelet.service", activeState: "active", subState: "running" }],
       file: lastApplied(`[{name: kubelet.service, enable: true}]`),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     // The kubelet posts a newer heartbeat; this agent's cache may not have seen it yet when it patches.
     sim.store.patch("nodes", "", a.nodeName, "strategic", { status: { conditions: [{ type: "Ready", lastHeartbeatTime: "2026-01-01T00:00:45Z" }] } }, { subresource: "status" });
     await a.nextPass();
@@ -174,7 +167,7 @@ describe("systemd-unit-check controller", () => {
       ],
       file: lastApplied(`[{name: kubelet.service, enable: true}, {name: containerd.service, content: x}]`, `[{name: b-disabled.service, enable: false}, {name: missing.service, enable: true}]`),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect(a.condition()?.["message"]).toBe("b-disabled.service: active but should be disabled; missing.service: not loaded");
     await a.fake.stop("kubelet.service");
     await a.fake.stop("b-disabled.service");
@@ -193,7 +186,7 @@ describe("systemd-unit-check controller", () => {
       units: [{ name: "slow.service", activeState: "activating", subState: "start", stateChangeTimestampMs: start - 230_000 }],
       file: lastApplied(`[{name: slow.service, enable: true}]`),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual(["True", "ProgressingUnits", "slow.service: activating for 3m50s"]);
     await a.nextPass();
     await a.nextPass();
@@ -203,12 +196,12 @@ describe("systemd-unit-check controller", () => {
 
   test("writes no condition while there is no last-applied OSC, and starts once the file appears", async () => {
     const a = await agent({ units: [{ name: "kubelet.service", activeState: "active", subState: "running" }] });
-    await until(() => a.clock.pending() > 0, "the requeue timer");
+    await eventually("the requeue timer", () => a.clock.pending() > 0);
     expect(a.condition()).toBeUndefined();
     expect(a.fake.actions).toEqual([]);
     a.writeLastApplied(lastApplied(`[{name: kubelet.service, enable: true}]`));
     a.clock.step(60_000);
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect(a.condition()?.["reason"]).toBe("AllUnitsHealthy");
   });
 
@@ -217,7 +210,7 @@ describe("systemd-unit-check controller", () => {
       units: [{ name: "kubelet.service", activeState: "active", subState: "running" }],
       file: "apiVersion: extensions.gardener.cloud/v1alpha1\nspec:\n  units: [{name: kubelet.service, enable: true}]\n",
     });
-    await until(() => a.controller.stats().reconcileErrors > 0, "a failed reconcile");
+    await eventually("a failed reconcile", () => a.controller.stats().reconcileErrors > 0);
     expect(a.condition()).toBeUndefined();
     expect(a.fake.actions).toEqual([]);
   });
@@ -237,7 +230,7 @@ describe("systemd-unit-check controller", () => {
         `[{name: kubelet.service, enable: true}, {name: setup.service, content: x}, {name: cleanup.service, content: x}, {name: cleanup.timer, content: x}, {name: mount.path, enable: true}, {name: slow.service, enable: true}, {name: gone.service, enable: true}]`,
       ),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual([
       "False",
       "UnhealthyUnits",

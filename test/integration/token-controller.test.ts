@@ -10,6 +10,7 @@ import { nodes } from "../../src/kube/resources.ts";
 import type { Logger } from "../../src/log/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
@@ -27,14 +28,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 let seq = 0;
 
@@ -88,7 +81,7 @@ async function agent() {
   /** Lets the controller finish what is due now (queue empty, nothing in flight). */
   const idle = async () => {
     await clock.settle();
-    await until(() => controller.queue.len() === 0 && controller.queue.processingLen() === 0, "the controller to go idle");
+    await eventually("the controller to go idle", () => controller.queue.len() === 0 && controller.queue.processingLen() === 0);
   };
   return {
     root, host, clock, controller, resync, secretA, secretB, pathA, pathB, setSecret, gets, warnings, idle,
@@ -111,7 +104,7 @@ describe("token controller", () => {
       a.setSecret(a.secretA, { token: b64("token-one") });
       a.setSecret(a.secretB, { token: b64("token-two") });
       a.start();
-      await until(async () => (await a.text(a.pathA)) === "token-one" && (await a.text(a.pathB)) === "token-two", "both files");
+      await eventually("both files", async () => (await a.text(a.pathA)) === "token-one" && (await a.text(a.pathB)) === "token-two");
       expect(await a.mode(a.pathA)).toBe(0o640);
       expect(await a.mode(a.pathB)).toBe(0o640);
       expect((await a.host.stat("/var/lib/valitail"))?.kind).toBe("dir");
@@ -125,7 +118,7 @@ describe("token controller", () => {
     a.setSecret(a.secretA, { token: b64("v1") });
     a.setSecret(a.secretB, { token: b64("other") });
     a.start();
-    await until(async () => (await a.text(a.pathA)) === "v1", "the first token");
+    await eventually("the first token", async () => (await a.text(a.pathA)) === "v1");
     await a.idle();
     const before = await Bun.file(a.host.resolve(a.pathA)).stat();
     expect(sim.requests.some((r) => r.resource === "secrets" && r.verb !== "get" && r.name === a.secretA)).toBe(false);
@@ -138,7 +131,7 @@ describe("token controller", () => {
 
     a.setSecret(a.secretA, { token: b64("v2") });
     a.clock.step(3_600_000);
-    await until(async () => (await a.text(a.pathA)) === "v2", "the rotated token");
+    await eventually("the rotated token", async () => (await a.text(a.pathA)) === "v2");
     expect(await a.mode(a.pathA)).toBe(0o640);
   });
 
@@ -147,18 +140,18 @@ describe("token controller", () => {
     a.setSecret(a.secretA, { token: b64("keep-me") });
     a.setSecret(a.secretB, { token: b64("other") });
     a.start();
-    await until(async () => (await a.text(a.pathA)) === "keep-me", "the token file");
+    await eventually("the token file", async () => (await a.text(a.pathA)) === "keep-me");
     await a.idle();
     await a.host.remove(a.pathA);
     a.resync.trigger({ namespace: "kube-system", name: a.secretA });
-    await until(async () => (await a.text(a.pathA)) === "keep-me", "the restored file");
+    await eventually("the restored file", async () => (await a.text(a.pathA)) === "keep-me");
   });
 
   test("keeps retrying with backoff while the Secret is missing and writes the file once it appears", async () => {
     const a = await agent();
     a.setSecret(a.secretB, { token: b64("other") });
     a.start();
-    await until(() => a.gets(a.secretA).some((r) => r.code === 404), "a 404 for the missing secret");
+    await eventually("a 404 for the missing secret", () => a.gets(a.secretA).some((r) => r.code === 404));
     await a.idle();
     expect(a.controller.stats().reconcileErrors).toBeGreaterThanOrEqual(1);
     expect(await a.text(a.pathA)).toBeUndefined();
@@ -166,11 +159,11 @@ describe("token controller", () => {
     await a.idle();
 
     a.setSecret(a.secretA, { token: b64("late") });
-    await until(async () => {
+    await eventually("the file of the late secret", async () => {
       a.clock.step(1_000);
       await a.clock.settle();
       return (await a.text(a.pathA)) === "late";
-    }, "the file of the late secret");
+    });
     expect(await a.mode(a.pathA)).toBe(0o640);
   });
 
@@ -180,7 +173,7 @@ describe("token controller", () => {
     a.setSecret(a.secretA, { token: "" });
     a.setSecret(a.secretB, { token: b64("other") });
     a.start();
-    await until(() => a.warnings().length === 1, "the warning event");
+    await eventually("the warning event", () => a.warnings().length === 1);
     expect(a.warnings()).toEqual([
       `TokenSyncFailed: secret key "token" does not exist or is empty in secret kube-system/${a.secretA}, not updating ${a.pathA}`,
     ]);
@@ -193,11 +186,11 @@ describe("token controller", () => {
     expect(await a.text(a.pathA)).toBe("old-token");
 
     a.setSecret(a.secretA, { token: b64("fixed") });
-    await until(async () => {
+    await eventually("the fixed token", async () => {
       a.clock.step(1_000);
       await a.clock.settle();
       return (await a.text(a.pathA)) === "fixed";
-    }, "the fixed token");
+    });
   });
 
   test("a client on the synced token file uses the rotated token with its next request", async () => {
@@ -207,7 +200,7 @@ describe("token controller", () => {
     a.setSecret(a.secretA, { token: b64("unused") });
     a.setSecret(a.secretB, { token: b64(`sa-token-one-${a.secretA}`) });
     a.start();
-    await until(async () => (await a.text(a.pathB)) === `sa-token-one-${a.secretA}`, "the first token file");
+    await eventually("the first token file", async () => (await a.text(a.pathB)) === `sa-token-one-${a.secretA}`);
 
     const client = new KubeClient({
       config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "tokenFile", path: a.host.resolve(a.pathB) } },
@@ -222,7 +215,7 @@ describe("token controller", () => {
 
     a.setSecret(a.secretB, { token: b64(`sa-token-two-${a.secretA}`) });
     a.resync.trigger({ namespace: "kube-system", name: a.secretB });
-    await until(async () => (await a.text(a.pathB)) === `sa-token-two-${a.secretA}`, "the rotated token file");
+    await eventually("the rotated token file", async () => (await a.text(a.pathB)) === `sa-token-two-${a.secretA}`);
     expect(await userOfNextRequest()).toBe("sa-two");
   });
 });
