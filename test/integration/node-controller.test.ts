@@ -1,73 +1,35 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { realClock } from "../../src/clock/index.ts";
-import { createEventRecorder } from "../../src/controllers/events.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { setupNodeController } from "../../src/controllers/node/index.ts";
-import { KubeClient } from "../../src/kube/client.ts";
-import { InformerSet } from "../../src/kube/informer-set.ts";
 import { nodes } from "../../src/kube/resources.ts";
-import type { Logger } from "../../src/log/types.ts";
 import type { Systemd } from "../../src/systemd/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
-import { FakeClock } from "../doubles/fake-clock.ts";
-import { FakeSystemd } from "../doubles/systemd/index.ts";
+import type { FakeSystemd } from "../doubles/systemd/index.ts";
+import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
 const annotation = "worker.gardener.cloud/restart-systemd-services";
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-let seq = 0;
+const env = useControllerSandboxes();
 
 /** A running node controller for a fresh Node; every restart records whether the annotation was still on the Node. */
 async function agent() {
-  const id = ++seq;
-  const hostName = `node-host-${id}`;
-  const nodeName = `node-node-${id}`;
-  sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
-  const fake = new FakeSystemd();
+  const sb = await env.start({ prefix: "node", systemd: { realClock: true } });
+  const { sim, nodeName, fake } = sb;
   const restarts: Array<{ unit: string; annotationPresent: boolean }> = [];
-  const annotationNow = (): string | undefined => (sim.store.get("nodes", "", nodeName) as Plain)["metadata"]["annotations"]?.[annotation];
+  const annotationNow = (): string | undefined => sb.nodeObject()["metadata"]["annotations"]?.[annotation];
   const systemd: Systemd = Object.assign(Object.create(fake) as FakeSystemd, {
     restart: (unit: string, signal?: AbortSignal) => {
       restarts.push({ unit, annotationPresent: annotationNow() !== undefined });
       return fake.restart(unit, signal);
     },
   });
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-  const informers = new InformerSet({ kube, clock: realClock, log });
-  const clock = new FakeClock();
-  const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: hostName });
-  const controller = setupNodeController({ kube, informers, node: { hostName, nodeName }, systemd, events, clock, log });
-  const stop = new AbortController();
-  informers.start(stop.signal);
-  await informers.waitForSync(stop.signal);
-  const running = controller.start(stop.signal);
+  const { kube, informers, events, clock } = sb;
+  const controller = setupNodeController({ kube, informers, node: sb.node, systemd, events, clock, log });
+  await sb.run(controller);
 
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    await informers.stopped();
-    kube.close();
-  });
   const setAnnotation = (value: string) =>
     sim.store.patch("nodes", "", nodeName, "merge", { metadata: { annotations: { [annotation]: value } } });
-  const events_ = () =>
-    (sim.store.list("events", { namespace: "default" }) as Plain[])
-      .filter((e) => e["involvedObject"]?.name === nodeName)
-      .map((e) => `${e["type"]} ${e["reason"]} ${e["action"]}: ${e["message"]}`);
   const patches = () => sim.requests.filter((r) => r.resource === "nodes" && r.verb === "patch" && r.name === nodeName);
   /**
    * The cache has caught up with the store (same resourceVersion: every event went through the
@@ -75,12 +37,12 @@ async function agent() {
    */
   const quiescent = async () => {
     const inf = informers.informersOf(nodes, "")[0];
-    const storeRv = () => (sim.store.get("nodes", "", nodeName) as Plain)["metadata"]["resourceVersion"];
+    const storeRv = () => sb.nodeObject()["metadata"]["resourceVersion"];
     await eventually("the cache to catch up", () => inf?.get(nodeName)?.metadata.resourceVersion === storeRv());
     const q = controller.queue;
     await eventually("the controller to go idle", () => q.len() === 0 && q.processingLen() === 0 && q.delayedLen() === 0);
   };
-  return { nodeName, fake, restarts, annotationNow, setAnnotation, events: events_, patches, controller, quiescent };
+  return { nodeName, fake, restarts, annotationNow, setAnnotation, events: sb.nodeEvents, patches, controller, quiescent };
 }
 
 describe("node controller", () => {
