@@ -1,41 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { realClock } from "../../src/clock/index.ts";
-import { createEventRecorder } from "../../src/controllers/events.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { setupHealthCheckController } from "../../src/controllers/healthcheck/index.ts";
-import { KubeClient } from "../../src/kube/client.ts";
-import { InformerSet } from "../../src/kube/informer-set.ts";
-import type { Logger } from "../../src/log/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
-import { FakeSystemd } from "../doubles/systemd/index.ts";
+import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-let seq = 0;
+const env = useControllerSandboxes();
 
 /** A running health-check controller for a fresh Node, a local stand-in for the kubelet's healthz and a scriptable containerd. */
 async function agent() {
-  const id = ++seq;
-  const hostName = `hc-host-${id}`;
-  const nodeName = `hc-node-${id}`;
-  sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
+  const sb = await env.start({
+    prefix: "hc",
+    clock: new FakeClock(Date.UTC(2026, 0, 1)),
+  });
+  const { sim, nodeName, hostName, fake, clock } = sb;
   const setStatus = (status: Plain) => {
-    const n = sim.store.get("nodes", "", nodeName) as Plain;
+    const n = sb.nodeObject();
     n["status"] = status;
     sim.store.update("nodes", n, { subresource: "status" });
   };
@@ -51,20 +33,16 @@ async function agent() {
       return new Response(healthzStatus === 200 ? "ok" : "not ok", { status: healthzStatus });
     },
   });
+  sb.onDispose(() => healthz.stop(true));
   let containerdError: Error | undefined;
   let containerdProbes = 0;
 
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const fake = new FakeSystemd({ clock });
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-  const informers = new InformerSet({ kube, clock: realClock, log });
-  const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: hostName });
   const controller = setupHealthCheckController({
-    kube,
-    informers,
-    node: { hostName, nodeName },
+    kube: sb.kube,
+    informers: sb.informers,
+    node: sb.node,
     systemd: fake,
-    events,
+    events: sb.events,
     clock,
     log,
     containerdProbe: async () => {
@@ -74,24 +52,8 @@ async function agent() {
     kubeletHealthUrl: `http://127.0.0.1:${healthz.port}/healthz`,
     listAddresses: () => ["127.0.0.1/8", "10.0.0.5/24", "fe80::1/64"],
   });
-  const stop = new AbortController();
-  informers.start(stop.signal);
-  await informers.waitForSync(stop.signal);
-  const running = controller.start(stop.signal);
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    await informers.stopped();
-    kube.close();
-    await healthz.stop(true);
-  });
+  await sb.run(controller);
 
-  const nodeEvents = () =>
-    (sim.store.list("events", { namespace: "default" }) as Plain[])
-      .filter((e) => e["involvedObject"]?.name === nodeName)
-      // Creation order: names carry the (fake, often equal) time plus a random suffix.
-      .sort((x, y) => Number(x["metadata"]["resourceVersion"]) - Number(y["metadata"]["resourceVersion"]))
-      .map((e) => `${e["type"]} ${e["reason"]} ${e["action"]}: ${e["message"]}`);
   const idle = () => controller.queue.len() === 0 && controller.queue.processingLen() === 0;
   /** Step to the next periodic pass and wait until it has probed both components and finished. */
   const nextPass = async (ms = 30_000) => {
@@ -103,12 +65,12 @@ async function agent() {
   return {
     nodeName,
     fake,
-    nodeEvents,
+    nodeEvents: sb.nodeEvents,
     nextPass,
     setStatus,
     setHealthz: (code: number) => (healthzStatus = code),
     failContainerd: (msg: string | undefined) => (containerdError = msg === undefined ? undefined : new Error(msg)),
-    addresses: () => (sim.store.get("nodes", "", nodeName) as Plain)["status"]?.["addresses"],
+    addresses: () => sb.nodeObject()["status"]?.["addresses"],
     firstPass: () => eventually("the first pass", () => healthzHits > 0 && containerdProbes > 0 && idle()),
   };
 }
