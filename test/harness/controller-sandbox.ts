@@ -44,6 +44,8 @@ export interface ControllerSandboxOptions {
 
 export interface ControllerSandbox {
   readonly sim: ApiServerSim;
+  /** Counts the file's sandboxes: the suffix of the names, for other per-test objects. */
+  readonly id: number;
   readonly nodeName: string;
   readonly hostName: string;
   /** The node identity controllers take as `node`. */
@@ -116,6 +118,7 @@ export async function startControllerSandbox(sim: ApiServerSim, n: number, opts:
 
   const sandbox: ControllerSandbox = {
     sim,
+    id: n,
     nodeName,
     hostName,
     node: { hostName, nodeName },

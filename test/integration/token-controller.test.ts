@@ -1,56 +1,30 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createEventRecorder } from "../../src/controllers/events.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTokenResync, setupTokenController } from "../../src/controllers/token/index.ts";
-import { createHostFs, type HostFs } from "../../src/host/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { nodes } from "../../src/kube/resources.ts";
-import type { Logger } from "../../src/log/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
-import { FakeClock } from "../doubles/fake-clock.ts";
+import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-let seq = 0;
+const env = useControllerSandboxes();
 
 /** A token controller for two sync configs of fresh Secrets, files under a temp --root, time on a FakeClock. */
 async function agent() {
-  const id = ++seq;
-  const nodeName = `token-node-${id}`;
-  sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } } });
-  const root = await mkdtemp(join(tmpdir(), "token-controller-"));
-  const host: HostFs = createHostFs(root);
+  const sb = await env.start({ prefix: "token", hostIsNodeName: true });
+  const { sim, id, nodeName, root, host, clock, kube, events } = sb;
   const secretA = `token-a-${id}`;
   const secretB = `token-b-${id}`;
   const pathA = "/var/lib/valitail/auth-token";
   const pathB = "/var/lib/gardener-node-agent/credentials/token";
-  const clock = new FakeClock();
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-  const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: nodeName });
   const resync = createTokenResync();
   const controller = setupTokenController({
     kube,
     host,
     events,
-    node: { hostName: nodeName, nodeName },
+    node: sb.node,
     clock,
     log,
     syncConfigs: [
@@ -59,14 +33,6 @@ async function agent() {
     ],
     syncPeriodMs: 3_600_000,
     resync,
-  });
-  const stop = new AbortController();
-  let running: Promise<void> | undefined;
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    kube.close();
-    await rm(root, { recursive: true, force: true });
   });
   const setSecret = (name: string, data: Record<string, string> | undefined) => {
     const body = { apiVersion: "v1", kind: "Secret", metadata: { namespace: "kube-system", name }, ...(data ? { data } : {}) };
@@ -85,9 +51,7 @@ async function agent() {
   };
   return {
     root, host, clock, controller, resync, secretA, secretB, pathA, pathB, setSecret, gets, warnings, idle,
-    start: () => {
-      running = controller.start(stop.signal);
-    },
+    start: () => sb.startController(controller),
     text: (p: string) => host.readText(p),
     mode: async (p: string) => (await host.stat(p))?.mode,
   };
@@ -121,7 +85,7 @@ describe("token controller", () => {
     await eventually("the first token", async () => (await a.text(a.pathA)) === "v1");
     await a.idle();
     const before = await Bun.file(a.host.resolve(a.pathA)).stat();
-    expect(sim.requests.some((r) => r.resource === "secrets" && r.verb !== "get" && r.name === a.secretA)).toBe(false);
+    expect(env.sim.requests.some((r) => r.resource === "secrets" && r.verb !== "get" && r.name === a.secretA)).toBe(false);
 
     a.clock.step(3_600_000);
     await a.idle();
@@ -195,21 +159,21 @@ describe("token controller", () => {
 
   test("a client on the synced token file uses the rotated token with its next request", async () => {
     const a = await agent();
-    sim.addToken(`sa-token-one-${a.secretA}`, "sa-one", ["system:masters"]);
-    sim.addToken(`sa-token-two-${a.secretA}`, "sa-two", ["system:masters"]);
+    env.sim.addToken(`sa-token-one-${a.secretA}`, "sa-one", ["system:masters"]);
+    env.sim.addToken(`sa-token-two-${a.secretA}`, "sa-two", ["system:masters"]);
     a.setSecret(a.secretA, { token: b64("unused") });
     a.setSecret(a.secretB, { token: b64(`sa-token-one-${a.secretA}`) });
     a.start();
     await eventually("the first token file", async () => (await a.text(a.pathB)) === `sa-token-one-${a.secretA}`);
 
     const client = new KubeClient({
-      config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "tokenFile", path: a.host.resolve(a.pathB) } },
+      config: { server: env.sim.url, caPem: env.sim.caPem, credentials: { kind: "tokenFile", path: a.host.resolve(a.pathB) } },
     });
-    cleanups.push(() => client.close());
+    env.afterTest(() => client.close());
     const userOfNextRequest = async () => {
-      const n = sim.requests.length;
+      const n = env.sim.requests.length;
       await client.list(nodes, "", { fieldSelector: "metadata.name=none" });
-      return sim.requests.slice(n).find((r) => r.resource === "nodes" && r.path.includes("metadata.name%3Dnone"))?.user;
+      return env.sim.requests.slice(n).find((r) => r.resource === "nodes" && r.path.includes("metadata.name%3Dnone"))?.user;
     };
     expect(await userOfNextRequest()).toBe("sa-one");
 
