@@ -1,17 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { parse as parseYaml } from "yaml";
 import { CertificateRotationError, ClientCertificateError, setupCertificateController } from "../../src/controllers/certificate/index.ts";
-import { createHostFs, type HostFs } from "../../src/host/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { RestConfig } from "../../src/kube/kubeconfig.ts";
 import { loadKubeconfig } from "../../src/kube/kubeconfig.ts";
 import { events } from "../../src/kube/resources.ts";
 import type { Logger } from "../../src/log/types.ts";
-import { type ApiServerSim, startApiServer, X509Cert } from "../doubles/apiserver/index.ts";
+import { X509Cert } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { useControllerSandboxes } from "../harness/controller-sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
@@ -20,17 +17,7 @@ const kubeconfigPath = "/var/lib/gardener-node-agent/credentials/kubeconfig";
 const caPath = "/var/lib/gardener-node-agent/cluster-ca.crt";
 const machinePrefix = "gardener.cloud:node-agent:machine:";
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const env = useControllerSandboxes();
 
 /**
  * Like `eventually`, but moves the agent's FakeClock to its next pending deadline on every look, so
@@ -44,19 +31,17 @@ const drive = (clock: FakeClock, cond: () => boolean | Promise<boolean>, what: s
     return false;
   });
 
-let seq = 0;
-
 /**
  * A certificate controller running as node agent `machine-<n>` with a client certificate of
  * `lifetimeSeconds` issued by the simulator (backdated 5 min like kube-controller-manager), time on a
  * FakeClock that starts at the real now (certificates carry real time), jitter pinned to `random`.
  */
 async function agent(opts: { lifetimeSeconds: number; random: number; restConfig?: (base: RestConfig) => RestConfig }) {
-  const machineName = `cert-machine-${++seq}`;
+  const sb = await env.start({ prefix: "certificate-controller", createNode: false, clock: new FakeClock(Date.now()) });
+  const { sim, root, host, clock } = sb;
+  const machineName = `cert-machine-${sb.id}`;
   const cert = await sim.issueClientCert(`${machinePrefix}${machineName}`, ["gardener.cloud:node-agents"], opts.lifetimeSeconds);
   const validity = new X509Cert(cert.certPem);
-  const root = await mkdtemp(join(tmpdir(), "certificate-controller-"));
-  const host: HostFs = createHostFs(root);
   await host.writeFileAtomic(caPath, sim.caPem, 0o644);
   const base: RestConfig = {
     server: sim.url,
@@ -67,7 +52,6 @@ async function agent(opts: { lifetimeSeconds: number; random: number; restConfig
     credentials: { kind: "none" },
   };
   const restConfig = opts.restConfig ? opts.restConfig(base) : base;
-  const clock = new FakeClock(Date.now());
   const logs: Array<{ msg: string; fields: unknown }> = [];
   const log: Logger = {
     debug() {},
@@ -88,17 +72,14 @@ async function agent(opts: { lifetimeSeconds: number; random: number; restConfig
     onRestartRequested: (why) => restarts.push(why),
     random: () => opts.random,
   });
-  const stop = new AbortController();
   let finished = false;
-  const running = controller.start(stop.signal).then(() => {
-    finished = true;
+  sb.startController({
+    start: (signal) =>
+      controller.start(signal).then(() => {
+        finished = true;
+      }),
   });
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    kube.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  sb.onDispose(() => kube.close());
   const csrs = () =>
     (sim.store.list("certificatesigningrequests", {}) as Plain[]).filter((c) => {
       const request = Buffer.from(c["spec"]["request"], "base64").toString();
@@ -149,8 +130,8 @@ describe("certificate controller", () => {
     expect(csr["spec"]["expirationSeconds"]).toBe(2592000);
     expect(a.restarts).toEqual([]);
 
-    sim.approveCsr(csr["metadata"]["name"]);
-    const newCertPem = await sim.signCsr(csr["metadata"]["name"]);
+    env.sim.approveCsr(csr["metadata"]["name"]);
+    const newCertPem = await env.sim.signCsr(csr["metadata"]["name"]);
     // The CSR is polled every 2 s on the agent's clock.
     await drive(a.clock, () => a.restarts.length === 1, "the restart request");
     expect(a.restarts).toEqual(["client certificate renewed"]);
@@ -159,7 +140,7 @@ describe("certificate controller", () => {
     expect((await a.host.stat(kubeconfigPath))?.mode).toBe(0o600);
     const doc = parseYaml((await a.host.readText(kubeconfigPath)) ?? "") as Plain;
     expect(doc["current-context"]).toBe("node-agent");
-    expect(doc["clusters"]).toEqual([{ name: "node-agent", cluster: { server: sim.url, "certificate-authority": caPath } }]);
+    expect(doc["clusters"]).toEqual([{ name: "node-agent", cluster: { server: env.sim.url, "certificate-authority": caPath } }]);
     const user = doc["users"][0]["user"];
     expect(Buffer.from(user["client-certificate-data"], "base64").toString()).toBe(newCertPem);
     expect(new X509Cert(newCertPem).subject).toContain(`CN=${machinePrefix}${a.machineName}`);
@@ -180,7 +161,7 @@ describe("certificate controller", () => {
     } finally {
       kube.close();
     }
-    expect(sim.requests.some((r) => r.resource === "events" && r.user === `${machinePrefix}${a.machineName}` && r.code === 201)).toBe(true);
+    expect(env.sim.requests.some((r) => r.resource === "events" && r.user === `${machinePrefix}${a.machineName}` && r.code === 201)).toBe(true);
     // The pending CSR key is gone once the kubeconfig is written.
     expect(await a.host.stat("/var/lib/gardener-node-agent/credentials/bootstrap-csr.key")).toBeUndefined();
   });
@@ -189,7 +170,7 @@ describe("certificate controller", () => {
     const a = await agent({
       lifetimeSeconds: 3600,
       random: 0,
-      restConfig: (b) => ({ server: b.server, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }),
+      restConfig: (b) => ({ server: b.server, caPem: env.sim.caPem, credentials: { kind: "token", token: env.sim.adminToken } }),
     });
     await eventually("a reconciler error", () => a.logs.length > 0);
     expect((a.logs[0]!.fields as { err: unknown }).err).toBeInstanceOf(ClientCertificateError);
@@ -198,7 +179,7 @@ describe("certificate controller", () => {
   });
 
   test("refuses a client certificate whose key does not belong to it", async () => {
-    const other = await sim.issueClientCert("someone-else", []);
+    const other = await env.sim.issueClientCert("someone-else", []);
     const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: (b) => ({ ...b, clientKeyPem: other.keyPem }) });
     await eventually("a reconciler error", () => a.logs.length > 0);
     const err = (a.logs[0]!.fields as { err: Error }).err;
@@ -212,7 +193,7 @@ describe("certificate controller", () => {
     a.clock.set(a.validity.notBeforeMs + Math.ceil(0.84 * lifetimeOf(a.validity)) + 1);
     await eventually("the renewal CSR", () => a.csrs().length === 1);
     const first = (a.csrs()[0] as Plain)["metadata"]["name"] as string;
-    sim.denyCsr(first);
+    env.sim.denyCsr(first);
     await drive(a.clock, () => a.logs.length > 0, "the failed rotation");
     const err = (a.logs[0]!.fields as { err: Error }).err;
     expect(err).toBeInstanceOf(CertificateRotationError);
