@@ -7,7 +7,6 @@ import { quietLog as log, useControllerSandboxes } from "../harness/controller-s
 import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
-type Plain = Record<string, any>;
 const annotation = "worker.gardener.cloud/restart-systemd-services";
 
 const env = useControllerSandboxes();

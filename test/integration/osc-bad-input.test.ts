@@ -1,14 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { realClock } from "../../src/clock/index.ts";
-import { createReconciler, newOscController } from "../../src/controllers/operatingsystemconfig/index.ts";
-import { Informer } from "../../src/kube/informer.ts";
 import { TerminalError } from "../../src/kube/reconcile.ts";
-import { secrets } from "../../src/kube/resources.ts";
-import type { KubeObject } from "../../src/kube/types.ts";
 import { acceptanceOsc, type Plain } from "../fixtures/osc/acceptance-osc.ts";
-import { type OscWorld, silentLog } from "../fixtures/osc/harness.ts";
+import type { OscWorld } from "../fixtures/osc/harness.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
 import { eventually } from "../harness/eventually.ts";
 
@@ -194,46 +189,21 @@ describe("OSC controller with bad input", () => {
 describe("OSC controller runtime with bad input", () => {
   test("should report an OSC that can never be applied once, not retry it, and apply the next osc.yaml", async () => {
     const w = await world();
-    const stop = new AbortController();
-    let running: Promise<unknown> = Promise.resolve();
-    try {
-      const deps = w.deps();
-      const informer = new Informer<KubeObject>({
-        kube: w.kube,
-        resource: secrets,
-        namespace: "kube-system",
-        selectors: { fieldSelector: `metadata.name=${w.secretName}` },
-        clock: realClock,
-        log: silentLog,
-      });
-      const controller = newOscController({
-        reconcile: createReconciler(deps),
-        source: informer,
-        kube: w.kube,
-        node: deps.node,
-        clock: realClock,
-        log: silentLog,
-        signal: stop.signal,
-      });
-      running = Promise.allSettled([informer.run(stop.signal), controller.start(stop.signal)]);
+    const controller = w.startController();
 
-      const bad: Plain = acceptanceOsc();
-      bad["spec"]["units"].push({ name: "no-suffix", content: "x" });
-      w.setOsc(bad);
-      await eventually("the terminal error", () => controller.stats().terminalErrors, { until: (n) => n > 0, timeoutMs: 20_000 });
-      expect(controller.stats().terminalErrors).toBe(1);
+    const bad: Plain = acceptanceOsc();
+    bad["spec"]["units"].push({ name: "no-suffix", content: "x" });
+    w.setOsc(bad);
+    await eventually("the terminal error", () => controller.stats().terminalErrors, { until: (n) => n > 0, timeoutMs: 20_000 });
+    expect(controller.stats().terminalErrors).toBe(1);
 
-      const good = w.setOsc(acceptanceOsc());
-      await env.sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
-      expect(await w.text("/example/file")).toBe("file1");
-      const stats = controller.stats();
-      // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.
-      expect(stats.reconcileErrors).toBe(1);
-      expect(stats.retries).toBe(0);
-      expect(warnings(w)).toHaveLength(1);
-    } finally {
-      stop.abort();
-      await running;
-    }
+    const good = w.setOsc(acceptanceOsc());
+    await env.sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
+    expect(await w.text("/example/file")).toBe("file1");
+    const stats = controller.stats();
+    // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.
+    expect(stats.reconcileErrors).toBe(1);
+    expect(stats.retries).toBe(0);
+    expect(warnings(w)).toHaveLength(1);
   });
 });
