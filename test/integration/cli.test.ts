@@ -8,6 +8,7 @@ import type { ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble } from "../doubles/systemd/index.ts";
 import type { SystemdDouble } from "../doubles/systemd/index.ts";
 import { eventually } from "../harness/eventually.ts";
+import { reservePort } from "../harness/ports.ts";
 
 // Whole-binary tests of the compiled executable (`make build`); GNA_BINARY points at another build.
 const binary = resolve(process.env["GNA_BINARY"] ?? "dist/gardener-node-agent");
@@ -86,13 +87,6 @@ const untilReady = (r: Running, port: number): Promise<true> =>
     }
     return (await get(`http://127.0.0.1:${port}/readyz`))?.status === 200 ? true : undefined;
   });
-
-const freePort = (): number => {
-  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = s.port ?? 0;
-  void s.stop(true);
-  return port;
-};
 
 const tempRoot = (files: Record<string, string> = {}): string => {
   const root = mkdtempSync(join(tmpdir(), "gna-cli-"));
@@ -197,8 +191,8 @@ describe("gardener-node-agent binary", () => {
   });
 
   test("reports an unsupported Kubernetes version unless the check is disabled", async () => {
-    const health = freePort();
-    const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, freePort()).replace("v1.33.0", "1.31.0") });
+    const health = reservePort();
+    const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, reservePort()).replace("v1.33.0", "1.31.0") });
     const refused = await run(["--root", root]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('controllers.operatingSystemConfig.kubernetesVersion: Invalid value: "1.31.0"');
@@ -208,7 +202,7 @@ describe("gardener-node-agent binary", () => {
   });
 
   test("serves healthz, readyz and metrics on the configured ports and exits 0 on SIGTERM", async () => {
-    const [health, metrics] = [freePort(), freePort()];
+    const [health, metrics] = [reservePort(), reservePort()];
     const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, metrics) });
     const r = start(["--root", root]);
     await untilReady(r, health);
@@ -235,8 +229,8 @@ describe("gardener-node-agent binary", () => {
   });
 
   test("falls back to the only config file and warns naming it", async () => {
-    const health = freePort();
-    const root = tempRoot({ "config-v0.0.1-other.yaml": validConfig(health, freePort()) });
+    const health = reservePort();
+    const root = tempRoot({ "config-v0.0.1-other.yaml": validConfig(health, reservePort()) });
     const r = start(["--root", root, "--log-format=text"]);
     await untilReady(r, health);
     expect(await stopAndWait(r)).toBe(0);
@@ -254,8 +248,8 @@ describe("gardener-node-agent binary", () => {
   });
 
   test("sends READY=1 to NOTIFY_SOCKET once serving and STOPPING=1 on SIGTERM", async () => {
-    const health = freePort();
-    const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, freePort()) });
+    const health = reservePort();
+    const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, reservePort()) });
     const sock = join(root, "notify.sock");
     const socat = Bun.spawn(["socat", "-u", `UNIX-RECV:${sock}`, "STDOUT"], { stdout: "pipe", stderr: "ignore" });
     const received = collect(socat.stdout);
