@@ -2,18 +2,15 @@
 // API-server simulator and the systemd double: the OperatingSystemConfigApplied condition for each of
 // its reasons, the apply history annotation and its bound, the hold annotation and its release, and
 // a missing OSC Secret that appears later.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sampleOsc } from "../demo/sample-osc.ts";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import type { Sandbox } from "../harness/sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 type Plain = Record<string, unknown>;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
 interface Condition {
   status: string;
@@ -47,7 +44,6 @@ async function metric(sb: Sandbox, series: string): Promise<number | undefined> 
 describe("Node condition OperatingSystemConfigApplied", () => {
   test("says Applying while an apply runs, then Applied with the checksum, with history and metrics", async () => {
     const sb = await startSandbox({ nodeName: "cond-node" });
-    sandbox = sb;
     // greeter.service's restart takes a while: long enough to see the apply in progress.
     sb.systemd.delayJobs("greeter.service", 1500);
     const checksum = sb.setOsc(sampleOsc({ greeting: "one" }));
@@ -75,7 +71,6 @@ describe("Node condition OperatingSystemConfigApplied", () => {
 
   test("says ApplyFailed naming the step and unit, keeps the transition time while failing, then recovers", async () => {
     const sb = await startSandbox({ nodeName: "fail-node" });
-    sandbox = sb;
     sb.systemd.failJobs("greeter.service", { operation: "restart" });
     const checksum = sb.setOsc(sampleOsc({ greeting: "broken" }));
     const agent = sb.spawnAgent();
@@ -98,7 +93,6 @@ describe("Node condition OperatingSystemConfigApplied", () => {
 
   test("keeps the apply history to the last five applies within 2 KB", async () => {
     const sb = await startSandbox({ nodeName: "history-node" });
-    sandbox = sb;
     const agent = sb.spawnAgent();
     const checksums: string[] = [];
     for (let i = 1; i <= 7; i++) {
@@ -115,7 +109,6 @@ describe("Node condition OperatingSystemConfigApplied", () => {
 describe("hold annotation", () => {
   test("holds a new version with the reason and what is pending, keeps other controllers working, and applies at once on release", async () => {
     const sb = await startSandbox({ nodeName: "held-node" });
-    sandbox = sb;
     const agent = sb.spawnAgent();
     const first = sb.setOsc(sampleOsc({ greeting: "before" }));
     await sb.waitForApplied(first);
@@ -154,7 +147,6 @@ describe("hold annotation", () => {
 describe("missing OSC Secret", () => {
   test("warns once, says SecretMissing without a crash loop, and applies the Secret once it is created", async () => {
     const sb = await startSandbox({ nodeName: "nosecret-node" });
-    sandbox = sb;
     const agent = sb.spawnAgent();
     const missing = await waitForReason(sb, "SecretMissing");
     expect(missing.status).toBe("False");

@@ -3,11 +3,12 @@
 // and it is started again. The Lease must be renewed within seconds, whatever the consistency check
 // finds; the check reports the real drift as ONE event and does not count the files the resumed
 // change set is about to write.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import type { AgentProcess } from "../harness/sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 const CHANGING = 300;
@@ -37,11 +38,7 @@ const fileEntry = (path: string, data: string) => `  - path: ${path}
 
 type Plain = Record<string, any>;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
 test("a restart after a kill mid-apply renews the Lease within seconds and reports drift as one event", async () => {
   let killOnEnable: AgentProcess | undefined;
@@ -56,7 +53,6 @@ test("a restart after a kill mid-apply renews the Lease within seconds and repor
       },
     },
   });
-  sandbox = sb;
   const leaseName = "gardener-node-agent-restart-worker";
   const renewTime = () => {
     const lease = sb.sim.store.get("leases", "kube-system", leaseName) as Plain | undefined;

@@ -1,8 +1,8 @@
 // Static pod convergence (osc-controller spec 9.1) with the compiled agent: the checksum annotation
 // waits until kubelet — played here by the test, through the simulator — runs the manifest's mirror
 // pod with the same config hash, Running and Ready.
-import { afterEach, describe, expect, test } from "bun:test";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { describe, expect, test } from "bun:test";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
 import { eventually } from "../harness/eventually.ts";
 
 const manifest = `apiVersion: v1
@@ -30,16 +30,11 @@ spec:
     content: {inline: {data: "{"}}
 `;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
 describe("static pods", () => {
   test("the checksum waits for a Running and Ready mirror pod with the manifest's hash", async () => {
     const sb = await startSandbox({ nodeName: "cp-1" });
-    sandbox = sb;
     const sum = sb.setOsc(osc);
     const agent = sb.spawnAgent();
     const podLists = () => sb.sim.requests.filter((r) => r.resource === "pods" && r.verb === "list" && r.code === 200).length;
@@ -99,7 +94,6 @@ describe("static pods", () => {
 
   test("a manifest that is not a Pod fails the reconcile with a Warning event and no checksum", async () => {
     const sb = await startSandbox({ nodeName: "cp-2" });
-    sandbox = sb;
     sb.setOsc(osc.replace(b64(manifest), b64("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")));
     sb.spawnAgent();
     const warnings = () =>
