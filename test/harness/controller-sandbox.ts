@@ -38,6 +38,8 @@ export interface ControllerSandboxOptions {
   readonly nodeStatus?: Plain;
   /** The controller's time; default a FakeClock at its own default start. */
   readonly clock?: FakeClock;
+  /** The admin client's rate limit (the client's default is kubelet-like: 5 qps, burst 10). */
+  readonly kubeRate?: { readonly qps: number; readonly burst: number };
   /** Units of the fake systemd; `overDbus` serves them from the D-Bus double through the real client. */
   readonly systemd?: { readonly units?: UnitSeed[]; readonly overDbus?: boolean; readonly realClock?: boolean };
 }
@@ -69,6 +71,8 @@ export interface ControllerSandbox {
   run(controller?: Startable): Promise<void>;
   /** Starts `controller` without the informers (for controllers that do not watch). */
   startController(controller: Startable): void;
+  /** Creates the Node (labelled with the host name), with `status` through the status subresource. */
+  createNode(status?: Plain): void;
   /** The Node as stored. */
   nodeObject(): Plain;
   /** Events about this Node in the order they were created, as "type reason action: message". */
@@ -86,14 +90,6 @@ interface Startable {
 export async function startControllerSandbox(sim: ApiServerSim, n: number, opts: ControllerSandboxOptions): Promise<ControllerSandbox> {
   const nodeName = `${opts.prefix}-node-${n}`;
   const hostName = opts.hostIsNodeName === true ? nodeName : `${opts.prefix}-host-${n}`;
-  if (opts.createNode !== false) {
-    sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
-    if (opts.nodeStatus !== undefined) {
-      const node = sim.store.get("nodes", "", nodeName) as Plain;
-      node["status"] = opts.nodeStatus;
-      sim.store.update("nodes", node, { subresource: "status" });
-    }
-  }
   const root = await mkdtemp(join(tmpdir(), `${opts.prefix}-`));
   const clock = opts.clock ?? new FakeClock();
   const units = opts.systemd?.units;
@@ -109,7 +105,10 @@ export async function startControllerSandbox(sim: ApiServerSim, n: number, opts:
       await double.stop();
     });
   }
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
+  const kube = new KubeClient({
+    config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
+    ...(opts.kubeRate !== undefined ? { qps: opts.kubeRate.qps, burst: opts.kubeRate.burst } : {}),
+  });
   const informers = new InformerSet({ kube, clock: realClock, log: quietLog });
   const events = createEventRecorder({ kube, clock, log: quietLog, component: "gardener-node-agent", host: hostName });
   const stop = new AbortController();
@@ -139,6 +138,13 @@ export async function startControllerSandbox(sim: ApiServerSim, n: number, opts:
     startController(controller) {
       running = controller.start(stop.signal);
     },
+    createNode(status) {
+      sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
+      if (status === undefined) return;
+      const node = sim.store.get("nodes", "", nodeName) as Plain;
+      node["status"] = status;
+      sim.store.update("nodes", node, { subresource: "status" });
+    },
     nodeObject: () => sim.store.get("nodes", "", nodeName) as Plain,
     nodeEvents: () =>
       (sim.store.list("events", { namespace: "default" }) as Plain[])
@@ -158,6 +164,7 @@ export async function startControllerSandbox(sim: ApiServerSim, n: number, opts:
       await rm(root, { recursive: true, force: true });
     },
   };
+  if (opts.createNode !== false) sandbox.createNode(opts.nodeStatus);
   return sandbox;
 }
 
