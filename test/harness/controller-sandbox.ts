@@ -7,6 +7,7 @@ import { createEventRecorder, type EventRecorder } from "../../src/controllers/e
 import { createHostFs, type HostFs } from "../../src/host/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { InformerSet } from "../../src/kube/informer-set.ts";
+import type { RestConfig } from "../../src/kube/kubeconfig.ts";
 import type { Logger } from "../../src/log/types.ts";
 import { createDbusSystemd } from "../../src/systemd/dbus.ts";
 import type { Systemd } from "../../src/systemd/types.ts";
@@ -38,7 +39,9 @@ export interface ControllerSandboxOptions {
   readonly nodeStatus?: Plain;
   /** The controller's time; default a FakeClock at its own default start. */
   readonly clock?: FakeClock;
-  /** The admin client's rate limit (the client's default is kubelet-like: 5 qps, burst 10). */
+  /** How the sandbox's client connects (default: as the simulator's admin, by token). */
+  readonly restConfig?: RestConfig;
+  /** The client's rate limit (the client's default is kubelet-like: 5 qps, burst 10). */
   readonly kubeRate?: { readonly qps: number; readonly burst: number };
   /** Units of the fake systemd; `overDbus` serves them from the D-Bus double through the real client. */
   readonly systemd?: { readonly units?: UnitSeed[]; readonly overDbus?: boolean; readonly realClock?: boolean };
@@ -53,7 +56,7 @@ export interface ControllerSandbox {
   /** The node identity controllers take as `node`. */
   readonly node: { readonly hostName: string; readonly nodeName: string };
   readonly clock: FakeClock;
-  /** A client authenticated as the simulator's admin. */
+  /** A client authenticated as the simulator's admin, or as `restConfig` says. */
   readonly kube: KubeClient;
   /** Informers on the real clock (watches and relists are real I/O). */
   readonly informers: InformerSet;
@@ -106,7 +109,7 @@ export async function startControllerSandbox(sim: ApiServerSim, n: number, opts:
     });
   }
   const kube = new KubeClient({
-    config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
+    config: opts.restConfig ?? { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
     ...(opts.kubeRate !== undefined ? { qps: opts.kubeRate.qps, burst: opts.kubeRate.burst } : {}),
   });
   const informers = new InformerSet({ kube, clock: realClock, log: quietLog });

@@ -18,6 +18,7 @@ const caPath = "/var/lib/gardener-node-agent/cluster-ca.crt";
 const machinePrefix = "gardener.cloud:node-agent:machine:";
 
 const env = useControllerSandboxes();
+let seq = 0;
 
 /**
  * Like `eventually`, but moves the agent's FakeClock to its next pending deadline on every look, so
@@ -37,12 +38,10 @@ const drive = (clock: FakeClock, cond: () => boolean | Promise<boolean>, what: s
  * FakeClock that starts at the real now (certificates carry real time), jitter pinned to `random`.
  */
 async function agent(opts: { lifetimeSeconds: number; random: number; restConfig?: (base: RestConfig) => RestConfig }) {
-  const sb = await env.start({ prefix: "certificate-controller", createNode: false, clock: new FakeClock(Date.now()) });
-  const { sim, root, host, clock } = sb;
-  const machineName = `cert-machine-${sb.id}`;
+  const { sim } = env;
+  const machineName = `cert-machine-${++seq}`;
   const cert = await sim.issueClientCert(`${machinePrefix}${machineName}`, ["gardener.cloud:node-agents"], opts.lifetimeSeconds);
   const validity = new X509Cert(cert.certPem);
-  await host.writeFileAtomic(caPath, sim.caPem, 0o644);
   const base: RestConfig = {
     server: sim.url,
     caPem: sim.caPem,
@@ -52,6 +51,9 @@ async function agent(opts: { lifetimeSeconds: number; random: number; restConfig
     credentials: { kind: "none" },
   };
   const restConfig = opts.restConfig ? opts.restConfig(base) : base;
+  const sb = await env.start({ prefix: "certificate-controller", createNode: false, clock: new FakeClock(Date.now()), restConfig });
+  const { root, host, clock, kube } = sb;
+  await host.writeFileAtomic(caPath, sim.caPem, 0o644);
   const logs: Array<{ msg: string; fields: unknown }> = [];
   const log: Logger = {
     debug() {},
@@ -60,7 +62,6 @@ async function agent(opts: { lifetimeSeconds: number; random: number; restConfig
     error: (msg, fields) => logs.push({ msg, fields }),
     child: () => log,
   };
-  const kube = new KubeClient({ config: restConfig });
   const restarts: string[] = [];
   const controller = setupCertificateController({
     kube,
@@ -79,7 +80,6 @@ async function agent(opts: { lifetimeSeconds: number; random: number; restConfig
         finished = true;
       }),
   });
-  sb.onDispose(() => kube.close());
   const csrs = () =>
     (sim.store.list("certificatesigningrequests", {}) as Plain[]).filter((c) => {
       const request = Buffer.from(c["spec"]["request"], "base64").toString();
