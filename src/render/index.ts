@@ -13,7 +13,7 @@ export { octalMode, resolveFile, resolveUnit } from "./content.ts";
 export type { RenderSecrets, ResolvedFile, ResolvedUnit } from "./content.ts";
 export { RenderError } from "./errors.ts";
 export type { RenderErrorKind } from "./errors.ts";
-export { renderUserData } from "./render.ts";
+export { renderUserData, renderUserDataGzip } from "./render.ts";
 export type { RenderOptions, UserDataFormat } from "./render.ts";
 export {
   bootstrapTokenPath,
@@ -29,12 +29,14 @@ export {
   machineNamePlaceholder,
   renderInitConfig,
   compactShell,
+  cosignKeyPath,
+  cosignRefusal,
   initScriptForUserData,
   renderInitScript,
   updateCaScript,
   updateCaScriptPath,
 } from "./provision.ts";
-export type { ProvisionInput } from "./provision.ts";
+export type { InitScriptOptions, ProvisionInput } from "./provision.ts";
 export { parseRenderSecrets } from "./secrets.ts";
 export { controlPlaneTokens, openTelemetryCollectorToken, tokenSyncConfigs, valitailToken } from "./token-sync.ts";
 export type { PoolTokenInput, TokenSync } from "./token-sync.ts";

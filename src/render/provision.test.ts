@@ -3,7 +3,7 @@ import { decodeConfig } from "../config/index.ts";
 import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
-import { buildProvisionOsc, compactShell, initScriptForUserData, renderInitConfig, renderInitScript } from "./provision.ts";
+import { buildProvisionOsc, compactShell, cosignRefusal, initScriptForUserData, renderInitConfig, renderInitScript } from "./provision.ts";
 import { renderUserData } from "./render.ts";
 
 const initTemplate =
@@ -65,15 +65,38 @@ describe("compactShell", () => {
 });
 
 describe("initScriptForUserData", () => {
-  const script = ["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'if [ -n "$REGISTRY_CA_API_SERVER" ] && true; then', "  if x; then", "    y", "  fi", "fi", "get() {", "}", ""].join("\n");
+  const script = [
+    "#!/bin/sh",
+    'R="${X:-__REGISTRY_CA_API_SERVER__}"',
+    'if [ -n "$REGISTRY_CA_API_SERVER" ] && true; then',
+    "  if x; then",
+    "    y",
+    "  fi",
+    "fi",
+    'K="$CONF/cosign.pub"',
+    'if [ -f "$K" ]; then',
+    "  verify",
+    "fi",
+    "get() {",
+    "}",
+    "",
+  ].join("\n");
 
   test("should drop the registry-CA block when the registry CA is off", () => {
-    expect(initScriptForUserData(script, false)).toBe(["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', "get() {", "}", ""].join("\n"));
+    expect(initScriptForUserData(script, { registryCa: false, verifySignature: true })).toBe(
+      ["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'K="$CONF/cosign.pub"', 'if [ -f "$K" ]; then', "verify", "fi", "get() {", "}", ""].join("\n"),
+    );
   });
 
-  test("should keep the registry-CA block, compacted, when the registry CA is on", () => {
-    expect(initScriptForUserData(script, true)).toBe(compactShell(script));
+  test("should keep both blocks, compacted, when the registry CA and the signature check are on", () => {
+    expect(initScriptForUserData(script, { registryCa: true, verifySignature: true })).toBe(compactShell(script));
     expect(compactShell(script)).toContain("if x; then\ny\nfi\nfi\n");
+  });
+
+  test("should put the refusal in place of the signature check when there is no cosign key", () => {
+    const out = initScriptForUserData(script, { registryCa: true, verifySignature: false });
+    expect(out).toContain(`K="$CONF/cosign.pub"\n${cosignRefusal}\nget() {\n`);
+    expect(out).not.toContain("verify\n");
   });
 });
 

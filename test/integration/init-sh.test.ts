@@ -54,7 +54,7 @@ describe("cloud-init/init.sh", () => {
 
   test("should install the binary as well in the compacted form user data carries", async () => {
     const compacted = join(dir, "init-compacted.sh");
-    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), false));
+    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), { registryCa: false, verifySignature: true }));
     const r = await runInit(`http://${digestRef}`, { GNA_ARCH: "aarch64", GNA_REGISTRY_PLAIN_HTTP: "0" }, undefined, compacted);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);

@@ -162,7 +162,7 @@ describe("cloud-init/init.sh with cosign.pub (openssl)", () => {
 
   test("should verify as well in the compacted form user data carries", async () => {
     const compacted = join(dir, "init-compacted.sh");
-    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), false));
+    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), { registryCa: false, verifySignature: true }));
     const signed = await runInit(images.signed, rootWithKey("init-compacted-signed"), compacted);
     expect(signed.stderr).toBe("");
     expect(signed.code).toBe(0);
