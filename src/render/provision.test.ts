@@ -4,7 +4,7 @@ import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
 import { buildProvisionOsc, compactShell, cosignRefusal, initScriptForUserData, renderInitConfig, renderInitScript } from "./provision.ts";
-import { renderUserData } from "./render.ts";
+import { renderUserData, renderUserDataGzip } from "./render.ts";
 
 const initTemplate =
   '#!/bin/sh\nIMAGE="${GNA_IMAGE:-__IMAGE__}"\nREGISTRY_CA_API_SERVER="${GNA_REGISTRY_CA_API_SERVER:-__REGISTRY_CA_API_SERVER__}"\n' +
@@ -146,6 +146,23 @@ describe("buildProvisionOsc", () => {
     expect((withCa.spec.files ?? []).map((f) => f.path)).toContain("/var/lib/ssl/update-local-ca-certificates.sh");
     expect(withCa.spec.files?.[4]).toMatchObject({ path: "/var/lib/ssl/update-local-ca-certificates.sh", permissions: 0o744 });
     expect(withCa.spec.units?.[0]?.content?.split("\n")[2]).toBe("Wants=containerd.service");
+  });
+
+  test("should add cosign.pub (0644) before the config and keep init.sh's signature check with a cosign key", () => {
+    const key = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n";
+    const initSh = ["#!/bin/sh", 'IMAGE="${GNA_IMAGE:-__IMAGE__}"', 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'if [ -f "$K" ]; then', "  verify", "fi", ""].join("\n");
+    const files = buildProvisionOsc({ ...input, initScript: initSh, cosignPublicKey: key }).spec.files ?? [];
+    expect(files.map((f) => f.path).slice(-2)).toEqual(["/var/lib/gardener-node-agent/cosign.pub", "/var/lib/gardener-node-agent/config-v1.110.0.yaml"]);
+    expect(files.at(-2)).toMatchObject({ permissions: 0o644, content: { inline: { encoding: "b64", data: Buffer.from(key).toString("base64") } } });
+    const script = (f: typeof files) => Buffer.from(f.find((x) => x.path.endsWith("/init.sh"))?.content.inline?.data ?? "", "base64").toString();
+    expect(script(files)).toContain("verify\n");
+    expect(script(buildProvisionOsc({ ...input, initScript: initSh }).spec.files ?? [])).toContain(`${cosignRefusal}\n`);
+    expect(() => buildProvisionOsc({ ...input, cosignPublicKey: "ssh-ed25519 AAAA" })).toThrow("cosignPublicKey: the cosign key is not one PEM public key");
+  });
+
+  test("should refuse gzip user data for a placeholder file that is not one line", () => {
+    const multi = { ...osc, spec: { ...osc.spec, files: [{ path: "/x", content: { inline: { encoding: "", data: "a\nb" }, transmitUnencoded: true } }] } };
+    expect(() => renderUserDataGzip(multi)).toThrow("spec.files[0].content: a transmitUnencoded file in gzip user data must be one line");
   });
 
   test("should keep the MCM placeholders as literal lines in the bash user data", () => {

@@ -174,6 +174,17 @@ describe("cloud-init/init.sh with cosign.pub (openssl)", () => {
   });
 });
 
+describe("cloud-init/init.sh rendered without --cosign-key", () => {
+  test("should refuse to install when a cosign.pub is on the node anyway, and keep the old binary", async () => {
+    const unverified = join(dir, "init-unverified.sh");
+    writeFileSync(unverified, initScriptForUserData(readFileSync(INIT_SH, "utf8"), { registryCa: false, verifySignature: false }));
+    const r = await runInit(images.signed, rootWithKey("init-unverified"), unverified);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^init\.sh: .*cosign\.pub exists, but this init\.sh was rendered without signature verification \(render --cosign-key\)\n$/);
+    expect(readFileSync(r.bin, "utf8")).toBe("old binary");
+  });
+});
+
 describe("agent self-update with cosign.pub (whole binary)", () => {
   let sb: Sandbox;
   beforeAll(async () => {
