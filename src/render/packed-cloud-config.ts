@@ -43,8 +43,11 @@ function placeFile(path: string, data: Uint8Array): string {
  */
 export function packedScript(files: readonly ResolvedFile[], units: readonly ResolvedUnit[], preamble: readonly string[] = []): string {
   const lines: string[] = ["#!/bin/bash", ...guardLines, ...preamble];
+  const made = new Set<string>();
   for (const f of files) {
-    lines.push(`mkdir -p "${dirname(f.path)}"`, placeFile(f.path, f.data));
+    if (!made.has(dirname(f.path))) lines.push(`mkdir -p "${dirname(f.path)}"`);
+    made.add(dirname(f.path));
+    lines.push(placeFile(f.path, f.data));
     if (f.permissions !== undefined) lines.push(`chmod "${octalMode(f.permissions)}" "${f.path}"`);
   }
   for (const u of units) {
@@ -104,9 +107,11 @@ const gzipMagicWithComment = " 1f 8b 08 10";
 export function renderGzipUserData(files: readonly ResolvedFile[], units: readonly ResolvedUnit[]): Uint8Array {
   const placeholders = files.filter((f) => f.transmitUnencoded);
   const comment: string[] = [];
+  // p LINE PATH MODE: line LINE of the gzip comment (from byte 11 on) into PATH.
   const preamble: string[] = [
     `U=${rawUserDataPath}`,
-    `[ "$(od -An -N4 -tx1 "$U")" = "${gzipMagicWithComment}" ] || { echo "$U is not the gzip user data this script came in" >&2; exit 1; }`,
+    `[ "$(od -An -N4 -tx1 $U)" = "${gzipMagicWithComment}" ] || { echo "$U: not this gzip user data" >&2; exit 1; }`,
+    'p() { mkdir -p "${2%/*}"; tail -c +11 $U | sed -n $1p > "$2"; [ -z "$3" ] || chmod $3 "$2"; }',
   ];
   files.forEach((f, i) => {
     if (!f.transmitUnencoded) return;
@@ -116,8 +121,7 @@ export function renderGzipUserData(files: readonly ResolvedFile[], units: readon
       throw new RenderError("invalid", `spec.files[${i}].content`, "a transmitUnencoded file in gzip user data must be one line of printable Latin-1 text");
     }
     comment.push(text);
-    preamble.push(`mkdir -p "${dirname(f.path)}"`, `tail -c +11 "$U" | sed -n ${comment.length}p > "${f.path}"`);
-    if (f.permissions !== undefined) preamble.push(`chmod "${octalMode(f.permissions)}" "${f.path}"`);
+    preamble.push(`p ${comment.length} "${f.path}" ${f.permissions === undefined ? '""' : octalMode(f.permissions)}`);
   });
   const script = packedScript(
     files.filter((f) => !f.transmitUnencoded),

@@ -3,7 +3,7 @@ import { decodeConfig } from "../config/index.ts";
 import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
-import { buildProvisionOsc, compactShell, cosignRefusal, initScriptForUserData, renderInitConfig, renderInitScript } from "./provision.ts";
+import { buildProvisionOsc, compactShell, cosignRefusal, initScriptForUserData, pullReference, renderInitConfig, renderInitScript } from "./provision.ts";
 import { renderUserData, renderUserDataGzip } from "./render.ts";
 
 const initTemplate =
@@ -187,5 +187,22 @@ describe("compactShell on cloud-init/init.sh", () => {
     const code = (s: string) => s.split("\n").map((l) => l.trimStart()).filter((l) => l !== "" && !l.startsWith("#"));
     expect(code(script)).toEqual(code(initSh));
     expect(script.length).toBeLessThan(initSh.length);
+  });
+});
+
+describe("pullReference", () => {
+  test.each([
+    ["gardener/node-agent:v1", "registry-1.docker.io/gardener/node-agent:v1"],
+    ["busybox", "registry-1.docker.io/library/busybox:latest"],
+    ["docker.io/x/y@sha256:" + "a".repeat(64), `registry-1.docker.io/x/y@sha256:${"a".repeat(64)}`],
+    ["10.0.2.101:5000/gna:v1@sha256:" + "b".repeat(64), `10.0.2.101:5000/gna:v1@sha256:${"b".repeat(64)}`],
+    ["europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0", "europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0"],
+  ])("should write %s as %s for init.sh", (image, expected) => {
+    expect(pullReference(image)).toBe(expected);
+  });
+
+  test("should refuse a scheme and a bad digest, naming the field", () => {
+    expect(() => pullReference("http://10.0.2.100:5000/gna:v1")).toThrow("image: the image reference takes no scheme");
+    expect(() => pullReference("reg.example.com/gna@sha256:abc")).toThrow(/^image: invalid image reference .*digest must be sha256/);
   });
 });

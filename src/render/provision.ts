@@ -1,5 +1,6 @@
 import { stringify } from "yaml";
 import type { Osc, OscFile, Unit } from "../osc/schema.ts";
+import { formatImageReference, parseImageReference, registryEndpoint } from "../registry/index.ts";
 import { RenderError } from "./errors.ts";
 
 /** Paths and names of the node-init OSC (spec §2, §3). */
@@ -105,6 +106,23 @@ export function renderInitConfig(input: Pick<ProvisionInput, "server" | "secretN
 // The image lands inside a double-quoted shell word of init.sh: allow reference characters only.
 const imageReference = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 
+/**
+ * The reference as init.sh pulls it: `host[:port]/repo[:tag][@digest]` with the registry spelled out
+ * (Docker Hub names become `registry-1.docker.io/library/…`), so the script needs no parser of its own.
+ * No scheme: a plain-HTTP registry is a node setting (GNA_REGISTRY_PLAIN_HTTP=1 in /etc/environment).
+ */
+export function pullReference(image: string): string {
+  if (/^[a-z]+:\/\//.test(image)) {
+    throw new RenderError("invalid", "image", "the image reference takes no scheme (plain HTTP: GNA_REGISTRY_PLAIN_HTTP=1 on the node)");
+  }
+  try {
+    const ref = parseImageReference(image);
+    return formatImageReference({ ...ref, registry: registryEndpoint(ref.registry) });
+  } catch (err) {
+    throw new RenderError("invalid", "image", err instanceof Error ? err.message : String(err));
+  }
+}
+
 // The registry-CA server lands in a double-quoted shell word too.
 const serverUrl = /^https?:\/\/[A-Za-z0-9._:[\]/-]+$/;
 
@@ -136,7 +154,7 @@ const cosignBlockStart = 'if [ -f "$K" ]; then';
  * Stands in for init.sh's signature check when the user data carries no cosign key: a `cosign.pub`
  * placed some other way (image, another user-data part) stops the run instead of being ignored.
  */
-export const cosignRefusal = '[ ! -f "$K" ] || die "$K exists, but this init.sh was rendered without signature verification (render --cosign-key)"';
+export const cosignRefusal = '[ ! -f "$K" ] || die "$K exists; render user data with --cosign-key"';
 
 export interface InitScriptOptions {
   /** Keep the registry-CA block (spec §3.3 step 3). */
@@ -155,13 +173,16 @@ function replaceBlock(lines: readonly string[], start: string, instead: readonly
 /**
  * init.sh as user data carries it: compacted, and without the blocks the rendered node cannot use.
  * The registry-CA block (from `if [ -n "$REGISTRY_CA_API_SERVER" ]` to the next `fi` at the start of
- * a line) goes when the registry CA is off, where line 3 leaves it dead code; the signature check
+ * a line) and line 3, which only feeds it, go when the registry CA is off; the signature check
  * (`if [ -f "$K" ]; then` … `fi`) goes without a cosign key and leaves {@link cosignRefusal}.
  * A template without those blocks is only compacted.
  */
 export function initScriptForUserData(template: string, opts: InitScriptOptions): string {
   let lines = template.split("\n");
-  if (!opts.registryCa) lines = replaceBlock(lines, registryCaBlockStart, []);
+  if (!opts.registryCa && lines.some((l) => l.startsWith(registryCaBlockStart))) {
+    // Line 3 only feeds the block: both go.
+    lines = replaceBlock(lines, registryCaBlockStart, []).filter((l) => !l.startsWith("REGISTRY_CA_API_SERVER="));
+  }
   if (!opts.verifySignature) lines = replaceBlock(lines, cosignBlockStart, [cosignRefusal]);
   return compactShell(lines.join("\n"));
 }
@@ -172,6 +193,7 @@ export function initScriptForUserData(template: string, opts: InitScriptOptions)
  */
 export function renderInitScript(template: string, image: string, registryCaServer = "", verifySignature = false): string {
   if (!imageReference.test(image)) throw new RenderError("invalid", "image", `invalid image reference "${image}"`);
+  const ref = pullReference(image);
   if (registryCaServer !== "" && !serverUrl.test(registryCaServer)) {
     throw new RenderError("invalid", "server", `invalid API server URL "${registryCaServer}"`);
   }
@@ -179,7 +201,7 @@ export function renderInitScript(template: string, image: string, registryCaServ
     if (!template.includes(placeholder)) throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
   }
   return initScriptForUserData(template, { registryCa: registryCaServer !== "", verifySignature })
-    .replace(initScriptImagePlaceholder, () => image)
+    .replace(initScriptImagePlaceholder, () => ref)
     .replace(initScriptRegistryCaPlaceholder, () => registryCaServer);
 }
 

@@ -55,14 +55,14 @@ describe("cloud-init/init.sh", () => {
   test("should install the binary as well in the compacted form user data carries", async () => {
     const compacted = join(dir, "init-compacted.sh");
     writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), { registryCa: false, verifySignature: true }));
-    const r = await runInit(`http://${digestRef}`, { GNA_ARCH: "aarch64", GNA_REGISTRY_PLAIN_HTTP: "0" }, undefined, compacted);
+    const r = await runInit(digestRef, { GNA_ARCH: "aarch64" }, undefined, compacted);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(sha256Digest(readFileSync(r.bin))).toBe(sha256Digest(arm64));
   });
 
   test("should install by digest and pick arm64 on an aarch64 machine", async () => {
-    const r = await runInit(`http://${digestRef}`, { GNA_ARCH: "aarch64", GNA_REGISTRY_PLAIN_HTTP: "0" });
+    const r = await runInit(digestRef, { GNA_ARCH: "aarch64" });
     expect(r.code).toBe(0);
     expect(sha256Digest(readFileSync(r.bin))).toBe(sha256Digest(arm64));
   });

@@ -180,7 +180,7 @@ describe("cloud-init/init.sh rendered without --cosign-key", () => {
     writeFileSync(unverified, initScriptForUserData(readFileSync(INIT_SH, "utf8"), { registryCa: false, verifySignature: false }));
     const r = await runInit(images.signed, rootWithKey("init-unverified"), unverified);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^init\.sh: .*cosign\.pub exists, but this init\.sh was rendered without signature verification \(render --cosign-key\)\n$/);
+    expect(r.stderr).toMatch(/^init\.sh: .*cosign\.pub exists; render user data with --cosign-key\n$/);
     expect(readFileSync(r.bin, "utf8")).toBe("old binary");
   });
 });
