@@ -29,14 +29,12 @@ export {
   machineNamePlaceholder,
   renderInitConfig,
   compactShell,
-  cosignKeyPath,
-  cosignRefusal,
   initScriptForUserData,
   renderInitScript,
   updateCaScript,
   updateCaScriptPath,
 } from "./provision.ts";
-export type { InitScriptOptions, ProvisionInput } from "./provision.ts";
+export type { ProvisionInput } from "./provision.ts";
 export { parseRenderSecrets } from "./secrets.ts";
 export { controlPlaneTokens, openTelemetryCollectorToken, tokenSyncConfigs, valitailToken } from "./token-sync.ts";
 export type { PoolTokenInput, TokenSync } from "./token-sync.ts";

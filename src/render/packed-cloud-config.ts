@@ -111,6 +111,7 @@ export function renderGzipUserData(files: readonly ResolvedFile[], units: readon
   const preamble: string[] = [
     `U=${rawUserDataPath}`,
     `[ "$(od -An -N4 -tx1 $U)" = "${gzipMagicWithComment}" ] || { echo "$U: not this gzip user data" >&2; exit 1; }`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     'p() { mkdir -p "${2%/*}"; tail -c +11 $U | sed -n $1p > "$2"; [ -z "$3" ] || chmod $3 "$2"; }',
   ];
   files.forEach((f, i) => {

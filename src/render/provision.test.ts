@@ -194,8 +194,8 @@ describe("pullReference", () => {
   test.each([
     ["gardener/node-agent:v1", "registry-1.docker.io/gardener/node-agent:v1"],
     ["busybox", "registry-1.docker.io/library/busybox:latest"],
-    ["docker.io/x/y@sha256:" + "a".repeat(64), `registry-1.docker.io/x/y@sha256:${"a".repeat(64)}`],
-    ["10.0.2.101:5000/gna:v1@sha256:" + "b".repeat(64), `10.0.2.101:5000/gna:v1@sha256:${"b".repeat(64)}`],
+    [`docker.io/x/y@sha256:${"a".repeat(64)}`, `registry-1.docker.io/x/y@sha256:${"a".repeat(64)}`],
+    [`10.0.2.101:5000/gna:v1@sha256:${"b".repeat(64)}`, `10.0.2.101:5000/gna:v1@sha256:${"b".repeat(64)}`],
     ["europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0", "europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0"],
   ])("should write %s as %s for init.sh", (image, expected) => {
     expect(pullReference(image)).toBe(expected);

@@ -15,7 +15,7 @@ export const machineNamePlaceholder = "<<MACHINE_NAME>>";
 export const initScriptImagePlaceholder = "__IMAGE__";
 export const initScriptRegistryCaPlaceholder = "__REGISTRY_CA_API_SERVER__";
 export const updateCaScriptPath = "/var/lib/ssl/update-local-ca-certificates.sh";
-export const cosignKeyPath = "/var/lib/gardener-node-agent/cosign.pub";
+const cosignKeyPath = "/var/lib/gardener-node-agent/cosign.pub";
 
 export interface ProvisionInput {
   /** Shoot API server URL as the node reaches it. */
