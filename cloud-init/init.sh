@@ -18,24 +18,24 @@ trap 'exit 130' INT TERM
 # JSON on stdin -> one "path=value" line per scalar, e.g. manifests.0.platform.architecture=amd64.
 # grep cuts the document into tokens (strings with their escapes, punctuation, bare scalars; no
 # token spans lines, JSON strings hold no raw newline), awk
-# keeps a stack of containers: f = path of the container, t = is an array, x = array index,
+# keeps a stack of containers: f = path of the container with its dot, t = is an array, x = array index,
 # k = current object key, e = the next string is a key.
 jf() {
   grep -oE '"([^"\\]|\\.)*"|[][{}:,]|[^][{}:,"[:space:]]+' | awk '
-  /^[[{]$/ {q=d?p():""; f[++d]=q; t[d]=$0=="["; x[d]=0; e=!t[d]; next}
+  /^[[{]$/ {q=d?p() ".":""; f[++d]=q; t[d]=$0=="["; x[d]=0; e=!t[d]; next}
   /^[]}]$/ {d--; next}
   $0=="," {x[d]++; e=!t[d]; next}
   $0==":" {e=0; next}
   {v=/^"/?substr($0,2,length-2):$0}
   e {k[d]=v; next}
   {print p() "=" v}
-  function p() {return (f[d]==""?"":f[d] ".") (t[d]?x[d]:k[d])}'
+  function p() {return f[d] (t[d]?x[d]:k[d])}'
 }
 
 # The renderer checks the reference and writes it as host[:port]/repo[:tag][@sha256:…] (Docker Hub
 # names resolved to registry-1.docker.io/…); a digest wins over the tag. Every document and blob
 # fetched by digest is checked against it, so a bad digest ends in a mismatch.
-case "$IMAGE" in "" | __IMAGE__) die "no image reference" ;; esac
+[ -n "${IMAGE%__IMAGE__}" ] || die "no image reference"
 P=https
 [ "${GNA_REGISTRY_PLAIN_HTTP:-0}" != 1 ] || P=http
 N="$IMAGE" D= T=latest

@@ -125,6 +125,8 @@ describe("cloud-init/init.sh", () => {
     // The ko image of the test above is amd64-only.
     ["a missing platform", () => `${registry.host}/ko/agent:v1`, "aarch64", /^init\.sh: image .*\/ko\/agent:v1 has no manifest for linux\/arm64\n$/],
     ["an unsupported machine", () => tagRef, "riscv64", /^init\.sh: unsupported machine architecture/],
+    // The template as it is (no __IMAGE__ filled in) and no GNA_IMAGE.
+    ["an unrendered template", () => "", "x86_64", /^init\.sh: no image reference\n$/],
   ])("should fail with one clear line for %s and install nothing", async (_, image, arch, message) => {
     const r = await runInit(image(), { GNA_ARCH: arch });
     expect(r.code).not.toBe(0);
