@@ -24,7 +24,7 @@ export const command: Command = {
   name: "render",
   summary: "Render a provision OperatingSystemConfig into a user-data script",
   usage: [
-    "render [--format bash|cloud-config] [--secrets FILE] FILE   user data of a provision OSC (FILE '-' = stdin; or --osc FILE)",
+    "render [--format bash|cloud-config|gzip] [--secrets FILE] FILE   user data of a provision OSC (FILE '-' = stdin; or --osc FILE)",
     "render --provision --server URL --ca-file FILE --image REF --secret-name NAME --kubernetes-version V",
     "       [--kubelet-data-volume-size BYTES] [--agent-version V] [--registry-ca] [--cosign-key FILE]",
     "       [--format cloud-config|gzip|bash]",
