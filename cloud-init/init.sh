@@ -26,7 +26,7 @@ jf() {
   /^[]}]$/ {d--; next}
   $0=="," {x[d]++; e=!t[d]; next}
   $0==":" {e=0; next}
-  {v=/^"/?substr($0,2,length-2):$0}
+  {v=/^"/?substr($0,2,length($0)-2):$0}
   e {k[d]=v; next}
   {print p() "=" v}
   function p() {return f[d] (t[d]?x[d]:k[d])}'
