@@ -1,9 +1,10 @@
 import type { Reader } from "../../kube/readers.ts";
+import { errorText } from "../../log/index.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
 import { nodes } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
-import { errorText, type HealthChecker } from "./checker.ts";
+import type { HealthChecker } from "./checker.ts";
 import { checkIntervalMs } from "./watch.ts";
 
 export interface HealthCheckDeps {

@@ -8,6 +8,7 @@ import type { Systemd } from "../../systemd/types.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { agentUnitName, restartPlan } from "./restart-plan.ts";
 import { restartAnnotation } from "./watch.ts";
+import { errorText } from "../../log/index.ts";
 
 export interface NodeReconcilerDeps {
   /** Cached read of the own Node (informer). */
@@ -40,7 +41,7 @@ async function restartService(deps: NodeReconcilerDeps, node: KubeObject, unit: 
     // again and again (the annotation stays until the pass finishes). The Warning event on the Node
     // shows the failure instead; the operator can set the annotation again.
     deps.log.error("Failed restarting systemd service", { err, serviceName: unit });
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorText(err);
     await deps.events.event(nodeRef(node), "Warning", restartReason, restartAction, `processed restart of unit ${unit} failed with error ${msg}`);
     return;
   }
@@ -62,7 +63,7 @@ export function createReconciler(deps: NodeReconcilerDeps): Reconcile {
         log.debug("Object is gone, stop reconciling");
         return {};
       }
-      throw new Error(`error retrieving object from store: ${(err as Error).message}`, { cause: err });
+      throw new Error(`error retrieving object from store: ${errorText(err)}`, { cause: err });
     }
 
     const value = node.metadata.annotations?.[restartAnnotation];

@@ -3,7 +3,6 @@ export { ApplyLock } from "./apply-lock.ts";
 export { createDriftStatus, driftConditionMessage, driftPathsMetric, type DriftStatus, runDriftLoop } from "./drift/index.ts";
 export { ChangesStore, type PersistChanges } from "./changes-store.ts";
 export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
-export { StepError } from "./context.ts";
 export type { ExtractImageFile, NodeIdentity, OscControllerConfig, OscControllerDeps, TokenSyncConfig } from "./deps.ts";
 export { computeChanges, resumeOrCompute } from "./diff.ts";
 export { FileApplyError } from "./files.ts";

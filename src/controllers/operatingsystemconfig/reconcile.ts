@@ -28,6 +28,7 @@ import { OscReporter } from "./report.ts";
 import { enterSerial, leaveSerial } from "./serial/index.ts";
 import { enterRollout, failRolloutOnUnitError, rolloutOff, verifyRollout } from "./rollout/index.ts";
 import { checkStaticPods } from "./staticpods/index.ts";
+import { errorText } from "../../log/index.ts";
 
 export const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
@@ -66,7 +67,7 @@ function decodeSecret(secret: KubeObject, key: ObjectKey): { osc: Osc; checksum:
   try {
     osc = decodeOsc(bytes);
   } catch (err) {
-    throw new OscSecretError(`failed decoding ${oscDataKey} of secret ${key.namespace}/${key.name}: ${(err as Error).message}`, { cause: err });
+    throw new OscSecretError(`failed decoding ${oscDataKey} of secret ${key.namespace}/${key.name}: ${errorText(err)}`, { cause: err });
   }
   const checksum = secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "";
   return { osc, checksum };
@@ -124,9 +125,9 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     }
     if (decoded === undefined) {
       const err = decodeFailure?.err;
-      if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      if (node !== undefined) await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
       await report.rejected(node, secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "", err, signal);
-      throw new TerminalError((err as Error).message, { cause: err });
+      throw new TerminalError(errorText(err), { cause: err });
     }
     const { osc, checksum } = decoded;
 
@@ -198,10 +199,10 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         log.error("Failed marking the rollout slot failed", { err: e }),
       );
       if (!(err instanceof RestartRequested) && node !== undefined) {
-        await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+        await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
       }
       // An OSC that can never be applied: reported once, retried when the Secret's osc.yaml changes.
-      if (permanentInputError(err)) throw new TerminalError((err as Error).message, { cause: err });
+      if (permanentInputError(err)) throw new TerminalError(errorText(err), { cause: err });
       throw err;
     }
     if (stop !== undefined && "hold" in stop) return holds.report(node, checksum, stop.hold, signal);
@@ -226,7 +227,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     const staticPods = await step("failed checking static pods", () =>
       checkStaticPods(kube, osc, deps.node.hostName.toLowerCase(), node.metadata.name ?? "", signal),
     ).catch(async (err: unknown) => {
-      await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", (err as Error).message);
+      await events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
       await run.failed(node, err, signal);
       throw err;
     });
