@@ -5,7 +5,7 @@ import type { Logger } from "../log/types.ts";
 import { decodeOsc } from "../osc/decode.ts";
 import type { Systemd } from "../systemd/types.ts";
 import { runTasks, type Task, type TaskReporter } from "./tasks.ts";
-import { errorText } from "../log/index.ts";
+import { errorText, StepError, step } from "../log/index.ts";
 
 export const agentUnit = "gardener-node-agent.service";
 export const kubeletUnit = "kubelet.service";
@@ -27,13 +27,8 @@ export interface ResetDeps {
   readonly reporter: TaskReporter;
 }
 
-
 const wrap = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
-  try {
-    await fn();
-  } catch (err) {
-    throw new Error(`${what}: ${errorText(err)}`, { cause: err });
-  }
+  await step(what, fn);
 };
 
 /** Upstream retries at once; each call is already bounded by the CRI client's 2 s timeout. */
@@ -60,11 +55,11 @@ async function stopContainers(deps: ResetDeps, signal: AbortSignal): Promise<voi
   try {
     cri = await deps.connectCri(signal);
   } catch (err) {
-    throw new Error(`failed connecting to the container runtime: ${errorText(err)}`, { cause: err });
+    throw new StepError("failed connecting to the container runtime", err);
   }
   try {
     const sandboxes = await cri.listPodSandboxes({ signal }).catch((err: unknown) => {
-      throw new Error(`failed listing pod sandboxes: ${errorText(err)}`, { cause: err });
+      throw new StepError("failed listing pod sandboxes", err);
     });
     const failures: string[] = [];
     for (const sb of sandboxes) {
@@ -94,7 +89,7 @@ async function cleanUpOsc(deps: ResetDeps, signal: AbortSignal): Promise<void> {
   try {
     osc = decodeOsc(text);
   } catch (err) {
-    throw new Error(`failed decoding ${lastAppliedPath}: ${errorText(err)}`, { cause: err });
+    throw new StepError(`failed decoding ${lastAppliedPath}`, err);
   }
   for (const unit of [...(osc.spec.units ?? []), ...(osc.status.extensionUnits ?? [])]) {
     log.info("Stopping and disabling unit", { unitName: unit.name });

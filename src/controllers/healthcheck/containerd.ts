@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import { errorText } from "../../log/index.ts";
+import { errorText, StepError } from "../../log/index.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
@@ -21,10 +21,10 @@ export interface ContainerdCheckerDeps {
 }
 
 /** containerd's restart failed; the failure history is kept, so the next pass restarts again. */
-export class ContainerdRestartError extends Error {
+export class ContainerdRestartError extends StepError {
   override readonly name = "ContainerdRestartError";
   constructor(cause: unknown) {
-    super(`failed restarting containerd: ${errorText(cause)}`, { cause });
+    super("failed restarting containerd", cause);
   }
 }
 
