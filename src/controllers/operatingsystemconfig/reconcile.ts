@@ -28,6 +28,8 @@ const bootstrapRequeueMs = 5_000;
  * for speed live in named units, each with its own test: `readNodeWhileDecoding` (decode during the
  * Node GET), `LabelPatch` (the label patch during planning), `admit` (hold, revert, serial and rollout
  * gates), `exclusively` (one writer of the host at a time), `applyFailed` (how a failed apply is told).
+ * A new Secret version arriving during an apply cancels nothing: the work queue keeps the key dirty
+ * (one worker) and this reconcile runs again for it once the current one returned.
  */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
   // Every gate reports its GateHold here (condition, event once per version and reason, metrics, status).
