@@ -9,6 +9,7 @@ describe("readNodeWhileDecoding", () => {
   test("should send the Node GET before decoding and return both", async () => {
     const order: string[] = [];
     const answer = Promise.withResolvers<KubeObject | undefined>();
+    const decoding = Promise.withResolvers<void>();
     const read = readNodeWhileDecoding(
       () => {
         order.push("get sent");
@@ -16,12 +17,12 @@ describe("readNodeWhileDecoding", () => {
       },
       () => {
         order.push("decoded");
+        decoding.resolve();
         return 42;
       },
     );
     expect(order).toEqual(["get sent"]); // the decode waits for the request to reach the wire
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
+    await decoding.promise;
     expect(order).toEqual(["get sent", "decoded"]); // decoded while the GET is still unanswered
     answer.resolve(node);
     expect(await read).toEqual({ node, decoded: { ok: true, value: 42 } });

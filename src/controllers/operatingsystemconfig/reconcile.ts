@@ -43,19 +43,21 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
     if (secret === undefined) return report.secretMissing(await step("failed getting node", () => findNode(kube, deps.node, signal)), signal);
 
-    // 2. Read the Node, decoding the Secret meanwhile. Checked before anything is applied, so a bad
+    // 2. The configured Kubernetes version is checked before anything is applied, so a bad
     //    configuration cannot fail only the very last step.
     const version = kubernetesVersionLabelValue(config.kubernetesVersion);
+
+    // 3. Read the Node, decoding the Secret meanwhile (see readNodeWhileDecoding).
     const known = deps.node.nodeName !== undefined;
     const { node, decoded } = await readNodeWhileDecoding(
       () => step("failed getting node", () => findNode(kube, deps.node, signal)),
       () => decodeSecret(secret, key),
     );
 
-    // 3. A Node registered since start restarts the agent (not for gardenadm's provision OSC, 9.4).
+    // 4. A Node registered since start restarts the agent (not for gardenadm's provision OSC, 9.4).
     adoptDiscoveredNode(deps.node, known, node, !decoded.ok || !skipsStateFiles(deps.selfHosted, decoded.value), log);
 
-    // 4. An undecodable Secret is reported once and waits for a new osc.yaml.
+    // 5. An undecodable Secret is reported once and waits for a new osc.yaml.
     if (!decoded.ok) {
       await warn(node, decoded.err);
       await report.rejected(node, secretChecksum(secret), decoded.err, signal);
@@ -64,7 +66,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     const osc = decoded.value;
     const checksum = secretChecksum(secret);
 
-    // 5. Start the Node label patch (§4 step 4); it runs during the planning, see LabelPatch.
+    // 6. Start the Node label patch (§4 step 4); it runs during the planning, see LabelPatch.
     const labels =
       node === undefined
         ? LabelPatch.none
@@ -73,7 +75,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
             return LabelPatch.start(() => step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels: wanted }, signal)));
           });
 
-    // 6. A Secret without checksum is rejected (the condition says so, else the Node would show the old state).
+    // 7. A Secret without checksum is rejected (the condition says so, else the Node would show the old state).
     if (checksum === "") {
       await labels.done();
       const err = new OscChecksumError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
@@ -82,7 +84,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       throw err;
     }
 
-    // 7. Up to date: the Node has the checksum and no earlier attempt left work behind.
+    // 8. Up to date: the Node has the checksum and no earlier attempt left work behind.
     if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum && !(await leftoversPending(host, checksum))) {
       await labels.done();
       log.info("Node is up to date with the operating system config", { checksum });
@@ -90,7 +92,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return {};
     }
 
-    // 8. The gates: operator's hold, reverted version, serial lock, rollout slot.
+    // 9. The gates: operator's hold, reverted version, serial lock, rollout slot.
     const admission = await admit(deps, { secret, osc, checksum, node, nodeKnownAtStart: known, labels }, signal);
     if (admission.kind === "hold") {
       await labels.done();
@@ -98,7 +100,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     }
     const { serial, rollout } = admission;
 
-    // 9. Apply (steps 7–26), one writer of the host at a time; a verifying slot only waits for the labels.
+    // 10. Apply (§4 steps 7–26), one writer of the host at a time; a verifying slot only waits for the labels.
     const run = await report.startApply(node, checksum, signal);
     let stop: ApplyStop | undefined;
     try {
@@ -114,20 +116,20 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     }
     await run.hostApplied();
 
-    // 10. Without a Node the checksum has nowhere to go: look again shortly.
+    // 11. Without a Node the checksum has nowhere to go: look again shortly.
     if (node === undefined) {
       log.info("Node not registered yet, checking again shortly");
       return { requeueAfterMs: bootstrapRequeueMs };
     }
 
-    // 11. The kubelet has joined: its bootstrap credentials go.
+    // 12. The kubelet has joined: its bootstrap credentials go.
     log.info("Deleting bootstrap credentials");
     await step("failed deleting bootstrap credentials", async () => {
       await host.remove(kubeletBootstrapKubeconfigPath);
       await host.remove(bootstrapTokenPath);
     });
 
-    // 12. §4 step 29: the checksum waits until the static pods run as their manifests say (9.1).
+    // 13. §4 step 29: the checksum waits until the static pods run as their manifests say (9.1).
     const staticPods = await step("failed checking static pods", () =>
       checkStaticPods(kube, osc, deps.node.hostName.toLowerCase(), node.metadata.name ?? "", signal),
     ).catch(async (err: unknown) => {
@@ -137,11 +139,11 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     });
     if (staticPods !== undefined) return report.report(node, checksum, staticPods, signal);
 
-    // 13. A rollout slot is verified (the Node healthy long enough) and released before the checksum is written.
+    // 14. A rollout slot is verified (the Node healthy long enough) and released before the checksum is written.
     const verifying = await step("failed verifying the rollout", () => verifyRollout(deps, rollout, node, signal));
     if (verifying !== undefined) return report.report(node, checksum, verifying, signal);
 
-    // 14. Record success on the Node: event, version label, checksum and history annotations.
+    // 15. Record success on the Node: event, version label, checksum and history annotations.
     await events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
     await step("failed patching node", () =>
       patchNodeMetadata(
@@ -157,7 +159,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     await run.applied(node, signal);
     log.info("Successfully applied operating system config", { checksum });
 
-    // 15. Release the serial lock (no-op when not serial) and look again after the sync period.
+    // 16. Release the serial lock (no-op when not serial) and look again after the sync period.
     await step("failed releasing serial reconciliation lock", () => leaveSerial(deps, serial, signal));
     return { requeueAfterMs: config.syncPeriodMs };
   };
