@@ -5,7 +5,6 @@ import { TerminalError } from "../../src/kube/reconcile.ts";
 import { acceptanceOsc, type Plain } from "../fixtures/osc/acceptance-osc.ts";
 import type { OscWorld } from "../fixtures/osc/harness.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
-import { eventually } from "../harness/eventually.ts";
 
 const env = useOscWorlds();
 const world = env.world;
@@ -189,19 +188,27 @@ describe("OSC controller with bad input", () => {
 describe("OSC controller runtime with bad input", () => {
   test("should report an OSC that can never be applied once, not retry it, and apply the next osc.yaml", async () => {
     const w = await world();
-    const controller = w.startController();
+    // The test's cue: the first reconcile that ends in a TerminalError (the bad osc.yaml's one attempt).
+    const rejected = Promise.withResolvers<void>();
+    const controller = w.startController({
+      wrapReconcile: (inner) => (key, signal) =>
+        inner(key, signal).catch((err: unknown) => {
+          if (err instanceof TerminalError) rejected.resolve();
+          throw err;
+        }),
+    });
 
     const bad: Plain = acceptanceOsc();
     bad["spec"]["units"].push({ name: "no-suffix", content: "x" });
     w.setOsc(bad);
-    await eventually("the terminal error", () => controller.stats().terminalErrors, { until: (n) => n > 0, timeoutMs: 20_000 });
-    expect(controller.stats().terminalErrors).toBe(1);
+    await rejected.promise;
 
     const good = w.setOsc(acceptanceOsc());
     await env.sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
     expect(await w.text("/example/file")).toBe("file1");
     const stats = controller.stats();
     // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.
+    expect(stats.terminalErrors).toBe(1);
     expect(stats.reconcileErrors).toBe(1);
     expect(stats.retries).toBe(0);
     expect(warnings(w)).toHaveLength(1);

@@ -1,4 +1,5 @@
 import type { ContainerdVersionProbe } from "./containerd.ts";
+import { errorText } from "../../log/index.ts";
 
 export const defaultContainerdAddress = "/run/containerd/containerd.sock";
 export const defaultContainerdNamespace = "default";
@@ -45,7 +46,7 @@ export function createCtrVersionProbe(endpoint: ContainerdEndpoint, opts: { read
     try {
       proc = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe", signal: deadline });
     } catch (err) {
-      throw new ContainerdUnreachableError(`failed to run ${argv[0]}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new ContainerdUnreachableError(`failed to run ${argv[0]}: ${errorText(err)}`, { cause: err });
     }
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     signal.throwIfAborted();

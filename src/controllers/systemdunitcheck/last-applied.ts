@@ -1,7 +1,7 @@
 import type { HostFs } from "../../host/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { readYaml } from "../../osc/yaml-read.ts";
-import { errorText } from "./errors.ts";
+import { errorText } from "../../log/index.ts";
 
 /** Written by the OSC controller after every successful apply (absolute host path). */
 export const lastAppliedOscPath = "/var/lib/gardener-node-agent/last-applied-osc.yaml";
