@@ -213,10 +213,21 @@ export function useControllerSandboxes(): ControllerSandboxes {
   return env;
 }
 
-/** Waits until a controller's queue has nothing queued and nothing in flight; the failure shows both counts. */
-export async function waitForIdleQueue(queue: { len(): number; processingLen(): number }, timeoutMs?: number): Promise<void> {
-  await eventually("the controller to go idle", () => ({ queued: queue.len(), processing: queue.processingLen() }), {
-    until: (q) => q.queued === 0 && q.processing === 0,
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+/** What the suites look at in a controller's work queue. */
+interface QueueCounts {
+  len(): number;
+  processingLen(): number;
+  delayedLen(): number;
+}
+
+/**
+ * Waits until a controller's queue has nothing queued and nothing in flight (with `delayed`, nothing
+ * scheduled for later either); the failure shows the counts.
+ */
+export async function waitForIdleQueue(queue: QueueCounts, opts: { readonly delayed?: boolean; readonly timeoutMs?: number } = {}): Promise<void> {
+  const counts = () => ({ queued: queue.len(), processing: queue.processingLen(), delayed: opts.delayed === true ? queue.delayedLen() : 0 });
+  await eventually("the controller to go idle", counts, {
+    until: (c) => c.queued === 0 && c.processing === 0 && c.delayed === 0,
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
   });
 }

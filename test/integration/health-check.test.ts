@@ -1,7 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { setupHealthCheckController } from "../../src/controllers/healthcheck/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
-import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
+import { quietLog as log, useControllerSandboxes, waitForIdleQueue } from "../harness/controller-sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
@@ -58,7 +58,7 @@ async function agent() {
   /** Step to the next periodic pass and wait until it has probed both components and finished. */
   const nextPass = async (ms = 30_000) => {
     const [h, c] = [healthzHits, containerdProbes];
-    await eventually("the controller to go idle", idle);
+    await waitForIdleQueue(controller.queue);
     clock.step(ms);
     await eventually("the next pass", () => healthzHits > h && containerdProbes > c && idle());
   };

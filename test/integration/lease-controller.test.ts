@@ -11,7 +11,7 @@ import { RestartRequested } from "../../src/kube/reconcile.ts";
 import { acceptanceOsc } from "../fixtures/osc/acceptance-osc.ts";
 import { OscWorld } from "../fixtures/osc/harness.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
-import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
+import { quietLog as log, useControllerSandboxes, waitForIdleQueue } from "../harness/controller-sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 type Plain = Record<string, any>;
@@ -61,7 +61,7 @@ async function idle(a: Awaited<ReturnType<typeof agent>>): Promise<void> {
   await a.clock.settle();
   const q = a.setup?.controller.queue;
   if (q === undefined) return;
-  await eventually("the controller to go idle", () => q.len() === 0 && q.processingLen() === 0, { timeoutMs: 5_000 });
+  await waitForIdleQueue(q, { timeoutMs: 5_000 });
   await a.clock.settle();
 }
 

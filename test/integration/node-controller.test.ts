@@ -3,7 +3,7 @@ import { setupNodeController } from "../../src/controllers/node/index.ts";
 import { nodes } from "../../src/kube/resources.ts";
 import type { Systemd } from "../../src/systemd/types.ts";
 import type { FakeSystemd } from "../doubles/systemd/index.ts";
-import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
+import { quietLog as log, useControllerSandboxes, waitForIdleQueue } from "../harness/controller-sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
@@ -38,8 +38,7 @@ async function agent() {
     const inf = informers.informersOf(nodes, "")[0];
     const storeRv = () => sb.nodeObject()["metadata"]["resourceVersion"];
     await eventually("the cache to catch up", () => inf?.get(nodeName)?.metadata.resourceVersion === storeRv());
-    const q = controller.queue;
-    await eventually("the controller to go idle", () => q.len() === 0 && q.processingLen() === 0 && q.delayedLen() === 0);
+    await waitForIdleQueue(controller.queue, { delayed: true });
   };
   return { nodeName, fake, restarts, annotationNow, setAnnotation, events: sb.nodeEvents, patches, controller, quiescent };
 }

@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTokenResync, setupTokenController } from "../../src/controllers/token/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { nodes } from "../../src/kube/resources.ts";
-import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
+import { quietLog as log, useControllerSandboxes, waitForIdleQueue } from "../harness/controller-sandbox.ts";
 import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
@@ -47,7 +47,7 @@ async function agent() {
   /** Lets the controller finish what is due now (queue empty, nothing in flight). */
   const idle = async () => {
     await clock.settle();
-    await eventually("the controller to go idle", () => controller.queue.len() === 0 && controller.queue.processingLen() === 0);
+    await waitForIdleQueue(controller.queue);
   };
   return {
     root, host, clock, controller, resync, secretA, secretB, pathA, pathB, setSecret, gets, warnings, idle,
