@@ -30,7 +30,7 @@ type Plain = Record<string, any>;
 export const quietLog: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quietLog };
 
 export interface ControllerSandboxOptions {
-  /** Names: the Node is `<prefix>-node-<n>` on host `<prefix>-host-<n>` (n counts per file). */
+  /** Names: the Node is `<prefix>-node-<n>` on host `<prefix>-host-<n>` (n: the `id` the caller passes). */
   readonly prefix: string;
   /** The host name is the node name (as kubelet registers most nodes). */
   readonly hostIsNodeName?: boolean;
@@ -41,9 +41,12 @@ export interface ControllerSandboxOptions {
   readonly clock?: FakeClock;
   /** How the sandbox's client connects (default: as the simulator's admin, by token). */
   readonly restConfig?: RestConfig;
-  /** The client's rate limit (the client's default is kubelet-like: 5 qps, burst 10). */
+  /** The client's rate limit (default: the client's own, 5 qps with bursts of 10, as client-go). */
   readonly kubeRate?: { readonly qps: number; readonly burst: number };
-  /** Units of the fake systemd; `overDbus` serves them from the D-Bus double through the real client. */
+  /**
+   * Units of the fake systemd; `overDbus` serves them from the D-Bus double through the real client;
+   * `realClock` runs the fake's job timers on real time instead of the sandbox's FakeClock.
+   */
   readonly systemd?: { readonly units?: UnitSeed[]; readonly overDbus?: boolean; readonly realClock?: boolean };
 }
 
