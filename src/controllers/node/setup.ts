@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
 import type { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
 import type { InformerSet } from "../../kube/informer-set.ts";
 import { CachedReader } from "../../kube/readers.ts";
 import { nodes } from "../../kube/resources.ts";
@@ -20,7 +19,6 @@ export interface NodeControllerSetup {
   readonly events: EventRecorder;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `node` controller (not started: the caller runs `controller.start(signal)`). */
@@ -33,6 +31,5 @@ export function setupNodeController(s: NodeControllerSetup): Controller {
     hostName: s.node.hostName,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
 import { only, type Predicate } from "../../kube/predicate.ts";
 import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
 import { Channel } from "../../kube/source.ts";
@@ -53,18 +52,16 @@ export function newTokenController(opts: {
   readonly syncConfigs: readonly TokenSyncConfig[];
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: workersFor(opts.syncConfigs),
     timeoutMs: reconcileTimeoutMs,
     log: opts.log,
     clock: opts.clock,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+    startKeys: startKeys(opts.syncConfigs),
   });
-  for (const k of startKeys(opts.syncConfigs)) c.add(k);
   c.watch(opts.resync, enqueueOwnKey(), resyncPredicate);
   return c;
 }
