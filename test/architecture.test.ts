@@ -6,9 +6,8 @@ import { dirname, join, relative, resolve } from "node:path";
 // `make test` instead of waiting for a review:
 // 1. A controller folder src/controllers/<a>/ never imports from another one src/controllers/<b>/.
 //    What several controllers share lives in src/controllers/shared/ or in a top-level file
-//    src/controllers/*.ts (events.ts, queued-events.ts). src/controllers/manager/ is the wiring
-//    that builds every controller and may import their index.ts (until the wiring moves to cli/).
-//    shared/ itself imports no controller folder.
+//    src/controllers/*.ts (events.ts, queued-events.ts). shared/ itself imports no controller folder.
+//    The wiring that builds every controller lives in src/cli/agent/, outside src/controllers/.
 // 2. Code that ships (src/, except *.test.ts) never imports from test/. Unit tests beside the code
 //    may use the doubles under test/: they are not part of the binary.
 // 3. Nothing in src/ outside src/cli/ reads the environment (process.env, Bun.env, import.meta.env).
@@ -17,7 +16,6 @@ const repo = resolve(import.meta.dir, "..");
 const srcDir = join(repo, "src");
 const controllersDir = join(srcDir, "controllers");
 const sharedFolders = new Set(["shared"]);
-const wiringFolders = new Set(["manager"]);
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -60,7 +58,7 @@ function crossControllerImports(): Finding[] {
   const findings: Finding[] = [];
   for (const file of tsFiles(controllersDir)) {
     const from = controllerFolder(file);
-    if (from === undefined || wiringFolders.has(from)) continue;
+    if (from === undefined) continue;
     for (const spec of specifiers(readFileSync(file, "utf8"))) {
       if (!spec.startsWith(".")) continue;
       const to = controllerFolder(resolve(dirname(file), spec));

@@ -33,7 +33,7 @@ async function onlineInput(ctx: CommandContext): Promise<DiffInput> {
   const { loadCommandConfig } = await import("./startup.ts");
   const { createHostFs } = await import("../host/index.ts");
   const { nodeClient, readNodeView } = await import("./node-view.ts");
-  const { hostNameOf } = await import("../controllers/manager/host-facts.ts");
+  const { hostNameOf } = await import("./agent/host-facts.ts");
   const { secretValue } = await import("../controllers/operatingsystemconfig/plan.ts");
   const { config } = await loadCommandConfig(ctx);
   const kube = await nodeClient(config, createHostFs(ctx.root), ctx.env);

@@ -33,7 +33,7 @@ async function gather(ctx: CommandContext): Promise<StatusReport> {
   if (config !== undefined && secretName !== undefined) {
     try {
       const { nodeClient, readNodeView } = await import("./node-view.ts");
-      const { hostNameOf } = await import("../controllers/manager/host-facts.ts");
+      const { hostNameOf } = await import("./agent/host-facts.ts");
       const kube = await nodeClient(config, host, ctx.env);
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(nodeViewTimeoutMs)]);
       const view = await readNodeView(kube, secretName, hostNameOf(ctx.env), signal);

@@ -11,7 +11,7 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
-import type { EventRecorder } from "../events.ts";
+import type { EventRecorder } from "../../controllers/events.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
 import {
   ApplyLock,
@@ -23,10 +23,10 @@ import {
   newOscController,
   type OscControllerDeps,
   runDriftLoop,
-} from "../operatingsystemconfig/index.ts";
-import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
-import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, rolloutTimingsEnv, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
-import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
+} from "../../controllers/operatingsystemconfig/index.ts";
+import { serialLeaseWatch } from "../../controllers/operatingsystemconfig/serial/lease-watch.ts";
+import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, rolloutTimingsEnv, slotsChangedPredicate } from "../../controllers/operatingsystemconfig/rollout/index.ts";
+import { createCommandRunner, createKubeletHealthProbe } from "../../controllers/operatingsystemconfig/inplace/index.ts";
 
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";

@@ -1,35 +1,35 @@
-import { realClock } from "../clock/index.ts";
-import { ensureKubeletBootstrapKubeconfig, obtainAgentKubeconfig, readMachineName } from "../credentials/index.ts";
-import { createHostFs } from "../host/index.ts";
-import { InformerSet } from "../kube/informer-set.ts";
-import { CachedReader } from "../kube/readers.ts";
-import { RestartRequested } from "../kube/reconcile.ts";
-import type { Controller } from "../kube/controller.ts";
-import { defaultUserAgent } from "../kube/client.ts";
-import { nodes, secrets } from "../kube/resources.ts";
-import type { KubeObject } from "../kube/types.ts";
-import { createEventRecorder } from "./events.ts";
-import { createQueuedEventRecorder } from "./queued-events.ts";
-import { connect } from "./manager/identity.ts";
-import { discoverNodeName } from "./manager/discovery.ts";
-import { hostNameOf, machineArch } from "./manager/host-facts.ts";
-import { informerSyncChecks } from "./manager/health.ts";
-import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
-import { setupOscController } from "./manager/osc.ts";
-import { supervise } from "./manager/supervise.ts";
-import { createDriftStatus, isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "./operatingsystemconfig/index.ts";
-import { controllerCollector } from "./manager/controller-metrics.ts";
-import { setupLeaseController } from "./lease/index.ts";
-import { nodeSelectors, setupNodeController } from "./node/index.ts";
-import { createTokenFileWriter, createTokenResync, setupTokenController } from "./token/index.ts";
-import { endpointOf, setupCertificateController } from "./certificate/index.ts";
-import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
-import { setupSecretNameChangeController } from "./secretnamechange/index.ts";
-import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from "./oscchecker/index.ts";
-import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
-import { setupSystemdUnitCheckController } from "./systemdunitcheck/index.ts";
+import { realClock } from "../../clock/index.ts";
+import { ensureKubeletBootstrapKubeconfig, obtainAgentKubeconfig, readMachineName } from "../../credentials/index.ts";
+import { createHostFs } from "../../host/index.ts";
+import { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { RestartRequested } from "../../kube/reconcile.ts";
+import type { Controller } from "../../kube/controller.ts";
+import { defaultUserAgent } from "../../kube/client.ts";
+import { nodes, secrets } from "../../kube/resources.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { createEventRecorder } from "../../controllers/events.ts";
+import { createQueuedEventRecorder } from "../../controllers/queued-events.ts";
+import { connect } from "./connect.ts";
+import { discoverNodeName } from "./discovery.ts";
+import { hostNameOf, machineArch } from "./host-facts.ts";
+import { informerSyncChecks } from "./health.ts";
+import type { ControllerDeps, RunningControllers } from "./deps.ts";
+import { setupOscController } from "./osc.ts";
+import { supervise } from "./supervise.ts";
+import { createDriftStatus, isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "../../controllers/operatingsystemconfig/index.ts";
+import { controllerCollector } from "./controller-metrics.ts";
+import { setupLeaseController } from "../../controllers/lease/index.ts";
+import { nodeSelectors, setupNodeController } from "../../controllers/node/index.ts";
+import { createTokenFileWriter, createTokenResync, setupTokenController } from "../../controllers/token/index.ts";
+import { endpointOf, setupCertificateController } from "../../controllers/certificate/index.ts";
+import { setupHostnameCheckController } from "../../controllers/hostnamecheck/index.ts";
+import { setupSecretNameChangeController } from "../../controllers/secretnamechange/index.ts";
+import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from "../../controllers/oscchecker/index.ts";
+import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "../../controllers/healthcheck/index.ts";
+import { setupSystemdUnitCheckController } from "../../controllers/systemdunitcheck/index.ts";
 
-export type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
+export type { ControllerDeps, RunningControllers } from "./deps.ts";
 
 const tmpDir = "/var/lib/gardener-node-agent/tmp";
 const kubeSystem = "kube-system";
@@ -70,7 +70,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     oscSecretSelectors({ secretName, selfHosted, nodeKnown: nodeName !== undefined }),
   );
 
-  const { createDbusSystemd } = await import("../systemd/dbus.ts");
+  const { createDbusSystemd } = await import("../../systemd/dbus.ts");
   const systemd = await createDbusSystemd({
     ...(deps.env["DBUS_SYSTEM_BUS_ADDRESS"] ? { address: deps.env["DBUS_SYSTEM_BUS_ADDRESS"] } : {}),
     log: log.child({ component: "systemd" }),
