@@ -1,13 +1,9 @@
 import { hostname } from "node:os";
+import type { AgentEnv } from "../env.ts";
 
-/** Test sandboxes (several agents on one machine) set this; production uses the kernel hostname. */
-export const hostnameOverrideEnv = "GARDENER_NODE_AGENT_HOSTNAME";
-
-/** The agent's identity on the Node label: the OS hostname, lower-cased (spec §7.1 step 4). */
-export const hostNameOf = (env: Readonly<Record<string, string | undefined>>): string =>
-  (env[hostnameOverrideEnv] || hostname()).toLowerCase();
-
-const goArch: Readonly<Record<string, string>> = { x64: "amd64", arm64: "arm64" };
-
-/** This machine's architecture in Go/OCI terms. */
-export const machineArch = (): string => goArch[process.arch] ?? process.arch;
+/**
+ * The agent's identity on the Node label: the OS hostname (or GARDENER_NODE_AGENT_HOSTNAME in test
+ * sandboxes), lower-cased (spec §7.1 step 4). Read again on each call: the hostname-check
+ * controller compares it with the start-up value.
+ */
+export const hostNameOf = (env: Pick<AgentEnv, "hostNameOverride">): string => (env.hostNameOverride ?? hostname()).toLowerCase();

@@ -12,7 +12,8 @@ import { createEventRecorder } from "../../controllers/events.ts";
 import { createQueuedEventRecorder } from "../../controllers/queued-events.ts";
 import { connect } from "./connect.ts";
 import { discoverNodeName } from "./discovery.ts";
-import { hostNameOf, machineArch } from "./host-facts.ts";
+import { hostNameOf } from "./host-facts.ts";
+import { machineArch } from "../../registry/platform.ts";
 import { informerSyncChecks } from "./health.ts";
 import type { ControllerDeps, RunningControllers } from "./deps.ts";
 import { setupOscController } from "./osc.ts";
@@ -26,7 +27,7 @@ import { endpointOf, setupCertificateController } from "../../controllers/certif
 import { setupHostnameCheckController } from "../../controllers/hostnamecheck/index.ts";
 import { setupSecretNameChangeController } from "../../controllers/secretnamechange/index.ts";
 import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from "../../controllers/oscchecker/index.ts";
-import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "../../controllers/healthcheck/index.ts";
+import { createCtrVersionProbe, setupHealthCheckController } from "../../controllers/healthcheck/index.ts";
 import { setupSystemdUnitCheckController } from "../../controllers/systemdunitcheck/index.ts";
 
 export type { ControllerDeps, RunningControllers } from "./deps.ts";
@@ -72,7 +73,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
 
   const { createDbusSystemd } = await import("../../systemd/dbus.ts");
   const systemd = await createDbusSystemd({
-    ...(deps.env["DBUS_SYSTEM_BUS_ADDRESS"] ? { address: deps.env["DBUS_SYSTEM_BUS_ADDRESS"] } : {}),
+    ...(deps.env.dbusAddress !== undefined ? { address: deps.env.dbusAddress } : {}),
     log: log.child({ component: "systemd" }),
   });
 
@@ -140,7 +141,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       events,
       clock,
       log,
-      containerdProbe: createCtrVersionProbe(containerdEndpointFromEnv(deps.env)),
+      containerdProbe: createCtrVersionProbe(deps.env.containerd),
     }),
   );
   controllers.push(

@@ -27,7 +27,7 @@ export interface HealthCheckSetup {
   /** The one clock for failure durations and toggle windows (and the requeue timer). */
   readonly clock: Clock;
   readonly log: Logger;
-  /** containerd's Version API; production: `createCtrVersionProbe(containerdEndpointFromEnv(env))`. */
+  /** containerd's Version API; production: `createCtrVersionProbe(env.containerd)` (cli/agent). */
   readonly containerdProbe: ContainerdVersionProbe;
   /** Default: `httpGet` (node:http, never proxied). */
   readonly fetch?: ProbeFetch;

@@ -7,7 +7,7 @@ import { newHostnameCheckController } from "./watch.ts";
 export interface HostnameCheckSetup {
   /** The lower-cased hostname the agent started with. */
   readonly hostName: string;
-  /** Reads the OS hostname now (production: `hostNameOf(env)` from cli/agent/host-facts). */
+  /** Reads the OS hostname now (production: `hostNameOf(env)` in cli/agent/host-facts.ts). */
   readonly readHostname: () => string | Promise<string>;
   readonly clock: Clock;
   readonly log: Logger;
