@@ -38,7 +38,7 @@ export async function readNodeView(
 ): Promise<{ readonly secret: KubeObject | undefined; readonly node: KubeObject | undefined }> {
   const { isNotFound } = await import("../kube/errors.ts");
   const { secrets } = await import("../kube/resources.ts");
-  const { findNode } = await import("../controllers/operatingsystemconfig/node.ts");
+  const { findNode } = await import("../controllers/shared/index.ts");
   const [secret, node] = await Promise.all([
     kube.get<KubeObject>(secrets, "kube-system", secretName, { signal }).catch((err: unknown) => {
       if (isNotFound(err)) return undefined;

@@ -11,7 +11,6 @@ import type { KubeObject } from "../../kube/types.ts";
 import { createEventRecorder } from "../../controllers/events.ts";
 import { createQueuedEventRecorder } from "../../controllers/queued-events.ts";
 import { connect } from "./connect.ts";
-import { discoverNodeName } from "./discovery.ts";
 import { hostNameOf } from "./host-facts.ts";
 import { machineArch } from "../../registry/platform.ts";
 import { informerSyncChecks } from "./health.ts";
@@ -21,7 +20,8 @@ import { supervise } from "./supervise.ts";
 import { createDriftStatus, isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "../../controllers/operatingsystemconfig/index.ts";
 import { controllerCollector } from "./controller-metrics.ts";
 import { setupLeaseController } from "../../controllers/lease/index.ts";
-import { nodeSelectors, setupNodeController } from "../../controllers/node/index.ts";
+import { setupNodeController } from "../../controllers/node/index.ts";
+import { findNode, nodeSelectors } from "../../controllers/shared/index.ts";
 import { createTokenFileWriter, createTokenResync, setupTokenController } from "../../controllers/token/index.ts";
 import { endpointOf, setupCertificateController } from "../../controllers/certificate/index.ts";
 import { setupHostnameCheckController } from "../../controllers/hostnamecheck/index.ts";
@@ -58,7 +58,8 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // added later start at once, and handlers added later get the cached objects replayed.
   informers.start(signal);
   const [nodeName, machineName] = await Promise.all([
-    discoverNodeName(kube, hostName, signal),
+    // One uncached LIST by the hostname label (§7.1 step 5); several Nodes with it are fatal.
+    findNode(kube, { hostName, nodeName: undefined }, signal).then((n) => n?.metadata.name),
     // Required on every start, whatever the credentials path (§7.1 step 10).
     readMachineName(host),
     // Upstream creates it without permission bits; 0700 keeps it root-only and usable.

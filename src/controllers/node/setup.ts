@@ -8,7 +8,8 @@ import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createReconciler } from "./reconcile.ts";
-import { newNodeController, type NodeIdentity, nodeSelectors } from "./watch.ts";
+import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
+import { newNodeController } from "./watch.ts";
 
 export interface NodeControllerSetup {
   readonly kube: Kube;

@@ -7,11 +7,6 @@ import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/node-identity.ts";
 
-// The node identity moved to ../shared/ (controllers never import each other); re-exported for this
-// controller's public face.
-export { enqueueOwnKey, hostnameLabel, nodePredicate, nodeSelectors } from "../shared/node-identity.ts";
-export type { NodeIdentity } from "../shared/node-identity.ts";
-
 export const controllerName = "node";
 export const restartAnnotation = "worker.gardener.cloud/restart-systemd-services";
 /** controllerutils.DefaultReconciliationTimeout */

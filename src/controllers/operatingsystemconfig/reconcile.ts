@@ -4,6 +4,7 @@ import { secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
+import { findNode } from "../shared/index.ts";
 import type { ApplyStop } from "./apply.ts";
 import { exclusively } from "./apply-lock.ts";
 import { leftoversPending } from "./leftovers.ts";
@@ -15,7 +16,6 @@ import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerD
 import {
   checksumAnnotation,
   desiredNodeLabels,
-  findNode,
   kubernetesVersionLabel,
   kubernetesVersionLabelValue,
   patchNodeMetadata,
