@@ -1,4 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { ObjectKey } from "../../kube/reconcile.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
@@ -12,11 +13,6 @@ import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 import type { RolloutDeps } from "./rollout/gate.ts";
 import type { OscMetrics } from "./metrics.ts";
 import type { InPlaceDeps } from "./inplace/deps.ts";
-
-export interface TokenSyncConfig {
-  readonly secretName: string;
-  readonly path: string;
-}
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
 export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;

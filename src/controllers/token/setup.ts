@@ -8,7 +8,8 @@ import type { Logger } from "../../log/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { NodeIdentity } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
-import { newTokenController, type TokenResync, type TokenSyncConfig } from "./watch.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
+import { newTokenController, type TokenResync } from "./watch.ts";
 
 export interface TokenControllerSetup {
   /** Live GETs of the token Secrets (no cache, no informer). */

@@ -1,4 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import { type Controller, newController } from "../../kube/controller.ts";
 import { only, type Predicate } from "../../kube/predicate.ts";
 import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
@@ -12,11 +13,6 @@ export const controllerName = "token";
 export const secretNamespace = "kube-system";
 /** controllerutils.DefaultReconciliationTimeout */
 export const reconcileTimeoutMs = 3 * 60 * 1000;
-
-export interface TokenSyncConfig {
-  readonly secretName: string;
-  readonly path: string;
-}
 
 /** Upstream runs one worker per sync config (at least one), so one slow secret does not hold up the others. */
 export const workersFor = (configs: readonly TokenSyncConfig[]): number => Math.max(1, configs.length);
