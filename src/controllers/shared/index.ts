@@ -2,3 +2,4 @@
 export { DuplicateNodeError, enqueueOwnKey, findNode, hostnameLabel, nodePredicate, nodeSelectors } from "./node-identity.ts";
 export type { NodeIdentity } from "./node-identity.ts";
 export { changesPath, lastAppliedPath, stateDir } from "./state-paths.ts";
+export { readLastApplied, readLastAppliedWithTypeMeta, writeLastApplied } from "./last-applied.ts";
