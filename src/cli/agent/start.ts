@@ -30,8 +30,6 @@ import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from ".
 import { createCtrVersionProbe, setupHealthCheckController } from "../../controllers/healthcheck/index.ts";
 import { setupSystemdUnitCheckController } from "../../controllers/systemdunitcheck/index.ts";
 
-export type { ControllerDeps, RunningControllers } from "./deps.ts";
-
 const tmpDir = "/var/lib/gardener-node-agent/tmp";
 const kubeSystem = "kube-system";
 
