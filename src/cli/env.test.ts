@@ -22,7 +22,13 @@ describe("parseAgentEnv", () => {
         watchdogUsec: undefined,
         processPath: "",
         plainHttpRegistries: [],
-        rolloutTimings: { healthyForMs: 60_000, verifyTimeoutMs: 600_000, renewEveryMs: 30_000, staleAfterMs: 300_000, verifyPollMs: 5_000 },
+        rolloutTimings: {
+          healthyForMs: 60_000,
+          verifyTimeoutMs: 600_000,
+          renewEveryMs: 30_000,
+          staleAfterMs: 300_000,
+          verifyPollMs: 5_000,
+        },
         driftCheckPeriodMs: undefined,
         unitVerifyWindowMs: undefined,
       });
@@ -81,10 +87,26 @@ describe("parseAgentEnv", () => {
 
   describe("bad values", () => {
     test.each([
-      ["GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS", "s3cret-5m", "environment variable GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: must be a positive whole number of milliseconds"],
-      ["GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS", "0", "environment variable GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: must be a positive whole number of milliseconds"],
-      ["GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS", "-1500", "environment variable GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS: must be a positive whole number of milliseconds"],
-      ["GARDENER_NODE_AGENT_ROLLOUT_TIMINGS", "healthyFor=s3cret", "environment variable GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: rollout timing healthyFor is not a duration"],
+      [
+        "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS",
+        "s3cret-5m",
+        "environment variable GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: must be a positive whole number of milliseconds",
+      ],
+      [
+        "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS",
+        "0",
+        "environment variable GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: must be a positive whole number of milliseconds",
+      ],
+      [
+        "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS",
+        "-1500",
+        "environment variable GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS: must be a positive whole number of milliseconds",
+      ],
+      [
+        "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS",
+        "healthyFor=s3cret",
+        "environment variable GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: rollout timing healthyFor is not a duration",
+      ],
     ])("should name %s but not its value %p", (name, value, message) => {
       const err = errorOf({ [name]: value });
       expect(err).toBeInstanceOf(EnvError);

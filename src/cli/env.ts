@@ -1,6 +1,11 @@
 import type { ContainerdEndpoint } from "../controllers/healthcheck/index.ts";
 // The timings module alone (no I/O, one small import): run.ts loads this file at start.
-import { defaultRolloutTimings, parseRolloutTimings, RolloutTimingsError, type RolloutTimings } from "../controllers/operatingsystemconfig/rollout/timings.ts";
+import {
+  defaultRolloutTimings,
+  parseRolloutTimings,
+  RolloutTimingsError,
+  type RolloutTimings,
+} from "../controllers/operatingsystemconfig/rollout/timings.ts";
 
 /** The raw process environment, as main.ts snapshots it; only src/cli/ sees this record. */
 export type RawEnv = Readonly<Record<string, string | undefined>>;

@@ -1,6 +1,6 @@
-import type { ControllerDeps, RunningControllers } from "./agent/deps.ts";
+import type { ControllerDeps, RunningControllers } from "./agent/index.ts";
 
-export type { ControllerDeps, RunningControllers } from "./agent/deps.ts";
+export type { ControllerDeps, RunningControllers } from "./agent/index.ts";
 
 /**
  * The controller wiring (REST config, caches, bootstrap runnables, controllers), loaded lazily so

@@ -69,7 +69,7 @@ export { enqueueMapped, enqueueObject, handlerFuncs, objectKeyOf } from "./handl
 export type { Enqueuer, EventHandler } from "./handler.ts";
 export { Channel } from "./source.ts";
 export type { EventSink, Source } from "./source.ts";
-export { Controller, newController } from "./controller.ts";
+export { Controller } from "./controller.ts";
 export type { ControllerOptions } from "./controller.ts";
 export { reconcileTimeBuckets } from "./controller-metrics.ts";
 export type { ControllerStats, ReconcileOutcome } from "./controller-metrics.ts";

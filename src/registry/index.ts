@@ -25,7 +25,7 @@ export { extractFileFromImage, FileNotInImageError } from "./extract.ts";
 export type { ExtractedFile, ExtractFileOptions } from "./extract.ts";
 export { decompressLayer } from "./layer.ts";
 export { MANIFEST_ACCEPT, MediaType, parseManifest } from "./manifest.ts";
-export { machineArch, platformForArch, platformMatches } from "./platform.ts";
+export { platformForArch, platformMatches } from "./platform.ts";
 export { formatImageReference, parseImageReference, registryEndpoint } from "./reference.ts";
 export { findInTar, normalizeTarPath } from "./tar.ts";
 export type { TarLookup } from "./tar.ts";

@@ -160,7 +160,10 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     },
   };
   const reconcile = createReconciler(deps);
-  const gauge = s.metrics.gauge({ name: driftPathsMetric, help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check." });
+  const gauge = s.metrics.gauge({
+    name: driftPathsMetric,
+    help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check.",
+  });
   // Drift checks run beside the controller, at start and every sync period; they never hold it up.
   const drift = (signal: AbortSignal) =>
     runDriftLoop(

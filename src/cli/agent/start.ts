@@ -17,7 +17,12 @@ import { informerSyncChecks } from "./health.ts";
 import type { ControllerDeps, RunningControllers } from "./deps.ts";
 import { setupOscController } from "./osc.ts";
 import { supervise } from "./supervise.ts";
-import { createDriftStatus, isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "../../controllers/operatingsystemconfig/index.ts";
+import {
+  createDriftStatus,
+  isSelfHostedMachine,
+  oscSecretSelectors,
+  removeStaleTempsAtStart,
+} from "../../controllers/operatingsystemconfig/index.ts";
 import { controllerCollector } from "./controller-metrics.ts";
 import { setupLeaseController } from "../../controllers/lease/index.ts";
 import { setupNodeController } from "../../controllers/node/index.ts";
@@ -116,8 +121,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     source: secretInformer,
     nodeSource: nodeInformer,
     metrics: deps.metrics,
-    renewAgentCredentials: (sig) =>
-      obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
+    renewAgentCredentials: (sig) => obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
     signal,
     onRestartRequested,
     onTokenResync: tokenResync.trigger,

@@ -1,4 +1,5 @@
 import type { ContainerdVersionProbe } from "./containerd.ts";
+import { errorText } from "../../log/index.ts";
 
 /** containerd's client gives up dialling after 10 s; the probe as a whole gets the same budget. */
 export const containerdProbeTimeoutMs = 10_000;
@@ -33,7 +34,7 @@ export function createCtrVersionProbe(endpoint: ContainerdEndpoint, opts: { read
     try {
       proc = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe", signal: deadline });
     } catch (err) {
-      throw new ContainerdUnreachableError(`failed to run ${argv[0]}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new ContainerdUnreachableError(`failed to run ${argv[0]}: ${errorText(err)}`, { cause: err });
     }
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     signal.throwIfAborted();

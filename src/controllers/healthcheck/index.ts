@@ -1,4 +1,4 @@
-export { errorText, eventAction, maxFailureDurationMs } from "./checker.ts";
+export { eventAction, maxFailureDurationMs } from "./checker.ts";
 export type { HealthChecker } from "./checker.ts";
 export { ContainerdChecker, ContainerdRestartError, containerdServiceName } from "./containerd.ts";
 export type { ContainerdCheckerDeps, ContainerdVersionProbe } from "./containerd.ts";

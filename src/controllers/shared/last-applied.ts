@@ -58,7 +58,9 @@ const named = (doc: unknown, key: string): boolean => {
  * The last-applied OSC and whether the file names `apiVersion` and `kind` itself, for readers that
  * decode it the way upstream does (without a target type, so nothing is defaulted).
  */
-export async function readLastAppliedWithTypeMeta(host: HostFs): Promise<{ readonly osc: Osc; readonly typeMetaInFile: boolean } | undefined> {
+export async function readLastAppliedWithTypeMeta(
+  host: HostFs,
+): Promise<{ readonly osc: Osc; readonly typeMetaInFile: boolean } | undefined> {
   const entry = await read(host);
   if (entry === undefined) return undefined;
   if (entry.typeMetaInFile === undefined) {

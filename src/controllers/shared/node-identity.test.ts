@@ -73,7 +73,11 @@ describe("findNode", () => {
   let ac: AbortController;
   beforeAll(async () => {
     sim = await startApiServer({ bookmarkIntervalMs: 0 });
-    kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }, qps: 1000, burst: 1000 });
+    kube = new KubeClient({
+      config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
+      qps: 1000,
+      burst: 1000,
+    });
   });
   afterAll(async () => {
     kube.close();

@@ -9,7 +9,7 @@ export {
   systemdUnitsCondition,
 } from "./condition.ts";
 export type { ExistingCondition, NodeCondition } from "./condition.ts";
-export { errorText, UnitCheckError } from "./errors.ts";
+export { UnitCheckError } from "./errors.ts";
 export { LastAppliedOscError, readLastAppliedOsc } from "./last-applied.ts";
 export { managedUnits } from "./managed-units.ts";
 export type { ManagedUnit } from "./managed-units.ts";

@@ -1,7 +1,7 @@
 import type { HostFs } from "../../host/types.ts";
 import type { Osc } from "../../osc/index.ts";
 import { readLastAppliedWithTypeMeta } from "../shared/index.ts";
-import { errorText } from "./errors.ts";
+import { errorText } from "../../log/index.ts";
 
 /** The last-applied OSC exists but is not an OperatingSystemConfig this controller can read. */
 export class LastAppliedOscError extends Error {
