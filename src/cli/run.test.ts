@@ -98,7 +98,7 @@ describe("run command", () => {
 
   test("should exit 1 naming the controller when a supervised controller dies, and stop answering /readyz with 200", async () => {
     const { ctx, out } = context();
-    const { supervise } = await import("../controllers/manager/supervise.ts");
+    const { supervise } = await import("./agent/supervise.ts");
     let readyWhileRunning: boolean | undefined;
     let health: ControllerDeps["health"] | undefined;
     const start: StartControllers = async (deps) => {

@@ -1,25 +1,13 @@
 import type { ContainerdVersionProbe } from "./containerd.ts";
 import { errorText } from "../../log/index.ts";
 
-export const defaultContainerdAddress = "/run/containerd/containerd.sock";
-export const defaultContainerdNamespace = "default";
 /** containerd's client gives up dialling after 10 s; the probe as a whole gets the same budget. */
 export const containerdProbeTimeoutMs = 10_000;
 
-/** Where containerd listens, as upstream reads it from the environment. */
+/** Where containerd listens (CONTAINERD_ADDRESS / CONTAINERD_NAMESPACE, parsed in cli/env.ts). */
 export interface ContainerdEndpoint {
   readonly address: string;
   readonly namespace: string;
-}
-
-/** `CONTAINERD_ADDRESS` / `CONTAINERD_NAMESPACE`, with containerd's defaults (the env map comes from cli). */
-export function containerdEndpointFromEnv(env: Readonly<Record<string, string | undefined>>): ContainerdEndpoint {
-  const address = env["CONTAINERD_ADDRESS"];
-  const namespace = env["CONTAINERD_NAMESPACE"];
-  return {
-    address: address !== undefined && address !== "" ? address : defaultContainerdAddress,
-    namespace: namespace !== undefined && namespace !== "" ? namespace : defaultContainerdNamespace,
-  };
 }
 
 /** `ctr version` could not ask the daemon. */

@@ -3,12 +3,9 @@ export type { HealthChecker } from "./checker.ts";
 export { ContainerdChecker, ContainerdRestartError, containerdServiceName } from "./containerd.ts";
 export type { ContainerdCheckerDeps, ContainerdVersionProbe } from "./containerd.ts";
 export {
-  containerdEndpointFromEnv,
   containerdProbeTimeoutMs,
   ContainerdUnreachableError,
   createCtrVersionProbe,
-  defaultContainerdAddress,
-  defaultContainerdNamespace,
 } from "./containerd-probe.ts";
 export type { ContainerdEndpoint } from "./containerd-probe.ts";
 export { hostInterfaceAddresses } from "./host-addresses.ts";

@@ -3,7 +3,7 @@ export { ApplyLock } from "./apply-lock.ts";
 export { createDriftStatus, driftConditionMessage, driftPathsMetric, type DriftStatus, runDriftLoop } from "./drift/index.ts";
 export { ChangesStore, type PersistChanges } from "./changes-store.ts";
 export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
-export type { ExtractImageFile, NodeIdentity, OscControllerConfig, OscControllerDeps, TokenSyncConfig } from "./deps.ts";
+export type { ExtractImageFile, NodeIdentity, OscControllerConfig, OscControllerDeps } from "./deps.ts";
 export { computeChanges, resumeOrCompute } from "./diff.ts";
 export { FileApplyError } from "./files.ts";
 export { gardenadmDir, isSelfHostedMachine, namedSecretPredicate, oscSecretSelectors, poolLabel, skipsStateFiles } from "./gardenadm.ts";

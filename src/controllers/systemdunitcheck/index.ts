@@ -10,7 +10,7 @@ export {
 } from "./condition.ts";
 export type { ExistingCondition, NodeCondition } from "./condition.ts";
 export { UnitCheckError } from "./errors.ts";
-export { lastAppliedOscPath, LastAppliedOscError, readLastAppliedOsc } from "./last-applied.ts";
+export { LastAppliedOscError, readLastAppliedOsc } from "./last-applied.ts";
 export { managedUnits } from "./managed-units.ts";
 export type { ManagedUnit } from "./managed-units.ts";
 export { createReconciler } from "./reconcile.ts";

@@ -7,7 +7,7 @@ import type { KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { EventRecorder, InvolvedObject } from "../events.ts";
 import { sameBytes, TokenMissingError, tokenBytes } from "./token-data.ts";
-import type { TokenSyncConfig } from "./watch.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import { errorText } from "../../log/index.ts";
 
 export const tokenFileMode = 0o640;
