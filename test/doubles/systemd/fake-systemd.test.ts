@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { SystemdCallError, SystemdJobError } from "../../../src/systemd/types.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { FakeSystemd } from "./fake-systemd.ts";
+import { eventually } from "../../harness/eventually.ts";
 
 describe("FakeSystemd", () => {
   test("should record every call in order with the unit names passed", async () => {
@@ -31,8 +32,7 @@ describe("FakeSystemd", () => {
     systemd.failAfterStart("app.service", 20);
     await systemd.restart("app.service");
     expect((await systemd.unitProperties("app.service")).activeState).toBe("active");
-    const deadline = Date.now() + 2_000;
-    while ((await systemd.unitProperties("app.service")).activeState !== "failed" && Date.now() < deadline) await Bun.sleep(5);
+    await eventually("app.service to fail", async () => (await systemd.unitProperties("app.service")).activeState, { until: (state) => state === "failed", timeoutMs: 2_000 });
     expect((await systemd.unitProperties("app.service")).activeState).toBe("failed");
     systemd.clearInjections();
     await systemd.restart("app.service");
@@ -112,5 +112,19 @@ describe("FakeSystemd", () => {
     const reason = new Error("shutdown");
     ac.abort(reason);
     expect(await pending.catch((e: unknown) => e)).toBe(reason);
+  });
+
+  test("should hold the next job of a unit until released, recording it at once", async () => {
+    const systemd = new FakeSystemd();
+    const hold = systemd.holdNextJob("kubelet.service");
+    let finished = false;
+    const restart = systemd.restart("kubelet.service").then(() => (finished = true));
+    await hold.reached;
+    expect(systemd.actions.map((a) => a.action)).toEqual(["Restart"]);
+    expect(finished).toBe(false);
+    hold.release();
+    await restart;
+    expect(systemd.units.get("kubelet.service")?.activeState).toBe("active");
+    await systemd.restart("kubelet.service"); // only the next job was held
   });
 });
