@@ -37,6 +37,10 @@ const nonExponentLetter = /[A-DF-Za-df-z]/;
 const radixPrefix = /^0[xXoObB]/;
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
+/** `digitWord` above: a digit-led plain scalar that every reader (and the `yaml` writer) takes as a string. */
+export const digitLedString = (token: string): boolean =>
+  isDigit(token.charCodeAt(0)) && digitWord.test(token) && nonExponentLetter.test(token) && !radixPrefix.test(token);
+
 /** A plain scalar whose resolution is the same in YAML 1.1, YAML 1.2 core and Bun. */
 function safePlain(token: string, isKey: boolean): boolean {
   const c = token.charCodeAt(0);
@@ -45,7 +49,7 @@ function safePlain(token: string, isKey: boolean): boolean {
     return !isKey && (token === "true" || token === "false" || token === "null");
   }
   if (isKey) return false;
-  if (isDigit(c) && digitWord.test(token) && nonExponentLetter.test(token) && !radixPrefix.test(token)) return true;
+  if (digitLedString(token)) return true;
   return token === "~" || safeInt.test(token);
 }
 

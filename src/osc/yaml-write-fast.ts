@@ -1,4 +1,5 @@
 import { stringify } from "yaml";
+import { digitLedString } from "./yaml-fast.ts";
 
 /**
  * A direct writer for the state files' YAML: the bytes `writeYaml` (the `yaml` package with sorted keys,
@@ -24,6 +25,8 @@ class Unsupported extends Error {}
 /** A single-line string as a block-context value: plain when certain, else as `yaml` renders it. */
 function inlineString(s: string, rendered: Map<string, string>): string {
   if (s === "") return '""';
+  // A checksum: `yaml` writes it plain too (yaml-fast.ts digitLedString), without asking it each time.
+  if (digitLedString(s)) return s;
   if (
     plainStart.test(s) &&
     !needsEscape.test(s) &&
