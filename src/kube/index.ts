@@ -72,4 +72,4 @@ export type { EventSink, Source } from "./source.ts";
 export { Controller } from "./controller.ts";
 export type { ControllerOptions } from "./controller.ts";
 export { reconcileTimeBuckets } from "./controller-metrics.ts";
-export type { ControllerMetrics, ControllerStats, ReconcileOutcome } from "./controller-metrics.ts";
+export type { ControllerStats, ReconcileOutcome } from "./controller-metrics.ts";

@@ -1,4 +1,5 @@
 export { errorText } from "./error-text.ts";
+export { StepError, step } from "./step-error.ts";
 export { formatJson, formatRecord, formatText } from "./format.ts";
 export { createLogger, nopLogger } from "./logger.ts";
 export type { LoggerOptions } from "./logger.ts";

@@ -7,6 +7,14 @@ export function platformForArch(arch: string): Platform | undefined {
   return undefined;
 }
 
+/**
+ * This machine's architecture in Go/OCI terms (`amd64`, `arm64`): the one mapping from Bun's
+ * `process.arch`, for the agent image check, image pulls, `diff --arch` and `--version`.
+ */
+export function machineArch(nodeArch: string = process.arch): string {
+  return platformForArch(nodeArch)?.architecture ?? nodeArch;
+}
+
 /** Whether an index entry's platform satisfies the wanted one (arm64 "v8" equals no variant). */
 export function platformMatches(candidate: Platform, wanted: Platform): boolean {
   if (candidate.os !== wanted.os || candidate.architecture !== wanted.architecture) return false;

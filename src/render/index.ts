@@ -13,7 +13,7 @@ export { octalMode, resolveFile, resolveUnit } from "./content.ts";
 export type { RenderSecrets, ResolvedFile, ResolvedUnit } from "./content.ts";
 export { RenderError } from "./errors.ts";
 export type { RenderErrorKind } from "./errors.ts";
-export { renderUserData } from "./render.ts";
+export { renderUserData, renderUserDataGzip } from "./render.ts";
 export type { RenderOptions, UserDataFormat } from "./render.ts";
 export {
   bootstrapTokenPath,

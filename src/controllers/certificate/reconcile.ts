@@ -6,6 +6,7 @@ import { RestartRequested, type Reconcile } from "../../kube/reconcile.ts";
 import type { Kube } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import { clientCertificateValidity, renewalDeadline } from "./deadline.ts";
+import { errorText } from "../../log/index.ts";
 
 export interface CertificateReconcilerDeps {
   /** Client authenticated with the current client certificate: the CSR is created by the agent's own user. */
@@ -66,7 +67,7 @@ export function createReconciler(deps: CertificateReconcilerDeps): Reconcile {
           signal,
         );
       } catch (err) {
-        throw new CertificateRotationError(`error rotating certificate: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new CertificateRotationError(`error rotating certificate: ${errorText(err)}`, { cause: err });
       }
       deps.log.info("Certificate rotation complete. Restarting gardener-node-agent");
       throw new RestartRequested("client certificate renewed");

@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
 import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
 import type { Logger } from "../../log/types.ts";
 
@@ -16,9 +15,8 @@ export function newCertificateController(opts: {
   readonly clock: Clock;
   readonly log: Logger;
   readonly onRestartRequested: (why: string) => void;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  return newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: 1,
@@ -26,8 +24,6 @@ export function newCertificateController(opts: {
     log: opts.log,
     clock: opts.clock,
     onRestartRequested: opts.onRestartRequested,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+    startKeys: [singletonKey],
   });
-  c.add(singletonKey);
-  return c;
 }

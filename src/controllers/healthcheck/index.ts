@@ -1,14 +1,11 @@
-export { errorText, eventAction, maxFailureDurationMs } from "./checker.ts";
+export { eventAction, maxFailureDurationMs } from "./checker.ts";
 export type { HealthChecker } from "./checker.ts";
 export { ContainerdChecker, ContainerdRestartError, containerdServiceName } from "./containerd.ts";
 export type { ContainerdCheckerDeps, ContainerdVersionProbe } from "./containerd.ts";
 export {
-  containerdEndpointFromEnv,
   containerdProbeTimeoutMs,
   ContainerdUnreachableError,
   createCtrVersionProbe,
-  defaultContainerdAddress,
-  defaultContainerdNamespace,
 } from "./containerd-probe.ts";
 export type { ContainerdEndpoint } from "./containerd-probe.ts";
 export { hostInterfaceAddresses } from "./host-addresses.ts";

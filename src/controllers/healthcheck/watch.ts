@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
 import type { Predicate } from "../../kube/predicate.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
 import type { Source } from "../../kube/source.ts";
@@ -25,15 +24,13 @@ export function newHealthCheckController(opts: {
   readonly hostName: string;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
     log: opts.log,
     clock: opts.clock,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), healthCheckPredicate(opts.hostName));
   return c;

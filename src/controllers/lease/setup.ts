@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
 import type { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
 import type { InformerSet } from "../../kube/informer-set.ts";
 import { CachedReader } from "../../kube/readers.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
@@ -26,7 +25,6 @@ export interface LeaseControllerSetup {
   readonly health: HealthChecks;
   /** Gets the renewal counter and last-renewal gauge. */
   readonly metrics: MetricsRegistry;
-  readonly controllerMetrics?: ControllerMetrics;
   /** Tests shorten it; production is 40. */
   readonly leaseDurationSeconds?: number;
 }
@@ -70,7 +68,6 @@ export function setupLeaseController(s: LeaseControllerSetup): LeaseController |
     leaseDurationSeconds: duration,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
   return { controller, heartbeat };
 }

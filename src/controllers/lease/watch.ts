@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
 import { and, only, type Predicate } from "../../kube/predicate.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
 import type { Source } from "../../kube/source.ts";
@@ -33,16 +32,14 @@ export function newLeaseController(opts: {
   readonly leaseDurationSeconds?: number;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
     timeoutMs: reconcileTimeoutMs(opts.leaseDurationSeconds ?? leaseDurationSeconds),
     log: opts.log,
     clock: opts.clock,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), leasePredicate(opts.hostName));
   return c;

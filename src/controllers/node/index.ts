@@ -6,14 +6,9 @@ export { setupNodeController } from "./setup.ts";
 export type { NodeControllerSetup } from "./setup.ts";
 export {
   controllerName,
-  enqueueOwnKey,
-  hostnameLabel,
   maxConcurrentReconciles,
   newNodeController,
-  nodePredicate,
-  nodeSelectors,
   reconcileTimeoutMs,
   restartAnnotation,
   restartAnnotationPredicate,
 } from "./watch.ts";
-export type { NodeIdentity } from "./watch.ts";

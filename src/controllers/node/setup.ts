@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
 import type { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
 import type { InformerSet } from "../../kube/informer-set.ts";
 import { CachedReader } from "../../kube/readers.ts";
 import { nodes } from "../../kube/resources.ts";
@@ -9,7 +8,8 @@ import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createReconciler } from "./reconcile.ts";
-import { newNodeController, type NodeIdentity, nodeSelectors } from "./watch.ts";
+import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
+import { newNodeController } from "./watch.ts";
 
 export interface NodeControllerSetup {
   readonly kube: Kube;
@@ -20,7 +20,6 @@ export interface NodeControllerSetup {
   readonly events: EventRecorder;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `node` controller (not started: the caller runs `controller.start(signal)`). */
@@ -33,6 +32,5 @@ export function setupNodeController(s: NodeControllerSetup): Controller {
     hostName: s.node.hostName,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

@@ -1,10 +1,12 @@
 import type { Clock } from "../../clock/index.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { ObjectKey } from "../../kube/reconcile.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
+import type { NodeIdentity as SharedNodeIdentity } from "../shared/index.ts";
 import type { ApplyLock } from "./apply-lock.ts";
 import type { DriftStatus } from "./drift/status.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
@@ -12,19 +14,11 @@ import type { RolloutDeps } from "./rollout/gate.ts";
 import type { OscMetrics } from "./metrics.ts";
 import type { InPlaceDeps } from "./inplace/deps.ts";
 
-export interface TokenSyncConfig {
-  readonly secretName: string;
-  readonly path: string;
-}
-
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
 export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
 
-/** The Node this agent runs on: known at start, or discovered by the hostname label later. */
-export interface NodeIdentity {
-  readonly hostName: string;
-  nodeName: string | undefined;
-}
+/** The shared node identity; the reconciler fills in the node name once it discovers the Node. */
+export type NodeIdentity = Omit<SharedNodeIdentity, "nodeName"> & { nodeName: SharedNodeIdentity["nodeName"] };
 
 export interface OscControllerConfig {
   /** controllers.operatingSystemConfig.secretName */

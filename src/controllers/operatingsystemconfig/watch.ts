@@ -1,6 +1,6 @@
 import { parseDuration } from "../../config/duration.ts";
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
 import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
 import { and, type Predicate } from "../../kube/predicate.ts";
 import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
@@ -143,14 +143,14 @@ export function newOscController(opts: {
   /** Only this Secret is reconciled (the gardenadm-mode cache holds every pool's OSC Secret). */
   readonly secretName?: string;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
     timeoutMs: reconcileTimeoutMs,
     log: opts.log,
     clock: opts.clock,
-    ...(opts.onRestartRequested !== undefined ? { onRestartRequested: opts.onRestartRequested } : {}),
+    onRestartRequested: opts.onRestartRequested,
   });
   const delay = new ReconciliationDelay(opts.nodeReader ?? opts.kube, opts.node, opts.log);
   c.watch(

@@ -1,7 +1,6 @@
 import type { Clock } from "../../clock/index.ts";
 import type { HostFs } from "../../host/types.ts";
 import type { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
 import type { InformerSet } from "../../kube/informer-set.ts";
 import { CachedReader } from "../../kube/readers.ts";
 import { nodes } from "../../kube/resources.ts";
@@ -24,7 +23,6 @@ export interface SecretNameChangeSetup {
   readonly log: Logger;
   /** Called once the file names the new secret; the wiring stops the process with exit 0. */
   readonly onRestartRequested: (why: string) => void;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `secret-name-change` controller (not started: the caller runs `controller.start(signal)`). */
@@ -38,6 +36,5 @@ export function setupSecretNameChangeController(s: SecretNameChangeSetup): Contr
     clock: s.clock,
     log: s.log,
     onRestartRequested: s.onRestartRequested,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

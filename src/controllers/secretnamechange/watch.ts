@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
 import { and, type Predicate } from "../../kube/predicate.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
 import type { Source } from "../../kube/source.ts";
@@ -35,9 +34,8 @@ export function newSecretNameChangeController(opts: {
   readonly clock: Clock;
   readonly log: Logger;
   readonly onRestartRequested: (why: string) => void;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: 1,
@@ -45,7 +43,6 @@ export function newSecretNameChangeController(opts: {
     log: opts.log,
     clock: opts.clock,
     onRestartRequested: opts.onRestartRequested,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), and(nodePredicate(opts.hostName), secretNameLabelPredicate));
   return c;

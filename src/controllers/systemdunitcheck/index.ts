@@ -9,8 +9,8 @@ export {
   systemdUnitsCondition,
 } from "./condition.ts";
 export type { ExistingCondition, NodeCondition } from "./condition.ts";
-export { errorText, UnitCheckError } from "./errors.ts";
-export { lastAppliedOscPath, LastAppliedOscError, readLastAppliedOsc } from "./last-applied.ts";
+export { UnitCheckError } from "./errors.ts";
+export { LastAppliedOscError, readLastAppliedOsc } from "./last-applied.ts";
 export { managedUnits } from "./managed-units.ts";
 export type { ManagedUnit } from "./managed-units.ts";
 export { createReconciler } from "./reconcile.ts";

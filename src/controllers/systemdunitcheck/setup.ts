@@ -2,7 +2,6 @@ import type { Clock } from "../../clock/index.ts";
 import type { SystemdUnitCheckControllerConfig } from "../../config/controllers.ts";
 import type { HostFs } from "../../host/types.ts";
 import type { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
 import type { InformerSet } from "../../kube/informer-set.ts";
 import { CachedReader } from "../../kube/readers.ts";
 import { nodes } from "../../kube/resources.ts";
@@ -25,7 +24,6 @@ export interface SystemdUnitCheckSetup {
   readonly log: Logger;
   /** `controllers.systemdUnitCheck` (milliseconds, defaults 1m / 5m applied by the config decoder). */
   readonly config: SystemdUnitCheckControllerConfig;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `systemd-unit-check` controller (not started: the caller runs `controller.start(signal)`). */
@@ -47,6 +45,5 @@ export function setupSystemdUnitCheckController(s: SystemdUnitCheckSetup): Contr
     syncPeriodMs: s.config.syncPeriod,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
 import { and, only, type Predicate } from "../../kube/predicate.ts";
 import { defaultControllerRateLimiter } from "../../kube/rate-limiter.ts";
 import type { Reconcile } from "../../kube/reconcile.ts";
@@ -29,9 +28,8 @@ export function newSystemdUnitCheckController(opts: {
   readonly syncPeriodMs: number;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
@@ -39,7 +37,6 @@ export function newSystemdUnitCheckController(opts: {
     log: opts.log,
     clock: opts.clock,
     rateLimiter: defaultControllerRateLimiter(opts.clock, { maxDelayMs: opts.syncPeriodMs }),
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), systemdUnitCheckPredicate(opts.hostName));
   return c;

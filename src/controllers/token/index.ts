@@ -13,4 +13,4 @@ export {
   startKeys,
   workersFor,
 } from "./watch.ts";
-export type { TokenResync, TokenSyncConfig } from "./watch.ts";
+export type { TokenResync } from "./watch.ts";

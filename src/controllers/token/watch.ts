@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
 import { only, type Predicate } from "../../kube/predicate.ts";
 import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
 import { Channel } from "../../kube/source.ts";
@@ -13,11 +13,6 @@ export const controllerName = "token";
 export const secretNamespace = "kube-system";
 /** controllerutils.DefaultReconciliationTimeout */
 export const reconcileTimeoutMs = 3 * 60 * 1000;
-
-export interface TokenSyncConfig {
-  readonly secretName: string;
-  readonly path: string;
-}
 
 /** Upstream runs one worker per sync config (at least one), so one slow secret does not hold up the others. */
 export const workersFor = (configs: readonly TokenSyncConfig[]): number => Math.max(1, configs.length);
@@ -53,18 +48,16 @@ export function newTokenController(opts: {
   readonly syncConfigs: readonly TokenSyncConfig[];
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: workersFor(opts.syncConfigs),
     timeoutMs: reconcileTimeoutMs,
     log: opts.log,
     clock: opts.clock,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+    startKeys: startKeys(opts.syncConfigs),
   });
-  for (const k of startKeys(opts.syncConfigs)) c.add(k);
   c.watch(opts.resync, enqueueOwnKey(), resyncPredicate);
   return c;
 }

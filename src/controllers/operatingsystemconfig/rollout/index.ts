@@ -17,5 +17,5 @@ export {
   slotTime,
   viewOf,
 } from "./slots.ts";
-export { defaultRolloutTimings, parseRolloutTimings, type RolloutTimings, RolloutTimingsError, rolloutTimingsEnv } from "./timings.ts";
+export { defaultRolloutTimings, parseRolloutTimings, type RolloutTimings, RolloutTimingsError } from "./timings.ts";
 export { slotsChangedPredicate } from "./watch.ts";
