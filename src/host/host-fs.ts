@@ -78,7 +78,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
    * Checks a file target (absent, a regular file or a symlink, which rename replaces without
    * following) and creates its parents; `created` remembers parents made earlier in the same group.
    */
-  async function prepareTarget(path: string, created: Set<string>, parents?: Map<string, readonly string[]>): Promise<{ dirReal: string; target: string; temp: string }> {
+  async function prepareTarget(
+    path: string,
+    created: Set<string>,
+    parents?: Map<string, readonly string[]>,
+  ): Promise<{ dirReal: string; target: string; temp: string }> {
     const segments = parents === undefined ? resolveSegments(base, path, false) : resolveViaParent(path, parents);
     const name = segments.at(-1);
     if (name === undefined) throw new HostPathError(path, "is the root directory");
@@ -176,7 +180,10 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const parents = new Map<string, readonly string[]>();
       const staged: StagedWrite[] = [];
       try {
-        for (const f of files) staged.push({ ...(await prepareTarget(f.path, created, parents)), path: f.path, data: f.data, mode: f.mode });
+        for (const f of files) {
+          const prepared = await prepareTarget(f.path, created, parents);
+          staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode });
+        }
         if (staged.length === 0) return;
         // One file gains nothing from syncfs and should not pay for other writers' dirty pages.
         await writeGroup(staged, staged.length > 1 ? await syncer() : undefined);
@@ -259,7 +266,8 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const kinds = new Map<string, FileInfo["kind"]>();
       for (const e of entries) {
         // A filesystem without d_type reports no kind: ask lstat for that entry.
-        const known = e.isFile() || e.isDirectory() || e.isSymbolicLink() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice();
+        const known =
+          e.isFile() || e.isDirectory() || e.isSymbolicLink() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice();
         const info = known ? e : await lstatOrUndefined(`${real}/${e.name}`);
         if (info !== undefined) kinds.set(e.name, kindOf(info));
       }
