@@ -4,6 +4,7 @@ import { type Controller, newController } from "../../kube/controller.ts";
 import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
 import { and, type Predicate } from "../../kube/predicate.ts";
 import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
+import type { Reader } from "../../kube/readers.ts";
 import { nodes } from "../../kube/resources.ts";
 import type { Source } from "../../kube/source.ts";
 import type { Kube, KubeObject } from "../../kube/types.ts";
@@ -47,8 +48,9 @@ export const secretPredicate: Predicate<KubeObject> = {
 export class ReconciliationDelay {
   #last = 0;
 
+  /** `reader` is the Node cache in the agent (like upstream's cached client): no API call before the enqueue. */
   constructor(
-    private readonly kube: Kube,
+    private readonly reader: Pick<Reader, "get">,
     private readonly node: NodeIdentity,
     private readonly log: Logger,
   ) {}
@@ -62,7 +64,7 @@ export class ReconciliationDelay {
     if (name === undefined) return 0;
     let node: KubeObject;
     try {
-      node = await this.kube.get<KubeObject>(nodes, "", name, { signal });
+      node = await this.reader.get<KubeObject>(nodes, "", name, { signal });
     } catch (err) {
       // Falling back to the last known delay is the documented behaviour when the Node cannot be read.
       this.log.info("Cannot read node for the reconciliation delay, using the last known value", { err, delayMs: this.#last });
@@ -129,6 +131,8 @@ export function newOscController(opts: {
    */
   readonly nodeSource?: Source<KubeObject>;
   readonly kube: Kube;
+  /** Where the reconciliation delay annotation is read (the Node cache); the API server when absent. */
+  readonly nodeReader?: Pick<Reader, "get">;
   readonly node: NodeIdentity;
   readonly clock: Clock;
   readonly log: Logger;
@@ -148,7 +152,7 @@ export function newOscController(opts: {
     clock: opts.clock,
     onRestartRequested: opts.onRestartRequested,
   });
-  const delay = new ReconciliationDelay(opts.kube, opts.node, opts.log);
+  const delay = new ReconciliationDelay(opts.nodeReader ?? opts.kube, opts.node, opts.log);
   c.watch(
     opts.source,
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
