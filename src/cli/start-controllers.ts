@@ -9,6 +9,9 @@ export type { ControllerDeps, RunningControllers } from "./agent/index.ts";
  * `RestartRequested` or any error here takes the same shutdown path as `deps.stop`.
  */
 export const startControllers = async (deps: ControllerDeps): Promise<RunningControllers> => {
+  // The discovery request goes out first; the controller modules load while it is answered.
+  const { beginDiscovery } = await import("./agent/discover.ts");
+  const discovery = await beginDiscovery(deps);
   const { startControllers: start } = await import("./agent/index.ts");
-  return start(deps);
+  return start(deps, discovery);
 };

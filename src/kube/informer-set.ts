@@ -2,7 +2,7 @@ import type { Clock } from "../clock/index.ts";
 import type { Logger } from "../log/types.ts";
 import { Informer } from "./informer.ts";
 import type { Resource } from "./resources.ts";
-import type { Kube, KubeObject, Selectors } from "./types.ts";
+import type { Kube, KubeList, KubeObject, Selectors } from "./types.ts";
 
 export interface InformerSetOptions {
   kube: Kube;
@@ -31,7 +31,16 @@ export class InformerSet {
     this.#o = opts;
   }
 
-  informerFor<T extends KubeObject>(resource: Resource, namespace: string, selectors: Selectors = {}): Informer<T> {
+  /**
+   * `initialList`: a LIST already made for these selectors, used instead of the new informer's first
+   * LIST (ignored when the informer exists already).
+   */
+  informerFor<T extends KubeObject>(
+    resource: Resource,
+    namespace: string,
+    selectors: Selectors = {},
+    initialList?: KubeList<KubeObject>,
+  ): Informer<T> {
     const ns = resource.namespaced ? namespace : "";
     const id = idOf(resource, ns, selectors);
     let inf = this.#informers.get(id);
@@ -46,6 +55,7 @@ export class InformerSet {
         ...(this.#o.resyncPeriodMs !== undefined ? { resyncPeriodMs: this.#o.resyncPeriodMs } : {}),
         ...(this.#o.backoffInitialMs !== undefined ? { backoffInitialMs: this.#o.backoffInitialMs } : {}),
         ...(this.#o.backoffMaxMs !== undefined ? { backoffMaxMs: this.#o.backoffMaxMs } : {}),
+        ...(initialList !== undefined ? { initialList } : {}),
       });
       this.#informers.set(id, inf);
       if (this.#signal !== undefined) this.#runs.push(inf.run(this.#signal));

@@ -81,7 +81,7 @@ afterEach(async () => {
   stop = new AbortController();
 });
 
-function setup(extra: { resyncPeriodMs?: number } = {}) {
+function setup(extra: { resyncPeriodMs?: number; initialList?: KubeList<KubeObject> } = {}) {
   const kube = new ScriptedKube();
   const clock = new FakeClock();
   const inf = new Informer<KubeObject>({
@@ -120,6 +120,24 @@ describe("Informer", () => {
     expect(opts?.fieldSelector).toBe("metadata.name=n1");
     expect(opts?.timeoutSeconds).toBe(300);
     expect(inf.get("n1")?.metadata.resourceVersion).toBe("5");
+  });
+
+  test("should start from a given initial list without listing, watch from its resourceVersion, and re-list on 410 Gone", async () => {
+    const { kube, inf, events, start } = setup({ initialList: { metadata: { resourceVersion: "42" }, items: [node("n1", "40")] } });
+    start();
+    await inf.waitForSync(stop.signal);
+    expect(events).toEqual(["add n1@40"]);
+    await until(() => kube.watches.length === 1);
+    expect(kube.lists).toBe(0);
+    expect(kube.watches[0]?.opts.resourceVersion).toBe("42");
+    expect(kube.watches[0]?.opts.fieldSelector).toBe("metadata.name=n1");
+    kube.objects = [node("n1", "50")];
+    kube.rv = "51";
+    kube.watches[0]?.push(new ApiError(410, "Expired", "too old resource version"));
+    await until(() => kube.watches.length === 2);
+    expect(kube.lists).toBe(1);
+    expect(kube.watches[1]?.opts.resourceVersion).toBe("51");
+    expect(events).toEqual(["add n1@40", "update n1@40->50"]);
   });
 
   test("should apply watch events to the cache and handlers, and let bookmarks advance the resourceVersion", async () => {

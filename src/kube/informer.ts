@@ -4,7 +4,7 @@ import { isGone } from "./errors.ts";
 import { keyString, type ObjectKey } from "./reconcile.ts";
 import type { Resource } from "./resources.ts";
 import type { EventSink, Source } from "./source.ts";
-import type { Kube, KubeObject, Selectors, WatchEvent } from "./types.ts";
+import type { Kube, KubeList, KubeObject, Selectors, WatchEvent } from "./types.ts";
 
 export interface InformerHandlers<T> {
   onAdd?(obj: T): void;
@@ -28,6 +28,12 @@ export interface InformerOptions {
   /** Server-side watch timeout per request; default random 300–600 s like client-go's reflector. */
   watchTimeoutSeconds?: () => number;
   random?: () => number;
+  /**
+   * A LIST the caller already made with exactly these selectors (or one returning the same objects
+   * at its resourceVersion): it fills the cache and the first watch starts from its resourceVersion,
+   * so the informer's own first LIST is not sent.
+   */
+  initialList?: KubeList<KubeObject>;
 }
 
 const objectKey = (o: KubeObject): string =>
@@ -123,6 +129,12 @@ export class Informer<T extends KubeObject> implements Source<T> {
     this.#running = true;
     const resync = this.#resyncLoop(signal);
     let needList = true;
+    const initial = this.#o.initialList;
+    if (initial !== undefined && !this.#synced) {
+      // The caller's objects are T by the same claim kube.list makes for the informer's own LIST.
+      this.#replace(initial as KubeList<T>);
+      needList = false;
+    }
     let failures = 0;
     let goneInARow = 0;
     while (!signal.aborted) {
@@ -161,7 +173,10 @@ export class Informer<T extends KubeObject> implements Source<T> {
 
   async #listAndReplace(signal: AbortSignal): Promise<void> {
     const { kube, resource, namespace, selectors } = this.#o;
-    const list = await kube.list<T>(resource, namespace, { ...selectors, signal });
+    this.#replace(await kube.list<T>(resource, namespace, { ...selectors, signal }));
+  }
+
+  #replace(list: KubeList<T>): void {
     const fresh = new Map<string, T>();
     for (const item of list.items) fresh.set(objectKey(item), item);
     const old = new Map(this.#cache);

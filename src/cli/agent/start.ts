@@ -5,13 +5,12 @@ import { InformerSet } from "../../kube/informer-set.ts";
 import { CachedReader } from "../../kube/readers.ts";
 import { RestartRequested } from "../../kube/reconcile.ts";
 import type { Controller } from "../../kube/controller.ts";
-import { defaultUserAgent } from "../../kube/client.ts";
 import { nodes, secrets } from "../../kube/resources.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { createEventRecorder } from "../../controllers/events.ts";
 import { createQueuedEventRecorder } from "../../controllers/queued-events.ts";
-import { connect } from "./connect.ts";
 import { hostNameOf } from "./host-facts.ts";
+import type { Discovery } from "./discover.ts";
 import { machineArch } from "../../registry/platform.ts";
 import { informerSyncChecks } from "./health.ts";
 import type { ControllerDeps, RunningControllers } from "./deps.ts";
@@ -26,7 +25,7 @@ import {
 import { controllerCollector } from "./controller-metrics.ts";
 import { setupLeaseController } from "../../controllers/lease/index.ts";
 import { setupNodeController } from "../../controllers/node/index.ts";
-import { findNode, nodeSelectors } from "../../controllers/shared/index.ts";
+import { nodeSelectors } from "../../controllers/shared/index.ts";
 import { createTokenFileWriter, createTokenResync, setupTokenController } from "../../controllers/token/index.ts";
 import { endpointOf, setupCertificateController } from "../../controllers/certificate/index.ts";
 import { setupHostnameCheckController } from "../../controllers/hostnamecheck/index.ts";
@@ -43,13 +42,13 @@ const kubeSystem = "kube-system";
  * upstream's fixed order. Resolves once everything is started; a controller asking for a restart
  * ends the process through `deps.stop(new RestartRequested(...))`.
  */
-export async function startControllers(deps: ControllerDeps): Promise<RunningControllers> {
+export async function startControllers(deps: ControllerDeps, discovery: Discovery): Promise<RunningControllers> {
   const { config, log, signal } = deps;
   const clock = realClock;
   const host = createHostFs(deps.root);
 
-  const { kube, restConfig, eventsKube } = await connect(config, { host, clock, log, userAgent: defaultUserAgent() }, signal);
-  const hostName = hostNameOf(deps.env);
+  const { kube, restConfig, eventsKube } = discovery.connection;
+  const { hostName } = discovery;
   const informers = new InformerSet({ kube, clock, log: log.child({ component: "cache" }) });
   const secretName = config.controllers.operatingSystemConfig.secretName;
   // gardenadm mode: the Secret cache depends on whether the Node exists (gardenadm.ts), so it waits for discovery.
@@ -60,14 +59,15 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // The Secret cache does not depend on the Node, so it syncs while the Node is discovered; informers
   // added later start at once, and handlers added later get the cached objects replayed.
   informers.start(signal);
-  const [nodeName, machineName] = await Promise.all([
-    // One uncached LIST by the hostname label (§7.1 step 5); several Nodes with it are fatal.
-    findNode(kube, { hostName, nodeName: undefined }, signal).then((n) => n?.metadata.name),
+  const [discovered, machineName] = await Promise.all([
+    // Sent before these modules were loaded (discover.ts).
+    discovery.node,
     // Required on every start, whatever the credentials path (§7.1 step 10).
     readMachineName(host),
     // Upstream creates it without permission bits; 0700 keeps it root-only and usable.
     host.ensureDir(tmpDir, 0o700),
   ]);
+  const nodeName = discovered.node?.metadata.name;
   log.info("Node discovery", { hostName, nodeName: nodeName ?? "", ...(selfHosted ? { mode: "gardenadm" } : {}) });
   secretInformer ??= informers.informerFor<KubeObject>(
     secrets,
@@ -83,7 +83,8 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
 
   // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.
   const node = { hostName, nodeName };
-  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node));
+  // It starts from the discovery LIST (same objects at its resourceVersion), not a second LIST.
+  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node), discovered.list);
   const cache = new CachedReader(informers);
   const events = createQueuedEventRecorder(
     createEventRecorder({ kube: eventsKube, clock, log, component: "gardener-node-agent", host: hostName }),

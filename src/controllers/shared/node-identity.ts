@@ -1,7 +1,7 @@
 import { enqueueObject, type EventHandler } from "../../kube/handler.ts";
 import type { Predicate } from "../../kube/predicate.ts";
 import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject, Selectors } from "../../kube/types.ts";
+import type { Kube, KubeList, KubeObject, Selectors } from "../../kube/types.ts";
 
 // The own Node as every Node-watching controller sees it (node, lease, token, health check, systemd
 // unit check, OSC): one identity, one lookup, one informer selector, one predicate, one handler.
@@ -25,13 +25,26 @@ export class DuplicateNodeError extends Error {
  */
 export async function findNode(kube: Kube, id: NodeIdentity, signal: AbortSignal): Promise<KubeObject | undefined> {
   if (id.nodeName !== undefined) return kube.get<KubeObject>(nodes, "", id.nodeName, { signal });
-  const hostName = id.hostName.toLowerCase();
+  return (await discoverNode(kube, id.hostName, signal)).node;
+}
+
+/**
+ * Node-name discovery with the LIST it made: the Node informer can start from that LIST (same
+ * objects as its own first LIST at that resourceVersion: the label selector when no Node was found,
+ * the one found Node by name otherwise).
+ */
+export async function discoverNode(
+  kube: Kube,
+  hostNameAsIs: string,
+  signal: AbortSignal,
+): Promise<{ readonly node: KubeObject | undefined; readonly list: KubeList<KubeObject> }> {
+  const hostName = hostNameAsIs.toLowerCase();
   const list = await kube.list<KubeObject>(nodes, "", { labelSelector: `${hostnameLabel}=${hostName}`, signal });
   if (list.items.length > 1) {
     const names = list.items.map((n) => n.metadata.name).join(", ");
     throw new DuplicateNodeError(`found more than one node with label ${hostnameLabel}=${hostName}: ${names}`);
   }
-  return list.items[0];
+  return { node: list.items[0], list };
 }
 
 /**
