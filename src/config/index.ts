@@ -52,3 +52,4 @@ export { logFormats, logLevels, validateConfig } from "./validate.ts";
 export type { ValidateOptions } from "./validate.ts";
 export { parseYaml, YamlSyntaxError } from "./yaml.ts";
 export type { YamlVersion } from "./yaml.ts";
+export { unsafeStructure, yamlErrorText } from "./yaml-checks.ts";

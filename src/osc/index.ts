@@ -20,3 +20,4 @@ export {
   type RegistryHost,
   type Unit,
 } from "./schema.ts";
+export { readYaml } from "./yaml-read.ts";

@@ -1,3 +1,5 @@
+// The metrics and health servers. profiling.ts is not re-exported: it is loaded only when profiling
+// is enabled (`await import("../server/profiling.ts")`), so a static import of this file never loads it.
 export { DuplicateCheckError, HealthChecks, reportBody } from "./health.ts";
 export type { CheckReport, CheckResult, HealthCheck } from "./health.ts";
 export { createMetricsRegistry, defaultBuckets, DuplicateMetricError, renderFamilies } from "./metrics.ts";
@@ -5,5 +7,3 @@ export type { Collector, Counter, Gauge, Histogram, Labels, MetricFamily, Metric
 export { buildInfoCollector, processCollector } from "./process-metrics.ts";
 export { ListenError, startHealthServer, startMetricsServer } from "./serve.ts";
 export type { Endpoint, RunningServer } from "./serve.ts";
-export { createProfilingHandler, profilingPrefix } from "./profiling.ts";
-export type { ProfilingHandler } from "./profiling.ts";

@@ -8,3 +8,4 @@ export type {
   UnitStatus,
 } from "./types.ts";
 export { SystemdCallError, SystemdJobError } from "./types.ts";
+export { OfflineSystemd } from "./offline.ts";

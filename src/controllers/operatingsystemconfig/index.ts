@@ -1,5 +1,6 @@
 export { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
 export { ApplyLock } from "./apply-lock.ts";
+export type { ApplyRecord, ApplyStatus, GateRecord } from "./apply-status.ts";
 export { createDriftStatus, driftConditionMessage, driftPathsMetric, type DriftStatus, runDriftLoop } from "./drift/index.ts";
 export { ChangesStore, type PersistChanges } from "./changes-store.ts";
 export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
@@ -13,6 +14,8 @@ export { OscInputError } from "./plan.ts";
 export { createOscMetrics, type OscMetrics } from "./metrics.ts";
 export { OscReporter, type ApplyRun } from "./report.ts";
 export { holdAnnotation } from "./hold.ts";
+export type { GateName, GatePreview } from "./gate-preview.ts";
+export type { ApplyPreview, FilePreview, UnitPreview } from "./preview.ts";
 export { applyHistoryAnnotation } from "./history.ts";
 export { oscConditionType } from "./condition.ts";
 export type { GateHold, GateReason } from "./gate.ts";

@@ -5,4 +5,4 @@ export { kubeletConfigChanges, kubeletMinorVersionChanged } from "./kubelet-conf
 export { osVersionsEqual, parseOsVersion } from "./os-version.ts";
 export { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./perform.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./runner.ts";
-export { UnsupportedOscFieldError } from "./spec.ts";
+export { checkInPlaceFields, UnsupportedOscFieldError } from "./spec.ts";
