@@ -1,6 +1,5 @@
-import type { HostFs } from "../../host/types.ts";
-import type { Predicate } from "../../kube/predicate.ts";
-import type { KubeObject, Selectors } from "../../kube/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import type { KubeObject, Predicate, Selectors } from "../../kube/index.ts";
 import type { Osc } from "../../osc/index.ts";
 
 /**

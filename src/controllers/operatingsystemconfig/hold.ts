@@ -1,5 +1,4 @@
-import type { Predicate } from "../../kube/predicate.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject, Predicate } from "../../kube/index.ts";
 import type { GateHold } from "./gate.ts";
 import { type ChangeSummary, checksumPrefix } from "./history.ts";
 

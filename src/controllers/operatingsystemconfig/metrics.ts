@@ -1,4 +1,4 @@
-import type { MetricsRegistry } from "../../server/metrics.ts";
+import type { MetricsRegistry } from "../../server/index.ts";
 
 /** The OSC controller's Prometheus series; the reporter (report.ts) is their only writer. */
 export interface OscMetrics {

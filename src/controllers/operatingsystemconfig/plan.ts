@@ -1,6 +1,5 @@
-import { isNotFound } from "../../kube/errors.ts";
-import { secrets } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
+import { isNotFound, secrets } from "../../kube/index.ts";
+import type { Kube, KubeObject } from "../../kube/index.ts";
 import { decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../osc/index.ts";
 import { isExecutableFor } from "../../registry/index.ts";
 import { agentBinaryPath } from "./deps.ts";

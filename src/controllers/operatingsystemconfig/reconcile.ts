@@ -1,7 +1,5 @@
-import { isNotFound } from "../../kube/errors.ts";
-import { type ObjectKey, type Reconcile, RestartRequested, type Result, TerminalError } from "../../kube/reconcile.ts";
-import { secrets } from "../../kube/resources.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { isNotFound, type ObjectKey, type Reconcile, RestartRequested, type Result, secrets, TerminalError } from "../../kube/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import type { ApplyStop } from "./apply.ts";

@@ -1,6 +1,6 @@
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { emptyChanges, type Osc, type OscFile, type Unit } from "../../osc/index.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import { nodeRef } from "../events.ts";
 import { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";

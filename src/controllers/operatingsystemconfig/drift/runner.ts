@@ -1,6 +1,6 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
-import type { Gauge } from "../../../server/metrics.ts";
+import type { Gauge } from "../../../server/index.ts";
 import { nodeRef } from "../../events.ts";
 import type { ApplyLock } from "../apply-lock.ts";
 import type { OscControllerDeps } from "../deps.ts";

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 
 export const driftPolicyAnnotation = "node-agent.gardener.cloud/drift-policy";
 export type DriftPolicy = "report" | "repair";

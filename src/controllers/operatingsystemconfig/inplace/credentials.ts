@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { InPlaceDeps } from "./deps.ts";

@@ -1,6 +1,4 @@
-import type { ObjectKey } from "../../../kube/reconcile.ts";
-import type { Predicate } from "../../../kube/predicate.ts";
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject, ObjectKey, Predicate } from "../../../kube/index.ts";
 import type { GateHold } from "../gate.ts";
 import { anyInPlaceFlag, type InPlaceFlags, kubeletFlagSet } from "./flags.ts";
 import { readyForUpdate, secretNameLabel, updateResult } from "./node.ts";

@@ -1,6 +1,5 @@
-import { decodeInline, type Osc } from "../../../osc/index.ts";
-import { readYaml } from "../../../osc/yaml-read.ts";
-import { parseSemVer } from "../../../config/semver.ts";
+import { decodeInline, type Osc, readYaml } from "../../../osc/index.ts";
+import { parseSemVer } from "../../../config/index.ts";
 
 export const kubeletConfigPath = "/var/lib/kubelet/config/kubelet";
 

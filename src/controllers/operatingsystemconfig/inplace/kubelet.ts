@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { ApplyContext } from "../context.ts";
 import { timingOf, type InPlaceDeps } from "./deps.ts";
 import { kubeletFlagSet } from "./flags.ts";

@@ -1,5 +1,5 @@
-import { nodes } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { nodes } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 
 /** Set by machine-controller-manager once the node is drained for the in-place update. */
 export const inPlaceConditionType = "InPlaceUpdate";

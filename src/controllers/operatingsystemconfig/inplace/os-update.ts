@@ -1,5 +1,5 @@
-import { TerminalError } from "../../../kube/reconcile.ts";
-import type { KubeObject } from "../../../kube/types.ts";
+import { TerminalError } from "../../../kube/index.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { InPlaceDeps } from "./deps.ts";

@@ -1,4 +1,4 @@
-import { parseSemVer, SemVerError } from "../../../config/semver.ts";
+import { parseSemVer, SemVerError } from "../../../config/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 
 export const osReleasePath = "/etc/os-release";

@@ -1,5 +1,5 @@
-import { pods } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { pods } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { OscControllerDeps } from "../deps.ts";

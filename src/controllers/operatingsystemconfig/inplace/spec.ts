@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { TerminalError } from "../../../kube/reconcile.ts";
+import { TerminalError } from "../../../kube/index.ts";
 import { issuesMessage, type Osc } from "../../../osc/index.ts";
 
 /**

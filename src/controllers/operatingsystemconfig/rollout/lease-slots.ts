@@ -1,6 +1,5 @@
-import { isAlreadyExists, isConflict, isNotFound } from "../../../kube/errors.ts";
-import { leases } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { isAlreadyExists, isConflict, isNotFound, leases } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 
 const namespace = "kube-system";

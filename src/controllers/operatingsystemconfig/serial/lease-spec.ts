@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { GateHold } from "../gate.ts";
 
 /** The serial Lease's `spec` fields the agent reads and writes (coordination.k8s.io/v1). */

@@ -1,5 +1,5 @@
-import { pods } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { pods } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import type { GateHold } from "../gate.ts";
 import { desiredStaticPods } from "./manifests.ts";

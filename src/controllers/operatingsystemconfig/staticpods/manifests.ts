@@ -1,5 +1,5 @@
 import { parse } from "yaml";
-import type { Kube } from "../../../kube/types.ts";
+import type { Kube } from "../../../kube/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import { allFiles } from "../merge.ts";
 import { fileBytes } from "../plan.ts";
