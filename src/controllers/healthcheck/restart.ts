@@ -1,5 +1,5 @@
-import type { KubeObject } from "../../kube/types.ts";
-import { SystemdJobError, type Systemd } from "../../systemd/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
+import { SystemdJobError, type Systemd } from "../../systemd/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { errorText } from "./checker.ts";
 
