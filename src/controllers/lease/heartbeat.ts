@@ -1,6 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import type { HealthCheck } from "../../server/health.ts";
-import type { MetricsRegistry } from "../../server/metrics.ts";
+import type { HealthCheck, MetricsRegistry } from "../../server/index.ts";
 
 export const healthCheckName = "lease-renewal";
 export const renewalsMetric = "gardener_node_agent_lease_renewals_total";

@@ -1,4 +1,4 @@
-import type { KubeObject, OwnerReference } from "../../kube/types.ts";
+import type { KubeObject, OwnerReference } from "../../kube/index.ts";
 
 export const leaseNamePrefix = "gardener-node-agent-";
 
