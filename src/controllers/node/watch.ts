@@ -1,17 +1,13 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import type { ControllerMetrics } from "../../kube/controller-metrics.ts";
-import type { Predicate } from "../../kube/predicate.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Source } from "../../kube/source.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import { enqueueOwnKey, nodePredicate } from "../shared/node-identity.ts";
+import { Controller } from "../../kube/index.ts";
+import type { ControllerMetrics, KubeObject, Predicate, Reconcile, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 // The node identity moved to ../shared/ (controllers never import each other); re-exported for this
 // controller's public face.
-export { enqueueOwnKey, hostnameLabel, nodePredicate, nodeSelectors } from "../shared/node-identity.ts";
-export type { NodeIdentity } from "../shared/node-identity.ts";
+export { enqueueOwnKey, hostnameLabel, nodePredicate, nodeSelectors } from "../shared/index.ts";
+export type { NodeIdentity } from "../shared/index.ts";
 
 export const controllerName = "node";
 export const restartAnnotation = "worker.gardener.cloud/restart-systemd-services";
