@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import type { HostFs } from "../../host/types.ts";
-import { decodeBase64Strict } from "../../osc/content.ts";
+import type { HostFs } from "../../host/index.ts";
+import { decodeBase64Strict } from "../../osc/index.ts";
 import * as f from "./findings.ts";
 import type { Finding } from "./findings.ts";
 import { exists, readOutcome, sha256Hex } from "./host-probe.ts";

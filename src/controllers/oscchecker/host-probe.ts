@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import type { HostFs } from "../../host/types.ts";
-import { HostFileKindError } from "../../host/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import { HostFileKindError } from "../../host/index.ts";
 
 /**
  * Lexically cleaned absolute host path (Go's filepath.Clean). A relative path is taken from `/`,

@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { issuesMessage } from "../../osc/decode.ts";
-import { readYaml } from "../../osc/yaml-read.ts";
+import { issuesMessage, readYaml } from "../../osc/index.ts";
 
 /**
  * The view of `last-applied-osc.yaml` the checker works on. Upstream decodes the file with a generic
