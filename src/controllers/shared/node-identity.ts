@@ -1,6 +1,5 @@
-import { enqueueObject, type EventHandler } from "../../kube/handler.ts";
-import type { Predicate } from "../../kube/predicate.ts";
-import type { KubeObject, Selectors } from "../../kube/types.ts";
+import { enqueueObject, type EventHandler } from "../../kube/index.ts";
+import type { KubeObject, Predicate, Selectors } from "../../kube/index.ts";
 
 // The own Node as every Node-watching controller sees it (node, lease, token, health check, systemd
 // unit check): one identity, one informer selector, one predicate, one handler.
