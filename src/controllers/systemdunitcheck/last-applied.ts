@@ -1,6 +1,5 @@
-import type { HostFs } from "../../host/types.ts";
-import { decodeOsc, type Osc } from "../../osc/index.ts";
-import { readYaml } from "../../osc/yaml-read.ts";
+import type { HostFs } from "../../host/index.ts";
+import { decodeOsc, type Osc, readYaml } from "../../osc/index.ts";
 import { errorText } from "./errors.ts";
 
 /** Written by the OSC controller after every successful apply (absolute host path). */
