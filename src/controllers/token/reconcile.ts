@@ -1,10 +1,7 @@
-import type { HostFs } from "../../host/types.ts";
-import { isNotFound } from "../../kube/errors.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { secrets } from "../../kube/resources.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import { isNotFound, secrets } from "../../kube/index.ts";
+import type { KubeObject, Reader, Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { EventRecorder, InvolvedObject } from "../events.ts";
 import { sameBytes, TokenMissingError, tokenBytes } from "./token-data.ts";
 import type { TokenSyncConfig } from "./watch.ts";

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { decodeBase64Strict } from "../../osc/content.ts";
+import { decodeBase64Strict } from "../../osc/index.ts";
 
 export const tokenDataKey = "token";
 
