@@ -1,6 +1,6 @@
-import type { HostFs } from "../host/types.ts";
-import type { Logger } from "../log/types.ts";
-import type { Systemd } from "../systemd/types.ts";
+import type { HostFs } from "../host/index.ts";
+import type { Logger } from "../log/index.ts";
+import type { Systemd } from "../systemd/index.ts";
 import { prepareKubeletDataDevice } from "./data-device.ts";
 import { agentUnitName, agentUnitPath, initUnitName, kubeletDir, tempDir } from "./paths.ts";
 import type { ConnectivityProbe } from "./probe.ts";

@@ -1,5 +1,5 @@
-import type { HostFs } from "../host/types.ts";
-import type { Logger } from "../log/types.ts";
+import type { HostFs } from "../host/index.ts";
+import type { Logger } from "../log/index.ts";
 import { parseLsblkPairs } from "./lsblk.ts";
 import type { LsblkRow } from "./lsblk.ts";
 import { kubeletDir } from "./paths.ts";

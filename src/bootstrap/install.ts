@@ -1,4 +1,4 @@
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { agentUnitName, agentUnitPath, systemdUnitDir } from "./paths.ts";
 import { agentUnitContent } from "./unit.ts";
 
