@@ -1,6 +1,6 @@
-import type { NodeAgentConfiguration } from "../config/configuration.ts";
+import type { NodeAgentConfiguration } from "../config/index.ts";
 import type { HostFs } from "../host/index.ts";
-import type { Kube, KubeObject } from "../kube/types.ts";
+import type { Kube, KubeObject } from "../kube/index.ts";
 
 /** The agent's own client certificate kubeconfig (what `run` uses once bootstrapped). */
 const agentKubeconfigPath = "/var/lib/gardener-node-agent/credentials/kubeconfig";
