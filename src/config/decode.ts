@@ -3,7 +3,7 @@ import { configApiVersion, configKind, nodeAgentConfigurationSchema } from "./co
 import type { NodeAgentConfiguration } from "./configuration.ts";
 import { ConfigError } from "./errors.ts";
 import type { FieldIssue } from "./errors.ts";
-import { issueText } from "../untrusted/issue-text.ts";
+import { issueText } from "../untrusted/index.ts";
 import { parseYaml, YamlSyntaxError } from "./yaml.ts";
 
 /** Gates of the process-wide feature gate; the agent registers none of its own. */

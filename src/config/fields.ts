@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { DurationError, parseDuration } from "./duration.ts";
-import { kindOf } from "../untrusted/issue-text.ts";
+import { kindOf } from "../untrusted/index.ts";
 import { canonicalSemVer, SemVerError } from "./semver.ts";
 
 /**
