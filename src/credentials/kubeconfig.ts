@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { kubeconfigPath } from "./paths.ts";
 
 /** `https://` is prepended when the server does not start with it (upstream rule for written kubeconfigs). */

@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import type { Clock } from "../clock/index.ts";
-import type { HostFs } from "../host/types.ts";
-import { isAlreadyExists } from "../kube/errors.ts";
-import { certificateSigningRequests } from "../kube/resources.ts";
-import type { Kube, KubeObject } from "../kube/types.ts";
-import type { Logger } from "../log/types.ts";
+import type { HostFs } from "../host/index.ts";
+import { certificateSigningRequests, isAlreadyExists } from "../kube/index.ts";
+import type { Kube, KubeObject } from "../kube/index.ts";
+import type { Logger } from "../log/index.ts";
 import { createCsrPem, parseCsrPem } from "./csr.ts";
 import type { CsrSubject } from "./csr.ts";
 import { csrName } from "./csr-name.ts";
