@@ -1,8 +1,7 @@
 import { dirname, isAbsolute, join } from "node:path";
 import * as v from "valibot";
-import { issueText } from "../untrusted/issue-text.ts";
-import { quoteName } from "../untrusted/quote-name.ts";
-import { parseYaml } from "../config/yaml.ts";
+import { issueText, quoteName } from "../untrusted/index.ts";
+import { parseYaml } from "../config/index.ts";
 import { bunReadTextFile, type Credentials, type ReadTextFile } from "./credentials.ts";
 import { kubeconfigSchema, type KubeconfigUser } from "./kubeconfig-schema.ts";
 
