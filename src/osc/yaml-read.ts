@@ -1,5 +1,5 @@
 import { isScalar, parse, parseDocument, visit } from "yaml";
-import { unsafeStructure, yamlErrorText } from "../config/yaml-checks.ts";
+import { unsafeStructure, yamlErrorText } from "../config/index.ts";
 import { OscDecodeError } from "./errors.ts";
 import { readYamlFast } from "./yaml-fast.ts";
 
