@@ -1,4 +1,4 @@
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { sha256Digest, verifyDigest } from "./digest.ts";
 import { responseErrorCodes } from "./error-body.ts";
 import { MANIFEST_ACCEPT, parseManifest } from "./manifest.ts";

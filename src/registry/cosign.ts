@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { formatImageReference } from "./reference.ts";
 import { RegistryHttpError } from "./transport.ts";
 import { RegistryError } from "./types.ts";
