@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import type { Osc, OscFile, Unit } from "../osc/schema.ts";
+import type { Osc, OscFile, Unit } from "../osc/index.ts";
 import { RenderError } from "./errors.ts";
 
 /** Paths and names of the node-init OSC (spec §2, §3). */
