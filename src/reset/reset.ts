@@ -1,9 +1,8 @@
-import type { CriRuntime } from "../cri/runtime-service.ts";
-import type { HostFs } from "../host/types.ts";
-import type { Mounts } from "../host/mounts.ts";
-import type { Logger } from "../log/types.ts";
-import { decodeOsc } from "../osc/decode.ts";
-import type { Systemd } from "../systemd/types.ts";
+import type { CriRuntime } from "../cri/index.ts";
+import type { HostFs, Mounts } from "../host/index.ts";
+import type { Logger } from "../log/index.ts";
+import { decodeOsc } from "../osc/index.ts";
+import type { Systemd } from "../systemd/index.ts";
 import { runTasks, type Task, type TaskReporter } from "./tasks.ts";
 
 export const agentUnit = "gardener-node-agent.service";
