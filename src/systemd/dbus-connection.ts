@@ -1,5 +1,5 @@
 import { DBusError, Message, MessageType, sessionBus, type MessageBus } from "dbus-next";
-import type { Logger } from "../log/types.ts";
+import type { Logger } from "../log/index.ts";
 import { CallLimit } from "./call-limit.ts";
 import { SystemdCallError } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { issueText } from "../untrusted/issue-text.ts";
+import { issueText } from "../untrusted/index.ts";
 import { SystemdCallError, type UnitProperties, type UnitStatus } from "./types.ts";
 
 /** A reply body did not have the shape systemd documents. Names where and what was expected, never the value. */

@@ -1,5 +1,5 @@
 import { realClock, type Clock } from "../clock/index.ts";
-import type { Logger } from "../log/types.ts";
+import type { Logger } from "../log/index.ts";
 // dbus-connection.ts pulls in dbus-next (and node:net): loaded on the first call, so start-up and
 // commands that never reach systemd do not pay for it.
 import type { BusCall, BusConnection, BusConnectionOptions, BusSignal, Connected } from "./dbus-connection.ts";

@@ -1,7 +1,5 @@
-import { formatRecord } from "../log/format.ts";
-import { syslogPriority } from "../log/sinks.ts";
-import type { LineWriter } from "../log/sinks.ts";
-import type { LogFormat, LogRecord, LogSink } from "../log/types.ts";
+import { formatRecord, syslogPriority } from "../log/index.ts";
+import type { LineWriter, LogFormat, LogRecord, LogSink } from "../log/index.ts";
 import { loadLibSystemd } from "./libsystemd.ts";
 import type { LibSystemd } from "./libsystemd.ts";
 
