@@ -1,19 +1,2 @@
-export { createReconciler, RemoveAnnotationError, restartAction, restartReason } from "./reconcile.ts";
-export type { NodeReconcilerDeps } from "./reconcile.ts";
-export { agentUnitName, isValidServiceName, restartPlan } from "./restart-plan.ts";
-export type { RestartPlan } from "./restart-plan.ts";
 export { setupNodeController } from "./setup.ts";
-export type { NodeControllerSetup } from "./setup.ts";
-export {
-  controllerName,
-  enqueueOwnKey,
-  hostnameLabel,
-  maxConcurrentReconciles,
-  newNodeController,
-  nodePredicate,
-  nodeSelectors,
-  reconcileTimeoutMs,
-  restartAnnotation,
-  restartAnnotationPredicate,
-} from "./watch.ts";
-export type { NodeIdentity } from "./watch.ts";
+export { nodeSelectors } from "./watch.ts";

@@ -1,4 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { Kube, KubeObject, ObjectKey } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
@@ -10,11 +11,6 @@ import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 import type { RolloutDeps } from "./rollout/index.ts";
 import type { OscMetrics } from "./metrics.ts";
 import type { InPlaceDeps } from "./inplace/index.ts";
-
-export interface TokenSyncConfig {
-  readonly secretName: string;
-  readonly path: string;
-}
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
 export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;

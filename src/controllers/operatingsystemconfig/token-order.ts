@@ -1,7 +1,7 @@
+import type { TokenSyncConfig } from "../../config/index.ts";
 import type { Osc, Unit } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
-import type { TokenSyncConfig } from "./deps.ts";
 import { mergeUnits } from "./merge.ts";
 
 export const tokenNotReadyReason = "TokenNotWrittenBeforeUnit";

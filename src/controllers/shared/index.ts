@@ -1,4 +1,4 @@
 // What several controllers share. Controller folders never import each other; they import this.
-export { enqueueOwnKey, hostnameLabel, nodePredicate, nodeSelectors } from "./node-identity.ts";
+export { enqueueOwnKey, nodePredicate, nodeSelectors } from "./node-identity.ts";
 export type { NodeIdentity } from "./node-identity.ts";
 export { changesPath, lastAppliedPath, stateDir } from "./state-paths.ts";

@@ -1,10 +1,10 @@
+import type { TokenSyncConfig } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import { isNotFound, secrets } from "../../kube/index.ts";
 import type { KubeObject, Reader, Reconcile } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import type { EventRecorder, InvolvedObject } from "../events.ts";
 import { sameBytes, TokenMissingError, tokenBytes } from "./token-data.ts";
-import type { TokenSyncConfig } from "./watch.ts";
 
 export const tokenFileMode = 0o640;
 export const syncFailedReason = "TokenSyncFailed";

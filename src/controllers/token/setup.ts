@@ -1,4 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { Controller, ControllerMetrics, Kube, ObjectKey, Reconcile } from "../../kube/index.ts";
 import { liveReader } from "../../kube/index.ts";
@@ -6,7 +7,7 @@ import type { Logger } from "../../log/index.ts";
 import type { EventRecorder } from "../events.ts";
 import type { NodeIdentity } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
-import { newTokenController, type TokenResync, type TokenSyncConfig } from "./watch.ts";
+import { newTokenController, type TokenResync } from "./watch.ts";
 
 export interface TokenControllerSetup {
   /** Live GETs of the token Secrets (no cache, no informer). */

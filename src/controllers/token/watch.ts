@@ -1,4 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import { Channel, Controller, only, type Predicate } from "../../kube/index.ts";
 import type { ControllerMetrics, KubeObject, ObjectKey, Reconcile, Source } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
@@ -8,11 +9,6 @@ export const controllerName = "token";
 export const secretNamespace = "kube-system";
 /** controllerutils.DefaultReconciliationTimeout */
 export const reconcileTimeoutMs = 3 * 60 * 1000;
-
-export interface TokenSyncConfig {
-  readonly secretName: string;
-  readonly path: string;
-}
 
 /** Upstream runs one worker per sync config (at least one), so one slow secret does not hold up the others. */
 export const workersFor = (configs: readonly TokenSyncConfig[]): number => Math.max(1, configs.length);
