@@ -40,5 +40,3 @@ export const nodeAgentConfigurationSchema = v.object({
 
 export type NodeAgentConfiguration = v.InferOutput<typeof nodeAgentConfigurationSchema>;
 export type APIServerConfiguration = v.InferOutput<typeof apiServerSchema>;
-export type BootstrapConfiguration = v.InferOutput<typeof bootstrapSchema>;
-export type DebuggingConfiguration = v.InferOutput<typeof debuggingSchema>;

@@ -32,8 +32,5 @@ export const controllersSchema = v.object({
   systemdUnitCheck: section(systemdUnitCheckControllerSchema),
 });
 
-export type OperatingSystemConfigControllerConfig = v.InferOutput<typeof operatingSystemConfigControllerSchema>;
 export type TokenSyncConfig = v.InferOutput<typeof tokenSyncConfigSchema>;
-export type TokenControllerConfig = v.InferOutput<typeof tokenControllerSchema>;
 export type SystemdUnitCheckControllerConfig = v.InferOutput<typeof systemdUnitCheckControllerSchema>;
-export type ControllerConfiguration = v.InferOutput<typeof controllersSchema>;

@@ -48,20 +48,6 @@ export const int32Or = (fallback: number) =>
 /** Go int64 (safe-integer range is all JS numbers hold exactly). */
 export const int64 = v.pipe(v.number(), v.safeInteger());
 
-/** A Go duration string (`10m`, `12h0m0s`), carried as milliseconds. */
-export const duration = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    try {
-      return parseDuration(dataset.value);
-    } catch (err) {
-      if (!(err instanceof DurationError)) throw err;
-      addIssue({ message: err.reason });
-      return NEVER;
-    }
-  }),
-);
-
 /** A duration whose absent or null value becomes `fallbackMs` (Go defaults nil pointers only). */
 export const durationOr = (fallbackMs: number) =>
   v.pipe(

@@ -41,7 +41,6 @@ export const changedUnitSchema = v.object({
 export type ChangedUnit = v.InferOutput<typeof changedUnitSchema>;
 
 export const unitCommandSchema = v.object({ name: v.string(), command: v.optional(v.string(), "") });
-export type UnitCommand = v.InferOutput<typeof unitCommandSchema>;
 
 /**
  * This agent's addition to the changes file (gardener#10972): every file path and unit a change set

@@ -37,7 +37,6 @@ export const fileContentSchema = v.object({
   imageRef: opt(v.object({ image: str, filePathInImage: str })),
   transmitUnencoded: opt(v.boolean()),
 });
-export type FileContent = v.InferOutput<typeof fileContentSchema>;
 
 export const fileSchema = v.object({
   path: str,
@@ -53,7 +52,6 @@ export const registryHostSchema = v.object({
   caCerts: optList(str),
   overridePath: opt(v.boolean()),
 });
-export type RegistryHost = v.InferOutput<typeof registryHostSchema>;
 
 export const registryConfigSchema = v.object({
   upstream: str,
@@ -75,7 +73,6 @@ export const containerdConfigSchema = v.object({
   registries: optList(registryConfigSchema),
   plugins: optList(pluginConfigSchema),
 });
-export type ContainerdConfig = v.InferOutput<typeof containerdConfigSchema>;
 
 export const criConfigSchema = v.object({
   name: v.optional(str, ""),
@@ -109,8 +106,6 @@ export const oscSchema = v.object({
   status: v.optional(oscStatusSchema, {}),
 });
 export type Osc = v.InferOutput<typeof oscSchema>;
-export type OscSpec = Osc["spec"];
-export type OscStatus = Osc["status"];
 
 export const oscApiVersion = "extensions.gardener.cloud/v1alpha1";
 export const oscKind = "OperatingSystemConfig";

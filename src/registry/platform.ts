@@ -1,12 +1,5 @@
 import type { Platform } from "./types.ts";
 
-/** OCI platform for a Node/Bun `process.arch` value; undefined for architectures we do not ship. */
-export function platformForArch(arch: string): Platform | undefined {
-  if (arch === "x64") return { os: "linux", architecture: "amd64" };
-  if (arch === "arm64") return { os: "linux", architecture: "arm64" };
-  return undefined;
-}
-
 /** Whether an index entry's platform satisfies the wanted one (arm64 "v8" equals no variant). */
 export function platformMatches(candidate: Platform, wanted: Platform): boolean {
   if (candidate.os !== wanted.os || candidate.architecture !== wanted.architecture) return false;

@@ -59,9 +59,6 @@ export class DuplicateMetricError extends Error {
   }
 }
 
-/** Prometheus reference text defaults: seconds-style buckets for durations. */
-export const defaultBuckets: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
 const labelKey = (labels: Labels): string =>
   JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
 

@@ -6,7 +6,7 @@ import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 // The node identity moved to ../shared/ (controllers never import each other); re-exported for this
 // controller's public face.
-export { enqueueOwnKey, hostnameLabel, nodePredicate, nodeSelectors } from "../shared/index.ts";
+export { enqueueOwnKey, nodePredicate, nodeSelectors } from "../shared/index.ts";
 export type { NodeIdentity } from "../shared/index.ts";
 
 export const controllerName = "node";

@@ -7,7 +7,7 @@ import { OscInputError } from "./input-error.ts";
 import { validateDropInName, validateFilePath, validateRemovedUnitName, validateUnitName } from "./names.ts";
 
 export { OscInputError, permanentInputError } from "./input-error.ts";
-export { validateDropInName, validateFilePath, validateUnitName } from "./names.ts";
+export { validateFilePath, validateUnitName } from "./names.ts";
 
 /** Secret `data` values, base64-decoded. */
 export function secretValue(secret: KubeObject, key: string): Uint8Array | undefined {
