@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Kube } from "../../kube/index.ts";
 import { acceptanceOsc } from "../../../test/fixtures/osc/acceptance-osc.ts";
-import { OscWorld } from "../../../test/fixtures/osc/harness.ts";
 import { useOscWorlds } from "../../../test/harness/osc-worlds.ts";
 
 const env = useOscWorlds();
