@@ -177,11 +177,6 @@ export function matchFields(resource: string, reqs: readonly FieldRequirement[],
   return reqs.every((r) => (fieldValue(resource, r.field, o) === r.value) === (r.op === "="));
 }
 
-/** The name a list/watch is scoped to when its field selector pins metadata.name (RequestInfo.Name). */
-export function exactName(reqs: readonly FieldRequirement[]): string {
-  return reqs.find((r) => r.field === "metadata.name" && r.op === "=")?.value ?? "";
-}
-
 export interface Selector {
   labels: LabelRequirement[];
   fields: FieldRequirement[];
