@@ -1,6 +1,6 @@
 /**
  * API requests per node and hour in steady state, with the four CORE controllers (operatingsystemconfig,
- * lease, node, token) wired in-process the way src/controllers/index.ts wires them, against the API
+ * lease, node, token) wired in-process the way src/cli/agent/start.ts wires them, against the API
  * server simulator, authenticated as a node agent (client certificate of
  * `gardener.cloud:node-agent:machine:<machine>`, so the simulator's node-agent authorizer applies).
  * After the initial sync (OSC applied, token written, Lease created) it counts the agent's requests
@@ -14,7 +14,8 @@ import { stringify } from "yaml";
 import { realClock } from "../src/clock/index.ts";
 import { createEventRecorder } from "../src/controllers/events.ts";
 import { setupLeaseController } from "../src/controllers/lease/index.ts";
-import { nodeSelectors, setupNodeController } from "../src/controllers/node/index.ts";
+import { setupNodeController } from "../src/controllers/node/index.ts";
+import { nodeSelectors } from "../src/controllers/shared/index.ts";
 import { createReconciler as createOscReconciler, newOscController } from "../src/controllers/operatingsystemconfig/index.ts";
 import { createTokenResync, setupTokenController } from "../src/controllers/token/index.ts";
 import { createHostFs } from "../src/host/index.ts";
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
     const user = `gardener.cloud:node-agent:machine:${machine}`;
     const cert = await sim.issueClientCert(user, ["gardener.cloud:node-agents"]);
 
-    // What src/controllers/index.ts builds once per process.
+    // What src/cli/agent/start.ts builds once per process.
     kube = new KubeClient({
       config: { server: sim.url, caPem: sim.caPem, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem, credentials: { kind: "none" } },
     });

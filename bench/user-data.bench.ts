@@ -1,8 +1,12 @@
-// node_init_user_data_bytes: the node-init user data as the cloud provider receives it, i.e. the output
-// of the compiled agent's `render --provision` (cloud-config, the default) after machine-controller-manager
-// replaced <<BOOTSTRAP_TOKEN>> and <<MACHINE_NAME>>. The cluster CA is one self-signed RSA-3072
-// certificate made by openssl (a CA bundle holds two during a CA rotation); the other inputs are of the
-// length a production shoot has. Providers cap user data at 16 KiB; the target is 4 KiB.
+// node-init user data as the cloud provider receives it: the compiled agent's `render --provision` after
+// machine-controller-manager replaced <<BOOTSTRAP_TOKEN>> and <<MACHINE_NAME>> (a plain byte replacement, as
+// MCM's Go code does; in the gzip form the placeholders sit in the gzip header's comment).
+//   node_init_user_data_bytes          `--format gzip`: the binary user data (target: <= 4096 bytes)
+//   node_init_user_data_base64_bytes   the same, base64-encoded, for provider APIs that take user data as base64
+//                                      (their limits usually apply to the bytes before base64)
+//   node_init_user_data_text_bytes     the default cloud-config text form, for providers that need a string
+// The cluster CA is one self-signed RSA-3072 certificate made by openssl (a CA bundle holds two during a CA
+// rotation); the other inputs are of the length a production shoot has. Registry CA and cosign key are off.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,27 +22,41 @@ try {
   if (ca.exitCode !== 0) throw new Error(`openssl req failed: ${ca.stderr.toString().trim()}`);
   const caFile = join(work, "ca.crt");
   await writeFile(caFile, ca.stdout);
-  const render = Bun.spawnSync([
-    binary,
-    "render",
-    "--provision",
-    "--server=https://api.prod-eu1.my-project.shoot.example.com",
-    `--ca-file=${caFile}`,
-    "--image=europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0",
-    "--secret-name=gardener-node-agent-worker-z1-9f3a1",
-    "--kubernetes-version=1.33.4",
-    "--kubelet-data-volume-size=53687091200",
-    "--agent-version=v1.110.0",
-  ]);
-  if (render.exitCode !== 0) throw new Error(`render --provision failed: ${render.stderr.toString().trim()}`);
-  const template = render.stdout.toString();
-  for (const p of ["<<BOOTSTRAP_TOKEN>>", "<<MACHINE_NAME>>"]) if (!template.includes(p)) throw new Error(`user data lacks ${p}`);
-  const received = template
-    .replaceAll("<<BOOTSTRAP_TOKEN>>", "k8s3df.0123456789abcdef")
-    .replaceAll("<<MACHINE_NAME>>", "shoot--my-project--prod-eu1-worker-z1-7d9c5-x2x4k");
-  const bytes = Buffer.byteLength(received);
-  console.error(`bench user data: ${bytes} bytes (CA ${ca.stdout.length} bytes)`);
-  console.log(JSON.stringify({ node_init_user_data_bytes: bytes, node_init_user_data_ca_bytes: ca.stdout.length }));
+  const render = (format: string): Buffer => {
+    const run = Bun.spawnSync([
+      binary,
+      "render",
+      "--provision",
+      `--format=${format}`,
+      "--server=https://api.prod-eu1.my-project.shoot.example.com",
+      `--ca-file=${caFile}`,
+      "--image=europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0",
+      "--secret-name=gardener-node-agent-worker-z1-9f3a1",
+      "--kubernetes-version=1.33.4",
+      "--kubelet-data-volume-size=53687091200",
+      "--agent-version=v1.110.0",
+    ]);
+    if (run.exitCode !== 0) throw new Error(`render --provision --format=${format} failed: ${run.stderr.toString().trim()}`);
+    // latin1 keeps every byte as one char, so the replacement is byte for byte like MCM's.
+    const template = run.stdout.toString("latin1");
+    for (const p of ["<<BOOTSTRAP_TOKEN>>", "<<MACHINE_NAME>>"]) if (!template.includes(p)) throw new Error(`${format} user data lacks ${p}`);
+    const received = template
+      .replaceAll("<<BOOTSTRAP_TOKEN>>", "k8s3df.0123456789abcdef")
+      .replaceAll("<<MACHINE_NAME>>", "shoot--my-project--prod-eu1-worker-z1-7d9c5-x2x4k");
+    return Buffer.from(received, "latin1");
+  };
+  const gzip = render("gzip");
+  const text = render("cloud-config");
+  const base64 = gzip.toString("base64").length;
+  console.error(`bench user data: gzip ${gzip.length} bytes (base64 ${base64}), cloud-config ${text.length} bytes (CA ${ca.stdout.length} bytes)`);
+  console.log(
+    JSON.stringify({
+      node_init_user_data_bytes: gzip.length,
+      node_init_user_data_base64_bytes: base64,
+      node_init_user_data_text_bytes: text.length,
+      node_init_user_data_ca_bytes: ca.stdout.length,
+    }),
+  );
 } finally {
   await rm(work, { recursive: true, force: true });
 }

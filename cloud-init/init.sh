@@ -3,57 +3,50 @@ IMAGE="${GNA_IMAGE:-__IMAGE__}"
 REGISTRY_CA_API_SERVER="${GNA_REGISTRY_CA_API_SERVER:-__REGISTRY_CA_API_SERVER__}"
 # Pulls gardener-node-agent from the OCI registry with curl (no containerd), installs it atomically
 # to /opt/bin and execs `bootstrap`. Template points, knobs and behaviour: cloud-init/README.md.
+# User data carries this script without comments and indentation (compactShell) and has to fit in
+# 4 KiB with the cluster CA: keep the code terse and explain it in comments.
 set -eu
 R="${GNA_ROOT:-}"
 BIN="$R/opt/bin/gardener-node-agent"
 CONF="$R/var/lib/gardener-node-agent"
-W=""
-S=""
-TOKEN=""
+W= S= TOKEN= found= ch=
 die() { echo "init.sh: $*" >&2; exit 1; }
-trap '[ -z "$S" ] || rm -rf "$S"; [ -z "$W" ] || rm -rf "$W"' EXIT
+# Empty operands are fine for rm -rf: nothing to remove before mktemp ran.
+trap 'rm -rf "$S" "$W"' EXIT
 trap 'exit 130' INT TERM
 
-# JSON on stdin -> "path=value" per scalar, e.g. manifests.0.platform.architecture=amd64
+# JSON on stdin -> one "path=value" line per scalar, e.g. manifests.0.platform.architecture=amd64.
+# grep cuts the document into tokens (strings with their escapes, punctuation, bare scalars; no
+# token spans lines, JSON strings hold no raw newline), awk
+# keeps a stack of containers: f = path of the container with its dot, t = is an array, x = array index,
+# k = current object key, e = the next string is a key.
 jf() {
-  awk '{b=b $0 "\n"} END {n=length(b); i=1; d=0
-  while (i<=n) { c=substr(b,i,1)
-    if (c~/[ \t\r\n]/) {i++; continue}
-    if (c==":") {wk[d]=0; i++; continue}
-    if (c==",") {if (t[d]=="o") wk[d]=1; else x[d]++; i++; continue}
-    if (c=="}"||c=="]") {d--; i++; continue}
-    if (c=="\"") { j=i+1
-      while (j<=n) {h=substr(b,j,1); if (h=="\\") j+=2; else if (h=="\"") break; else j++}
-      v=substr(b,i+1,j-i-1); i=j+1
-      if (d>0 && t[d]=="o" && wk[d]) {k[d]=v; continue}
-      print p() "=" v; continue }
-    if (c=="{"||c=="[") {q=p(); d++; f[d]=q; t[d]=(c=="{")?"o":"a"; x[d]=0; wk[d]=(c=="{"); i++; continue}
-    if (match(substr(b,i),/^[-+0-9.eEa-z]+/)) {print p() "=" substr(b,i,RLENGTH); i+=RLENGTH; continue}
-    exit 3 } }
-  function p(  y) {if (d==0) return ""; y=(t[d]=="o")?k[d]:x[d]; return (f[d]=="")?y:f[d] "." y}'
+  grep -oE '"([^"\\]|\\.)*"|[][{}:,]|[^][{}:,"[:space:]]+' | awk '
+  /^[[{]$/ {q=d?p() ".":""; f[++d]=q; t[d]=$0=="["; x[d]=0; e=!t[d]; next}
+  /^[]}]$/ {d--; next}
+  $0=="," {x[d]++; e=!t[d]; next}
+  $0==":" {e=0; next}
+  {v=/^"/?substr($0,2,length($0)-2):$0}
+  e {k[d]=v; next}
+  {print p() "=" v}
+  function p() {return f[d] (t[d]?x[d]:k[d])}'
 }
 
-case "$IMAGE" in "" | __IMAGE__) die "no image reference (template not rendered and GNA_IMAGE unset)" ;; esac
-SCHEME=https
-[ "${GNA_REGISTRY_PLAIN_HTTP:-0}" != 1 ] || SCHEME=http
-N="$IMAGE"
-case "$N" in http://*) SCHEME=http; N="${N#http://}" ;; https://*) N="${N#https://}" ;; esac
-DIGEST=""
-TAG=""
-case "$N" in *@*) DIGEST="${N#*@}"; N="${N%%@*}" ;; esac
-case "${N##*/}" in *:*) TAG="${N##*:}"; N="${N%:*}" ;; esac
-REG=registry-1.docker.io
-REPO="$N"
-case "$N" in */*) case "${N%%/*}" in *.* | *:* | localhost) REG="${N%%/*}"; REPO="${N#*/}" ;; esac ;; esac
-[ "$REG" = docker.io ] && REG=registry-1.docker.io
-case "$REG/$REPO" in registry-1.docker.io/*/*) ;; registry-1.docker.io/*) REPO="library/$REPO" ;; esac
-SHA=sha256:????????????????????????????????????????????????????????????????
-case "$DIGEST" in "" | $SHA) ;; *) die "invalid digest in image reference $IMAGE" ;; esac
+# The renderer checks the reference and writes it as host[:port]/repo[:tag][@sha256:…] (Docker Hub
+# names resolved to registry-1.docker.io/…); a digest wins over the tag. Every document and blob
+# fetched by digest is checked against it, so a bad digest ends in a mismatch.
+[ -n "${IMAGE%__IMAGE__}" ] || die "no image reference"
+P=https
+[ "${GNA_REGISTRY_PLAIN_HTTP:-0}" != 1 ] || P=http
+N="$IMAGE" D= T=latest
+case "$N" in *@*) D="${N#*@}"; N="${N%%@*}" ;; esac
+case "${N##*/}" in *:*) T="${N##*:}"; N="${N%:*}" ;; esac
+REG="${N%%/*}"
+REPO="${N#*/}"
 M="${GNA_ARCH:-$(uname -m)}"
-case "$M" in x86_64 | amd64) ARCH=amd64 ;; aarch64 | arm64) ARCH=arm64 ;; *) die "unsupported machine architecture $M" ;; esac
-BASE="$SCHEME://$REG/v2/$REPO"
-cc() { curl -sS --connect-timeout 10 --speed-limit 1024 --speed-time 60 ${GNA_REGISTRY_CA_FILE:+--cacert "$GNA_REGISTRY_CA_FILE"} "$@"; }
-W="$(mktemp -d)" || die "cannot create a temp dir"
+case "$M" in x86_64) ARCH=amd64 ;; aarch64) ARCH=arm64 ;; *) die "unsupported machine architecture $M" ;; esac
+BASE="$P://$REG/v2/$REPO"
+W="$(mktemp -d)"
 
 # Registry CA from the shoot API server (upstream init.sh step 3); any failure ends the run.
 if [ -n "$REGISTRY_CA_API_SERVER" ] && [ "$REGISTRY_CA_API_SERVER" != __REGISTRY_CA_API_SERVER__ ]; then
@@ -62,9 +55,10 @@ if [ -n "$REGISTRY_CA_API_SERVER" ] && [ "$REGISTRY_CA_API_SERVER" != __REGISTRY
     die "cannot fetch configmap kube-system/registry-ca-bundle from $REGISTRY_CA_API_SERVER"
   b="$(jf <"$W/ca.json" | sed -n 's/^data\.bundle\.crt=//p')"
   if [ -n "$b" ]; then
-    mkdir -p "$R/var/lib/ca-certificates-local" "$R/etc/pki/trust/anchors"
-    printf '%s' "$b" | base64 -d >"$R/var/lib/ca-certificates-local/registry-ca.crt" || die "registry CA bundle is not base64"
-    cp "$R/var/lib/ca-certificates-local/registry-ca.crt" "$R/etc/pki/trust/anchors/registry-ca.pem"
+    C="$R/var/lib/ca-certificates-local/registry-ca.crt"
+    mkdir -p "${C%/*}" "$R/etc/pki/trust/anchors"
+    printf %s "$b" | base64 -d >"$C" || die "registry CA bundle is not base64"
+    cp "$C" "$R/etc/pki/trust/anchors/registry-ca.pem"
     if [ -z "$R" ]; then
       /var/lib/ssl/update-local-ca-certificates.sh >/dev/null 2>&1 || die "update-local-ca-certificates.sh failed"
       systemctl restart containerd >/dev/null 2>&1 || true # only for later image pulls; we do not use it
@@ -77,50 +71,54 @@ fi
 # (a 404 returns 1 when 404OK is set).
 get() {
   for a in 1 2; do
-    c="$(cc -L -o "$2" -D "$W/h" -w '%{http_code}' -H "Accept: ${3:-*/*}" ${TOKEN:+-H "Authorization: Bearer $TOKEN"} "$1" 2>"$W/e")" || c="curl-$?"
-    case "$c" in
-      200) return 0 ;;
-      401) [ "$a" = 1 ] && token && continue ;;
+    c="$(curl -sSL --connect-timeout 10 --speed-limit 1024 --speed-time 60 -o "$2" -D "$W/h" -w '%{http_code}' -H "Accept: ${3:-*/*}" ${TOKEN:+-H "Authorization: Bearer $TOKEN"} "$1" 2>"$W/e")" ||
+      die "cannot reach $1: $(head -n1 "$W/e")"
+    case $c in
+      200) return ;;
+      401) [ $a = 2 ] || { token; continue; } ;;
       404) [ -z "${4:-}" ] || return 1 ;;
-      curl-*) die "cannot reach $1: $(head -n1 "$W/e")" ;;
     esac
     die "GET $1 failed with HTTP $c"
   done
 }
+# The last `WWW-Authenticate: Bearer realm="…",service="…"` header names the token service, which
+# get asks (ch set: a token service that wants credentials itself ends the run, no recursion).
 token() {
-  ch="$(tr -d '\r' <"$W/h" | sed -n 's/^[Ww][Ww][Ww]-[Aa]uthenticate: *[Bb]earer *//p' | tail -n1)"
-  [ -n "$ch" ] || die "registry $REG wants credentials (no Bearer challenge); anonymous pull only"
-  realm="$(echo "$ch" | sed -n 's/.*realm="\([^"]*\)".*/\1/p')"
-  [ -n "$realm" ] || die "bearer challenge from $REG has no realm"
-  c="$(cc -G -o "$W/t" -w '%{http_code}' --data-urlencode "service=$(echo "$ch" | sed -n 's/.*service="\([^"]*\)".*/\1/p')" \
-    --data-urlencode "scope=repository:$REPO:pull" "$realm" 2>"$W/e")" || die "cannot reach token service $realm: $(head -n1 "$W/e")"
-  [ "$c" = 200 ] || die "token request to $realm failed with HTTP $c"
+  [ -z "$ch" ] && ch="$(grep -i '^www-authenticate: *bearer' "$W/h" | tail -n1)" && realm="$(hv realm)" && [ -n "$realm" ] ||
+    die "$REG wants credentials; anonymous pull only"
+  get "$realm?service=$(hv service)&scope=repository:$REPO:pull" "$W/t"
+  # No token in the answer: the retried GET fails with 401.
   TOKEN="$(jf <"$W/t" | sed -n 's/^token=//p;s/^access_token=//p' | head -n1)"
-  [ -n "$TOKEN" ] || die "token service $realm returned no token"
+  ch=
 }
-# verify FILE DIGEST WHAT
+hv() { echo "$ch" | sed -n "s/.*$1=\"\([^\"]*\)\".*/\1/p"; }
+# verify FILE DIGEST WHAT (s = the file's digest)
 verify() {
   s="sha256:$(sha256sum "$1" | cut -d' ' -f1)"
-  [ "$s" = "$2" ] || die "digest mismatch for $3: expected $2, got $s"
+  [ "$s" = "$2" ] || die "digest mismatch for $3: got $s"
 }
 
 A=application/vnd
-ACCEPT=$A.oci.image.index.v1+json,$A.oci.image.manifest.v1+json,$A.docker.distribution.manifest.list.v2+json,$A.docker.distribution.manifest.v2+json
-get "$BASE/manifests/${DIGEST:-${TAG:-latest}}" "$W/m" "$ACCEPT"
-[ -z "$DIGEST" ] || verify "$W/m" "$DIGEST" "manifest of $IMAGE"
-# cosign.pub: the top manifest must carry a cosign key-based signature (cloud-init/README.md step 2)
+o=$A.oci.image
+d=$A.docker.distribution.manifest
+ACCEPT=$o.index.v1+json,$o.manifest.v1+json,$d.list.v2+json,$d.v2+json
+get "$BASE/manifests/${D:-$T}" "$W/m" "$ACCEPT"
+[ -z "$D" ] || verify "$W/m" "$D" "manifest of $IMAGE"
+# cosign.pub: the top manifest must carry a cosign key-based signature (cloud-init/README.md step 2):
+# a simple-signing layer of the sha256-<hex>.sig manifest names this digest, and its signature
+# annotation verifies the layer with the key. User data rendered without a key carries a refusal instead.
 K="$CONF/cosign.pub"
 if [ -f "$K" ]; then
   D="sha256:$(sha256sum "$W/m" | cut -d' ' -f1)"
-  get "$BASE/manifests/sha256-${D#*:}.sig" "$W/s" "$A.oci.image.manifest.v1+json" 1 || die "image $IMAGE ($D) has no signature"
-  jf <"$W/s" >"$W/g" || die "signature manifest of $IMAGE is not JSON"
-  ok=""
+  get "$BASE/manifests/sha256-${D#*:}.sig" "$W/s" "$o.manifest.v1+json" 1 || die "image $IMAGE ($D) has no signature"
+  jf <"$W/s" >"$W/g"
+  ok=
   for i in $(sed -n 's/^layers\.\([0-9]*\)\.mediaType=application\/vnd\.dev\.cosign\.simplesigning\.v1+json$/\1/p' "$W/g"); do
     pd="$(sed -n "s/^layers\.$i\.digest=//p" "$W/g")"
-    case "$pd" in $SHA) ;; *) continue ;; esac
+    case "$pd" in sha256:????????????????????????????????????????????????????????????????) ;; *) continue ;; esac
     get "$BASE/blobs/$pd" "$W/p"
     verify "$W/p" "$pd" "signature payload of $IMAGE"
-    jf <"$W/p" >"$W/q" 2>/dev/null || continue
+    jf <"$W/p" >"$W/q"
     grep -qxF "critical.image.docker-manifest-digest=$D" "$W/q" && grep -qxF "critical.type=cosign container image signature" "$W/q" || continue
     sed -n "s/^layers\.$i\.annotations\.dev\.cosignproject\.cosign\/signature=//p" "$W/g" | base64 -d >"$W/z" 2>/dev/null &&
       openssl dgst -sha256 -verify "$K" -signature "$W/z" "$W/p" >/dev/null 2>&1 && ok=1 && break
@@ -128,46 +126,39 @@ if [ -f "$K" ]; then
   [ -n "$ok" ] || die "no signature of $IMAGE ($D) verifies with $K"
   echo "> Verified the signature of $IMAGE ($D)"
 fi
-jf <"$W/m" >"$W/f" || die "manifest of $IMAGE is not JSON"
+jf <"$W/m" >"$W/f"
+# An index: take the first linux/<arch> manifest (by digest, so it is checked too).
 if grep -q '^manifests\.' "$W/f"; then
-  md="$(awk -F= -v a="$ARCH" '{split($1,k,"."); if (k[1]!="manifests") next; v=substr($0,length($1)+2)}
-    k[3]=="digest" {g[k[2]]=v} k[3]=="platform" && k[4]=="architecture" {r[k[2]]=v} k[3]=="platform" && k[4]=="os" {o[k[2]]=v}
-    END {for (i=0; (i "") in g; i++) if (r[i]==a && o[i]=="linux") {print g[i]; exit}}' "$W/f")"
+  # An entry's lines are adjacent in document order: an index with both lines shows up twice in a row.
+  i="$(grep -xE "manifests\.[0-9]+\.platform\.(architecture=$ARCH|os=linux)" "$W/f" | cut -d. -f2 | uniq -d | head -n1)"
+  md="$(sed -n "s/^manifests\.${i:-x}\.digest=//p" "$W/f")"
   [ -n "$md" ] || die "image $IMAGE has no manifest for linux/$ARCH"
   get "$BASE/manifests/$md" "$W/m" "$ACCEPT"
   verify "$W/m" "$md" "linux/$ARCH manifest of $IMAGE"
-  jf <"$W/m" >"$W/f" || die "manifest of $IMAGE is not JSON"
+  jf <"$W/m" >"$W/f"
 fi
-# Top layer first; whiteouts are not interpreted (agent images have one layer).
-layers="$(awk -F= '{split($1,k,".")} k[1]=="layers" && k[3]=="digest" {l[++n]=substr($0,length($1)+2)} END {for (i=n; i>0; i--) print l[i]}' "$W/f")"
-[ -n "$layers" ] || die "manifest of $IMAGE has no layers"
 
-# Unpack into a staging dir inside /opt/bin: installing is then a rename on the same filesystem.
-mkdir -p "${BIN%/*}" || die "cannot create ${BIN%/*}"
-S="$(mktemp -d "${BIN%/*}/.gardener-node-agent.XXXXXX")" || die "cannot create a staging dir in ${BIN%/*}"
-found=""
-bad=""
-for l in $layers; do
-  case "$l" in $SHA) ;; *) die "bad layer digest $l" ;; esac
+# Layers top-down (whiteouts are not interpreted; agent images have one layer), unpacked into a
+# staging dir inside /opt/bin: installing is then a rename on the same filesystem.
+mkdir -p "${BIN%/*}"
+S="$(mktemp -d "${BIN%/*}/.gardener-node-agent.XXXXXX")"
+for l in $(sed -n 's/^layers\.[0-9]*\.digest=//p' "$W/f" | tac); do
   get "$BASE/blobs/$l" "$W/l"
   verify "$W/l" "$l" "layer $l of $IMAGE"
-  # No match exits 2; leftovers of a failed run are never used.
-  if tar -xf "$W/l" -C "$S" --no-same-owner --no-same-permissions --wildcards '*gardener-node-agent' 2>/dev/null; then
-    for m in gardener-node-agent ko-app/gardener-node-agent; do
-      if [ -f "$S/$m" ] && [ ! -L "$S/$m" ]; then found="$S/$m"; break 2; fi
+  # No match (or no tar) exits non-zero: leftovers of a failed run are never used; symlinks do not count.
+  if tar -xf "$W/l" -C "$S" --no-same-owner --wildcards '*gardener-node-agent' 2>/dev/null; then
+    for m in "$S/gardener-node-agent" "$S/ko-app/gardener-node-agent"; do
+      [ ! -f "$m" ] || [ -L "$m" ] || { found="$m"; break 2; }
     done
-  else
-    bad="$l"
   fi
-  rm -rf "$S"/* "$S"/.[!.]* "$W/l"
+  rm -rf "$S"/* "$W/l"
 done
-[ -n "$found" ] || die "image $IMAGE contains neither /gardener-node-agent nor /ko-app/gardener-node-agent as a regular file${bad:+ (or layer $bad is not a readable tar)}"
-chmod 0755 "$found" || die "cannot chmod $found"
-sync "$found" 2>/dev/null || sync
-mv -f "$found" "$BIN" || die "cannot move the binary to $BIN"
+[ -n "$found" ] || die "no gardener-node-agent file in $IMAGE"
+chmod 0755 "$found"
+sync
+mv -f "$found" "$BIN"
+# exec skips the EXIT trap.
 rm -rf "$S" "$W"
-S=""
-W=""
 echo "> Installed $BIN from $IMAGE (linux/$ARCH)"
 [ "${GNA_EXEC:-1}" = 0 ] && exit 0
 exec "$BIN" bootstrap --config-dir="$CONF"

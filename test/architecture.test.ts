@@ -6,17 +6,18 @@ import { dirname, join, relative, resolve } from "node:path";
 // `make test` instead of waiting for a review:
 // 1. A controller folder src/controllers/<a>/ never imports from another one src/controllers/<b>/.
 //    What several controllers share lives in src/controllers/shared/ or in a top-level file
-//    src/controllers/*.ts (events.ts, queued-events.ts). src/controllers/manager/ is the wiring
-//    that builds every controller and may import their index.ts (until the wiring moves to cli/).
-//    shared/ itself imports no controller folder.
+//    src/controllers/*.ts (events.ts, queued-events.ts). shared/ itself imports no controller folder.
+//    The wiring that builds every controller lives in src/cli/agent/, outside src/controllers/.
 // 2. Code that ships (src/, except *.test.ts) never imports from test/. Unit tests beside the code
 //    may use the doubles under test/: they are not part of the binary.
-// 3. Nothing in src/ outside src/cli/ reads the environment (process.env, Bun.env, import.meta.env).
+// 3. Nothing in src/ outside src/cli/ reads the environment (process.env, Bun.env, import.meta.env),
+//    nor receives it: cli/env.ts parses it once into typed options, so no type below cli/ has the
+//    shape of a raw environment record (`Record<string, string | undefined>`, `NodeJS.ProcessEnv`).
 // 4. A folder with an index.ts shows its public face there: an import from outside that folder (from
 //    anywhere in src/, unit tests included) names its index.ts, not a module inside it. For nested
 //    folders the outermost folder the importer is not in decides. Three explicit exceptions:
-//    - src/controllers/ is a group of controller folders, not a module: each controller folder is a
-//      face; its index.ts is the wiring (moving to cli/).
+//    - src/controllers/ is a group of controller folders, not a module: each controller folder (and
+//      shared/) is a face, the top-level files (events.ts, queued-events.ts) are imported directly.
 //    - `await import(...)` may name a module: a lazy import loads just what the command needs, and such
 //      modules (systemd/dbus.ts, server/profiling.ts) stay out of the index.ts so importing the face
 //      never loads them.
@@ -30,7 +31,6 @@ const repo = resolve(import.meta.dir, "..");
 const srcDir = join(repo, "src");
 const controllersDir = join(srcDir, "controllers");
 const sharedFolders = new Set(["shared"]);
-const wiringFolders = new Set(["manager"]);
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -114,7 +114,7 @@ function crossControllerImports(): Finding[] {
   const findings: Finding[] = [];
   for (const file of tsFiles(controllersDir)) {
     const from = controllerFolder(file);
-    if (from === undefined || wiringFolders.has(from)) continue;
+    if (from === undefined) continue;
     for (const spec of specifiers(readFileSync(file, "utf8"))) {
       if (!spec.startsWith(".")) continue;
       const to = controllerFolder(resolve(dirname(file), spec));
@@ -178,6 +178,22 @@ function facesOnStartUpPath(): Finding[] {
     if (!file.endsWith("/index.ts")) continue;
     const reexported = new Set(staticImports(readFileSync(file, "utf8")).filter((i) => !i.typeOnly && i.spec.startsWith(".") && i.spec.endsWith(".ts")).map((i) => i.spec));
     if (reexported.size > 0) findings.push({ file, detail: `is on the start-up path and loads ${[...reexported].join(", ")}` });
+  }
+  return findings;
+}
+
+/** A type that can only hold a raw environment: string → string | undefined, or Node's own. */
+const rawEnvType = /\bRecord<\s*string\s*,\s*string\s*\|\s*undefined\s*>|\bNodeJS\.ProcessEnv\b|\btypeof\s+process\.env\b/;
+
+function rawEnvironmentRecords(): Finding[] {
+  const cliDir = join(srcDir, "cli");
+  const findings: Finding[] = [];
+  for (const file of tsFiles(srcDir)) {
+    if (!relative(cliDir, file).startsWith("..") || file.endsWith(".test.ts")) continue;
+    const lines = withoutComments(readFileSync(file, "utf8")).split("\n");
+    lines.forEach((line, i) => {
+      if (rawEnvType.test(line)) findings.push({ file, detail: `line ${i + 1} takes a raw environment record` });
+    });
   }
   return findings;
 }
@@ -249,5 +265,22 @@ describe("architecture", () => {
 
   test("should have nothing in src/ outside src/cli/ reading the environment", () => {
     expect(environmentReads().map(show)).toEqual([]);
+  });
+
+  describe("raw environment records", () => {
+    test.each([
+      ["readonly env: Readonly<Record<string, string | undefined>>;", true],
+      ["function f(env: Record<string,string|undefined>) {}", true],
+      ["const e: NodeJS.ProcessEnv = {};", true],
+      ["type E = typeof process.env;", true],
+      ["readonly labels: Record<string, string>;", false],
+      ["readonly env: AgentEnv;", false],
+    ])("should tell a raw environment type in %p: %p", (line, found) => {
+      expect(rawEnvType.test(line)).toBe(found);
+    });
+
+    test("should have no type in src/ outside src/cli/ that takes a raw environment record", () => {
+      expect(rawEnvironmentRecords().map(show)).toEqual([]);
+    });
   });
 });

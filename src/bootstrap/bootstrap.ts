@@ -6,6 +6,7 @@ import { agentUnitName, agentUnitPath, initUnitName, kubeletDir, tempDir } from 
 import type { ConnectivityProbe } from "./probe.ts";
 import type { CommandRunner } from "./runner.ts";
 import { agentUnitContent } from "./unit.ts";
+import { errorText, StepError } from "../log/index.ts";
 
 /** The part of NodeAgentConfiguration that `bootstrap` reads (structurally satisfied by the decoded config). */
 export interface BootstrapConfig {
@@ -22,25 +23,23 @@ export interface BootstrapDeps {
   readonly stdout: { write(text: string): void };
 }
 
-/** A bootstrap step failed; `step` names it, `cause` is the original error. */
-export class BootstrapError extends Error {
+/** A bootstrap step failed: `task` is its short name, the message `<what>: <cause>`, `cause` the original error. */
+export class BootstrapError extends StepError {
   override readonly name = "BootstrapError";
   constructor(
-    readonly step: string,
-    message: string,
-    options?: ErrorOptions,
+    readonly task: string,
+    what: string,
+    cause: unknown,
   ) {
-    super(message, options);
+    super(what, cause);
   }
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-async function step<T>(name: string, what: string, fn: () => Promise<T>): Promise<T> {
+async function step<T>(task: string, what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw new BootstrapError(name, `${what}: ${messageOf(err)}`, { cause: err });
+    throw new BootstrapError(task, what, err);
   }
 }
 
@@ -89,7 +88,7 @@ export async function bootstrap(deps: BootstrapDeps, config: BootstrapConfig, si
     // Never fatal (spec §6.4): the agent retries on its own; the warning helps whoever reads the console.
     log.error("API server connectivity test failed", { err });
     deps.stdout.write(
-      `WARNING: API server connectivity test failed: ${messageOf(err)}\n` +
+      `WARNING: API server connectivity test failed: ${errorText(err)}\n` +
         "Node may fail to join the cluster - check network configuration and API server endpoint\n",
     );
   }

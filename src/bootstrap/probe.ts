@@ -1,5 +1,6 @@
 import type { HostFs } from "../host/index.ts";
 import { bootstrapTokenPath } from "./paths.ts";
+import { errorText } from "../log/index.ts";
 
 export interface ApiServerEndpoint {
   readonly server: string;
@@ -49,7 +50,7 @@ export function createConnectivityProbe(deps: ProbeDeps): ConnectivityProbe {
         ...(ca === undefined ? {} : { tls: { ca } }),
       });
     } catch (err) {
-      throw new ConnectivityError(`Get "${url}/version": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new ConnectivityError(`Get "${url}/version": ${errorText(err)}`, { cause: err });
     }
     await res.arrayBuffer();
     if (!res.ok) throw new ConnectivityError(`Get "${url}/version": unexpected status ${res.status}`);

@@ -13,8 +13,8 @@ export interface CommandRunner {
   run(argv: readonly string[], signal?: AbortSignal): Promise<RunResult>;
 }
 
-/** The real runner: Bun.spawn with stdin closed, both streams captured. */
-export function createProcessRunner(env?: Readonly<Record<string, string | undefined>>): CommandRunner {
+/** The real runner: Bun.spawn with stdin closed, both streams captured; the command inherits the agent's environment. */
+export function createProcessRunner(): CommandRunner {
   return {
     async run(argv, signal) {
       const [cmd] = argv;
@@ -23,7 +23,6 @@ export function createProcessRunner(env?: Readonly<Record<string, string | undef
         stdin: "ignore",
         stdout: "pipe",
         stderr: "pipe",
-        ...(env === undefined ? {} : { env: { ...env } }),
         ...(signal === undefined ? {} : { signal }),
       });
       const [stdout, stderr, code] = await Promise.all([

@@ -32,6 +32,9 @@ export const command: Command = {
     const bytes = new Uint8Array(oscPath === "-" ? await new Response(Bun.stdin.stream()).arrayBuffer() : await file.arrayBuffer());
 
     const { applyOffline } = await import("../controllers/operatingsystemconfig/offline.ts");
+    const { machineArch } = await import("../registry/platform.ts");
+    const { parseAgentEnv } = await import("./env.ts");
+    const env = parseAgentEnv(ctx.env);
     const { createLogger, createStreamSink } = await import("../log/index.ts");
     const level = ctx.flags["log-level"] === "debug" || ctx.flags["log-level"] === "error" ? ctx.flags["log-level"] : "info";
     const format = ctx.flags["log-format"] === "json" ? "json" : "text";
@@ -40,9 +43,9 @@ export const command: Command = {
       {
         root: ctx.root,
         osc: bytes,
-        arch: ctx.flags["arch"] || undefined,
-        processPath: ctx.env["PATH"] ?? "",
-        plainHttpRegistries: (ctx.env["GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES"] ?? "").split(",").filter((h) => h !== ""),
+        arch: ctx.flags["arch"] || machineArch(),
+        processPath: env.processPath,
+        plainHttpRegistries: env.plainHttpRegistries,
         log,
       },
       ctx.signal,

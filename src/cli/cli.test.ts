@@ -19,8 +19,8 @@ const harness = (run: (ctx: CommandContext) => Promise<number>, signal = new Abo
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = {
-    stdout: { write: (s) => out.push(s) },
-    stderr: { write: (s) => err.push(s) },
+    stdout: { write: (s) => out.push(String(s)) },
+    stderr: { write: (s) => err.push(String(s)) },
     env: { A: "1" },
     signal,
     program: "gna",

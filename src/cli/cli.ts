@@ -1,6 +1,7 @@
 import { ConfigError } from "../config/errors.ts";
 import { RestartRequested } from "../kube/reconcile.ts";
 import { errorText } from "../log/error-text.ts";
+import { machineArch } from "../registry/platform.ts";
 import type { Command, CommandContext, Writer } from "./command.ts";
 import { runEntry, subcommands } from "./commands.ts";
 import type { CommandEntry } from "./commands.ts";
@@ -29,7 +30,7 @@ export const defaultRegistry: CommandRegistry = { run: runEntry, subcommands };
 
 const rawVersion = (io: CliIo): string =>
   `version.Info{GitVersion:${JSON.stringify(io.version)}, GitCommit:${JSON.stringify(io.revision)}, ` +
-  `Compiler:"bun", BunVersion:${JSON.stringify(Bun.version)}, Platform:"${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}"}`;
+  `Compiler:"bun", BunVersion:${JSON.stringify(Bun.version)}, Platform:"${process.platform}/${machineArch()}"}`;
 
 /**
  * The edge of the program: picks the command, parses flags, runs it, and turns every outcome into an

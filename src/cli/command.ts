@@ -11,7 +11,8 @@
 
 /** Where a command prints; the CLI passes process stdout/stderr, tests pass buffers. */
 export interface Writer {
-  write(text: string): void;
+  /** Text, or bytes (`render --format gzip`). */
+  write(data: string | Uint8Array): void;
 }
 
 export type FlagKind = "string" | "bool";

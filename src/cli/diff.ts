@@ -1,9 +1,9 @@
 import type { Kube, KubeObject } from "../kube/index.ts";
 import { errorText } from "../log/index.ts";
 import type { Command, CommandContext } from "./command.ts";
+import type { AgentEnv } from "./env.ts";
 import { UsageError } from "./errors.ts";
 
-const goArch: Readonly<Record<string, string>> = { x64: "amd64", arm64: "arm64" };
 
 /** What `diff` previews: the OSC, its checksum, and (online) the Secret and the Node. */
 interface DiffInput {
@@ -29,16 +29,16 @@ async function offlineInput(ctx: CommandContext): Promise<DiffInput> {
   return { osc, checksum, source: oscPath === "-" ? "stdin" : oscPath, hostName: "" };
 }
 
-async function onlineInput(ctx: CommandContext): Promise<DiffInput> {
+async function onlineInput(ctx: CommandContext, env: AgentEnv): Promise<DiffInput> {
   const { loadCommandConfig } = await import("./startup.ts");
   const { createHostFs } = await import("../host/index.ts");
   const { nodeClient, readNodeView } = await import("./node-view.ts");
-  const { hostNameOf } = await import("../controllers/manager/host-facts.ts");
+  const { hostNameOf } = await import("./agent/host-facts.ts");
   const { secretValue } = await import("../controllers/operatingsystemconfig/plan.ts");
   const { config } = await loadCommandConfig(ctx);
-  const kube = await nodeClient(config, createHostFs(ctx.root), ctx.env);
+  const kube = await nodeClient(config, createHostFs(ctx.root), env);
   const secretName = config.controllers.operatingSystemConfig.secretName;
-  const hostName = hostNameOf(ctx.env);
+  const hostName = hostNameOf(env);
   const { secret, node } = await readNodeView(kube, secretName, hostName, ctx.signal);
   if (secret === undefined) throw new Error(`secret kube-system/${secretName} with the operating system config does not exist`);
   // Same reading as the controller's (reconcile.ts): data key osc.yaml, checksum annotation.
@@ -54,28 +54,29 @@ async function runDiff(ctx: CommandContext): Promise<number> {
   if (output !== "text" && output !== "json") throw new UsageError(`invalid argument ${JSON.stringify(output)} for --output (supported: text, json)`);
   const offline = ctx.flags["offline"] === "true";
   if (!offline && ctx.explicitFlags.has("osc")) throw new UsageError("an OSC file is read only with --offline");
-  const input = offline ? await offlineInput(ctx) : await onlineInput(ctx);
+  const { parseAgentEnv } = await import("./env.ts");
+  const env = parseAgentEnv(ctx.env);
+  const input = offline ? await offlineInput(ctx) : await onlineInput(ctx, env);
 
   const { decodeOsc } = await import("../osc/index.ts");
   const { createHostFs } = await import("../host/index.ts");
   const { previewApply, hasChanges } = await import("../controllers/operatingsystemconfig/preview.ts");
-  const { defaultRolloutTimings, parseRolloutTimings, rolloutTimingsEnv } = await import("../controllers/operatingsystemconfig/rollout/index.ts");
   const { realClock } = await import("../clock/index.ts");
-  // The running agent's rollout timings (a test-only override) decide when a slot counts as stale.
-  const timingsText = ctx.env[rolloutTimingsEnv] ?? "";
+  const { machineArch } = await import("../registry/platform.ts");
   const preview = await previewApply(
     {
       host: createHostFs(ctx.root),
       osc: decodeOsc(input.osc),
       checksum: input.checksum,
       hostName: input.hostName,
-      processPath: ctx.env["PATH"] ?? "",
+      processPath: env.processPath,
       kube: input.online?.kube,
-      arch: ctx.flags["arch"] || (goArch[process.arch] ?? process.arch),
+      arch: ctx.flags["arch"] || machineArch(),
       node: input.online?.node,
       secret: input.online?.secret,
       clock: realClock,
-      rolloutTimings: timingsText === "" ? defaultRolloutTimings : parseRolloutTimings(timingsText),
+      // The running agent's rollout timings (a test-only override) decide when a slot counts as stale.
+      rolloutTimings: env.rolloutTimings,
     },
     ctx.signal,
   );

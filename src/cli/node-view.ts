@@ -1,6 +1,7 @@
 import type { NodeAgentConfiguration } from "../config/index.ts";
 import type { HostFs } from "../host/index.ts";
-import type { Kube, KubeObject } from "../kube/index.ts";
+import type { Kube, KubeObject } from "../kube/types.ts";
+import type { AgentEnv } from "./env.ts";
 
 /** The agent's own client certificate kubeconfig (what `run` uses once bootstrapped). */
 const agentKubeconfigPath = "/var/lib/gardener-node-agent/credentials/kubeconfig";
@@ -16,10 +17,10 @@ export class NoNodeCredentialsError extends Error {
  * `clientConnection.kubeconfig`, or credentials/kubeconfig. Unlike `run`, it never bootstraps (no
  * CSR, no file written): without a kubeconfig it fails.
  */
-export async function nodeClient(config: NodeAgentConfiguration, host: HostFs, env: Readonly<Record<string, string | undefined>>): Promise<Kube> {
+export async function nodeClient(config: NodeAgentConfiguration, host: HostFs, env: Pick<AgentEnv, "kubeconfig">): Promise<Kube> {
   const { loadKubeconfig } = await import("../kube/kubeconfig.ts");
   const { KubeClient, defaultUserAgent } = await import("../kube/client.ts");
-  const explicit = env["KUBECONFIG"] || config.clientConnection.kubeconfig;
+  const explicit = env.kubeconfig || config.clientConnection.kubeconfig;
   const path = explicit || agentKubeconfigPath;
   if (explicit === "" && (await host.stat(path)) === undefined) {
     throw new NoNodeCredentialsError(`no kubeconfig at ${path}: the agent has not bootstrapped its credentials yet`);
@@ -37,7 +38,7 @@ export async function readNodeView(
 ): Promise<{ readonly secret: KubeObject | undefined; readonly node: KubeObject | undefined }> {
   const { isNotFound } = await import("../kube/errors.ts");
   const { secrets } = await import("../kube/resources.ts");
-  const { findNode } = await import("../controllers/operatingsystemconfig/node.ts");
+  const { findNode } = await import("../controllers/shared/index.ts");
   const [secret, node] = await Promise.all([
     kube.get<KubeObject>(secrets, "kube-system", secretName, { signal }).catch((err: unknown) => {
       if (isNotFound(err)) return undefined;

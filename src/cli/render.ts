@@ -24,13 +24,19 @@ export const command: Command = {
   name: "render",
   summary: "Render a provision OperatingSystemConfig into a user-data script",
   usage: [
-    "render [--format bash|cloud-config] [--secrets FILE] FILE   user data of a provision OSC (FILE '-' = stdin; or --osc FILE)",
+    "render [--format bash|cloud-config|gzip] [--secrets FILE] FILE   user data of a provision OSC (FILE '-' = stdin; or --osc FILE)",
     "render --provision --server URL --ca-file FILE --image REF --secret-name NAME --kubernetes-version V",
-    "       [--kubelet-data-volume-size BYTES] [--agent-version V] [--registry-ca] [--format cloud-config|bash]",
+    "       [--kubelet-data-volume-size BYTES] [--agent-version V] [--registry-ca] [--cosign-key FILE]",
+    "       [--format cloud-config|gzip|bash]",
   ].join("\n"),
   flags: [
     { name: "osc", kind: "string", default: "", usage: "provision OperatingSystemConfig (YAML or JSON), '-' for stdin; also the bare argument", positional: true },
-    { name: "format", kind: "string", default: "", usage: "bash or cloud-config (default: bash, with --provision cloud-config)" },
+    {
+      name: "format",
+      kind: "string",
+      default: "",
+      usage: "bash, cloud-config or gzip (binary, smallest; default: bash, with --provision cloud-config)",
+    },
     { name: "secrets", kind: "string", default: "", usage: "Secrets (YAML documents or a List) for secretRef files" },
     { name: "provision", kind: "bool", default: "false", usage: "render the node-init OSC built from the flags below" },
     { name: "server", kind: "string", default: "", usage: "shoot API server URL as the node reaches it" },
@@ -41,12 +47,15 @@ export const command: Command = {
     { name: "kubelet-data-volume-size", kind: "string", default: "", usage: "kubelet data volume size in bytes" },
     { name: "agent-version", kind: "string", default: "", usage: "version naming the config file (default: this build)" },
     { name: "registry-ca", kind: "bool", default: "false", usage: "init.sh installs the registry CA from the API server first" },
+    { name: "cosign-key", kind: "string", default: "", usage: "cosign public key (PEM): written to the node, init.sh installs only images signed by it" },
   ],
   async run(ctx: CommandContext): Promise<number> {
     const render = await import("../render/index.ts");
     const provision = ctx.flags["provision"] === "true";
     const format = ctx.flags["format"] || (provision ? "cloud-config" : "bash");
-    if (format !== "bash" && format !== "cloud-config") throw new UsageError(`--format must be bash or cloud-config, not "${format}"`);
+    if (format !== "bash" && format !== "cloud-config" && format !== "gzip") {
+      throw new UsageError(`--format must be bash, cloud-config or gzip, not "${format}"`);
+    }
 
     if (provision) {
       const size = ctx.flags["kubelet-data-volume-size"] ?? "";
@@ -61,8 +70,9 @@ export const command: Command = {
         version: ctx.flags["agent-version"] || ctx.version,
         kubeletDataVolumeSize: size === "" ? undefined : Number(size),
         registryCa: ctx.flags["registry-ca"] === "true",
+        cosignPublicKey: ctx.flags["cosign-key"] ? await readText(ctx.flags["cosign-key"], "cosign key file") : undefined,
       });
-      ctx.stdout.write(render.renderUserData(osc, { format, packed: true }));
+      ctx.stdout.write(format === "gzip" ? render.renderUserDataGzip(osc) : render.renderUserData(osc, { format, packed: true }));
       return 0;
     }
 
@@ -72,7 +82,8 @@ export const command: Command = {
     const text = oscPath === "-" ? await new Response(Bun.stdin.stream()).text() : await readText(oscPath, "OSC file");
     const secretsPath = ctx.flags["secrets"] ?? "";
     const secrets = secretsPath === "" ? {} : render.parseRenderSecrets(await readText(secretsPath, "secrets file"));
-    ctx.stdout.write(render.renderUserData(decodeOsc(text), { format, secrets }));
+    const osc = decodeOsc(text);
+    ctx.stdout.write(format === "gzip" ? render.renderUserDataGzip(osc, secrets) : render.renderUserData(osc, { format, secrets }));
     return 0;
   },
 };

@@ -1,4 +1,5 @@
 import type { Command, CommandContext } from "./command.ts";
+import { errorText } from "../log/index.ts";
 
 /** CRI endpoint of containerd (upstream's hard-coded reset endpoint); resolved under --root. */
 const criSocket = "/var/run/containerd/containerd.sock";
@@ -46,7 +47,7 @@ export const command: Command = {
           reporter: {
             started: (task) => ctx.stderr.write(`[reset] ${task}: started\n`),
             finished: (task, outcome, err) =>
-              ctx.stderr.write(`[reset] ${task}: ${outcome}${err === undefined ? "" : ` (${err instanceof Error ? err.message : String(err)})`}\n`),
+              ctx.stderr.write(`[reset] ${task}: ${outcome}${err === undefined ? "" : ` (${errorText(err)})`}\n`),
           },
         },
         ctx.signal,

@@ -35,8 +35,8 @@ const context = (): { ctx: CommandContext; out: string[]; err: string[]; signal:
     root,
     configDir: "/var/lib/gardener-node-agent",
     env: { KUBECONFIG: "/k" },
-    stdout: { write: (s) => out.push(s) },
-    stderr: { write: (s) => err.push(s) },
+    stdout: { write: (s) => out.push(String(s)) },
+    stderr: { write: (s) => err.push(String(s)) },
     signal: signal.signal,
     version: "v9.9.9",
     revision: "r",
@@ -98,7 +98,7 @@ describe("run command", () => {
 
   test("should exit 1 naming the controller when a supervised controller dies, and stop answering /readyz with 200", async () => {
     const { ctx, out } = context();
-    const { supervise } = await import("../controllers/manager/supervise.ts");
+    const { supervise } = await import("./agent/supervise.ts");
     let readyWhileRunning: boolean | undefined;
     let health: ControllerDeps["health"] | undefined;
     const start: StartControllers = async (deps) => {

@@ -3,6 +3,7 @@ import { RestartRequested } from "../kube/index.ts";
 import { buildInfoCollector, createMetricsRegistry, HealthChecks, processCollector, startHealthServer, startMetricsServer } from "../server/index.ts";
 import type { RunningServer } from "../server/index.ts";
 import type { Command, CommandContext } from "./command.ts";
+import { parseAgentEnv } from "./env.ts";
 import { loadCommandConfig, startCommandLogger } from "./startup.ts";
 import { startControllers } from "./start-controllers.ts";
 import type { ControllerDeps, RunningControllers } from "./start-controllers.ts";
@@ -35,11 +36,13 @@ const settleWithin = async (p: Promise<unknown>, ms: number): Promise<boolean> =
 const commandLine = (ctx: CommandContext): string[] => ["gardener-node-agent", ...[...ctx.explicitFlags].map((n) => `--${n}=${ctx.flags[n] ?? ""}`)];
 
 const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<number> => {
+  // The one parse of the environment: a bad value stops the start before anything is served.
+  const env = parseAgentEnv(ctx.env);
   const loaded = await loadCommandConfig(ctx);
   const log = await startCommandLogger(ctx, loaded, "gardener-node-agent");
-  const kubeconfig = ctx.env["KUBECONFIG"] ?? "";
+  const kubeconfig = env.kubeconfig;
   const config =
-    kubeconfig === "" ? loaded.config : { ...loaded.config, clientConnection: { ...loaded.config.clientConnection, kubeconfig } };
+    kubeconfig === undefined ? loaded.config : { ...loaded.config, clientConnection: { ...loaded.config.clientConnection, kubeconfig } };
   log.info("Feature gates", { featureGates: config.featureGates ?? {} });
 
   // One controller for every way of stopping: signal, restart request, fatal error.
@@ -62,7 +65,7 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
 
   const servers: RunningServer[] = [];
   const { createNotifier, runWatchdog, watchdogIntervalMs } = await import("../systemd/notify.ts");
-  const notifier = await createNotifier(ctx.env["NOTIFY_SOCKET"]);
+  const notifier = await createNotifier(env.notifySocket);
   let controllers: RunningControllers | undefined;
   try {
     const { healthProbes, metrics: metricsEndpoint } = config.server;
@@ -86,7 +89,7 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
       config,
       configPath: loaded.path,
       root: ctx.root,
-      env: ctx.env,
+      env,
       version: ctx.version,
       log,
       health,
@@ -98,7 +101,7 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
       ready = true;
       notifier.ready();
       log.info("Started gardener-node-agent");
-      const interval = watchdogIntervalMs(ctx.env["WATCHDOG_USEC"]);
+      const interval = watchdogIntervalMs(env.watchdogUsec);
       if (interval !== undefined) {
         // A failing watchdog loop only means systemd will restart us; log it rather than crash.
         runWatchdog(notifier, interval, realClock, stopping.signal).catch((err: unknown) => log.error("Watchdog loop failed", { err }));

@@ -1,6 +1,6 @@
-import type { ControllerDeps, RunningControllers } from "../controllers/manager/deps.ts";
+import type { ControllerDeps, RunningControllers } from "./agent/index.ts";
 
-export type { ControllerDeps, RunningControllers } from "../controllers/manager/deps.ts";
+export type { ControllerDeps, RunningControllers } from "./agent/index.ts";
 
 /**
  * The controller wiring (REST config, caches, bootstrap runnables, controllers), loaded lazily so
@@ -9,6 +9,6 @@ export type { ControllerDeps, RunningControllers } from "../controllers/manager/
  * `RestartRequested` or any error here takes the same shutdown path as `deps.stop`.
  */
 export const startControllers = async (deps: ControllerDeps): Promise<RunningControllers> => {
-  const { startControllers: start } = await import("../controllers/index.ts");
+  const { startControllers: start } = await import("./agent/index.ts");
   return start(deps);
 };

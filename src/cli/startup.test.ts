@@ -15,7 +15,7 @@ const context = (flags: Record<string, string>, env: Record<string, string> = {}
   root: "/",
   configDir: "/d",
   env,
-  stdout: { write: (s) => out.push(s) },
+  stdout: { write: (s) => out.push(String(s)) },
   stderr: { write: () => {} },
   signal: new AbortController().signal,
   version: "v1.2.3",

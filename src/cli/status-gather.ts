@@ -74,7 +74,7 @@ function changeSetOf(c: OscChanges | undefined): StatusReport["pending"]["change
 export async function localStatus(host: HostFs, secretFromConfig: string | undefined): Promise<Omit<StatusReport, "units">> {
   const { readApplyStatus } = await import("../controllers/operatingsystemconfig/apply-status.ts");
   const { readChanges } = await import("../controllers/operatingsystemconfig/state.ts");
-  const { lastAppliedPath } = await import("../controllers/operatingsystemconfig/deps.ts");
+  const { lastAppliedPath } = await import("../controllers/shared/index.ts");
   const problems: string[] = [];
   // A damaged file is a finding to show, not a reason to show nothing.
   const status: ApplyStatus | undefined = await readApplyStatus(host).catch((err: unknown) => void problems.push(errorText(err)));
@@ -97,7 +97,7 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
 
 /** The units of last-applied with their live state; systemd's error is reported, not thrown. */
 export async function unitStates(host: HostFs, connect: () => Promise<Systemd>, signal: AbortSignal): Promise<{ units: UnitState[]; error?: string }> {
-  const { readLastApplied } = await import("../controllers/operatingsystemconfig/state.ts");
+  const { readLastApplied } = await import("../controllers/shared/index.ts");
   const { mergeUnits } = await import("../controllers/operatingsystemconfig/merge.ts");
   const osc = await readLastApplied(host);
   const names = osc === undefined ? [] : mergeUnits(osc).map((u) => u.name).sort();

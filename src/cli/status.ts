@@ -25,18 +25,20 @@ async function gather(ctx: CommandContext): Promise<StatusReport> {
 
   const { createDbusSystemd } = await import("../systemd/dbus.ts");
   const { nopLogger } = await import("../log/index.ts");
-  const address = ctx.env["DBUS_SYSTEM_BUS_ADDRESS"];
-  const units = await unitStates(host, () => createDbusSystemd({ ...(address ? { address } : {}), log: nopLogger, callTimeoutMs: 5_000 }), ctx.signal);
+  const { parseAgentEnv } = await import("./env.ts");
+  const env = parseAgentEnv(ctx.env);
+  const address = env.dbusAddress;
+  const units = await unitStates(host, () => createDbusSystemd({ ...(address !== undefined ? { address } : {}), log: nopLogger, callTimeoutMs: 5_000 }), ctx.signal);
 
   let node: StatusReport["node"];
   let nodeError = configError;
   if (config !== undefined && secretName !== undefined) {
     try {
       const { nodeClient, readNodeView } = await import("./node-view.ts");
-      const { hostNameOf } = await import("../controllers/manager/host-facts.ts");
-      const kube = await nodeClient(config, host, ctx.env);
+      const { hostNameOf } = await import("./agent/host-facts.ts");
+      const kube = await nodeClient(config, host, env);
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(nodeViewTimeoutMs)]);
-      const view = await readNodeView(kube, secretName, hostNameOf(ctx.env), signal);
+      const view = await readNodeView(kube, secretName, hostNameOf(env), signal);
       if (view.node !== undefined) node = await nodeView(view.node, view.secret);
       else nodeError = "no Node registered for this machine yet";
     } catch (err) {

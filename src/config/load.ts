@@ -2,6 +2,7 @@ import type { NodeAgentConfiguration } from "./configuration.ts";
 import { decodeConfig } from "./decode.ts";
 import { ConfigError } from "./errors.ts";
 import { validateConfig } from "./validate.ts";
+import { errorText } from "../log/index.ts";
 
 /** The two file operations the loader needs (a HostFs satisfies it). */
 export interface ConfigReader {
@@ -36,7 +37,7 @@ const readOrThrow = async (fs: ConfigReader, path: string, what: "file" | "dir")
   try {
     return what === "file" ? await fs.readText(path) : await fs.list(path);
   } catch (err) {
-    throw new ConfigError("read", path, [], err instanceof Error ? err.message : String(err), { cause: err });
+    throw new ConfigError("read", path, [], errorText(err), { cause: err });
   }
 };
 

@@ -1,5 +1,6 @@
 import type { HostFs } from "../host/index.ts";
 import { machineNamePath } from "./paths.ts";
+import { errorText } from "../log/index.ts";
 
 export class MachineNameError extends Error {
   override readonly name = "MachineNameError";
@@ -14,7 +15,7 @@ export async function readMachineName(host: HostFs): Promise<string> {
   try {
     text = await host.readText(machineNamePath);
   } catch (err) {
-    throw new MachineNameError(`failed reading machine-name file ${machineNamePath}: ${err instanceof Error ? err.message : String(err)}`, {
+    throw new MachineNameError(`failed reading machine-name file ${machineNamePath}: ${errorText(err)}`, {
       cause: err,
     });
   }

@@ -19,6 +19,7 @@ import type {
   WriteOptions,
 } from "./types.ts";
 import { watchStream } from "./watch.ts";
+import { errorText } from "../log/index.ts";
 
 export interface KubeClientOptions {
   config: RestConfig;
@@ -205,7 +206,7 @@ export class KubeClient implements Kube {
       if (timeout.aborted) {
         throw new TransportError(`${req.method} ${req.path}: timed out after ${this.#timeoutMs}ms`, { cause: err });
       }
-      throw new TransportError(`${req.method} ${req.path}: ${err instanceof Error ? err.message : String(err)}`, {
+      throw new TransportError(`${req.method} ${req.path}: ${errorText(err)}`, {
         cause: err,
       });
     }

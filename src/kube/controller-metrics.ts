@@ -1,15 +1,6 @@
 /** How one reconcile ended, as controller-runtime labels `controller_runtime_reconcile_total{result}`. */
 export type ReconcileOutcome = "success" | "error" | "requeue_after";
 
-/**
- * What the runtime reports per reconcile. The metrics registry lives elsewhere (src/server); it
- * adapts to this small interface. Every controller also keeps its own `ControllerStats`.
- */
-export interface ControllerMetrics {
-  observeReconcile(controller: string, outcome: ReconcileOutcome, seconds: number, terminal: boolean): void;
-  setActiveWorkers(controller: string, n: number): void;
-}
-
 /** controller-runtime's reconcile_time_seconds buckets. */
 export const reconcileTimeBuckets: readonly number[] = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { FakeClock } from "../../test/doubles/fake-clock.ts";
-import type { LogFields, Logger } from "../log/index.ts";
-import { Controller, type ControllerOptions } from "./controller.ts";
+import type { LogFields, Logger } from "../log/types.ts";
+import { Controller, type ControllerOptions, newController } from "./controller.ts";
 import { enqueueObject } from "./handler.ts";
 import { funcs } from "./predicate.ts";
 import { RestartRequested, TerminalError, type ObjectKey, type Result } from "./reconcile.ts";
@@ -252,5 +252,28 @@ describe("Controller", () => {
     ch.send({ metadata: { namespace: "kube-system", name: "take" } });
     await until(() => seen.length === 1);
     expect(seen).toEqual(["take"]);
+  });
+});
+
+describe("newController", () => {
+  test("should enqueue the start keys once and accept options passed as undefined", async () => {
+    stop = new AbortController();
+    const clock = new FakeClock();
+    const seen: ObjectKey[] = [];
+    const c = newController({
+      name: "test",
+      reconcile: async (k) => (seen.push(k), {}),
+      clock,
+      log: recordingLogger(),
+      workers: undefined,
+      timeoutMs: undefined,
+      onRestartRequested: undefined,
+      startKeys: [key("a"), key("b")],
+    });
+    expect(c.stats().queueDepth).toBe(2);
+    running = c.start(stop.signal);
+    await until(() => c.stats().reconcileTotal.success === 2);
+    expect(seen).toEqual([key("a"), key("b")]);
+    expect(c.stats().workers).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import type { Clock } from "../clock/index.ts";
-import type { Logger } from "../log/index.ts";
-import type { ControllerMetrics, ControllerStats, ReconcileOutcome } from "./controller-metrics.ts";
+import type { Logger } from "../log/types.ts";
+import type { ControllerStats, ReconcileOutcome } from "./controller-metrics.ts";
 import { StatsRecorder } from "./controller-metrics.ts";
 import type { Enqueuer, EventHandler } from "./handler.ts";
 import type { Predicate } from "./predicate.ts";
@@ -15,18 +15,17 @@ export interface ControllerOptions {
   name: string;
   reconcile: Reconcile;
   /** Parallel workers (MaxConcurrentReconciles), default 1. A key never runs on two at once. */
-  workers?: number;
+  workers?: number | undefined;
   /** Per-reconcile deadline; omitted or 0 → none (health-check, hostname-check). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   log: Logger;
   clock: Clock;
-  metrics?: ControllerMetrics;
   /** Default: max(5 ms × 2^(n-1) capped 1000 s, 10 qps / burst 100). */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RateLimiter | undefined;
   /** A reconcile threw a TerminalError: not retried; emit an event here if wanted. */
-  onTerminal?: (key: ObjectKey, err: TerminalError) => void;
+  onTerminal?: ((key: ObjectKey, err: TerminalError) => void) | undefined;
   /** A reconcile threw RestartRequested: the controller stops taking work; the wiring stops the process. */
-  onRestartRequested?: (why: string) => void;
+  onRestartRequested?: ((why: string) => void) | undefined;
 }
 
 /** Finds a TerminalError or RestartRequested in an error or its `cause` chain (errors.As). */
@@ -135,7 +134,6 @@ export class Controller implements Enqueuer {
 
   #setActive(delta: number): void {
     this.#stats.active += delta;
-    this.#opts.metrics?.setActiveWorkers(this.name, this.#stats.active);
   }
 
   async #reconcileOne(k: string, shutdown: AbortSignal): Promise<void> {
@@ -183,7 +181,25 @@ export class Controller implements Enqueuer {
     } finally {
       const seconds = (performance.now() - started) / 1000;
       this.#stats.observe(outcome, seconds, terminal);
-      this.#opts.metrics?.observeReconcile(this.name, outcome, seconds, terminal);
     }
   }
+}
+
+/** ControllerOptions plus the keys to enqueue once at construction. */
+export interface NewControllerOptions extends ControllerOptions {
+  /** controllerutils.EnqueueOnce: the singleton key, or the token controller's one key per Secret. */
+  readonly startKeys?: readonly ObjectKey[] | undefined;
+}
+
+/**
+ * A Controller as a watch.ts describes it (name, workers, deadline, backoff, start keys) with what
+ * the wiring hands over (reconcile, clock, log, restart callback). Optional options may be passed
+ * as `undefined`, so a watch.ts forwards its own optional fields as they are; the caller adds the
+ * watches with `watch`.
+ */
+export function newController(opts: NewControllerOptions): Controller {
+  const { startKeys, ...options } = opts;
+  const c = new Controller(options);
+  for (const key of startKeys ?? []) c.add(key);
+  return c;
 }

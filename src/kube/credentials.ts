@@ -1,4 +1,5 @@
 import { TransportError } from "./errors.ts";
+import { errorText } from "../log/index.ts";
 
 /** Reads a whole (already root-resolved) file as text. Injected so tests and `--root` can steer it. */
 export type ReadTextFile = (path: string) => Promise<string>;
@@ -48,7 +49,7 @@ export class TokenFileSource implements AuthSource {
         this.#stamp = stamp;
       }
     } catch (err) {
-      throw new TransportError(`cannot read token file ${this.path}: ${err instanceof Error ? err.message : String(err)}`, {
+      throw new TransportError(`cannot read token file ${this.path}: ${errorText(err)}`, {
         cause: err,
       });
     }

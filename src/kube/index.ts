@@ -19,4 +19,6 @@ export type { Enqueuer, EventHandler } from "./handler.ts";
 export { Channel } from "./source.ts";
 export type { Source } from "./source.ts";
 export { Controller } from "./controller.ts";
-export type { ControllerMetrics } from "./controller-metrics.ts";
+export type { ControllerOptions } from "./controller.ts";
+export { reconcileTimeBuckets } from "./controller-metrics.ts";
+export type { ControllerStats, ReconcileOutcome } from "./controller-metrics.ts";

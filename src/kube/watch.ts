@@ -4,6 +4,7 @@ import { readLines } from "./line-reader.ts";
 import { resourcePath, type Resource } from "./resources.ts";
 import { apiErrorFrom, parseBody, retryAfterHeader } from "./status.ts";
 import type { KubeObject, WatchEvent, WatchOptions } from "./types.ts";
+import { errorText } from "../log/index.ts";
 
 /** What a watch needs from the client that opens it. */
 export interface WatchTransport {
@@ -101,4 +102,3 @@ export async function* watchStream<T extends KubeObject>(
   }
 }
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -7,6 +7,7 @@ import type { RegistryEndpoint } from "./hosts.ts";
 import { TokenResponseSchema } from "./manifest.ts";
 import { registryEndpoint } from "./reference.ts";
 import { RegistryError } from "./types.ts";
+import { errorText } from "../log/index.ts";
 
 export type FetchFn = (input: string | URL | Request, init?: BunFetchRequestInit) => Promise<Response>;
 
@@ -77,7 +78,7 @@ export class RegistryUnreachableError extends RegistryError {
     readonly url: string,
     cause: unknown,
   ) {
-    super(`${url}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${url}: ${errorText(cause)}`, { cause });
   }
 }
 

@@ -1,4 +1,5 @@
 import { gzipSync } from "node:zlib";
+import { RenderError } from "./errors.ts";
 import { stringify } from "yaml";
 import { guardLines, markerLines, unitActivation } from "./bash.ts";
 import type { ResolvedFile, ResolvedUnit } from "./content.ts";
@@ -36,11 +37,17 @@ function placeFile(path: string, data: Uint8Array): string {
   return `printf %s "$(cat << '${delimiter}'\n${text}\n${delimiter}\n)" > "${path}"`;
 }
 
-/** The provision script of the packed form: the bash form's steps with files as text, no placeholders. */
-export function packedScript(files: readonly ResolvedFile[], units: readonly ResolvedUnit[]): string {
-  const lines: string[] = ["#!/bin/bash", ...guardLines];
+/**
+ * The provision script of the packed forms: the bash form's steps with files as text. `preamble` runs
+ * right after the run-once guard (the gzip form places the placeholder files there).
+ */
+export function packedScript(files: readonly ResolvedFile[], units: readonly ResolvedUnit[], preamble: readonly string[] = []): string {
+  const lines: string[] = ["#!/bin/bash", ...guardLines, ...preamble];
+  const made = new Set<string>();
   for (const f of files) {
-    lines.push(`mkdir -p "${dirname(f.path)}"`, placeFile(f.path, f.data));
+    if (!made.has(dirname(f.path))) lines.push(`mkdir -p "${dirname(f.path)}"`);
+    made.add(dirname(f.path));
+    lines.push(placeFile(f.path, f.data));
     if (f.permissions !== undefined) lines.push(`chmod "${octalMode(f.permissions)}" "${f.path}"`);
   }
   for (const u of units) {
@@ -79,4 +86,56 @@ export function renderPackedCloudConfig(files: readonly ResolvedFile[], units: r
   ];
   const doc = { write_files: writeFiles, runcmd: [packedScriptPath] };
   return `#cloud-config\n${stringify(doc, { indentSeq: false, lineWidth: 0, defaultStringType: "PLAIN", defaultKeyType: "PLAIN" })}`;
+}
+
+/** Where cloud-init keeps the user data as it received it (raw, before decompression), mode 0600. */
+export const rawUserDataPath = "/var/lib/cloud/instance/user-data.txt";
+
+const gzipMagicWithComment = " 1f 8b 08 10";
+
+/**
+ * The provision OSC as gzip-compressed user data (cloud-init decompresses user data that starts with the
+ * gzip magic): one `#!/bin/bash` script holding every file as text. The placeholder files
+ * (`transmitUnencoded`, MCM's `<<BOOTSTRAP_TOKEN>>` and `<<MACHINE_NAME>>`) cannot live in the
+ * compressed stream, where MCM's plain text replacement would not find them; they go into the gzip
+ * header's comment field (RFC 1952 FCOMMENT), one line each. The comment is zero-terminated and not
+ * covered by the CRC, so MCM may replace a placeholder by a longer value without breaking the stream.
+ * The script reads line N of the comment back from cloud-init's copy of the raw user data.
+ * Bytes, not text: the provider API must carry binary user data (AWS, Azure, OpenStack base64-encode
+ * it); where it must be a string (GCP metadata) use the cloud-config form.
+ */
+export function renderGzipUserData(files: readonly ResolvedFile[], units: readonly ResolvedUnit[]): Uint8Array {
+  const placeholders = files.filter((f) => f.transmitUnencoded);
+  const comment: string[] = [];
+  // p LINE PATH MODE: line LINE of the gzip comment (from byte 11 on) into PATH.
+  const preamble: string[] = [
+    `U=${rawUserDataPath}`,
+    `[ "$(od -An -N4 -tx1 $U)" = "${gzipMagicWithComment}" ] || { echo "$U: not this gzip user data" >&2; exit 1; }`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+    'p() { mkdir -p "${2%/*}"; tail -c +11 $U | sed -n $1p > "$2"; [ -z "$3" ] || chmod $3 "$2"; }',
+  ];
+  files.forEach((f, i) => {
+    if (!f.transmitUnencoded) return;
+    const text = new TextDecoder().decode(f.data);
+    // Latin-1 without control characters: the comment is ISO 8859-1, one line per file.
+    if (!/^[\x20-\x7e\xa0-\xff]*$/.test(text)) {
+      throw new RenderError("invalid", `spec.files[${i}].content`, "a transmitUnencoded file in gzip user data must be one line of printable Latin-1 text");
+    }
+    comment.push(text);
+    preamble.push(`p ${comment.length} "${f.path}" ${f.permissions === undefined ? '""' : octalMode(f.permissions)}`);
+  });
+  const script = packedScript(
+    files.filter((f) => !f.transmitUnencoded),
+    units,
+    placeholders.length > 0 ? preamble : [],
+  );
+  // libdeflate's level 12 is ~1 % smaller than zlib's 9 here; every reader inflates it alike.
+  const body = Bun.gzipSync(new TextEncoder().encode(script), { level: 12, library: "libdeflate" });
+  if (placeholders.length === 0) return body;
+  const header = body.subarray(0, 10);
+  if (header[3] !== 0) throw new Error("gzip: unexpected header flags"); // libdeflate writes none
+  const flagged = Uint8Array.from(header);
+  flagged[3] = 0x10; // FCOMMENT
+  const text = Buffer.from(`${comment.join("\n")}\n\0`, "latin1");
+  return Buffer.concat([flagged, text, body.subarray(10)]);
 }

@@ -3,8 +3,8 @@ import { decodeConfig } from "../config/index.ts";
 import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
-import { buildProvisionOsc, compactShell, initScriptForUserData, renderInitConfig, renderInitScript } from "./provision.ts";
-import { renderUserData } from "./render.ts";
+import { buildProvisionOsc, compactShell, cosignRefusal, initScriptForUserData, pullReference, renderInitConfig, renderInitScript } from "./provision.ts";
+import { renderUserData, renderUserDataGzip } from "./render.ts";
 
 const initTemplate =
   '#!/bin/sh\nIMAGE="${GNA_IMAGE:-__IMAGE__}"\nREGISTRY_CA_API_SERVER="${GNA_REGISTRY_CA_API_SERVER:-__REGISTRY_CA_API_SERVER__}"\n' +
@@ -65,15 +65,38 @@ describe("compactShell", () => {
 });
 
 describe("initScriptForUserData", () => {
-  const script = ["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'if [ -n "$REGISTRY_CA_API_SERVER" ] && true; then', "  if x; then", "    y", "  fi", "fi", "get() {", "}", ""].join("\n");
+  const script = [
+    "#!/bin/sh",
+    'R="${X:-__REGISTRY_CA_API_SERVER__}"',
+    'if [ -n "$REGISTRY_CA_API_SERVER" ] && true; then',
+    "  if x; then",
+    "    y",
+    "  fi",
+    "fi",
+    'K="$CONF/cosign.pub"',
+    'if [ -f "$K" ]; then',
+    "  verify",
+    "fi",
+    "get() {",
+    "}",
+    "",
+  ].join("\n");
 
   test("should drop the registry-CA block when the registry CA is off", () => {
-    expect(initScriptForUserData(script, false)).toBe(["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', "get() {", "}", ""].join("\n"));
+    expect(initScriptForUserData(script, { registryCa: false, verifySignature: true })).toBe(
+      ["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'K="$CONF/cosign.pub"', 'if [ -f "$K" ]; then', "verify", "fi", "get() {", "}", ""].join("\n"),
+    );
   });
 
-  test("should keep the registry-CA block, compacted, when the registry CA is on", () => {
-    expect(initScriptForUserData(script, true)).toBe(compactShell(script));
+  test("should keep both blocks, compacted, when the registry CA and the signature check are on", () => {
+    expect(initScriptForUserData(script, { registryCa: true, verifySignature: true })).toBe(compactShell(script));
     expect(compactShell(script)).toContain("if x; then\ny\nfi\nfi\n");
+  });
+
+  test("should put the refusal in place of the signature check when there is no cosign key", () => {
+    const out = initScriptForUserData(script, { registryCa: true, verifySignature: false });
+    expect(out).toContain(`K="$CONF/cosign.pub"\n${cosignRefusal}\nget() {\n`);
+    expect(out).not.toContain("verify\n");
   });
 });
 
@@ -125,6 +148,23 @@ describe("buildProvisionOsc", () => {
     expect(withCa.spec.units?.[0]?.content?.split("\n")[2]).toBe("Wants=containerd.service");
   });
 
+  test("should add cosign.pub (0644) before the config and keep init.sh's signature check with a cosign key", () => {
+    const key = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n";
+    const initSh = ["#!/bin/sh", 'IMAGE="${GNA_IMAGE:-__IMAGE__}"', 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'if [ -f "$K" ]; then', "  verify", "fi", ""].join("\n");
+    const files = buildProvisionOsc({ ...input, initScript: initSh, cosignPublicKey: key }).spec.files ?? [];
+    expect(files.map((f) => f.path).slice(-2)).toEqual(["/var/lib/gardener-node-agent/cosign.pub", "/var/lib/gardener-node-agent/config-v1.110.0.yaml"]);
+    expect(files.at(-2)).toMatchObject({ permissions: 0o644, content: { inline: { encoding: "b64", data: Buffer.from(key).toString("base64") } } });
+    const script = (f: typeof files) => Buffer.from(f.find((x) => x.path.endsWith("/init.sh"))?.content.inline?.data ?? "", "base64").toString();
+    expect(script(files)).toContain("verify\n");
+    expect(script(buildProvisionOsc({ ...input, initScript: initSh }).spec.files ?? [])).toContain(`${cosignRefusal}\n`);
+    expect(() => buildProvisionOsc({ ...input, cosignPublicKey: "ssh-ed25519 AAAA" })).toThrow("cosignPublicKey: the cosign key is not one PEM public key");
+  });
+
+  test("should refuse gzip user data for a placeholder file that is not one line", () => {
+    const multi = { ...osc, spec: { ...osc.spec, files: [{ path: "/x", content: { inline: { encoding: "", data: "a\nb" }, transmitUnencoded: true } }] } };
+    expect(() => renderUserDataGzip(multi)).toThrow("spec.files[0].content: a transmitUnencoded file in gzip user data must be one line");
+  });
+
   test("should keep the MCM placeholders as literal lines in the bash user data", () => {
     const lines = renderUserData(osc, { format: "bash" }).split("\n");
     expect(lines).toContain("<<BOOTSTRAP_TOKEN>>");
@@ -147,5 +187,22 @@ describe("compactShell on cloud-init/init.sh", () => {
     const code = (s: string) => s.split("\n").map((l) => l.trimStart()).filter((l) => l !== "" && !l.startsWith("#"));
     expect(code(script)).toEqual(code(initSh));
     expect(script.length).toBeLessThan(initSh.length);
+  });
+});
+
+describe("pullReference", () => {
+  test.each([
+    ["gardener/node-agent:v1", "registry-1.docker.io/gardener/node-agent:v1"],
+    ["busybox", "registry-1.docker.io/library/busybox:latest"],
+    [`docker.io/x/y@sha256:${"a".repeat(64)}`, `registry-1.docker.io/x/y@sha256:${"a".repeat(64)}`],
+    [`10.0.2.101:5000/gna:v1@sha256:${"b".repeat(64)}`, `10.0.2.101:5000/gna:v1@sha256:${"b".repeat(64)}`],
+    ["europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0", "europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0"],
+  ])("should write %s as %s for init.sh", (image, expected) => {
+    expect(pullReference(image)).toBe(expected);
+  });
+
+  test("should refuse a scheme and a bad digest, naming the field", () => {
+    expect(() => pullReference("http://10.0.2.100:5000/gna:v1")).toThrow("image: the image reference takes no scheme");
+    expect(() => pullReference("reg.example.com/gna@sha256:abc")).toThrow(/^image: invalid image reference .*digest must be sha256/);
   });
 });

@@ -1,5 +1,6 @@
 import { stringify } from "yaml";
-import type { Osc, OscFile, Unit } from "../osc/index.ts";
+import type { Osc, OscFile, Unit } from "../osc/schema.ts";
+import { formatImageReference, parseImageReference, registryEndpoint } from "../registry/index.ts";
 import { RenderError } from "./errors.ts";
 
 /** Paths and names of the node-init OSC (spec §2, §3). */
@@ -14,6 +15,7 @@ export const machineNamePlaceholder = "<<MACHINE_NAME>>";
 export const initScriptImagePlaceholder = "__IMAGE__";
 export const initScriptRegistryCaPlaceholder = "__REGISTRY_CA_API_SERVER__";
 export const updateCaScriptPath = "/var/lib/ssl/update-local-ca-certificates.sh";
+const cosignKeyPath = "/var/lib/gardener-node-agent/cosign.pub";
 
 export interface ProvisionInput {
   /** Shoot API server URL as the node reaches it. */
@@ -33,6 +35,11 @@ export interface ProvisionInput {
   readonly kubeletDataVolumeSize?: number | undefined;
   /** Registry CA enabled (spec §3.2 #5, §3.3 step 3): init.sh fetches it from the API server first. */
   readonly registryCa?: boolean | undefined;
+  /**
+   * cosign public key (PEM, ECDSA P-256) written to /var/lib/gardener-node-agent/cosign.pub; init.sh then
+   * installs only an image signed by it (our addition to spec §3.2).
+   */
+  readonly cosignPublicKey?: string | undefined;
 }
 
 /**
@@ -99,6 +106,23 @@ export function renderInitConfig(input: Pick<ProvisionInput, "server" | "secretN
 // The image lands inside a double-quoted shell word of init.sh: allow reference characters only.
 const imageReference = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 
+/**
+ * The reference as init.sh pulls it: `host[:port]/repo[:tag][@digest]` with the registry spelled out
+ * (Docker Hub names become `registry-1.docker.io/library/…`), so the script needs no parser of its own.
+ * No scheme: a plain-HTTP registry is a node setting (GNA_REGISTRY_PLAIN_HTTP=1 in /etc/environment).
+ */
+export function pullReference(image: string): string {
+  if (/^[a-z]+:\/\//.test(image)) {
+    throw new RenderError("invalid", "image", "the image reference takes no scheme (plain HTTP: GNA_REGISTRY_PLAIN_HTTP=1 on the node)");
+  }
+  try {
+    const ref = parseImageReference(image);
+    return formatImageReference({ ...ref, registry: registryEndpoint(ref.registry) });
+  } catch (err) {
+    throw new RenderError("invalid", "image", err instanceof Error ? err.message : String(err));
+  }
+}
+
 // The registry-CA server lands in a double-quoted shell word too.
 const serverUrl = /^https?:\/\/[A-Za-z0-9._:[\]/-]+$/;
 
@@ -125,34 +149,59 @@ export function compactShell(script: string): string {
 }
 
 const registryCaBlockStart = 'if [ -n "$REGISTRY_CA_API_SERVER" ]';
+const cosignBlockStart = 'if [ -f "$K" ]; then';
+/**
+ * Stands in for init.sh's signature check when the user data carries no cosign key: a `cosign.pub`
+ * placed some other way (image, another user-data part) stops the run instead of being ignored.
+ */
+export const cosignRefusal = '[ ! -f "$K" ] || die "$K exists; render user data with --cosign-key"';
+
+export interface InitScriptOptions {
+  /** Keep the registry-CA block (spec §3.3 step 3). */
+  readonly registryCa: boolean;
+  /** Keep the cosign signature check; without it, init.sh refuses to run when cosign.pub exists. */
+  readonly verifySignature: boolean;
+}
+
+/** `lines` without the block from the line starting with `start` to the next `fi` at column 0, `instead` in its place. */
+function replaceBlock(lines: readonly string[], start: string, instead: readonly string[]): string[] {
+  const from = lines.findIndex((l) => l.startsWith(start));
+  const to = from < 0 ? -1 : lines.findIndex((l, i) => i > from && l === "fi");
+  return to < 0 ? [...lines] : [...lines.slice(0, from), ...instead, ...lines.slice(to + 1)];
+}
 
 /**
- * init.sh as user data carries it: compacted, and without the registry-CA block (from its
- * `if [ -n "$REGISTRY_CA_API_SERVER" ]` line to the next `fi` at the start of a line) when the registry
- * CA is off, where line 3 leaves it dead code. A template without that block is only compacted.
+ * init.sh as user data carries it: compacted, and without the blocks the rendered node cannot use.
+ * The registry-CA block (from `if [ -n "$REGISTRY_CA_API_SERVER" ]` to the next `fi` at the start of
+ * a line) and line 3, which only feeds it, go when the registry CA is off; the signature check
+ * (`if [ -f "$K" ]; then` … `fi`) goes without a cosign key and leaves {@link cosignRefusal}.
+ * A template without those blocks is only compacted.
  */
-export function initScriptForUserData(template: string, registryCa: boolean): string {
-  if (registryCa) return compactShell(template);
-  const lines = template.split("\n");
-  const start = lines.findIndex((l) => l.startsWith(registryCaBlockStart));
-  const end = start < 0 ? -1 : lines.findIndex((l, i) => i > start && l === "fi");
-  return compactShell(end < 0 ? template : [...lines.slice(0, start), ...lines.slice(end + 1)].join("\n"));
+export function initScriptForUserData(template: string, opts: InitScriptOptions): string {
+  let lines = template.split("\n");
+  if (!opts.registryCa && lines.some((l) => l.startsWith(registryCaBlockStart))) {
+    // Line 3 only feeds the block: both go.
+    lines = replaceBlock(lines, registryCaBlockStart, []).filter((l) => !l.startsWith("REGISTRY_CA_API_SERVER="));
+  }
+  if (!opts.verifySignature) lines = replaceBlock(lines, cosignBlockStart, [cosignRefusal]);
+  return compactShell(lines.join("\n"));
 }
 
 /**
  * init.sh with its two template points filled (first occurrences only: lines 2 and 3; later mentions,
  * such as init.sh's own "not rendered" check, must stay). `registryCaServer` "" = registry CA off.
  */
-export function renderInitScript(template: string, image: string, registryCaServer = ""): string {
+export function renderInitScript(template: string, image: string, registryCaServer = "", verifySignature = false): string {
   if (!imageReference.test(image)) throw new RenderError("invalid", "image", `invalid image reference "${image}"`);
+  const ref = pullReference(image);
   if (registryCaServer !== "" && !serverUrl.test(registryCaServer)) {
     throw new RenderError("invalid", "server", `invalid API server URL "${registryCaServer}"`);
   }
   for (const placeholder of [initScriptImagePlaceholder, initScriptRegistryCaPlaceholder]) {
     if (!template.includes(placeholder)) throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
   }
-  return initScriptForUserData(template, registryCaServer !== "")
-    .replace(initScriptImagePlaceholder, () => image)
+  return initScriptForUserData(template, { registryCa: registryCaServer !== "", verifySignature })
+    .replace(initScriptImagePlaceholder, () => ref)
     .replace(initScriptRegistryCaPlaceholder, () => registryCaServer);
 }
 
@@ -171,12 +220,17 @@ const placeholderFile = (path: string, placeholder: string): OscFile => ({
 /** The provision ("node-init") OSC of spec §3 for one worker pool; files and unit in spec order. */
 export function buildProvisionOsc(input: ProvisionInput): Osc {
   const registryCa = input.registryCa === true;
+  const cosignKey = input.cosignPublicKey;
+  if (cosignKey !== undefined && !/^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+\n-----END PUBLIC KEY-----\n?$/.test(cosignKey)) {
+    throw new RenderError("invalid", "cosignPublicKey", "the cosign key is not one PEM public key (-----BEGIN PUBLIC KEY-----)");
+  }
   const files: OscFile[] = [
     b64File(clusterCaPath, 0o640, input.caBundle),
     placeholderFile(bootstrapTokenPath, bootstrapTokenPlaceholder),
-    b64File(initScriptPath, 0o755, renderInitScript(input.initScript, input.image, registryCa ? input.server : "")),
+    b64File(initScriptPath, 0o755, renderInitScript(input.initScript, input.image, registryCa ? input.server : "", cosignKey !== undefined)),
     placeholderFile(machineNamePath, machineNamePlaceholder),
     ...(registryCa ? [b64File(updateCaScriptPath, 0o744, updateCaScript)] : []),
+    ...(cosignKey === undefined ? [] : [b64File(cosignKeyPath, 0o644, cosignKey)]),
     b64File(`/var/lib/gardener-node-agent/config-${input.version}.yaml`, 0o600, renderInitConfig(input)),
   ];
   const units: Unit[] = [

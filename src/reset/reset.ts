@@ -4,6 +4,7 @@ import type { Logger } from "../log/index.ts";
 import { decodeOsc } from "../osc/index.ts";
 import type { Systemd } from "../systemd/index.ts";
 import { runTasks, type Task, type TaskReporter } from "./tasks.ts";
+import { errorText, StepError, step } from "../log/index.ts";
 
 export const agentUnit = "gardener-node-agent.service";
 export const kubeletUnit = "kubelet.service";
@@ -25,14 +26,8 @@ export interface ResetDeps {
   readonly reporter: TaskReporter;
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 const wrap = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
-  try {
-    await fn();
-  } catch (err) {
-    throw new Error(`${what}: ${messageOf(err)}`, { cause: err });
-  }
+  await step(what, fn);
 };
 
 /** Upstream retries at once; each call is already bounded by the CRI client's 2 s timeout. */
@@ -45,7 +40,7 @@ async function attempt(what: string, fn: () => Promise<void>): Promise<void> {
       last = err;
     }
   }
-  throw new Error(`${what} failed after ${sandboxAttempts} attempts: ${messageOf(last)}`, { cause: last });
+  throw new Error(`${what} failed after ${sandboxAttempts} attempts: ${errorText(last)}`, { cause: last });
 }
 
 /** Step 1: the agent and kubelet stop, then every pod sandbox is stopped and removed through the CRI. */
@@ -59,11 +54,11 @@ async function stopContainers(deps: ResetDeps, signal: AbortSignal): Promise<voi
   try {
     cri = await deps.connectCri(signal);
   } catch (err) {
-    throw new Error(`failed connecting to the container runtime: ${messageOf(err)}`, { cause: err });
+    throw new StepError("failed connecting to the container runtime", err);
   }
   try {
     const sandboxes = await cri.listPodSandboxes({ signal }).catch((err: unknown) => {
-      throw new Error(`failed listing pod sandboxes: ${messageOf(err)}`, { cause: err });
+      throw new StepError("failed listing pod sandboxes", err);
     });
     const failures: string[] = [];
     for (const sb of sandboxes) {
@@ -72,7 +67,7 @@ async function stopContainers(deps: ResetDeps, signal: AbortSignal): Promise<voi
         await attempt(`stopping pod sandbox ${sb.id}`, () => cri.stopPodSandbox(sb.id, { signal }));
         await attempt(`removing pod sandbox ${sb.id}`, () => cri.removePodSandbox(sb.id, { signal }));
       } catch (err) {
-        failures.push(messageOf(err));
+        failures.push(errorText(err));
       }
     }
     if (failures.length > 0) throw new Error(failures.join("; "));
@@ -93,7 +88,7 @@ async function cleanUpOsc(deps: ResetDeps, signal: AbortSignal): Promise<void> {
   try {
     osc = decodeOsc(text);
   } catch (err) {
-    throw new Error(`failed decoding ${lastAppliedPath}: ${messageOf(err)}`, { cause: err });
+    throw new StepError(`failed decoding ${lastAppliedPath}`, err);
   }
   for (const unit of [...(osc.spec.units ?? []), ...(osc.status.extensionUnits ?? [])]) {
     log.info("Stopping and disabling unit", { unitName: unit.name });

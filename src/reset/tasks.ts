@@ -1,3 +1,4 @@
+import { errorText } from "../log/index.ts";
 /**
  * A tiny task graph: each task runs once all its dependencies succeeded; a failed task skips its
  * dependents; tasks without an order between them run in parallel; every error is kept.
@@ -22,7 +23,7 @@ export class TaskGraphError extends Error {
   constructor(readonly errors: readonly { readonly task: string; readonly error: unknown }[]) {
     super(
       `${errors.length} error${errors.length === 1 ? "" : "s"} occurred: ${errors
-        .map((e) => `task "${e.task}" failed: ${e.error instanceof Error ? e.error.message : String(e.error)}`)
+        .map((e) => `task "${e.task}" failed: ${errorText(e.error)}`)
         .join("; ")}`,
     );
   }

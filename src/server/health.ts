@@ -1,3 +1,4 @@
+import { errorText } from "../log/index.ts";
 /** A health check: resolves when healthy, throws (with a reason) when not. */
 export type HealthCheck = () => void | Promise<void>;
 
@@ -55,7 +56,7 @@ export class HealthChecks {
           return { name, ok: true };
         } catch (err) {
           // A failing check is the answer being asked for, not an error of the server.
-          return { name, ok: false, reason: err instanceof Error ? err.message : String(err) };
+          return { name, ok: false, reason: errorText(err) };
         }
       }),
     );

@@ -2,6 +2,7 @@ import { DBusError, Message, MessageType, sessionBus, type MessageBus } from "db
 import type { Logger } from "../log/index.ts";
 import { CallLimit } from "./call-limit.ts";
 import { SystemdCallError } from "./types.ts";
+import { errorText } from "../log/index.ts";
 
 /**
  * dbus-daemon lets a connection wait for at most 128 replies (max_replies_per_connection, the system
@@ -253,10 +254,4 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-/** The text of a D-Bus error is what systemd says ("Unit foo.service not found."); anything else its message. */
-export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
 }

@@ -20,6 +20,7 @@ import {
   type UnitProperties,
   type UnitStatus,
 } from "./types.ts";
+import { errorText } from "../log/index.ts";
 
 /** Upstream waits this long for a job's JobRemoved before it carries on as if the job succeeded. */
 export const DEFAULT_JOB_TIMEOUT_MS = 10_000;
@@ -187,7 +188,7 @@ class DbusSystemd implements Systemd {
       return await (await this.#connection()).call(req, signal);
     } catch (err) {
       if (signal?.aborted && err === signal.reason) throw err;
-      throw new SystemdCallError(describe(err instanceof Error ? err.message : String(err)), { cause: err });
+      throw new SystemdCallError(describe(errorText(err)), { cause: err });
     }
   }
 

@@ -1,5 +1,8 @@
-import { formatRecord, syslogPriority } from "../log/index.ts";
-import type { LineWriter, LogFormat, LogRecord, LogSink } from "../log/index.ts";
+import { errorText } from "../log/error-text.ts";
+import { formatRecord } from "../log/format.ts";
+import { syslogPriority } from "../log/sinks.ts";
+import type { LineWriter } from "../log/sinks.ts";
+import type { LogFormat, LogRecord, LogSink } from "../log/types.ts";
 import { loadLibSystemd } from "./libsystemd.ts";
 import type { LibSystemd } from "./libsystemd.ts";
 
@@ -44,8 +47,8 @@ export const journalFieldName = (key: string): string | undefined => {
 
 const valueText = (value: unknown): string => {
   if (typeof value === "string") return value;
-  if (value instanceof Error) return value.message;
-  return JSON.stringify(value, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x instanceof Error ? x.message : x)) ?? "";
+  if (value instanceof Error) return errorText(value);
+  return JSON.stringify(value, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x instanceof Error ? errorText(x) : x)) ?? "";
 };
 
 /**

@@ -35,14 +35,14 @@ function machine(setup: (configFile: string, dir: string) => void): string {
 }
 
 /** Runs the agent against `root`; kills it if it has not exited after `hangMs`. */
-async function runAgent(root: string): Promise<{ code: number | null; output: string; ms: number }> {
+async function runAgent(root: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string; ms: number }> {
   const started = performance.now();
   const proc = Bun.spawn([binary, `--root=${root}`, `--config-dir=${configDir}`], {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
     // No system bus and no API server: a config that passes would fail later, differently.
-    env: { PATH: process.env["PATH"] ?? "", DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent" },
+    env: { PATH: process.env["PATH"] ?? "", DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent", ...env },
   });
   const killer = setTimeout(() => proc.kill("SIGKILL"), hangMs);
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
@@ -98,6 +98,22 @@ describe("agent with a bad config", () => {
     const r = await runAgent(root);
     expect(r.code).toBe(1);
     expect(r.output).not.toContain(secret);
+  });
+});
+
+describe("agent with a bad environment variable", () => {
+  test.each([
+    ["GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS", secret, "must be a positive whole number of milliseconds"],
+    ["GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS", `-${secret}`, "must be a positive whole number of milliseconds"],
+    ["GARDENER_NODE_AGENT_ROLLOUT_TIMINGS", `healthyFor=${secret}`, "rollout timing healthyFor is not a duration"],
+  ])("should exit 1 at once naming %s but not its value", async (name, value, reason) => {
+    const root = machine((file) => writeFileSync(file, good));
+    const r = await runAgent(root, { [name]: value });
+    expect(r.code).toBe(1);
+    expect(r.output).toContain(`environment variable ${name}: ${reason}`);
+    expect(r.output).not.toContain(secret);
+    expect(r.output).not.toMatch(/\n\s+at /); // no stack trace
+    expect(r.ms).toBeLessThan(hangMs);
   });
 });
 

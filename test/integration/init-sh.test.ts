@@ -54,15 +54,15 @@ describe("cloud-init/init.sh", () => {
 
   test("should install the binary as well in the compacted form user data carries", async () => {
     const compacted = join(dir, "init-compacted.sh");
-    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), false));
-    const r = await runInit(`http://${digestRef}`, { GNA_ARCH: "aarch64", GNA_REGISTRY_PLAIN_HTTP: "0" }, undefined, compacted);
+    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), { registryCa: false, verifySignature: true }));
+    const r = await runInit(digestRef, { GNA_ARCH: "aarch64" }, undefined, compacted);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(sha256Digest(readFileSync(r.bin))).toBe(sha256Digest(arm64));
   });
 
   test("should install by digest and pick arm64 on an aarch64 machine", async () => {
-    const r = await runInit(`http://${digestRef}`, { GNA_ARCH: "aarch64", GNA_REGISTRY_PLAIN_HTTP: "0" });
+    const r = await runInit(digestRef, { GNA_ARCH: "aarch64" });
     expect(r.code).toBe(0);
     expect(sha256Digest(readFileSync(r.bin))).toBe(sha256Digest(arm64));
   });
@@ -125,6 +125,8 @@ describe("cloud-init/init.sh", () => {
     // The ko image of the test above is amd64-only.
     ["a missing platform", () => `${registry.host}/ko/agent:v1`, "aarch64", /^init\.sh: image .*\/ko\/agent:v1 has no manifest for linux\/arm64\n$/],
     ["an unsupported machine", () => tagRef, "riscv64", /^init\.sh: unsupported machine architecture/],
+    // The template as it is (no __IMAGE__ filled in) and no GNA_IMAGE.
+    ["an unrendered template", () => "", "x86_64", /^init\.sh: no image reference\n$/],
   ])("should fail with one clear line for %s and install nothing", async (_, image, arch, message) => {
     const r = await runInit(image(), { GNA_ARCH: arch });
     expect(r.code).not.toBe(0);

@@ -205,8 +205,15 @@ describe("OSC controller runtime with bad input", () => {
         clock: realClock,
         log: silentLog,
       });
+      // The test's cue: the first reconcile that ends in a TerminalError (the bad osc.yaml's one attempt).
+      const rejected = Promise.withResolvers<void>();
+      const inner = createReconciler(deps);
       const controller = newOscController({
-        reconcile: createReconciler(deps),
+        reconcile: (key, signal) =>
+          inner(key, signal).catch((err: unknown) => {
+            if (err instanceof TerminalError) rejected.resolve();
+            throw err;
+          }),
         source: informer,
         kube: w.kube,
         node: deps.node,
@@ -219,15 +226,14 @@ describe("OSC controller runtime with bad input", () => {
       const bad: Plain = acceptanceOsc();
       bad["spec"]["units"].push({ name: "no-suffix", content: "x" });
       w.setOsc(bad);
-      const deadline = Date.now() + 20_000;
-      while (controller.stats().terminalErrors === 0 && Date.now() < deadline) await Bun.sleep(10); // polling, not waiting for time
-      expect(controller.stats().terminalErrors).toBe(1);
+      await rejected.promise;
 
       const good = w.setOsc(acceptanceOsc());
       await env.sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
       expect(await w.text("/example/file")).toBe("file1");
       const stats = controller.stats();
       // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.
+      expect(stats.terminalErrors).toBe(1);
       expect(stats.reconcileErrors).toBe(1);
       expect(stats.retries).toBe(0);
       expect(warnings(w)).toHaveLength(1);

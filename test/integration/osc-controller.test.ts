@@ -505,6 +505,71 @@ describe("OSC controller", () => {
     }
   });
 
+  test("queues a new Secret version behind the running apply and applies it after (one apply at a time)", async () => {
+    const w = await world();
+    env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
+    const stop = new AbortController();
+    let running: Promise<unknown> = Promise.resolve();
+    try {
+      const deps = w.deps();
+      // Cues: the first version's unit1 start waits for the test; the handler's log line says the update was enqueued.
+      const unitStarted = w.systemd.holdNextJob("unit1.service");
+      const enqueued = Promise.withResolvers<void>();
+      const log = { ...silentLog, info: (msg: string) => void (msg.startsWith("Enqueuing operating system config secret") && enqueued.resolve()) };
+      const reconcile = createReconciler(deps);
+      const seen: string[] = [];
+      let active = 0;
+      let maxActive = 0;
+      const informer = new Informer<KubeObject>({
+        kube: w.kube,
+        resource: secrets,
+        namespace: "kube-system",
+        selectors: { fieldSelector: `metadata.name=${w.secretName}` },
+        clock: realClock,
+        log: silentLog,
+      });
+      const controller = newOscController({
+        reconcile: async (key, signal) => {
+          maxActive = Math.max(maxActive, ++active);
+          seen.push("start");
+          try {
+            return await reconcile(key, signal);
+          } finally {
+            active--;
+            seen.push("end");
+          }
+        },
+        source: informer,
+        kube: w.kube,
+        node: deps.node,
+        clock: realClock,
+        log,
+        signal: stop.signal,
+      });
+      running = Promise.allSettled([informer.run(stop.signal), controller.start(stop.signal)]);
+      const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
+
+      w.setOsc(acceptanceOsc());
+      await unitStarted.reached; // the first apply is in its unit commands now
+      const osc = acceptanceOsc();
+      osc["spec"]["files"][0].content.inline.data = "file1-v2";
+      const second = w.setOsc(osc);
+      await enqueued.promise;
+      // The new version waits in the queue: nothing of it is written while the first apply runs.
+      expect(await w.text("/example/file")).toBe("file1");
+      expect(seen).toEqual(["start"]);
+
+      unitStarted.release();
+      await env.sim.waitFor("nodes", "", w.nodeName, annotated(second), 20_000);
+      expect(await w.text("/example/file")).toBe("file1-v2");
+      expect(maxActive).toBe(1);
+      expect(seen.slice(0, 3)).toEqual(["start", "end", "start"]);
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
   /** `host` whose changes-file writes are counted, the `crashAt`-th one failing like a crash before it. */
   const crashingChanges = (host: HostFs, crashAt = 0) => {
     let writes = 0;

@@ -162,7 +162,7 @@ describe("cloud-init/init.sh with cosign.pub (openssl)", () => {
 
   test("should verify as well in the compacted form user data carries", async () => {
     const compacted = join(dir, "init-compacted.sh");
-    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), false));
+    writeFileSync(compacted, initScriptForUserData(readFileSync(INIT_SH, "utf8"), { registryCa: false, verifySignature: true }));
     const signed = await runInit(images.signed, rootWithKey("init-compacted-signed"), compacted);
     expect(signed.stderr).toBe("");
     expect(signed.code).toBe(0);
@@ -171,6 +171,17 @@ describe("cloud-init/init.sh with cosign.pub (openssl)", () => {
     expect(tampered.code).not.toBe(0);
     expect(tampered.stderr).toMatch(/^init\.sh: no signature of .*tampered:v1 .* verifies with/);
     expect(readFileSync(tampered.bin, "utf8")).toBe("old binary");
+  });
+});
+
+describe("cloud-init/init.sh rendered without --cosign-key", () => {
+  test("should refuse to install when a cosign.pub is on the node anyway, and keep the old binary", async () => {
+    const unverified = join(dir, "init-unverified.sh");
+    writeFileSync(unverified, initScriptForUserData(readFileSync(INIT_SH, "utf8"), { registryCa: false, verifySignature: false }));
+    const r = await runInit(images.signed, rootWithKey("init-unverified"), unverified);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^init\.sh: .*cosign\.pub exists; render user data with --cosign-key\n$/);
+    expect(readFileSync(r.bin, "utf8")).toBe("old binary");
   });
 });
 

@@ -1,4 +1,5 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
+import { errorText } from "../../log/index.ts";
 
 /** The validity window of the agent's client certificate, in ms since the epoch. */
 export interface CertificateValidity {
@@ -32,7 +33,7 @@ export function clientCertificateValidity(certPem: string | undefined, keyPem: s
   try {
     cert = new X509Certificate(certPem);
   } catch (err) {
-    throw new ClientCertificateError(`failed to parse X509 certificate: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new ClientCertificateError(`failed to parse X509 certificate: ${errorText(err)}`, { cause: err });
   }
   let matches: boolean;
   try {

@@ -5,6 +5,7 @@ import type { Kube, RestConfig } from "../../kube/index.ts";
 import { RestartRequested, type Reconcile } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { clientCertificateValidity, renewalDeadline } from "./deadline.ts";
+import { errorText } from "../../log/index.ts";
 
 export interface CertificateReconcilerDeps {
   /** Client authenticated with the current client certificate: the CSR is created by the agent's own user. */
@@ -65,7 +66,7 @@ export function createReconciler(deps: CertificateReconcilerDeps): Reconcile {
           signal,
         );
       } catch (err) {
-        throw new CertificateRotationError(`error rotating certificate: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new CertificateRotationError(`error rotating certificate: ${errorText(err)}`, { cause: err });
       }
       deps.log.info("Certificate rotation complete. Restarting gardener-node-agent");
       throw new RestartRequested("client certificate renewed");

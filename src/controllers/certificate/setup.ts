@@ -1,7 +1,9 @@
 import type { Clock } from "../../clock/index.ts";
-import type { HostFs } from "../../host/index.ts";
-import type { Controller, ControllerMetrics, Kube, RestConfig } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import type { HostFs } from "../../host/types.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { RestConfig } from "../../kube/kubeconfig.ts";
+import type { Kube } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import { createReconciler } from "./reconcile.ts";
 import { newCertificateController } from "./watch.ts";
 
@@ -18,7 +20,6 @@ export interface CertificateControllerSetup {
   /** Called once after the new kubeconfig is written; the wiring stops the process with exit 0. */
   readonly onRestartRequested: (why: string) => void;
   readonly random?: () => number;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `certificate` controller (not started: the caller runs `controller.start(signal)`). */
@@ -37,6 +38,5 @@ export function setupCertificateController(s: CertificateControllerSetup): Contr
     clock: s.clock,
     log: s.log,
     onRestartRequested: s.onRestartRequested,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

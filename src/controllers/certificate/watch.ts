@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/index.ts";
-import type { ControllerMetrics, ObjectKey, Reconcile } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
+import type { Logger } from "../../log/types.ts";
 
 export const controllerName = "certificate";
 /** controllerutils.DefaultReconciliationTimeout; it also cuts the CSR wait (15 min) short, retried with backoff. */
@@ -15,9 +15,8 @@ export function newCertificateController(opts: {
   readonly clock: Clock;
   readonly log: Logger;
   readonly onRestartRequested: (why: string) => void;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  return newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: 1,
@@ -25,8 +24,6 @@ export function newCertificateController(opts: {
     log: opts.log,
     clock: opts.clock,
     onRestartRequested: opts.onRestartRequested,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+    startKeys: [singletonKey],
   });
-  c.add(singletonKey);
-  return c;
 }

@@ -12,5 +12,3 @@ export const maxFailureDurationMs = 60_000;
 /** The action of every health-check event; the reason is the checker's name. */
 export const eventAction = "HealthCheck";
 
-/** The message of anything thrown (non-Errors are stringified). */
-export const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));

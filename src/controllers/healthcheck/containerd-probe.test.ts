@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { containerdEndpointFromEnv, ContainerdUnreachableError, createCtrVersionProbe } from "./containerd-probe.ts";
+import { ContainerdUnreachableError, createCtrVersionProbe } from "./containerd-probe.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ctr-probe-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,15 +44,5 @@ describe("createCtrVersionProbe", () => {
     const p = createCtrVersionProbe(endpoint, { binary: bin })(ac.signal);
     ac.abort(new Error("shutdown"));
     expect(((await p.catch((e: unknown) => e)) as Error).message).toBe("shutdown");
-  });
-});
-
-describe("containerdEndpointFromEnv", () => {
-  test("should default to containerd's socket and namespace", () => {
-    expect(containerdEndpointFromEnv({})).toEqual({ address: "/run/containerd/containerd.sock", namespace: "default" });
-    expect(containerdEndpointFromEnv({ CONTAINERD_ADDRESS: "", CONTAINERD_NAMESPACE: "" })).toEqual({ address: "/run/containerd/containerd.sock", namespace: "default" });
-  });
-  test("should take both from the environment", () => {
-    expect(containerdEndpointFromEnv({ CONTAINERD_ADDRESS: "/x.sock", CONTAINERD_NAMESPACE: "k8s.io" })).toEqual({ address: "/x.sock", namespace: "k8s.io" });
   });
 });

@@ -1,24 +1,13 @@
 import type { ContainerdVersionProbe } from "./containerd.ts";
+import { errorText } from "../../log/index.ts";
 
-export const defaultContainerdAddress = "/run/containerd/containerd.sock";
-export const defaultContainerdNamespace = "default";
 /** containerd's client gives up dialling after 10 s; the probe as a whole gets the same budget. */
 export const containerdProbeTimeoutMs = 10_000;
 
-/** Where containerd listens, as upstream reads it from the environment. */
+/** Where containerd listens (CONTAINERD_ADDRESS / CONTAINERD_NAMESPACE, parsed in cli/env.ts). */
 export interface ContainerdEndpoint {
   readonly address: string;
   readonly namespace: string;
-}
-
-/** `CONTAINERD_ADDRESS` / `CONTAINERD_NAMESPACE`, with containerd's defaults (the env map comes from cli). */
-export function containerdEndpointFromEnv(env: Readonly<Record<string, string | undefined>>): ContainerdEndpoint {
-  const address = env["CONTAINERD_ADDRESS"];
-  const namespace = env["CONTAINERD_NAMESPACE"];
-  return {
-    address: address !== undefined && address !== "" ? address : defaultContainerdAddress,
-    namespace: namespace !== undefined && namespace !== "" ? namespace : defaultContainerdNamespace,
-  };
 }
 
 /** `ctr version` could not ask the daemon. */
@@ -45,7 +34,7 @@ export function createCtrVersionProbe(endpoint: ContainerdEndpoint, opts: { read
     try {
       proc = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe", signal: deadline });
     } catch (err) {
-      throw new ContainerdUnreachableError(`failed to run ${argv[0]}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new ContainerdUnreachableError(`failed to run ${argv[0]}: ${errorText(err)}`, { cause: err });
     }
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     signal.throwIfAborted();

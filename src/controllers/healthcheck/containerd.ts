@@ -1,9 +1,10 @@
 import type { Clock } from "../../clock/index.ts";
-import type { KubeObject } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import type { Systemd } from "../../systemd/index.ts";
+import { errorText, StepError } from "../../log/index.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
-import { errorText, eventAction, type HealthChecker, maxFailureDurationMs } from "./checker.ts";
+import { eventAction, type HealthChecker, maxFailureDurationMs } from "./checker.ts";
 import { restartUnit } from "./restart.ts";
 
 export const containerdServiceName = "containerd.service";
@@ -20,10 +21,10 @@ export interface ContainerdCheckerDeps {
 }
 
 /** containerd's restart failed; the failure history is kept, so the next pass restarts again. */
-export class ContainerdRestartError extends Error {
+export class ContainerdRestartError extends StepError {
   override readonly name = "ContainerdRestartError";
   constructor(cause: unknown) {
-    super(`failed restarting containerd: ${errorText(cause)}`, { cause });
+    super("failed restarting containerd", cause);
   }
 }
 

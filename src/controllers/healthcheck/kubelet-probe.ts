@@ -1,3 +1,4 @@
+import { errorText } from "../../log/index.ts";
 /** The kubelet's healthz endpoint (controllers.md §11). */
 export const kubeletHealthUrl = "http://127.0.0.1:10248/healthz";
 export const kubeletProbeTimeoutMs = 10_000;
@@ -16,7 +17,7 @@ export async function probeKubelet(fetcher: ProbeFetch, url: string, signal: Abo
     res = await fetcher(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
   } catch (err) {
     signal.throwIfAborted(); // shutting down is not an unhealthy kubelet
-    return `Get ${JSON.stringify(url)}: ${err instanceof Error ? err.message : String(err)}`;
+    return `Get ${JSON.stringify(url)}: ${errorText(err)}`;
   }
   await res.body?.cancel();
   return res.status === 200 ? undefined : `unexpected HTTP status code ${res.status}`;

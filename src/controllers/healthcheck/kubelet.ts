@@ -1,10 +1,12 @@
 import type { Clock } from "../../clock/index.ts";
-import { isConflict, nodes } from "../../kube/index.ts";
-import type { Kube, KubeObject } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import type { Systemd } from "../../systemd/index.ts";
+import { errorText } from "../../log/index.ts";
+import { isConflict } from "../../kube/errors.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
-import { errorText, eventAction, type HealthChecker, maxFailureDurationMs } from "./checker.ts";
+import { eventAction, type HealthChecker, maxFailureDurationMs } from "./checker.ts";
 import type { ListHostAddresses } from "./host-addresses.ts";
 import { type IpAddr, parseIp, parsePrefixAddr, sameIp } from "./ip.ts";
 import { probeKubelet, type ProbeFetch } from "./kubelet-probe.ts";

@@ -1,7 +1,10 @@
-import type { KubeObject, Reader, Reconcile } from "../../kube/index.ts";
-import { nodes } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import { errorText, type HealthChecker } from "./checker.ts";
+import type { Reader } from "../../kube/readers.ts";
+import { errorText, StepError } from "../../log/index.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { HealthChecker } from "./checker.ts";
 import { checkIntervalMs } from "./watch.ts";
 
 export interface HealthCheckDeps {
@@ -13,10 +16,10 @@ export interface HealthCheckDeps {
 }
 
 /** The Node could not be read; retried with backoff (NotFound included, as upstream). */
-export class HealthCheckNodeError extends Error {
+export class HealthCheckNodeError extends StepError {
   override readonly name = "HealthCheckNodeError";
   constructor(cause: unknown) {
-    super(`error retrieving object from store: ${errorText(cause)}`, { cause });
+    super("error retrieving object from store", cause);
   }
 }
 

@@ -1,7 +1,7 @@
-import type { KubeObject } from "../../kube/index.ts";
-import { SystemdJobError, type Systemd } from "../../systemd/index.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { errorText } from "../../log/index.ts";
+import { SystemdJobError, type Systemd } from "../../systemd/types.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
-import { errorText } from "./checker.ts";
 
 /**
  * `systemctl restart <unit>` with upstream's D-Bus event (controllers.md §2): a finished job is

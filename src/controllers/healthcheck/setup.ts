@@ -1,8 +1,11 @@
 import type { Clock } from "../../clock/index.ts";
-import type { Controller, ControllerMetrics, InformerSet, Kube, KubeObject } from "../../kube/index.ts";
-import { CachedReader, nodes } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import type { Systemd } from "../../systemd/index.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import type { HealthChecker } from "./checker.ts";
@@ -24,7 +27,7 @@ export interface HealthCheckSetup {
   /** The one clock for failure durations and toggle windows (and the requeue timer). */
   readonly clock: Clock;
   readonly log: Logger;
-  /** containerd's Version API; production: `createCtrVersionProbe(containerdEndpointFromEnv(env))`. */
+  /** containerd's Version API; production: `createCtrVersionProbe(env.containerd)` (cli/agent). */
   readonly containerdProbe: ContainerdVersionProbe;
   /** Default: `httpGet` (node:http, never proxied). */
   readonly fetch?: ProbeFetch;
@@ -32,7 +35,6 @@ export interface HealthCheckSetup {
   readonly kubeletHealthUrl?: string;
   /** Default: the host's interfaces (`node:os` networkInterfaces). */
   readonly listAddresses?: ListHostAddresses;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `health-check` controller (not started: the caller runs `controller.start(signal)`). */
@@ -58,6 +60,5 @@ export function setupHealthCheckController(s: HealthCheckSetup): Controller {
     hostName: s.node.hostName,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

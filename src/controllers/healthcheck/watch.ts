@@ -1,7 +1,10 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/index.ts";
-import type { ControllerMetrics, KubeObject, Predicate, Reconcile, Source } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import type { Predicate } from "../../kube/predicate.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "health-check";
@@ -21,15 +24,13 @@ export function newHealthCheckController(opts: {
   readonly hostName: string;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
     log: opts.log,
     clock: opts.clock,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), healthCheckPredicate(opts.hostName));
   return c;

@@ -1,6 +1,7 @@
 import { RestartRequested, type Reconcile } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { checkIntervalMs } from "./watch.ts";
+import { StepError } from "../../log/index.ts";
 
 export interface HostnameCheckDeps {
   /** The lower-cased hostname read at start-up; the Node informer and predicates are keyed on it. */
@@ -11,11 +12,8 @@ export interface HostnameCheckDeps {
 }
 
 /** The hostname could not be read; retried with backoff. */
-export class HostnameReadError extends Error {
+export class HostnameReadError extends StepError {
   override readonly name = "HostnameReadError";
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
 }
 
 /**
@@ -29,7 +27,7 @@ export function createReconciler(deps: HostnameCheckDeps): Reconcile {
     try {
       current = (await deps.readHostname()).toLowerCase();
     } catch (err) {
-      throw new HostnameReadError(`failed fetching hostname: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new HostnameReadError("failed fetching hostname", err);
     }
     if (current !== deps.hostName) {
       deps.log.info("Hostname changed, restarting the agent", { oldHostName: deps.hostName, newHostName: current });

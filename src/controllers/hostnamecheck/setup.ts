@@ -1,19 +1,18 @@
 import type { Clock } from "../../clock/index.ts";
-import type { Controller, ControllerMetrics } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { Logger } from "../../log/types.ts";
 import { createReconciler } from "./reconcile.ts";
 import { newHostnameCheckController } from "./watch.ts";
 
 export interface HostnameCheckSetup {
   /** The lower-cased hostname the agent started with. */
   readonly hostName: string;
-  /** Reads the OS hostname now (production: `hostNameOf(env)` from manager/host-facts). */
+  /** Reads the OS hostname now (production: `hostNameOf(env)` in cli/agent/host-facts.ts). */
   readonly readHostname: () => string | Promise<string>;
   readonly clock: Clock;
   readonly log: Logger;
   /** Called once when the hostname changed; the wiring stops the process with exit 0. */
   readonly onRestartRequested: (why: string) => void;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `hostname-check` controller (not started: the caller runs `controller.start(signal)`). */
@@ -23,6 +22,5 @@ export function setupHostnameCheckController(s: HostnameCheckSetup): Controller 
     clock: s.clock,
     log: s.log,
     onRestartRequested: s.onRestartRequested,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

@@ -1,7 +1,11 @@
 import type { Clock } from "../../clock/index.ts";
-import { isNotFound, leases, nodes } from "../../kube/index.ts";
-import type { Kube, KubeObject, Reader, Reconcile } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { isNotFound } from "../../kube/errors.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Reader } from "../../kube/readers.ts";
+import { leases, nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import { StepError } from "../../log/index.ts";
+import type { Logger } from "../../log/types.ts";
 import { desiredLease, leaseName } from "./lease-object.ts";
 import { leaseDurationSeconds as defaultDuration, leaseNamespace, renewIntervalMs } from "./watch.ts";
 
@@ -18,14 +22,6 @@ export interface LeaseReconcilerDeps {
   readonly leaseDurationSeconds?: number;
   /** Called after every successful create/update with the renewTime written (health + metrics). */
   readonly onRenewed?: (atMs: number) => void;
-}
-
-/** One step of the reconcile failed; the message names the step and the Lease, `cause` is the original. */
-export class LeaseStepError extends Error {
-  override readonly name = "LeaseStepError";
-  constructor(step: string, cause: unknown) {
-    super(`${step}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
 }
 
 /**
@@ -48,7 +44,7 @@ export function createReconciler(deps: LeaseReconcilerDeps): Reconcile {
       return await deps.kube.get<KubeObject>(leases, namespace, name, { signal });
     } catch (err) {
       if (isNotFound(err)) return undefined;
-      throw new LeaseStepError(`failed reading lease ${namespace}/${name}`, err);
+      throw new StepError(`failed reading lease ${namespace}/${name}`, err);
     }
   };
 
@@ -59,7 +55,7 @@ export function createReconciler(deps: LeaseReconcilerDeps): Reconcile {
     } catch (err) {
       // NotFound included: once the Node is gone the Lease is no longer renewed (it is garbage
       // collected through its owner reference).
-      throw new LeaseStepError(`failed getting node ${key.name}`, err);
+      throw new StepError(`failed getting node ${key.name}`, err);
     }
     const name = leaseName(node.metadata.name ?? key.name);
     const existing = await readLease(name, signal);
@@ -75,7 +71,7 @@ export function createReconciler(deps: LeaseReconcilerDeps): Reconcile {
           : await deps.kube.update<KubeObject>(leases, namespace, lease, { signal });
     } catch (err) {
       lastWritten = undefined;
-      throw new LeaseStepError(`failed ${existing === undefined ? "creating" : "updating"} lease ${namespace}/${name}`, err);
+      throw new StepError(`failed ${existing === undefined ? "creating" : "updating"} lease ${namespace}/${name}`, err);
     }
     deps.onRenewed?.(nowMs);
     deps.log.debug("Heartbeat Lease", { lease: `${namespace}/${name}`, operation: op });

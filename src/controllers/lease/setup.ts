@@ -1,8 +1,13 @@
 import type { Clock } from "../../clock/index.ts";
-import type { Controller, ControllerMetrics, InformerSet, Kube, KubeObject, Reconcile } from "../../kube/index.ts";
-import { CachedReader, nodes } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import type { HealthChecks, MetricsRegistry } from "../../server/index.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { HealthChecks } from "../../server/health.ts";
+import type { MetricsRegistry } from "../../server/metrics.ts";
 import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import { healthCheckName, LeaseHeartbeat } from "./heartbeat.ts";
 import { createReconciler } from "./reconcile.ts";
@@ -20,7 +25,6 @@ export interface LeaseControllerSetup {
   readonly health: HealthChecks;
   /** Gets the renewal counter and last-renewal gauge. */
   readonly metrics: MetricsRegistry;
-  readonly controllerMetrics?: ControllerMetrics;
   /** Tests shorten it; production is 40. */
   readonly leaseDurationSeconds?: number;
 }
@@ -64,7 +68,6 @@ export function setupLeaseController(s: LeaseControllerSetup): LeaseController |
     leaseDurationSeconds: duration,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
   return { controller, heartbeat };
 }

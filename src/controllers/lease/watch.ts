@@ -1,7 +1,10 @@
 import type { Clock } from "../../clock/index.ts";
-import { and, Controller, only, type Predicate } from "../../kube/index.ts";
-import type { ControllerMetrics, KubeObject, Reconcile, Source } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import { and, only, type Predicate } from "../../kube/predicate.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "lease";
@@ -29,16 +32,14 @@ export function newLeaseController(opts: {
   readonly leaseDurationSeconds?: number;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
     timeoutMs: reconcileTimeoutMs(opts.leaseDurationSeconds ?? leaseDurationSeconds),
     log: opts.log,
     clock: opts.clock,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), leasePredicate(opts.hostName));
   return c;

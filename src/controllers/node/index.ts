@@ -1,2 +1,10 @@
 export { setupNodeController } from "./setup.ts";
-export { nodeSelectors } from "./watch.ts";
+export type { NodeControllerSetup } from "./setup.ts";
+export {
+  controllerName,
+  maxConcurrentReconciles,
+  newNodeController,
+  reconcileTimeoutMs,
+  restartAnnotation,
+  restartAnnotationPredicate,
+} from "./watch.ts";

@@ -5,6 +5,7 @@ import type { Systemd } from "../../systemd/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { agentUnitName, restartPlan } from "./restart-plan.ts";
 import { restartAnnotation } from "./watch.ts";
+import { errorText, StepError } from "../../log/index.ts";
 
 export interface NodeReconcilerDeps {
   /** Cached read of the own Node (informer). */
@@ -20,10 +21,10 @@ export const restartReason = "SystemDUnitRestart";
 export const restartAction = "restart";
 
 /** The annotation could not be removed; the next attempt restarts the services again (upstream behaviour). */
-export class RemoveAnnotationError extends Error {
+export class RemoveAnnotationError extends StepError {
   override readonly name = "RemoveAnnotationError";
-  constructor(node: string, options: ErrorOptions) {
-    super(`failed removing annotation ${restartAnnotation} from node ${node}: ${(options.cause as Error).message}`, options);
+  constructor(node: string, cause: unknown) {
+    super(`failed removing annotation ${restartAnnotation} from node ${node}`, cause);
   }
 }
 
@@ -37,7 +38,7 @@ async function restartService(deps: NodeReconcilerDeps, node: KubeObject, unit: 
     // again and again (the annotation stays until the pass finishes). The Warning event on the Node
     // shows the failure instead; the operator can set the annotation again.
     deps.log.error("Failed restarting systemd service", { err, serviceName: unit });
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorText(err);
     await deps.events.event(nodeRef(node), "Warning", restartReason, restartAction, `processed restart of unit ${unit} failed with error ${msg}`);
     return;
   }
@@ -59,7 +60,7 @@ export function createReconciler(deps: NodeReconcilerDeps): Reconcile {
         log.debug("Object is gone, stop reconciling");
         return {};
       }
-      throw new Error(`error retrieving object from store: ${(err as Error).message}`, { cause: err });
+      throw new StepError("error retrieving object from store", err);
     }
 
     const value = node.metadata.annotations?.[restartAnnotation];
@@ -87,7 +88,7 @@ export function createReconciler(deps: NodeReconcilerDeps): Reconcile {
       // No resourceVersion precondition: the annotation goes whatever else changed meanwhile.
       await deps.kube.patch(nodes, "", name, "merge", { metadata: { annotations: { [restartAnnotation]: null } } }, { signal });
     } catch (err) {
-      throw new RemoveAnnotationError(name, { cause: err });
+      throw new RemoveAnnotationError(name, err);
     }
 
     // Last, and only after the annotation is gone: restarting the agent ends this process, and a

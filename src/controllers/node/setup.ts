@@ -1,11 +1,15 @@
 import type { Clock } from "../../clock/index.ts";
-import type { Controller, ControllerMetrics, InformerSet, Kube, KubeObject } from "../../kube/index.ts";
-import { CachedReader, nodes } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import type { Systemd } from "../../systemd/index.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { createReconciler } from "./reconcile.ts";
-import { newNodeController, type NodeIdentity, nodeSelectors } from "./watch.ts";
+import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
+import { newNodeController } from "./watch.ts";
 
 export interface NodeControllerSetup {
   readonly kube: Kube;
@@ -16,7 +20,6 @@ export interface NodeControllerSetup {
   readonly events: EventRecorder;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `node` controller (not started: the caller runs `controller.start(signal)`). */
@@ -29,6 +32,5 @@ export function setupNodeController(s: NodeControllerSetup): Controller {
     hostName: s.node.hostName,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../kube/index.ts";
-import { enqueueOwnKey, nodePredicate, nodeSelectors, restartAnnotationPredicate } from "./watch.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { restartAnnotationPredicate } from "./watch.ts";
 
 const node = (opts: { host?: string; restart?: string } = {}): KubeObject => ({
   metadata: {
@@ -10,32 +10,6 @@ const node = (opts: { host?: string; restart?: string } = {}): KubeObject => ({
   },
 });
 
-describe("nodePredicate", () => {
-  const p = nodePredicate("worker-a");
-  describe("create", () => {
-    test("should pass a node labelled with the own hostname", () => expect(p.create(node({ host: "worker-a" }))).toBe(true));
-    test("should drop a node of another host", () => expect(p.create(node({ host: "worker-b" }))).toBe(false));
-    test("should drop a node without the hostname label", () => expect(p.create(node())).toBe(false));
-  });
-  describe("update", () => {
-    test("should judge the new object", () => {
-      expect(p.update(node({ host: "worker-b" }), node({ host: "worker-a" }))).toBe(true);
-      expect(p.update(node({ host: "worker-a" }), node({ host: "worker-b" }))).toBe(false);
-    });
-  });
-  describe("delete", () => {
-    test("should pass the own node and drop others", () => {
-      expect(p.delete(node({ host: "worker-a" }))).toBe(true);
-      expect(p.delete(node({ host: "worker-b" }))).toBe(false);
-    });
-  });
-  describe("generic", () => {
-    test("should pass the own node and drop others", () => {
-      expect(p.generic(node({ host: "worker-a" }))).toBe(true);
-      expect(p.generic(node({ host: "worker-b" }))).toBe(false);
-    });
-  });
-});
 
 describe("restartAnnotationPredicate", () => {
   const p = restartAnnotationPredicate;
@@ -63,33 +37,5 @@ describe("restartAnnotationPredicate", () => {
   });
   describe("generic", () => {
     test("should never pass", () => expect(p.generic(node({ restart: "foo" }))).toBe(false));
-  });
-});
-
-describe("nodeSelectors", () => {
-  test("should select by name when the node name is known", () => {
-    expect(nodeSelectors({ hostName: "worker-a", nodeName: "node-a" })).toEqual({ fieldSelector: "metadata.name=node-a" });
-  });
-  test("should select by the hostname label when the node name is unknown", () => {
-    expect(nodeSelectors({ hostName: "worker-a", nodeName: undefined })).toEqual({ labelSelector: "kubernetes.io/hostname=worker-a" });
-  });
-});
-
-describe("enqueueOwnKey", () => {
-  const keys = (fn: (q: { add(k: { namespace: string; name: string }): void }) => void) => {
-    const got: string[] = [];
-    fn({ add: (k) => got.push(`${k.namespace}/${k.name}`) });
-    return got;
-  };
-  const n: KubeObject = { metadata: { name: "node-a" } };
-  test("should enqueue the object's key for create, delete and generic", () => {
-    const h = enqueueOwnKey();
-    expect(keys((q) => h.create(n, q))).toEqual(["/node-a"]);
-    expect(keys((q) => h.delete(n, q))).toEqual(["/node-a"]);
-    expect(keys((q) => h.generic(n, q))).toEqual(["/node-a"]);
-  });
-  test("should enqueue an update once, with the new object's key", () => {
-    const h = enqueueOwnKey();
-    expect(keys((q) => h.update({ metadata: { name: "old" } }, n, q))).toEqual(["/node-a"]);
   });
 });

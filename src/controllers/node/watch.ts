@@ -1,13 +1,11 @@
 import type { Clock } from "../../clock/index.ts";
-import { Controller } from "../../kube/index.ts";
-import type { ControllerMetrics, KubeObject, Predicate, Reconcile, Source } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
-
-// The node identity moved to ../shared/ (controllers never import each other); re-exported for this
-// controller's public face.
-export { enqueueOwnKey, nodePredicate, nodeSelectors } from "../shared/index.ts";
-export type { NodeIdentity } from "../shared/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import type { Predicate } from "../../kube/predicate.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import { enqueueOwnKey, nodePredicate } from "../shared/node-identity.ts";
 
 export const controllerName = "node";
 export const restartAnnotation = "worker.gardener.cloud/restart-systemd-services";
@@ -35,16 +33,14 @@ export function newNodeController(opts: {
   readonly hostName: string;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
     timeoutMs: reconcileTimeoutMs,
     log: opts.log,
     clock: opts.clock,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), nodePredicate(opts.hostName), restartAnnotationPredicate);
   return c;

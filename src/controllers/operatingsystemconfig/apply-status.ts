@@ -56,8 +56,9 @@ export async function readApplyStatus(host: HostFs): Promise<ApplyStatus | undef
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (err) {
-    throw new ApplyStatusError(`${applyStatusPath} is not valid JSON`, { cause: err });
+  } catch {
+    // Not kept as cause: the parser's message quotes the token it stumbled on (errorText would repeat it).
+    throw new ApplyStatusError(`${applyStatusPath} is not valid JSON`);
   }
   const parsed = v.safeParse(applyStatusSchema, raw);
   if (!parsed.success) throw new ApplyStatusError(`${applyStatusPath}: ${v.getDotPath(parsed.issues[0]) ?? "(root)"}: ${parsed.issues[0].message}`);

@@ -11,21 +11,5 @@ export interface ApplyContext {
   readonly signal: AbortSignal;
 }
 
-/** Rethrows with a lowercase message naming the step, keeping the original as `cause` (G6). */
-export async function step<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new StepError(what, err);
-  }
-}
-
-export class StepError extends Error {
-  override readonly name = "StepError";
-  constructor(
-    readonly step: string,
-    cause: unknown,
-  ) {
-    super(`${step}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
-}
+// The one step-error helper (src/log/step-error.ts); re-exported so every apply step imports its context from here.
+export { StepError, step } from "../../log/index.ts";

@@ -5,21 +5,19 @@ import type { Kube, KubeObject, ObjectKey } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../events.ts";
+import type { NodeIdentity as SharedNodeIdentity } from "../shared/index.ts";
 import type { ApplyLock } from "./apply-lock.ts";
 import type { DriftStatus } from "./drift/index.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 import type { RolloutDeps } from "./rollout/index.ts";
 import type { OscMetrics } from "./metrics.ts";
-import type { InPlaceDeps } from "./inplace/index.ts";
+import type { InPlaceDeps } from "./inplace/deps.ts";
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
 export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
 
-/** The Node this agent runs on: known at start, or discovered by the hostname label later. */
-export interface NodeIdentity {
-  readonly hostName: string;
-  nodeName: string | undefined;
-}
+/** The shared node identity; the reconciler fills in the node name once it discovers the Node. */
+export type NodeIdentity = Omit<SharedNodeIdentity, "nodeName"> & { nodeName: SharedNodeIdentity["nodeName"] };
 
 export interface OscControllerConfig {
   /** controllers.operatingSystemConfig.secretName */

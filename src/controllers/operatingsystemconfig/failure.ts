@@ -3,6 +3,7 @@ import { StepError } from "./context.ts";
 import { FileApplyError } from "./files.ts";
 import { OscInputError } from "./plan.ts";
 import { UnitCommandsError } from "./units.ts";
+import { errorText } from "../../log/index.ts";
 
 /** Why an apply failed, for the condition, `status` and the history: the step and what it was working on. */
 export interface ApplyFailure {
@@ -27,6 +28,6 @@ function subjectOf(err: unknown, depth = 0): string {
 }
 
 export function describeFailure(err: unknown): ApplyFailure {
-  const message = (err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "";
+  const message = errorText(err).split("\n")[0] ?? "";
   return { step: err instanceof StepError ? err.step : "", subject: subjectOf(err), message };
 }

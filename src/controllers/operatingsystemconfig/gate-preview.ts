@@ -22,6 +22,7 @@ import {
 import { getSerialLease, leaseSpecOf, serialLockHold } from "./serial/index.ts";
 import { checkStaticPods, manifestsDir, StaticPodManifestError, staticPodFiles } from "./staticpods/index.ts";
 import { isSerial } from "./watch.ts";
+import { errorText } from "../../log/index.ts";
 
 export type GateName = "hold" | "serial-lock" | "rollout" | "drain" | "static-pods";
 
@@ -86,7 +87,7 @@ async function guarded(gate: GateName, check: () => Promise<GatePreview[]>, sign
     return await check();
   } catch (err) {
     if (signal.aborted) throw err;
-    return [notChecked(gate, `not checked: ${err instanceof Error ? err.message : String(err)}`)];
+    return [notChecked(gate, `not checked: ${errorText(err)}`)];
   }
 }
 

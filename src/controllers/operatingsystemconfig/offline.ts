@@ -24,13 +24,11 @@ const noApiServer: Kube = new Proxy({} as Kube, {
 
 const noEvents: EventRecorder = { event: async () => {} };
 
-const goArch: Readonly<Record<string, string>> = { x64: "amd64", arm64: "arm64" };
-
 export interface OfflineApplyInput {
   readonly root: string;
   readonly osc: Uint8Array;
-  /** Architecture of the image (imageRef files); default: this machine's. */
-  readonly arch: string | undefined;
+  /** Architecture of the image (imageRef files) in Go/OCI terms. */
+  readonly arch: string;
   readonly processPath: string;
   readonly plainHttpRegistries: readonly string[];
   readonly log: Logger;
@@ -48,7 +46,7 @@ export interface OfflineApplyReport {
  */
 export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal): Promise<OfflineApplyReport> {
   const host = createHostFs(input.root);
-  const arch = input.arch ?? goArch[process.arch] ?? process.arch;
+  const arch = input.arch;
   const platform = { os: "linux", architecture: arch };
   const osc = decodeOsc(input.osc);
   const checksum = new Bun.CryptoHasher("sha256").update(input.osc).digest("hex");

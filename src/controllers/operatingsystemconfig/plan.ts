@@ -5,6 +5,7 @@ import { isExecutableFor } from "../../registry/index.ts";
 import { agentBinaryPath } from "./deps.ts";
 import { OscInputError } from "./input-error.ts";
 import { validateDropInName, validateFilePath, validateRemovedUnitName, validateUnitName } from "./names.ts";
+import { errorText } from "../../log/index.ts";
 
 export { OscInputError, permanentInputError } from "./input-error.ts";
 export { validateFilePath, validateUnitName } from "./names.ts";
@@ -30,7 +31,7 @@ async function secretRefBytes(kube: Kube, name: string, dataKey: string, path: s
   try {
     bytes = secretValue(secret, dataKey);
   } catch (err) {
-    throw new OscInputError(`file "${path}": secret "${name}" key "${dataKey}": ${(err as Error).message}`, path, { cause: err, permanent: false });
+    throw new OscInputError(`file "${path}": secret "${name}" key "${dataKey}": ${errorText(err)}`, path, { cause: err, permanent: false });
   }
   if (bytes === undefined) {
     throw new OscInputError(`file "${path}": secret "${name}" does not contain key "${dataKey}"`, path, { permanent: false });
@@ -68,7 +69,7 @@ export async function fileBytes(kube: Kube, f: OscFile, signal: AbortSignal): Pr
     try {
       return decodeInline(inline.encoding, inline.data);
     } catch (err) {
-      throw new OscInputError(`file "${f.path}": ${(err as Error).message}`, f.path, { cause: err });
+      throw new OscInputError(`file "${f.path}": ${errorText(err)}`, f.path, { cause: err });
     }
   }
   const ref = f.content.secretRef;

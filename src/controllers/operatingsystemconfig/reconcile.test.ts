@@ -9,39 +9,57 @@ class PatchRefused extends Error {
   override readonly name = "PatchRefused";
 }
 
-/** The world's client, except that every patch fails after `delayMs` (the planning runs meanwhile). */
-function refusingPatches(kube: Kube, delayMs: number): Kube {
+/**
+ * The world's client, except that every patch is refused: at once, or (`refuseAfterPlanningRead`) only
+ * after the planning's read of the file's referenced Secret (`file9-secret`) answered — or failed, with
+ * `failPlanningRead`. The order of the two failures is set by that promise, not by time.
+ */
+function refusingPatches(kube: Kube, opts: { refuseAfterPlanningRead: boolean; failPlanningRead?: boolean }) {
+  const planningRead = Promise.withResolvers<void>();
   const patch = async (): Promise<never> => {
-    await Bun.sleep(delayMs); // lets the overlapping planning finish first, not a wait for a condition
+    if (opts.refuseAfterPlanningRead) await planningRead.promise;
     throw new PatchRefused("node patch refused");
   };
-  return new Proxy(kube, {
+  const get = async (...args: Parameters<Kube["get"]>) => {
+    if (args[2] !== "file9-secret") return kube.get(...args);
+    try {
+      if (opts.failPlanningRead) throw new Error("secret read refused");
+      return await kube.get(...args);
+    } finally {
+      planningRead.resolve();
+    }
+  };
+  const client = new Proxy(kube, {
     get(target, prop) {
       if (prop === "patch") return patch;
+      if (prop === "get") return get;
       const v: unknown = Reflect.get(target, prop, target);
       return typeof v === "function" ? v.bind(target) : v;
     },
   });
+  return client;
 }
 
 describe("createReconciler", () => {
   describe("node label patch", () => {
-    test.each([0, 50])("should fail with the patch error and leave the host untouched when the patch fails after %d ms", async (delayMs) => {
+    test.each([
+      ["before the planning read the API server", false],
+      ["after the planning's last API read answered", true],
+    ])("should fail with the patch error and leave the host untouched when the patch fails %s", async (_when, late) => {
       const w = await env.world();
       w.setOsc(acceptanceOsc());
-      await expect(w.reconcile({ kube: refusingPatches(w.kube, delayMs) })).rejects.toThrow("failed patching node labels: node patch refused");
+      await expect(w.reconcile({ kube: refusingPatches(w.kube, { refuseAfterPlanningRead: late }) })).rejects.toThrow("failed patching node labels: node patch refused");
       expect(await w.exists("/example/file")).toBe(false);
       expect(await w.exists("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml")).toBe(false);
       expect(w.actions()).toEqual([]);
       expect(w.events().filter((e) => e["reason"] === "OSCApplyFailed")).toEqual([]);
     });
 
-    test("should fail with the patch error when planning fails too", async () => {
+    test("should fail with the patch error when planning failed first", async () => {
       const w = await env.world();
-      const osc = acceptanceOsc();
-      osc["spec"]["files"].push({ path: "relative/path", content: { inline: { data: "x" } } });
-      w.setOsc(osc);
-      await expect(w.reconcile({ kube: refusingPatches(w.kube, 20) })).rejects.toThrow("failed patching node labels");
+      w.setOsc(acceptanceOsc());
+      await expect(w.reconcile({ kube: refusingPatches(w.kube, { refuseAfterPlanningRead: true, failPlanningRead: true }) })).rejects.toThrow("failed patching node labels: node patch refused");
+      expect(await w.exists("/example/file")).toBe(false);
       expect(w.events().filter((e) => e["reason"] === "OSCApplyFailed")).toEqual([]);
     });
   });

@@ -2,7 +2,9 @@ import type { TokenSyncConfig } from "../../config/index.ts";
 import type { Osc, Unit } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import { mergeUnits } from "./merge.ts";
+import { errorText } from "../../log/index.ts";
 
 export const tokenNotReadyReason = "TokenNotWrittenBeforeUnit";
 
@@ -35,8 +37,8 @@ export async function writeTokensBeforeUnits(ctx: ApplyContext, osc: Osc): Promi
         await writeTokenFile({ namespace: "kube-system", name: s.secretName }, ctx.signal);
         log.info("Wrote token file before starting the units that read it", { path: s.path, secret: s.secretName });
       } catch (err) {
-        const message = `token file ${s.path} (secret kube-system/${s.secretName}) could not be written before the units that read it start: ${(err as Error).message}`;
-        log.error("Token file not written before its units", { path: s.path, error: (err as Error).message });
+        const message = `token file ${s.path} (secret kube-system/${s.secretName}) could not be written before the units that read it start: ${errorText(err)}`;
+        log.error("Token file not written before its units", { path: s.path, error: errorText(err) });
         if (ctx.node !== undefined) await events.event(nodeRef(ctx.node), "Warning", tokenNotReadyReason, "Reconcile", message);
       }
     }),

@@ -42,9 +42,18 @@ describe("unit handling", () => {
     abort = new AbortController();
   });
   afterEach(async () => {
+    writesSeen.clear();
     abort.abort();
     await rm(root, { recursive: true, force: true });
   });
+
+  /** Resolves once the changes file was written `n` times (each write is recorded in `persisted`). */
+  const writesSeen = new Map<number, PromiseWithResolvers<void>>();
+  const afterWrites = (n: number): Promise<void> => {
+    const seen = writesSeen.get(n) ?? Promise.withResolvers<void>();
+    writesSeen.set(n, seen);
+    return seen.promise;
+  };
 
   function context(events: EventRecorder, persisted: string[]): ApplyContext {
     const changes = emptyChanges("sum");
@@ -55,6 +64,7 @@ describe("unit handling", () => {
     changes.units.commands.push({ name: "a.service", command: "restart" }, { name: "b.service", command: "stop" });
     const store = new ChangesStore(changes, async (c) => {
       persisted.push(encodeChanges(c));
+      writesSeen.get(persisted.length)?.resolve();
     });
     const deps = { host, systemd, log, events } as unknown as OscControllerDeps;
     return { deps, store, node, signal: abort.signal };
@@ -81,9 +91,9 @@ describe("unit handling", () => {
     const persisted: string[] = [];
     const slow = slowEvents();
     const ctx = context(slow.events, persisted);
+    const secondWrite = afterWrites(2);
     const running = executeUnitCommands(ctx);
-    const deadline = Date.now() + 10_000;
-    while (persisted.length < 2 && Date.now() < deadline) await Bun.sleep(1);
+    await secondWrite; // both completions recorded while the events still hang
     expect(slow.written).toEqual([]);
     expect(persisted.at(-1)).not.toContain("commands");
     slow.release();

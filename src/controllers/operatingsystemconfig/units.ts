@@ -2,6 +2,7 @@ import type { FileWrite } from "../../host/index.ts";
 import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
 import { agentUnitName, containerdUnitName, unitDir } from "./deps.ts";
+import { errorText } from "../../log/index.ts";
 
 const enc = new TextEncoder();
 
@@ -106,7 +107,7 @@ export async function runJob(ctx: ApplyContext, op: "restart" | "stop", unit: st
     await (op === "restart" ? systemd.restart(unit, ctx.signal) : systemd.stop(unit, ctx.signal));
   } catch (err) {
     if (ctx.node !== undefined) {
-      await events.event(nodeRef(ctx.node), "Warning", reason, action, `failed ${op} of unit ${unit}: ${(err as Error).message}`);
+      await events.event(nodeRef(ctx.node), "Warning", reason, action, `failed ${op} of unit ${unit}: ${errorText(err)}`);
     }
     throw err;
   }

@@ -1,8 +1,13 @@
 import { parseDuration } from "../../config/index.ts";
 import type { Clock } from "../../clock/index.ts";
-import { and, Controller, enqueueMapped, type Enqueuer, type EventHandler, keyString, nodes, type ObjectKey, objectKeyOf, type Predicate, type Reconcile } from "../../kube/index.ts";
-import type { Kube, KubeObject, Source } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
+import { and, type Predicate } from "../../kube/predicate.ts";
+import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Source } from "../../kube/source.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
 import { rolloutParallelism } from "./rollout/index.ts";
 import { namedSecretPredicate } from "./gardenadm.ts";
@@ -134,14 +139,14 @@ export function newOscController(opts: {
   /** Only this Secret is reconciled (the gardenadm-mode cache holds every pool's OSC Secret). */
   readonly secretName?: string;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
     timeoutMs: reconcileTimeoutMs,
     log: opts.log,
     clock: opts.clock,
-    ...(opts.onRestartRequested !== undefined ? { onRestartRequested: opts.onRestartRequested } : {}),
+    onRestartRequested: opts.onRestartRequested,
   });
   const delay = new ReconciliationDelay(opts.kube, opts.node, opts.log);
   c.watch(

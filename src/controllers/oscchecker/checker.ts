@@ -11,6 +11,7 @@ import { checkFile, checkUnit } from "./checks.ts";
 import { aggregateDrift, noPendingWork, pendingWork, withoutPending, type Drift, type PendingWork } from "./drift.ts";
 import { parseLastApplied, type CheckedFile, type CheckedOsc, type CheckedUnit } from "./last-applied.ts";
 import type { ReadTargetOsc } from "./target.ts";
+import { errorText } from "../../log/index.ts";
 
 // lastAppliedPath: written by the OSC controller after every completed apply; changesPath: its unfinished
 // change set (upstream's paths; the format is shared through src/osc).
@@ -43,7 +44,6 @@ export class OscCheckerError extends Error {
   }
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The core/v1 event recorder the checker reports through: component `osc-checker`, host = hostname. */
 export function createOscCheckerEventRecorder(deps: {
@@ -61,7 +61,7 @@ async function readNode(deps: OscCheckerDeps, signal: AbortSignal): Promise<Kube
     return await deps.nodes.get<KubeObject>(nodes, "", deps.nodeName, { signal });
   } catch (err) {
     if (isNotFound(err)) return undefined;
-    throw new OscCheckerError(`failed getting node: ${messageOf(err)}`, { cause: err });
+    throw new OscCheckerError(`failed getting node: ${errorText(err)}`, { cause: err });
   }
 }
 
@@ -70,7 +70,7 @@ async function readOsc(deps: OscCheckerDeps): Promise<CheckedOsc | undefined> {
   try {
     text = await deps.host.readText(lastAppliedPath);
   } catch (err) {
-    throw new OscCheckerError(`cannot read last-applied OSC: ${messageOf(err)}`, { cause: err });
+    throw new OscCheckerError(`cannot read last-applied OSC: ${errorText(err)}`, { cause: err });
   }
   // parseLastApplied's errors already read "cannot parse OSC YAML: …".
   return text === undefined ? undefined : parseLastApplied(text);
@@ -110,7 +110,7 @@ async function loadedUnits(deps: OscCheckerDeps, signal: AbortSignal): Promise<S
   try {
     return new Set((await deps.systemd.listUnits(signal)).map((u) => u.name));
   } catch (err) {
-    throw new OscCheckerError(`failed listing systemd units: ${messageOf(err)}`, { cause: err });
+    throw new OscCheckerError(`failed listing systemd units: ${errorText(err)}`, { cause: err });
   }
 }
 

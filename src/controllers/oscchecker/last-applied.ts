@@ -1,5 +1,7 @@
 import * as v from "valibot";
-import { issuesMessage, readYaml } from "../../osc/index.ts";
+import { issuesMessage } from "../../osc/decode.ts";
+import { readYaml } from "../../osc/yaml-read.ts";
+import { errorText } from "../../log/index.ts";
 
 /**
  * The view of `last-applied-osc.yaml` the checker works on. Upstream decodes the file with a generic
@@ -89,7 +91,7 @@ export function parseLastApplied(text: string): CheckedOsc {
   try {
     raw = readYaml(text);
   } catch (err) {
-    throw new LastAppliedParseError(`cannot parse OSC YAML: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new LastAppliedParseError(`cannot parse OSC YAML: ${errorText(err)}`, { cause: err });
   }
   // An empty document decodes to the zero OSC, as in Go.
   const parsed = v.safeParse(lastAppliedSchema, raw === undefined ? null : raw);

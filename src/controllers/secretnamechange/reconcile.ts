@@ -5,6 +5,7 @@ import type { Logger } from "../../log/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { rewriteSecretName } from "./config-rewrite.ts";
 import { secretNameLabel } from "./watch.ts";
+import { errorText } from "../../log/index.ts";
 
 export interface SecretNameChangeDeps {
   /** Cached read of the own Node (informer). */
@@ -27,7 +28,6 @@ export class ConfigRewriteError extends Error {
   }
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * controllers.md §9: when the Node's label names another OSC Secret than the config file, rewrite
@@ -44,7 +44,7 @@ export function createReconciler(deps: SecretNameChangeDeps): Reconcile {
       node = await deps.nodes.get<KubeObject>(nodes, "", key.name, { signal });
     } catch (err) {
       if (isNotFound(err)) return {};
-      throw new Error(`error retrieving object from store: ${messageOf(err)}`, { cause: err });
+      throw new Error(`error retrieving object from store: ${errorText(err)}`, { cause: err });
     }
     const desired = node.metadata.labels?.[secretNameLabel] ?? "";
     if (desired === "") {
@@ -61,7 +61,7 @@ export function createReconciler(deps: SecretNameChangeDeps): Reconcile {
       log.info("Secret name changed, rewriting the config file", { path: deps.configPath, oldSecretName: rewrite.current, newSecretName: desired });
       await deps.host.writeFileAtomic(deps.configPath, rewrite.text, configMode);
     } catch (err) {
-      const message = `failed rewriting config file ${deps.configPath} with secret name ${desired}: ${messageOf(err)}`;
+      const message = `failed rewriting config file ${deps.configPath} with secret name ${desired}: ${errorText(err)}`;
       await deps.events.event(nodeRef(node), "Warning", rewriteFailedReason, "Reconcile", message);
       throw new ConfigRewriteError(message, { cause: err });
     }

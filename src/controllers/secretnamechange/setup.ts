@@ -1,8 +1,11 @@
 import type { Clock } from "../../clock/index.ts";
-import type { HostFs } from "../../host/index.ts";
-import type { Controller, ControllerMetrics, InformerSet, KubeObject } from "../../kube/index.ts";
-import { CachedReader, nodes } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import type { HostFs } from "../../host/types.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import type { EventRecorder } from "../events.ts";
 import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
@@ -20,7 +23,6 @@ export interface SecretNameChangeSetup {
   readonly log: Logger;
   /** Called once the file names the new secret; the wiring stops the process with exit 0. */
   readonly onRestartRequested: (why: string) => void;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `secret-name-change` controller (not started: the caller runs `controller.start(signal)`). */
@@ -34,6 +36,5 @@ export function setupSecretNameChangeController(s: SecretNameChangeSetup): Contr
     clock: s.clock,
     log: s.log,
     onRestartRequested: s.onRestartRequested,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

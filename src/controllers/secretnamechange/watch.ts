@@ -1,7 +1,10 @@
 import type { Clock } from "../../clock/index.ts";
-import { and, Controller, type Predicate } from "../../kube/index.ts";
-import type { ControllerMetrics, KubeObject, Reconcile, Source } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import { and, type Predicate } from "../../kube/predicate.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "secret-name-change";
@@ -31,9 +34,8 @@ export function newSecretNameChangeController(opts: {
   readonly clock: Clock;
   readonly log: Logger;
   readonly onRestartRequested: (why: string) => void;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: 1,
@@ -41,7 +43,6 @@ export function newSecretNameChangeController(opts: {
     log: opts.log,
     clock: opts.clock,
     onRestartRequested: opts.onRestartRequested,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), and(nodePredicate(opts.hostName), secretNameLabelPredicate));
   return c;

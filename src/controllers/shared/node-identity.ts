@@ -1,8 +1,10 @@
-import { enqueueObject, type EventHandler } from "../../kube/index.ts";
-import type { KubeObject, Predicate, Selectors } from "../../kube/index.ts";
+import { enqueueObject, type EventHandler } from "../../kube/handler.ts";
+import type { Predicate } from "../../kube/predicate.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject, Selectors } from "../../kube/types.ts";
 
 // The own Node as every Node-watching controller sees it (node, lease, token, health check, systemd
-// unit check): one identity, one informer selector, one predicate, one handler.
+// unit check, OSC): one identity, one lookup, one informer selector, one predicate, one handler.
 
 export const hostnameLabel = "kubernetes.io/hostname";
 
@@ -10,6 +12,26 @@ export const hostnameLabel = "kubernetes.io/hostname";
 export interface NodeIdentity {
   readonly hostName: string;
   readonly nodeName: string | undefined;
+}
+
+/** Several Nodes carry this machine's hostname label: which one is ours cannot be told. */
+export class DuplicateNodeError extends Error {
+  override readonly name = "DuplicateNodeError";
+}
+
+/**
+ * The own Node, uncached: a GET by name when the name is known, else one LIST by the hostname label
+ * (node-name discovery, spec §7.1 step 5). None → undefined (not registered yet); several → error.
+ */
+export async function findNode(kube: Kube, id: NodeIdentity, signal: AbortSignal): Promise<KubeObject | undefined> {
+  if (id.nodeName !== undefined) return kube.get<KubeObject>(nodes, "", id.nodeName, { signal });
+  const hostName = id.hostName.toLowerCase();
+  const list = await kube.list<KubeObject>(nodes, "", { labelSelector: `${hostnameLabel}=${hostName}`, signal });
+  if (list.items.length > 1) {
+    const names = list.items.map((n) => n.metadata.name).join(", ");
+    throw new DuplicateNodeError(`found more than one node with label ${hostnameLabel}=${hostName}: ${names}`);
+  }
+  return list.items[0];
 }
 
 /**

@@ -1,10 +1,13 @@
 import type { Clock } from "../../clock/index.ts";
-import type { SystemdUnitCheckControllerConfig } from "../../config/index.ts";
-import type { HostFs } from "../../host/index.ts";
-import type { Controller, ControllerMetrics, InformerSet, Kube, KubeObject } from "../../kube/index.ts";
-import { CachedReader, nodes } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import type { Systemd } from "../../systemd/index.ts";
+import type { SystemdUnitCheckControllerConfig } from "../../config/controllers.ts";
+import type { HostFs } from "../../host/types.ts";
+import type { Controller } from "../../kube/controller.ts";
+import type { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
+import type { Systemd } from "../../systemd/types.ts";
 import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
 import { controllerName, newSystemdUnitCheckController } from "./watch.ts";
@@ -21,7 +24,6 @@ export interface SystemdUnitCheckSetup {
   readonly log: Logger;
   /** `controllers.systemdUnitCheck` (milliseconds, defaults 1m / 5m applied by the config decoder). */
   readonly config: SystemdUnitCheckControllerConfig;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** Builds the `systemd-unit-check` controller (not started: the caller runs `controller.start(signal)`). */
@@ -43,6 +45,5 @@ export function setupSystemdUnitCheckController(s: SystemdUnitCheckSetup): Contr
     syncPeriodMs: s.config.syncPeriod,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }

@@ -1,7 +1,11 @@
 import type { Clock } from "../../clock/index.ts";
-import { and, Controller, defaultControllerRateLimiter, only, type Predicate } from "../../kube/index.ts";
-import type { ControllerMetrics, KubeObject, Reconcile, Source } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import { and, only, type Predicate } from "../../kube/predicate.ts";
+import { defaultControllerRateLimiter } from "../../kube/rate-limiter.ts";
+import type { Reconcile } from "../../kube/reconcile.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "systemd-unit-check";
@@ -24,9 +28,8 @@ export function newSystemdUnitCheckController(opts: {
   readonly syncPeriodMs: number;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: maxConcurrentReconciles,
@@ -34,7 +37,6 @@ export function newSystemdUnitCheckController(opts: {
     log: opts.log,
     clock: opts.clock,
     rateLimiter: defaultControllerRateLimiter(opts.clock, { maxDelayMs: opts.syncPeriodMs }),
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
   });
   c.watch(opts.source, enqueueOwnKey(), systemdUnitCheckPredicate(opts.hostName));
   return c;

@@ -1,2 +1,14 @@
 export { createTokenFileWriter, setupTokenController } from "./setup.ts";
-export { createTokenResync } from "./watch.ts";
+export type { TokenControllerSetup } from "./setup.ts";
+export { TokenDataError, tokenBytes, tokenDataKey, TokenMissingError } from "./token-data.ts";
+export {
+  controllerName,
+  createTokenResync,
+  newTokenController,
+  reconcileTimeoutMs,
+  resyncPredicate,
+  secretNamespace,
+  startKeys,
+  workersFor,
+} from "./watch.ts";
+export type { TokenResync } from "./watch.ts";

@@ -5,6 +5,8 @@ import type { KubeObject, Reader, Reconcile } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import type { EventRecorder, InvolvedObject } from "../events.ts";
 import { sameBytes, TokenMissingError, tokenBytes } from "./token-data.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
+import { errorText } from "../../log/index.ts";
 
 export const tokenFileMode = 0o640;
 export const syncFailedReason = "TokenSyncFailed";
@@ -29,7 +31,6 @@ export class TokenSyncError extends Error {
   }
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * The token controller (controllers.md §5): copy `data.token` of `kube-system/<secretName>` to
@@ -48,8 +49,8 @@ export function createReconciler(deps: TokenReconcilerDeps): Reconcile {
       secret = await deps.apiReader.get<KubeObject>(secrets, key.namespace, key.name, { signal });
     } catch (err) {
       // NotFound is an error on purpose: the backoff keeps looking until the Secret exists.
-      if (isNotFound(err)) throw new TokenSyncError(`secret ${ref} not found: ${messageOf(err)}`, { cause: err });
-      throw new TokenSyncError(`failed getting secret ${ref}: ${messageOf(err)}`, { cause: err });
+      if (isNotFound(err)) throw new TokenSyncError(`secret ${ref} not found: ${errorText(err)}`, { cause: err });
+      throw new TokenSyncError(`failed getting secret ${ref}: ${errorText(err)}`, { cause: err });
     }
 
     const path = paths.get(key.name);
@@ -71,13 +72,13 @@ export function createReconciler(deps: TokenReconcilerDeps): Reconcile {
     warned.delete(key.name);
 
     const current = await deps.host.readFile(path).catch((err: unknown) => {
-      throw new TokenSyncError(`failed reading token file ${path}: ${messageOf(err)}`, { cause: err });
+      throw new TokenSyncError(`failed reading token file ${path}: ${errorText(err)}`, { cause: err });
     });
     if (!sameBytes(current, token)) {
       try {
         await deps.host.writeFileAtomic(path, token, tokenFileMode);
       } catch (err) {
-        throw new TokenSyncError(`unable to write access token to ${path}: ${messageOf(err)}`, { cause: err });
+        throw new TokenSyncError(`unable to write access token to ${path}: ${errorText(err)}`, { cause: err });
       }
       deps.log.info("Updated token written to disk", { secret: ref, path });
     }

@@ -1,12 +1,14 @@
 import type { Clock } from "../../clock/index.ts";
-import type { TokenSyncConfig } from "../../config/index.ts";
-import type { HostFs } from "../../host/index.ts";
-import type { Controller, ControllerMetrics, Kube, ObjectKey, Reconcile } from "../../kube/index.ts";
-import { liveReader } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import type { HostFs } from "../../host/types.ts";
+import type { Controller } from "../../kube/controller.ts";
+import { liveReader } from "../../kube/readers.ts";
+import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
+import type { Kube } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import type { EventRecorder } from "../events.ts";
 import type { NodeIdentity } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
 import { newTokenController, type TokenResync } from "./watch.ts";
 
 export interface TokenControllerSetup {
@@ -24,11 +26,10 @@ export interface TokenControllerSetup {
   readonly syncPeriodMs: number;
   /** From `createTokenResync()`; its `trigger` is what the OSC controller gets as `onTokenResync`. */
   readonly resync: TokenResync;
-  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /** The token reconcile, shared by the controller and the OSC controller's file writer. */
-function tokenReconciler(s: Omit<TokenControllerSetup, "resync" | "controllerMetrics">): Reconcile {
+function tokenReconciler(s: Omit<TokenControllerSetup, "resync">): Reconcile {
   const nodeName = s.node.nodeName;
   return createReconciler({
     apiReader: liveReader(s.kube),
@@ -50,7 +51,6 @@ export function setupTokenController(s: TokenControllerSetup): Controller {
     syncConfigs: s.syncConfigs,
     clock: s.clock,
     log: s.log,
-    ...(s.controllerMetrics !== undefined ? { metrics: s.controllerMetrics } : {}),
   });
 }
 
@@ -58,7 +58,7 @@ export function setupTokenController(s: TokenControllerSetup): Controller {
  * The token sync of one Secret as a call that resolves when the file is on disk (for the OSC
  * controller, which starts units that read a token only after it exists; gardener#15028).
  */
-export function createTokenFileWriter(s: Omit<TokenControllerSetup, "resync" | "controllerMetrics">): (secret: ObjectKey, signal: AbortSignal) => Promise<void> {
+export function createTokenFileWriter(s: Omit<TokenControllerSetup, "resync">): (secret: ObjectKey, signal: AbortSignal) => Promise<void> {
   const reconcile = tokenReconciler(s);
   return async (secret, signal) => {
     await reconcile(secret, signal);

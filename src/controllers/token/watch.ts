@@ -1,8 +1,12 @@
 import type { Clock } from "../../clock/index.ts";
 import type { TokenSyncConfig } from "../../config/index.ts";
-import { Channel, Controller, only, type Predicate } from "../../kube/index.ts";
-import type { ControllerMetrics, KubeObject, ObjectKey, Reconcile, Source } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import { only, type Predicate } from "../../kube/predicate.ts";
+import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
+import { Channel } from "../../kube/source.ts";
+import type { Source } from "../../kube/source.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import { enqueueOwnKey } from "../shared/index.ts";
 
 export const controllerName = "token";
@@ -44,18 +48,16 @@ export function newTokenController(opts: {
   readonly syncConfigs: readonly TokenSyncConfig[];
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics?: ControllerMetrics;
 }): Controller {
-  const c = new Controller({
+  const c = newController({
     name: controllerName,
     reconcile: opts.reconcile,
     workers: workersFor(opts.syncConfigs),
     timeoutMs: reconcileTimeoutMs,
     log: opts.log,
     clock: opts.clock,
-    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+    startKeys: startKeys(opts.syncConfigs),
   });
-  for (const k of startKeys(opts.syncConfigs)) c.add(k);
   c.watch(opts.resync, enqueueOwnKey(), resyncPredicate);
   return c;
 }

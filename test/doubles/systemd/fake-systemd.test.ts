@@ -113,4 +113,18 @@ describe("FakeSystemd", () => {
     ac.abort(reason);
     expect(await pending.catch((e: unknown) => e)).toBe(reason);
   });
+
+  test("should hold the next job of a unit until released, recording it at once", async () => {
+    const systemd = new FakeSystemd();
+    const hold = systemd.holdNextJob("kubelet.service");
+    let finished = false;
+    const restart = systemd.restart("kubelet.service").then(() => (finished = true));
+    await hold.reached;
+    expect(systemd.actions.map((a) => a.action)).toEqual(["Restart"]);
+    expect(finished).toBe(false);
+    hold.release();
+    await restart;
+    expect(systemd.units.get("kubelet.service")?.activeState).toBe("active");
+    await systemd.restart("kubelet.service"); // only the next job was held
+  });
 });

@@ -18,6 +18,12 @@ export interface FakeSystemdOptions {
   readonly units?: readonly UnitSeed[];
 }
 
+/** A job held by `holdNextJob`: `reached` once it waits, `release()` lets it run. */
+export interface JobHold {
+  readonly reached: Promise<void>;
+  release(): void;
+}
+
 const ACTION: Readonly<Record<JobOperation, SystemdActionName>> = { start: "Start", stop: "Stop", restart: "Restart" };
 
 /**
@@ -29,6 +35,7 @@ export class FakeSystemd implements Systemd, SystemdFakeControls {
   readonly #model: SystemdModel;
   readonly #clock: Clock;
   readonly #jobTimeoutMs: number;
+  readonly #holds = new Map<string, { readonly reached: () => void; readonly released: Promise<void> }>();
   closed = false;
 
   constructor(opts: FakeSystemdOptions = {}) {
@@ -72,6 +79,17 @@ export class FakeSystemd implements Systemd, SystemdFakeControls {
   }
   clearInjections(): void {
     this.#model.clearInjections();
+  }
+
+  /**
+   * The next start/stop/restart job of `unit` waits, once recorded, until the test calls `release()`;
+   * `reached` resolves when it started waiting. Lets a test act while an apply is in its unit commands.
+   */
+  holdNextJob(unit: string): JobHold {
+    const reached = Promise.withResolvers<void>();
+    const released = Promise.withResolvers<void>();
+    this.#holds.set(unit, { reached: reached.resolve, released: released.promise });
+    return { reached: reached.promise, release: () => released.resolve() };
   }
 
   async daemonReload(signal?: AbortSignal): Promise<void> {
@@ -146,6 +164,13 @@ export class FakeSystemd implements Systemd, SystemdFakeControls {
 
   async #job(op: JobOperation, unit: string, signal?: AbortSignal): Promise<void> {
     this.#enter(ACTION[op], [unit], signal);
+    const hold = this.#holds.get(unit);
+    if (hold !== undefined) {
+      this.#holds.delete(unit);
+      hold.reached();
+      await hold.released;
+      signal?.throwIfAborted();
+    }
     const plan = this.#model.planJob(op, unit, ACTION[op]);
     if (plan.kind === "refused") throw new SystemdCallError(`unable to ${op} unit ${unit}: ${plan.refusal.message}`);
     if (plan.kind === "stall") {

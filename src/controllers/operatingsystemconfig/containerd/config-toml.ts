@@ -107,8 +107,9 @@ export function patchContainerdConfig(text: string, cri: CriConfig, containerdVe
   let doc: Doc;
   try {
     doc = parse(text) as TomlTable as Doc;
-  } catch (err) {
-    throw new ContainerdConfigError("failed to parse containerd config", { cause: err });
+  } catch {
+    // Not kept as cause: the parser's message quotes the offending line (errorText would repeat it).
+    throw new ContainerdConfigError("failed to parse containerd config");
   }
   const version = configVersion(doc);
   const modern = version >= 3;

@@ -9,6 +9,7 @@ import { describeDrift, detectDrift, type DriftItem } from "./detect.ts";
 import { repairChanges } from "./repair-plan.ts";
 import { restoreChanges } from "../restore.ts";
 import { driftPolicyOf, type DriftStatus } from "./status.ts";
+import { errorText } from "../../../log/index.ts";
 
 export const driftDetectedReason = "DriftDetected";
 export const driftRepairedReason = "DriftRepaired";
@@ -90,7 +91,7 @@ export async function driftPass(d: DriftRunnerDeps, signal: AbortSignal): Promis
     return { kind: "repaired", items, restarted, remaining };
   } catch (err) {
     if (signal.aborted) throw err;
-    const why = (err as Error).message;
+    const why = errorText(err);
     d.status.record({ at: clock.now(), found: labelled(items), policy, repair: { failed: why } });
     await events.event(nodeRef(node), "Warning", driftRepairFailedReason, "Repair", `failed repairing drift: ${why}`);
     throw err;
@@ -106,7 +107,7 @@ export async function runDriftLoop(d: DriftRunnerDeps, periodMs: number, signal:
       if (outcome.kind === "skipped") log.debug("Drift check skipped", { why: outcome.why });
     } catch (err) {
       if (signal.aborted) return;
-      log.error("Drift check failed", { error: (err as Error).message });
+      log.error("Drift check failed", { error: errorText(err) });
     }
     try {
       await clock.sleep(periodMs, signal);

@@ -30,8 +30,9 @@ export function renderRotationBootstrapKubeconfig(realKubeconfig: string, client
   try {
     const parsed: unknown = Bun.YAML.parse(realKubeconfig);
     doc = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? { ...(parsed as Record<string, unknown>) } : {};
-  } catch (err) {
-    throw new CredentialsRotationError(`failed decoding ${kubeletRealKubeconfigPath}`, { cause: err });
+  } catch {
+    // Not kept as cause: the parser's message quotes the offending line (errorText would repeat it).
+    throw new CredentialsRotationError(`failed decoding ${kubeletRealKubeconfigPath}`);
   }
   doc["clusters"] = [{ name: "default-cluster", cluster: { "certificate-authority": apiServer.caFile, server: apiServer.server } }];
   doc["users"] = [{ name: "default-auth", user: { "client-certificate-data": b64(clientPem), "client-key-data": b64(clientPem) } }];

@@ -4,6 +4,7 @@ import { timingOf, type InPlaceDeps } from "./deps.ts";
 import { kubeletFlagSet } from "./flags.ts";
 import { markFailed } from "./node.ts";
 import { runJob } from "../units.ts";
+import { errorText } from "../../../log/index.ts";
 
 export const kubeletUnitName = "kubelet.service";
 export const cpuManagerStatePath = "/var/lib/kubelet/cpu_manager_state";
@@ -39,7 +40,7 @@ export async function waitForKubeletHealthy(ctx: ApplyContext, inPlace: InPlaceD
       lastError = "healthz did not answer 200";
     } catch (err) {
       if (ctx.signal.aborted) throw err;
-      lastError = err instanceof Error ? err.message : String(err);
+      lastError = errorText(err);
     }
     if (clock.now() + timing.kubeletHealthIntervalMs > deadline) return { healthy: false, lastError };
     await clock.sleep(timing.kubeletHealthIntervalMs, ctx.signal);

@@ -7,6 +7,7 @@ import { timingOf } from "./deps.ts";
 import { annotation, markFailed, patchNode, updateFailedReasonAnnotation, updateResultLabel, updatingOsVersionAnnotation } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
 import { inPlaceSpecOf, osUpdateOf } from "./spec.ts";
+import { errorText } from "../../../log/index.ts";
 
 /** Network problems are retried for a while and then every 10 minutes (§2.4, §9.3). */
 export const networkRetryRequeueMs = 10 * 60 * 1000;
@@ -96,7 +97,7 @@ async function runUpdateCommand(ctx: ApplyContext, inPlace: InPlaceDeps, argv: r
     } catch (err) {
       if (ctx.signal.aborted) return interrupted(ctx.signal);
       // The command could not be started at all (missing, not executable): no retry helps.
-      return { ok: false, kind: "fatal", output: err instanceof Error ? err.message : String(err) };
+      return { ok: false, kind: "fatal", output: errorText(err) };
     }
     if (ctx.signal.aborted) return interrupted(ctx.signal);
     if (out.code === 0) return { ok: true };

@@ -1,14 +1,16 @@
 import type { RunCommand } from "./deps.ts";
 
-/** The real runner: Bun.spawn (no shell), stdin closed, stdout then stderr as one output, killed on abort. */
-export function createCommandRunner(env?: Readonly<Record<string, string | undefined>>): RunCommand {
+/**
+ * The real runner: Bun.spawn (no shell), stdin closed, stdout then stderr as one output, killed on
+ * abort. The command inherits the agent's environment.
+ */
+export function createCommandRunner(): RunCommand {
   return async (argv, signal) => {
     const proc = Bun.spawn([...argv], {
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
       signal,
-      ...(env === undefined ? {} : { env: { ...env } }),
     });
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     return { code, output: stdout + stderr };

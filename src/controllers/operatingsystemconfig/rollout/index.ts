@@ -2,7 +2,20 @@ export { enterRollout, failRolloutOnUnitError, rolloutOff, type RolloutDeps, ver
 export { verifyHealth } from "./health.ts";
 export { healthHold, slotDecisionHold } from "./holds.ts";
 export { readLease, updateSlots } from "./lease-slots.ts";
-export { PoolNodes } from "./pool-nodes.ts";
-export { decide, formatSlot, liveSlots, rolloutParallelism, type Slot, slotsOf, slotTime } from "./slots.ts";
-export { defaultRolloutTimings, parseRolloutTimings, type RolloutTimings, rolloutTimingsEnv } from "./timings.ts";
+export { PoolNodes, poolLabel } from "./pool-nodes.ts";
+export {
+  decide,
+  formatSlot,
+  liveSlots,
+  parallelismAnnotation,
+  parseSlot,
+  rolloutParallelism,
+  type Slot,
+  slotAnnotationPrefix,
+  type SlotDecision,
+  slotsOf,
+  slotTime,
+  viewOf,
+} from "./slots.ts";
+export { defaultRolloutTimings, parseRolloutTimings, type RolloutTimings, RolloutTimingsError } from "./timings.ts";
 export { slotsChangedPredicate } from "./watch.ts";

@@ -34,12 +34,10 @@ export class RolloutTimingsError extends Error {
   override readonly name = "RolloutTimingsError";
 }
 
-/** The environment variable the CLI reads the test-only override from (`run` and `diff`). */
-export const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
-
 /**
  * `healthyFor=2s,verifyTimeout=30s,…` (Go durations) over the defaults — the test-only override the
- * CLI passes from GARDENER_NODE_AGENT_ROLLOUT_TIMINGS. Unknown keys and bad durations are errors.
+ * CLI passes from GARDENER_NODE_AGENT_ROLLOUT_TIMINGS (cli/env.ts). Unknown keys and bad durations
+ * are errors that name the timing, never its value.
  */
 export function parseRolloutTimings(text: string): RolloutTimings {
   const out: { -readonly [K in keyof RolloutTimings]: number } = { ...defaultRolloutTimings };
@@ -47,7 +45,13 @@ export function parseRolloutTimings(text: string): RolloutTimings {
     const [k, v] = part.split("=", 2);
     const field = keys[k ?? ""];
     if (field === undefined || v === undefined) throw new RolloutTimingsError(`unknown rollout timing "${k ?? ""}" (known: ${Object.keys(keys).join(", ")})`);
-    const ms = parseDuration(v);
+    let ms: number;
+    try {
+      ms = parseDuration(v);
+    } catch {
+      // The duration parser's message quotes the value; this error names only the timing.
+      throw new RolloutTimingsError(`rollout timing ${k} is not a duration`);
+    }
     if (!(ms > 0)) throw new RolloutTimingsError(`rollout timing ${k} must be positive`);
     out[field] = ms;
   }

@@ -39,30 +39,34 @@ describe("isOutdated", () => {
 });
 
 describe("enqueueSecretWhenOutdated", () => {
-  const poll = async (cond: () => boolean) => {
-    const deadline = Date.now() + 2_000;
-    while (!cond() && Date.now() < deadline) await new Promise((r) => setImmediate(r));
-  };
   test.each([
-    [true, 1],
-    [false, 0],
-  ])("should enqueue the Secret on update only when outdated=%p", async (outdated, want) => {
+    [true, ["pool"]],
+    [false, []],
+  ])("should enqueue the Secret on update only when outdated=%p, once the check answered", async (outdated, want) => {
     const added: string[] = [];
-    let checked = false;
+    const answer = Promise.withResolvers<boolean>();
     const h = enqueueSecretWhenOutdated({
       secret: { namespace: "kube-system", name: "pool" },
-      outdated: async () => {
-        checked = true;
-        return outdated;
-      },
+      outdated: () => answer.promise,
       log: silent,
       signal: new AbortController().signal,
     });
     const q = { add: (k: { name: string }) => added.push(k.name) };
     h.create(lease(), q);
     h.update(lease("host-b"), lease(), q);
-    await poll(() => checked);
-    await new Promise((r) => setImmediate(r));
-    expect(added).toHaveLength(want);
+    expect(added).toEqual([]); // nothing before the check answered
+    answer.resolve(outdated);
+    await answer.promise; // the handler's callback was registered first, so it has run now
+    expect(added).toEqual(want);
+  });
+
+  test("should enqueue the Secret when the check itself fails", async () => {
+    const added: string[] = [];
+    const answer = Promise.withResolvers<boolean>();
+    const h = enqueueSecretWhenOutdated({ secret: { namespace: "kube-system", name: "pool" }, outdated: () => answer.promise, log: silent, signal: new AbortController().signal });
+    h.update(lease("host-b"), lease(), { add: (k: { name: string }) => added.push(k.name) });
+    answer.reject(new Error("node unreadable"));
+    await answer.promise.catch(() => undefined);
+    expect(added).toEqual(["pool"]);
   });
 });

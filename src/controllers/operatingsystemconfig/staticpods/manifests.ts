@@ -29,8 +29,9 @@ export function decodeStaticPod(path: string, bytes: Uint8Array): { name: string
   let doc: unknown;
   try {
     doc = parse(new TextDecoder().decode(bytes));
-  } catch (err) {
-    throw new StaticPodManifestError(path, "cannot be decoded", { cause: err });
+  } catch {
+    // Not kept as cause: the parser's message quotes the offending line (errorText would repeat it).
+    throw new StaticPodManifestError(path, "cannot be decoded");
   }
   if (!isRecord(doc)) throw new StaticPodManifestError(path, "cannot be decoded: not an object");
   const { apiVersion, kind, metadata } = doc;

@@ -11,7 +11,7 @@ import type { Kube, KubeObject } from "../../kube/types.ts";
 import type { Logger } from "../../log/types.ts";
 import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/types.ts";
-import type { EventRecorder } from "../events.ts";
+import type { EventRecorder } from "../../controllers/events.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
 import {
   ApplyLock,
@@ -23,18 +23,12 @@ import {
   newOscController,
   type OscControllerDeps,
   runDriftLoop,
-} from "../operatingsystemconfig/index.ts";
-import { serialLeaseWatch } from "../operatingsystemconfig/serial/lease-watch.ts";
-import { defaultRolloutTimings, parseRolloutTimings, PoolNodes, type RolloutDeps, rolloutTimingsEnv, slotsChangedPredicate } from "../operatingsystemconfig/rollout/index.ts";
-import { createCommandRunner, createKubeletHealthProbe } from "../operatingsystemconfig/inplace/index.ts";
+} from "../../controllers/operatingsystemconfig/index.ts";
+import { serialLeaseWatch } from "../../controllers/operatingsystemconfig/serial/lease-watch.ts";
+import { PoolNodes, type RolloutDeps, slotsChangedPredicate } from "../../controllers/operatingsystemconfig/rollout/index.ts";
+import type { AgentEnv } from "../env.ts";
+import { createCommandRunner, createKubeletHealthProbe } from "../../controllers/operatingsystemconfig/inplace/index.ts";
 
-/** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
-export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
-/** Shortened chunked-rollout timings for sandboxes and tests (`healthyFor=2s,staleAfter=10s,…`); unset in production. */
-/** Drift check period in ms instead of the OSC sync period (at least 15 s), for sandboxes and tests. */
-export const driftCheckPeriodEnv = "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS";
-/** The unit verification window in ms instead of 30 s (unit-failure-policy: revert), for sandboxes and tests. */
-export const unitVerifyWindowEnv = "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS";
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
 
 export interface OscSetup {
@@ -46,7 +40,7 @@ export interface OscSetup {
   readonly log: Logger;
   readonly events: EventRecorder;
   readonly config: NodeAgentConfiguration;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: AgentEnv;
   readonly hostName: string;
   readonly nodeName: string | undefined;
   readonly arch: string;
@@ -74,8 +68,7 @@ export interface OscControllerSetup {
 }
 
 function rolloutDeps(s: OscSetup): RolloutDeps {
-  const text = s.env[rolloutTimingsEnv];
-  const timings = text === undefined || text === "" ? defaultRolloutTimings : parseRolloutTimings(text);
+  const timings = s.env.rolloutTimings;
   const poolNodes = new PoolNodes(s.clock, timings.renewEveryMs);
   const state = s.metrics.gauge({
     name: "gardener_node_agent_rollout_slot_state",
@@ -93,11 +86,10 @@ function rolloutDeps(s: OscSetup): RolloutDeps {
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
 export function setupOscController(s: OscSetup): OscControllerSetup {
   const log = s.log.child({ controller: "operatingsystemconfig" });
-  const plainHttpHosts = (s.env[plainHttpRegistriesEnv] ?? "").split(",").filter((h) => h !== "");
   // Pulls honour the registry mirrors the OSC configures for containerd, as upstream's containerd pulls do.
   // Credentials come from the docker config file an OSC may deliver (read when a registry asks for them).
   const registry = createRegistryClient({
-    plainHttpHosts,
+    plainHttpHosts: s.env.plainHttpRegistries,
     hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
     credentialSource: () => loadRegistryCredentials(s.host),
   });
@@ -144,7 +136,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
       syncPeriodMs: osc.syncPeriod,
       tokenSyncConfigs: s.config.controllers.token.syncConfigs ?? [],
     },
-    processPath: s.env["PATH"] ?? "",
+    processPath: s.env.processPath,
     containerdInfo: createContainerdInfo(),
     probeFetch: (url, init) => fetch(url, init),
     extractImageFile: async (image, filePathInImage, signal) =>
@@ -155,25 +147,28 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
     applyLock,
     driftStatus: s.driftStatus,
-    unitVerification: unitVerification(s.env),
+    unitVerification: unitVerification(s.env.unitVerifyWindowMs),
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     rollout: rolloutDeps(s),
     metrics: createOscMetrics(s.metrics),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
-      runCommand: createCommandRunner(s.env),
+      runCommand: createCommandRunner(),
       kubeletHealthy: createKubeletHealthProbe(),
       renewAgentCredentials: s.renewAgentCredentials,
       apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
     },
   };
   const reconcile = createReconciler(deps);
-  const gauge = s.metrics.gauge({ name: driftPathsMetric, help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check." });
+  const gauge = s.metrics.gauge({
+    name: driftPathsMetric,
+    help: "Managed files, units, drop-ins and enablements that differed from the last-applied operating system config in the last drift check.",
+  });
   // Drift checks run beside the controller, at start and every sync period; they never hold it up.
   const drift = (signal: AbortSignal) =>
     runDriftLoop(
       { osc: deps, lock: applyLock, status: s.driftStatus, readNode: (sig) => readOwnNode(s.cache, node.nodeName, sig), gauge },
-      driftPeriodMs(s.env, osc.syncPeriod),
+      s.env.driftCheckPeriodMs ?? osc.syncPeriod,
       signal,
     );
   const controller = newOscController({
@@ -203,15 +198,8 @@ async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: 
   }
 }
 
-function driftPeriodMs(env: Readonly<Record<string, string | undefined>>, syncPeriodMs: number): number {
-  const raw = env[driftCheckPeriodEnv];
-  const ms = raw === undefined ? Number.NaN : Number(raw);
-  return Number.isInteger(ms) && ms > 0 ? ms : syncPeriodMs;
-}
-
-function unitVerification(env: Readonly<Record<string, string | undefined>>): { windowMs: number; pollMs: number } {
-  const raw = env[unitVerifyWindowEnv];
-  const ms = raw === undefined ? Number.NaN : Number(raw);
-  const windowMs = Number.isInteger(ms) && ms > 0 ? ms : 30_000;
+/** The verification window (30 s unless overridden) and a poll of a tenth of it, kept within 50 ms–1 s. */
+function unitVerification(windowOverrideMs: number | undefined): { windowMs: number; pollMs: number } {
+  const windowMs = windowOverrideMs ?? 30_000;
   return { windowMs, pollMs: Math.min(1_000, Math.max(50, Math.floor(windowMs / 10))) };
 }

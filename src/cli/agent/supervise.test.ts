@@ -56,10 +56,17 @@ describe("supervise", () => {
     const { log, logged } = recorder();
     const { signal, stop, reasons } = stopper();
     // A restart request without onRestartRequested: the controller stops taking work and returns.
-    const controller = new Controller({ name: "hostname-check", reconcile: async () => Promise.reject(new RestartRequested("x")), log, clock: realClock });
+    const controller = new Controller({
+      name: "hostname-check",
+      reconcile: async () => Promise.reject(new RestartRequested("x")),
+      log,
+      clock: realClock,
+    });
     controller.add({ namespace: "", name: "host" });
     await supervise([{ name: controller.name, run: controller.start(signal) }], { signal, stop, log });
-    expect(logged.filter((l) => l.level === "error")).toEqual([{ level: "error", msg: "Controller stopped unexpectedly", fields: { controller: "hostname-check" } }]);
+    expect(logged.filter((l) => l.level === "error")).toEqual([
+      { level: "error", msg: "Controller stopped unexpectedly", fields: { controller: "hostname-check" } },
+    ]);
     expect(reasons.map((r) => r.message)).toEqual(["controller hostname-check stopped unexpectedly"]);
   });
 

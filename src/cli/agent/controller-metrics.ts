@@ -28,11 +28,21 @@ export function controllerCollector(controllers: () => readonly Controller[]): C
       time.push({ suffix: "_sum", labels: { controller }, value: s.reconcileTimeSeconds.sum });
       time.push({ suffix: "_count", labels: { controller }, value: s.reconcileTimeSeconds.count });
     }
-    const family = (name: string, help: string, type: MetricFamily["type"], samples: Sample[]): MetricFamily => ({ name, help, type, samples });
+    const family = (name: string, help: string, type: MetricFamily["type"], samples: Sample[]): MetricFamily => ({
+      name,
+      help,
+      type,
+      samples,
+    });
     return [
       family("controller_runtime_reconcile_total", "Total number of reconciliations per controller.", "counter", total),
       family("controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller.", "counter", errors),
-      family("controller_runtime_terminal_reconcile_errors_total", "Total number of terminal reconciliation errors per controller.", "counter", terminal),
+      family(
+        "controller_runtime_terminal_reconcile_errors_total",
+        "Total number of terminal reconciliation errors per controller.",
+        "counter",
+        terminal,
+      ),
       family("controller_runtime_active_workers", "Number of currently used workers per controller.", "gauge", active),
       family("controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller.", "histogram", time),
       family("workqueue_depth", "Current depth of workqueue.", "gauge", depth),

@@ -1,35 +1,39 @@
-import { realClock } from "../clock/index.ts";
-import { ensureKubeletBootstrapKubeconfig, obtainAgentKubeconfig, readMachineName } from "../credentials/index.ts";
-import { createHostFs } from "../host/index.ts";
-import { InformerSet } from "../kube/informer-set.ts";
-import { CachedReader } from "../kube/readers.ts";
-import { RestartRequested } from "../kube/reconcile.ts";
-import type { Controller } from "../kube/controller.ts";
-import { defaultUserAgent } from "../kube/client.ts";
-import { nodes, secrets } from "../kube/resources.ts";
-import type { KubeObject } from "../kube/types.ts";
-import { createEventRecorder } from "./events.ts";
-import { createQueuedEventRecorder } from "./queued-events.ts";
-import { connect } from "./manager/identity.ts";
-import { discoverNodeName } from "./manager/discovery.ts";
-import { hostNameOf, machineArch } from "./manager/host-facts.ts";
-import { informerSyncChecks } from "./manager/health.ts";
-import type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
-import { setupOscController } from "./manager/osc.ts";
-import { supervise } from "./manager/supervise.ts";
-import { createDriftStatus, isSelfHostedMachine, oscSecretSelectors, removeStaleTempsAtStart } from "./operatingsystemconfig/index.ts";
-import { controllerCollector } from "./manager/controller-metrics.ts";
-import { setupLeaseController } from "./lease/index.ts";
-import { nodeSelectors, setupNodeController } from "./node/index.ts";
-import { createTokenFileWriter, createTokenResync, setupTokenController } from "./token/index.ts";
-import { endpointOf, setupCertificateController } from "./certificate/index.ts";
-import { setupHostnameCheckController } from "./hostnamecheck/index.ts";
-import { setupSecretNameChangeController } from "./secretnamechange/index.ts";
-import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from "./oscchecker/index.ts";
-import { containerdEndpointFromEnv, createCtrVersionProbe, setupHealthCheckController } from "./healthcheck/index.ts";
-import { setupSystemdUnitCheckController } from "./systemdunitcheck/index.ts";
-
-export type { ControllerDeps, RunningControllers } from "./manager/deps.ts";
+import { realClock } from "../../clock/index.ts";
+import { ensureKubeletBootstrapKubeconfig, obtainAgentKubeconfig, readMachineName } from "../../credentials/index.ts";
+import { createHostFs } from "../../host/index.ts";
+import { InformerSet } from "../../kube/informer-set.ts";
+import { CachedReader } from "../../kube/readers.ts";
+import { RestartRequested } from "../../kube/reconcile.ts";
+import type { Controller } from "../../kube/controller.ts";
+import { defaultUserAgent } from "../../kube/client.ts";
+import { nodes, secrets } from "../../kube/resources.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { createEventRecorder } from "../../controllers/events.ts";
+import { createQueuedEventRecorder } from "../../controllers/queued-events.ts";
+import { connect } from "./connect.ts";
+import { hostNameOf } from "./host-facts.ts";
+import { machineArch } from "../../registry/platform.ts";
+import { informerSyncChecks } from "./health.ts";
+import type { ControllerDeps, RunningControllers } from "./deps.ts";
+import { setupOscController } from "./osc.ts";
+import { supervise } from "./supervise.ts";
+import {
+  createDriftStatus,
+  isSelfHostedMachine,
+  oscSecretSelectors,
+  removeStaleTempsAtStart,
+} from "../../controllers/operatingsystemconfig/index.ts";
+import { controllerCollector } from "./controller-metrics.ts";
+import { setupLeaseController } from "../../controllers/lease/index.ts";
+import { setupNodeController } from "../../controllers/node/index.ts";
+import { findNode, nodeSelectors } from "../../controllers/shared/index.ts";
+import { createTokenFileWriter, createTokenResync, setupTokenController } from "../../controllers/token/index.ts";
+import { endpointOf, setupCertificateController } from "../../controllers/certificate/index.ts";
+import { setupHostnameCheckController } from "../../controllers/hostnamecheck/index.ts";
+import { setupSecretNameChangeController } from "../../controllers/secretnamechange/index.ts";
+import { createOscCheckerEventRecorder, runOscChecker, secretTargetOsc } from "../../controllers/oscchecker/index.ts";
+import { createCtrVersionProbe, setupHealthCheckController } from "../../controllers/healthcheck/index.ts";
+import { setupSystemdUnitCheckController } from "../../controllers/systemdunitcheck/index.ts";
 
 const tmpDir = "/var/lib/gardener-node-agent/tmp";
 const kubeSystem = "kube-system";
@@ -57,7 +61,8 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
   // added later start at once, and handlers added later get the cached objects replayed.
   informers.start(signal);
   const [nodeName, machineName] = await Promise.all([
-    discoverNodeName(kube, hostName, signal),
+    // One uncached LIST by the hostname label (§7.1 step 5); several Nodes with it are fatal.
+    findNode(kube, { hostName, nodeName: undefined }, signal).then((n) => n?.metadata.name),
     // Required on every start, whatever the credentials path (§7.1 step 10).
     readMachineName(host),
     // Upstream creates it without permission bits; 0700 keeps it root-only and usable.
@@ -70,9 +75,9 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     oscSecretSelectors({ secretName, selfHosted, nodeKnown: nodeName !== undefined }),
   );
 
-  const { createDbusSystemd } = await import("../systemd/dbus.ts");
+  const { createDbusSystemd } = await import("../../systemd/dbus.ts");
   const systemd = await createDbusSystemd({
-    ...(deps.env["DBUS_SYSTEM_BUS_ADDRESS"] ? { address: deps.env["DBUS_SYSTEM_BUS_ADDRESS"] } : {}),
+    ...(deps.env.dbusAddress !== undefined ? { address: deps.env.dbusAddress } : {}),
     log: log.child({ component: "systemd" }),
   });
 
@@ -116,8 +121,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
     source: secretInformer,
     nodeSource: nodeInformer,
     metrics: deps.metrics,
-    renewAgentCredentials: (sig) =>
-      obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
+    renewAgentCredentials: (sig) => obtainAgentKubeconfig({ kube, host, clock, log }, endpointOf(restConfig), machineName, sig),
     signal,
     onRestartRequested,
     onTokenResync: tokenResync.trigger,
@@ -140,7 +144,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
       events,
       clock,
       log,
-      containerdProbe: createCtrVersionProbe(containerdEndpointFromEnv(deps.env)),
+      containerdProbe: createCtrVersionProbe(deps.env.containerd),
     }),
   );
   controllers.push(

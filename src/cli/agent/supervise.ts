@@ -23,7 +23,10 @@ export interface Supervised {
  * the agent with ControllerExitedError, so the run command exits 1 and systemd restarts the agent,
  * instead of living on without that controller while /readyz says 200. Resolves when all settled.
  */
-export function supervise(parts: readonly Supervised[], deps: { readonly signal: AbortSignal; readonly stop: (reason: Error) => void; readonly log: Logger }): Promise<void> {
+export function supervise(
+  parts: readonly Supervised[],
+  deps: { readonly signal: AbortSignal; readonly stop: (reason: Error) => void; readonly log: Logger },
+): Promise<void> {
   const { signal, stop, log } = deps;
   return Promise.all(
     parts.map(({ name, run }) =>

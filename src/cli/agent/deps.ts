@@ -2,6 +2,7 @@ import type { NodeAgentConfiguration } from "../../config/configuration.ts";
 import type { Logger } from "../../log/types.ts";
 import type { HealthChecks } from "../../server/health.ts";
 import type { MetricsRegistry } from "../../server/metrics.ts";
+import type { AgentEnv } from "../env.ts";
 
 /** Everything the run command hands to the controller wiring. */
 export interface ControllerDeps {
@@ -10,7 +11,8 @@ export interface ControllerDeps {
   readonly configPath: string;
   /** `--root`: every host path is resolved under it. */
   readonly root: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The environment, parsed once by the run command (cli/env.ts). */
+  readonly env: AgentEnv;
   readonly version: string;
   readonly log: Logger;
   /** Add `informer-sync` etc. here; healthz `ping` exists already. */

@@ -1,0 +1,118 @@
+import { describe, expect, test } from "bun:test";
+import { EnvError, parseAgentEnv } from "./env.ts";
+
+const errorOf = (raw: Record<string, string>): unknown => {
+  try {
+    parseAgentEnv(raw);
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+};
+
+describe("parseAgentEnv", () => {
+  describe("defaults", () => {
+    test("should give containerd's socket and namespace, no overrides and upstream's rollout timings when nothing is set", () => {
+      expect(parseAgentEnv({})).toEqual({
+        hostNameOverride: undefined,
+        dbusAddress: undefined,
+        containerd: { address: "/run/containerd/containerd.sock", namespace: "default" },
+        kubeconfig: undefined,
+        notifySocket: undefined,
+        watchdogUsec: undefined,
+        processPath: "",
+        plainHttpRegistries: [],
+        rolloutTimings: {
+          healthyForMs: 60_000,
+          verifyTimeoutMs: 600_000,
+          renewEveryMs: 30_000,
+          staleAfterMs: 300_000,
+          verifyPollMs: 5_000,
+        },
+        driftCheckPeriodMs: undefined,
+        unitVerifyWindowMs: undefined,
+      });
+    });
+
+    test("should treat empty values as unset", () => {
+      const env = parseAgentEnv({
+        GARDENER_NODE_AGENT_HOSTNAME: "",
+        DBUS_SYSTEM_BUS_ADDRESS: "",
+        CONTAINERD_ADDRESS: "",
+        CONTAINERD_NAMESPACE: "",
+        KUBECONFIG: "",
+        GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: "",
+        GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: "",
+      });
+      expect(env.hostNameOverride).toBeUndefined();
+      expect(env.dbusAddress).toBeUndefined();
+      expect(env.containerd).toEqual({ address: "/run/containerd/containerd.sock", namespace: "default" });
+      expect(env.kubeconfig).toBeUndefined();
+      expect(env.rolloutTimings.healthyForMs).toBe(60_000);
+      expect(env.driftCheckPeriodMs).toBeUndefined();
+    });
+  });
+
+  describe("values", () => {
+    test("should take every variable the agent reads", () => {
+      const env = parseAgentEnv({
+        GARDENER_NODE_AGENT_HOSTNAME: "Worker-A",
+        DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/run/bus",
+        CONTAINERD_ADDRESS: "/x.sock",
+        CONTAINERD_NAMESPACE: "k8s.io",
+        KUBECONFIG: "/k",
+        NOTIFY_SOCKET: "/run/notify",
+        WATCHDOG_USEC: "30000000",
+        PATH: "/usr/bin:/bin",
+        GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES: "127.0.0.1:5000,,localhost:5001",
+        GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: "healthyFor=2s,staleAfter=10s",
+        GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: "300",
+        GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS: "1500",
+      });
+      expect(env).toMatchObject({
+        hostNameOverride: "Worker-A",
+        dbusAddress: "unix:path=/run/bus",
+        containerd: { address: "/x.sock", namespace: "k8s.io" },
+        kubeconfig: "/k",
+        notifySocket: "/run/notify",
+        watchdogUsec: "30000000",
+        processPath: "/usr/bin:/bin",
+        plainHttpRegistries: ["127.0.0.1:5000", "localhost:5001"],
+        driftCheckPeriodMs: 300,
+        unitVerifyWindowMs: 1500,
+      });
+      expect(env.rolloutTimings).toMatchObject({ healthyForMs: 2_000, staleAfterMs: 10_000, verifyTimeoutMs: 600_000 });
+    });
+  });
+
+  describe("bad values", () => {
+    test.each([
+      [
+        "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS",
+        "s3cret-5m",
+        "environment variable GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: must be a positive whole number of milliseconds",
+      ],
+      [
+        "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS",
+        "0",
+        "environment variable GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: must be a positive whole number of milliseconds",
+      ],
+      [
+        "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS",
+        "-1500",
+        "environment variable GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS: must be a positive whole number of milliseconds",
+      ],
+      [
+        "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS",
+        "healthyFor=s3cret",
+        "environment variable GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: rollout timing healthyFor is not a duration",
+      ],
+    ])("should name %s but not its value %p", (name, value, message) => {
+      const err = errorOf({ [name]: value });
+      expect(err).toBeInstanceOf(EnvError);
+      expect((err as EnvError).variable).toBe(name);
+      expect((err as EnvError).message).toBe(message);
+      expect((err as EnvError).cause).toBeUndefined();
+    });
+  });
+});

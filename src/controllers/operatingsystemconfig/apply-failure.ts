@@ -1,0 +1,38 @@
+import { RestartRequested, TerminalError } from "../../kube/reconcile.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { errorText } from "../../log/index.ts";
+import { nodeRef } from "../events.ts";
+import type { OscControllerDeps } from "./deps.ts";
+import type { LabelPatch } from "./label-patch.ts";
+import { permanentInputError } from "./plan.ts";
+import type { ApplyRun } from "./report.ts";
+import { failRolloutOnUnitError, type RolloutEntry } from "./rollout/index.ts";
+
+export interface FailedApply {
+  readonly run: ApplyRun;
+  readonly labels: LabelPatch;
+  readonly rollout: RolloutEntry;
+  readonly node: KubeObject | undefined;
+}
+
+/**
+ * Reports an apply that threw and returns the error the reconcile throws:
+ * - a RestartRequested is the agent continuing its apply after a restart: the condition stays Applying,
+ *   no Warning, and it is passed on unchanged;
+ * - the early label patch's own failure is passed on as it is (no apply was attempted: no slot change,
+ *   no OSCApplyFailed event);
+ * - a restarted unit's failure marks the rollout slot failed (a failure to do so is logged, the apply's
+ *   error stays the one reported);
+ * - an OSC that can never be applied becomes a TerminalError: reported once, retried when the Secret's
+ *   osc.yaml changes.
+ */
+export async function applyFailed(deps: OscControllerDeps, failed: FailedApply, err: unknown, signal: AbortSignal): Promise<unknown> {
+  const { run, labels, rollout, node } = failed;
+  const restarting = err instanceof RestartRequested;
+  if (!restarting) await run.failed(node, err, signal);
+  if (await labels.isItsFailure(err)) return err;
+  await failRolloutOnUnitError(deps, rollout, node, err, signal).catch((e: unknown) => deps.log.error("Failed marking the rollout slot failed", { err: e }));
+  if (!restarting && node !== undefined) await deps.events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
+  if (permanentInputError(err)) return new TerminalError(errorText(err), { cause: err });
+  return err;
+}

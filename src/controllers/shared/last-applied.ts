@@ -1,0 +1,78 @@
+import type { HostFs } from "../../host/index.ts";
+import { decodeOsc, encodeOsc, type Osc } from "../../osc/index.ts";
+import { readYaml } from "../../osc/yaml-read.ts";
+import { lastAppliedPath } from "./state-paths.ts";
+
+// The one reader (and writer) of last-applied-osc.yaml for every controller: the OSC controller
+// writes it after each completed apply, the drift checks, the systemd unit check and `status` read
+// it. (The consistency checker reads the same text with upstream's key casing on purpose, and keeps
+// its own parse: oscchecker/last-applied.ts.)
+
+interface Entry {
+  readonly text: string;
+  readonly osc: Osc;
+  /** Whether the file itself names apiVersion and kind (decodeOsc defaults them); computed on demand. */
+  typeMetaInFile?: boolean;
+}
+
+/**
+ * The last-applied text this process wrote or read, with its decoded form: decoding a 1000-file OSC
+ * costs ~100 ms, and every reconcile reads the file again. Only byte-identical text reuses the decoded
+ * object (frozen, as callers share it); any edit on disk is decoded afresh. One entry per HostFs.
+ */
+const memo = new WeakMap<HostFs, Entry>();
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function remember(host: HostFs, text: string): Entry {
+  const entry: Entry = { text, osc: deepFreeze(decodeOsc(text)) };
+  memo.set(host, entry);
+  return entry;
+}
+
+async function read(host: HostFs): Promise<Entry | undefined> {
+  const text = await host.readText(lastAppliedPath);
+  if (text === undefined) return undefined;
+  const known = memo.get(host);
+  return known?.text === text ? known : remember(host, text);
+}
+
+/** The last fully applied OSC (read-only), undefined before the first complete apply. */
+export async function readLastApplied(host: HostFs): Promise<Osc | undefined> {
+  return (await read(host))?.osc;
+}
+
+const named = (doc: unknown, key: string): boolean => {
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return false;
+  const v: unknown = (doc as Record<string, unknown>)[key];
+  return typeof v === "string" && v !== "";
+};
+
+/**
+ * The last-applied OSC and whether the file names `apiVersion` and `kind` itself, for readers that
+ * decode it the way upstream does (without a target type, so nothing is defaulted).
+ */
+export async function readLastAppliedWithTypeMeta(
+  host: HostFs,
+): Promise<{ readonly osc: Osc; readonly typeMetaInFile: boolean } | undefined> {
+  const entry = await read(host);
+  if (entry === undefined) return undefined;
+  if (entry.typeMetaInFile === undefined) {
+    const doc = readYaml(entry.text);
+    entry.typeMetaInFile = named(doc, "apiVersion") && named(doc, "kind");
+  }
+  return { osc: entry.osc, typeMetaInFile: entry.typeMetaInFile };
+}
+
+/** Writes last-applied and decodes it once now, after the apply, so the next reconcile need not. */
+export async function writeLastApplied(host: HostFs, osc: Osc): Promise<void> {
+  const text = encodeOsc(osc);
+  await host.writeFileAtomic(lastAppliedPath, text, 0o600);
+  remember(host, text);
+}
