@@ -1,6 +1,6 @@
 export { errorText } from "./error-text.ts";
-export { StepError, step } from "./step-error.ts";
-export { formatJson, formatRecord, formatText } from "./format.ts";
+export { step, StepError } from "./step-error.ts";
+export { formatRecord } from "./format.ts";
 export { createLogger, nopLogger } from "./logger.ts";
 export { createStreamSink, syslogPriority } from "./sinks.ts";
 export type { LineWriter } from "./sinks.ts";

@@ -9,3 +9,5 @@ export { decompressLayer } from "./layer.ts";
 export { createTransport, RegistryHttpError, RegistryUnreachableError } from "./transport.ts";
 export type { FetchFn } from "./transport.ts";
 export { RegistryError } from "./types.ts";
+export { formatImageReference, parseImageReference, registryEndpoint } from "./reference.ts";
+export { machineArch } from "./platform.ts";

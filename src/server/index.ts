@@ -3,7 +3,7 @@
 export { HealthChecks } from "./health.ts";
 export type { HealthCheck } from "./health.ts";
 export { createMetricsRegistry } from "./metrics.ts";
-export type { Gauge, MetricsRegistry } from "./metrics.ts";
+export type { Collector, Gauge, MetricFamily, MetricsRegistry, Sample } from "./metrics.ts";
 export { buildInfoCollector, processCollector } from "./process-metrics.ts";
 export { startHealthServer, startMetricsServer } from "./serve.ts";
 export type { RunningServer } from "./serve.ts";

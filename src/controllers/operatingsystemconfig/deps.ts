@@ -11,7 +11,7 @@ import type { DriftStatus } from "./drift/index.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 import type { RolloutDeps } from "./rollout/index.ts";
 import type { OscMetrics } from "./metrics.ts";
-import type { InPlaceDeps } from "./inplace/deps.ts";
+import type { InPlaceDeps } from "./inplace/index.ts";
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
 export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
@@ -88,7 +88,7 @@ export interface OscControllerDeps {
   readonly inPlace?: InPlaceDeps;
 }
 
-export { changesPath, lastAppliedPath, stateDir } from "../shared/index.ts";
+export { changesPath, stateDir } from "../shared/index.ts";
 import { stateDir } from "../shared/index.ts";
 export const zonePath = `${stateDir}/zone`;
 export const bootstrapTokenPath = `${stateDir}/credentials/bootstrap-token`;

@@ -1,2 +1,2 @@
 export { checkStaticPods } from "./gate.ts";
-export { manifestsDir, StaticPodManifestError, staticPodFiles } from "./manifests.ts";
+export { manifestsDir, staticPodFiles, StaticPodManifestError } from "./manifests.ts";
