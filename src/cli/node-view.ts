@@ -1,6 +1,6 @@
 import type { NodeAgentConfiguration } from "../config/index.ts";
 import type { HostFs } from "../host/index.ts";
-import type { Kube, KubeObject } from "../kube/types.ts";
+import type { Kube, KubeObject } from "../kube/index.ts";
 import type { AgentEnv } from "./env.ts";
 
 /** The agent's own client certificate kubeconfig (what `run` uses once bootstrapped). */
