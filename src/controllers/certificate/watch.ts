@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
-import type { Logger } from "../../log/types.ts";
+import { type Controller, newController } from "../../kube/index.ts";
+import type { ObjectKey, Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 
 export const controllerName = "certificate";
 /** controllerutils.DefaultReconciliationTimeout; it also cuts the CSR wait (15 min) short, retried with backoff. */

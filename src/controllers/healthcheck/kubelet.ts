@@ -1,10 +1,9 @@
 import type { Clock } from "../../clock/index.ts";
 import { errorText } from "../../log/index.ts";
-import { isConflict } from "../../kube/errors.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import { isConflict, nodes } from "../../kube/index.ts";
+import type { Kube, KubeObject } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { eventAction, type HealthChecker, maxFailureDurationMs } from "./checker.ts";
 import type { ListHostAddresses } from "./host-addresses.ts";

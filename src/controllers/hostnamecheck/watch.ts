@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
-import type { Logger } from "../../log/types.ts";
+import { type Controller, newController } from "../../kube/index.ts";
+import type { ObjectKey, Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 
 export const controllerName = "hostname-check";
 /** How often the hostname is compared with the start-up value (controllers.md §8). */

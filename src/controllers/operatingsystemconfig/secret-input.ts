@@ -1,7 +1,5 @@
-import { isNotFound } from "../../kube/errors.ts";
-import type { ObjectKey } from "../../kube/reconcile.ts";
-import { secrets } from "../../kube/resources.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { isNotFound, secrets } from "../../kube/index.ts";
+import type { KubeObject, ObjectKey } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import type { OscControllerDeps } from "./deps.ts";

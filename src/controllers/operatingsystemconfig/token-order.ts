@@ -2,7 +2,6 @@ import type { TokenSyncConfig } from "../../config/index.ts";
 import type { Osc, Unit } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
-import type { TokenSyncConfig } from "../../config/index.ts";
 import { mergeUnits } from "./merge.ts";
 import { errorText } from "../../log/index.ts";
 

@@ -1,4 +1,4 @@
-import type { HostFs } from "../../host/types.ts";
+import type { HostFs } from "../../host/index.ts";
 import type { Osc } from "../../osc/index.ts";
 import { readLastAppliedWithTypeMeta } from "../shared/index.ts";
 import { errorText } from "../../log/index.ts";

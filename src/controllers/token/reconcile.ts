@@ -5,7 +5,6 @@ import type { KubeObject, Reader, Reconcile } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import type { EventRecorder, InvolvedObject } from "../events.ts";
 import { sameBytes, TokenMissingError, tokenBytes } from "./token-data.ts";
-import type { TokenSyncConfig } from "../../config/index.ts";
 import { errorText } from "../../log/index.ts";
 
 export const tokenFileMode = 0o640;
