@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import type { Osc, OscFile, Unit } from "../osc/schema.ts";
+import type { Osc, OscFile, Unit } from "../osc/index.ts";
 import { formatImageReference, parseImageReference, registryEndpoint } from "../registry/index.ts";
 import { RenderError } from "./errors.ts";
 
