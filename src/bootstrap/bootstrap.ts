@@ -24,7 +24,7 @@ export interface BootstrapDeps {
 }
 
 /** A bootstrap step failed: `task` is its short name, the message `<what>: <cause>`, `cause` the original error. */
-export class BootstrapError extends StepError {
+class BootstrapError extends StepError {
   override readonly name = "BootstrapError";
   constructor(
     readonly task: string,
