@@ -8,7 +8,7 @@ const agentKubeconfigPath = "/var/lib/gardener-node-agent/credentials/kubeconfig
 /** An operator command must not hang on an unreachable API server. */
 const requestTimeoutMs = 10_000;
 
-export class NoNodeCredentialsError extends Error {
+class NoNodeCredentialsError extends Error {
   override readonly name = "NoNodeCredentialsError";
 }
 

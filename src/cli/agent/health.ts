@@ -5,7 +5,7 @@ import type { HealthChecks } from "../../server/index.ts";
 /** healthz fails only after the caches were seen unsynced for this long (upstream: 3 min). */
 const unsyncedGraceMs = 3 * 60 * 1000;
 
-export class CachesNotSyncedError extends Error {
+class CachesNotSyncedError extends Error {
   override readonly name = "CachesNotSyncedError";
 }
 
