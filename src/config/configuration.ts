@@ -12,12 +12,12 @@ export const apiServerSchema = v.object({
   caFile: stringOr(""),
 });
 
-export const bootstrapSchema = v.object({
+const bootstrapSchema = v.object({
   /** Integer byte count of the kubelet data disk (not a quantity such as `50Gi`). */
   kubeletDataVolumeSize: maybe(int64),
 });
 
-export const debuggingSchema = v.object({
+const debuggingSchema = v.object({
   enableProfiling: maybe(v.boolean()),
   enableContentionProfiling: maybe(v.boolean()),
 });

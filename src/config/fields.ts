@@ -19,7 +19,7 @@ export const maybe = <const S extends v.GenericSchema>(schema: S) =>
  * A Go string field. The Go agent's decoder (YAML → JSON → struct) rejects a number or boolean given
  * for it (`secretName: 12345`), and so does this one.
  */
-export const goString = v.string();
+const goString = v.string();
 
 /** A string whose absent, null or empty value becomes `fallback`. */
 export const stringOr = (fallback: string) =>
@@ -36,7 +36,7 @@ export const numberOr = (fallback: number) =>
   );
 
 /** Go int32. */
-export const int32 = v.pipe(v.number(), v.integer(), v.minValue(-(2 ** 31)), v.maxValue(2 ** 31 - 1));
+const int32 = v.pipe(v.number(), v.integer(), v.minValue(-(2 ** 31)), v.maxValue(2 ** 31 - 1));
 
 /** Go int32 whose absent, null or zero value becomes `fallback`. */
 export const int32Or = (fallback: number) =>
