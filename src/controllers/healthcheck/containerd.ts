@@ -7,7 +7,7 @@ import { type EventRecorder, nodeRef } from "../events.ts";
 import { eventAction, type HealthChecker, maxFailureDurationMs } from "./checker.ts";
 import { restartUnit } from "./restart.ts";
 
-export const containerdServiceName = "containerd.service";
+const containerdServiceName = "containerd.service";
 
 /** Asks containerd for its version (its Version API); rejects when containerd does not answer. */
 export type ContainerdVersionProbe = (signal: AbortSignal) => Promise<void>;

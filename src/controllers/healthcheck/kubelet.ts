@@ -13,7 +13,7 @@ import { nodeAddresses, nodeReady } from "./node-status.ts";
 import { recordReadyToggle } from "./toggles.ts";
 import { restartUnit } from "./restart.ts";
 
-export const kubeletServiceName = "kubelet.service";
+const kubeletServiceName = "kubelet.service";
 
 export interface KubeletCheckerDeps {
   /** PUTs the Node status when the lost InternalIP is restored. */

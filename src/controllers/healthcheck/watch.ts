@@ -5,7 +5,7 @@ import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "health-check";
-export const maxConcurrentReconciles = 1;
+const maxConcurrentReconciles = 1;
 /** Look again this long after a pass without errors (controllers.md §7). */
 export const checkIntervalMs = 30_000;
 

@@ -4,10 +4,10 @@ import type { KubeObject, Reconcile, Source } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
-export const controllerName = "lease";
+const controllerName = "lease";
 export const leaseNamespace = "kube-system";
 export const leaseDurationSeconds = 40;
-export const maxConcurrentReconciles = 1;
+const maxConcurrentReconciles = 1;
 
 /** Renew every quarter of the lease duration (10 s for 40 s). */
 export const renewIntervalMs = (durationSeconds: number): number => (durationSeconds * 1000) / 4;

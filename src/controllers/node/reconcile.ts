@@ -17,11 +17,11 @@ export interface NodeReconcilerDeps {
   readonly log: Logger;
 }
 
-export const restartReason = "SystemDUnitRestart";
-export const restartAction = "restart";
+const restartReason = "SystemDUnitRestart";
+const restartAction = "restart";
 
 /** The annotation could not be removed; the next attempt restarts the services again (upstream behaviour). */
-export class RemoveAnnotationError extends StepError {
+class RemoveAnnotationError extends StepError {
   override readonly name = "RemoveAnnotationError";
   constructor(node: string, cause: unknown) {
     super(`failed removing annotation ${restartAnnotation} from node ${node}`, cause);

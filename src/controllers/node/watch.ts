@@ -4,11 +4,11 @@ import type { KubeObject, Predicate, Reconcile, Source } from "../../kube/index.
 import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
-export const controllerName = "node";
+const controllerName = "node";
 export const restartAnnotation = "worker.gardener.cloud/restart-systemd-services";
 /** controllerutils.DefaultReconciliationTimeout */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
-export const maxConcurrentReconciles = 1;
+const reconcileTimeoutMs = 3 * 60 * 1000;
+const maxConcurrentReconciles = 1;
 
 const annotationOf = (o: KubeObject): string => o.metadata.annotations?.[restartAnnotation] ?? "";
 

@@ -3,7 +3,7 @@ import type { GateHold } from "./gate.ts";
 import { type ChangeSummary, checksumPrefix } from "./history.ts";
 
 /** Node annotation that stops new OSC versions from being applied; its value is the operator's reason. */
-export const holdAnnotation = "node-agent.gardener.cloud/hold";
+const holdAnnotation = "node-agent.gardener.cloud/hold";
 
 /** The hold reason, undefined when the Node carries no (or an empty) hold annotation. */
 export function holdReason(node: KubeObject | undefined): string | undefined {
@@ -12,7 +12,7 @@ export function holdReason(node: KubeObject | undefined): string | undefined {
 }
 
 /** "2 files to write, 1 to delete, restarts kubelet.service" — what the held version would do. */
-export function pendingText(summary: ChangeSummary): string {
+function pendingText(summary: ChangeSummary): string {
   const parts: string[] = [];
   if (summary.filesChanged > 0) parts.push(`${summary.filesChanged} file${summary.filesChanged === 1 ? "" : "s"} to write`);
   if (summary.filesDeleted > 0) parts.push(`${summary.filesDeleted} to delete`);

@@ -10,7 +10,7 @@ export interface NodeAndDecoded<T> {
 }
 
 /** Lets requests just started reach the wire before synchronous work occupies the thread. */
-export const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Reads the Node and decodes the Secret at the same time: the Node GET is sent first, the decode (CPU

@@ -11,7 +11,7 @@ import { applyOsc, type ApplyStop } from "./apply.ts";
 import { createContainerdInfo } from "./containerd/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
 
-export class OfflineApplyError extends Error {
+class OfflineApplyError extends Error {
   override readonly name = "OfflineApplyError";
 }
 

@@ -5,14 +5,14 @@ import { decodeOsc, type Osc } from "../../osc/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { secretValue } from "./plan.ts";
 
-export const oscDataKey = "osc.yaml";
+const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
 
 /**
  * The Secret is unusable (no osc.yaml, undecodable): reported as a TerminalError, retried only when its
  * osc.yaml changes (the watch predicate enqueues it then).
  */
-export class OscSecretError extends Error {
+class OscSecretError extends Error {
   override readonly name = "OscSecretError";
 }
 

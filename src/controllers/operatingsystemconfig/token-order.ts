@@ -5,7 +5,7 @@ import type { ApplyContext } from "./context.ts";
 import { mergeUnits } from "./merge.ts";
 import { errorText } from "../../log/index.ts";
 
-export const tokenNotReadyReason = "TokenNotWrittenBeforeUnit";
+const tokenNotReadyReason = "TokenNotWrittenBeforeUnit";
 
 /** Token sync paths a unit reads: named in its filePaths, its content or one of its drop-ins. */
 export function tokenPathsReadBy(unit: Unit, syncConfigs: readonly TokenSyncConfig[]): TokenSyncConfig[] {

@@ -9,12 +9,12 @@ import { namedSecretPredicate } from "./gardenadm.ts";
 import { holdAnnotationPredicate } from "./hold.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
 
-export const controllerName = "operatingsystemconfig";
+const controllerName = "operatingsystemconfig";
 /** Each reconcile runs under this deadline (§2.4). */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
-export const maxConcurrentReconciles = 1;
-export const serialAnnotation = "reconciliation.osc.node-agent.gardener.cloud/serial";
-export const reconciliationDelayAnnotation = "node-agent.gardener.cloud/reconciliation-delay";
+const reconcileTimeoutMs = 3 * 60 * 1000;
+const maxConcurrentReconciles = 1;
+const serialAnnotation = "reconciliation.osc.node-agent.gardener.cloud/serial";
+const reconciliationDelayAnnotation = "node-agent.gardener.cloud/reconciliation-delay";
 
 /** `data["osc.yaml"]` as stored (base64 text), or undefined. */
 function oscData(secret: KubeObject): unknown {

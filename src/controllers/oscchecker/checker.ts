@@ -17,7 +17,7 @@ import { errorText } from "../../log/index.ts";
 // change set (upstream's paths; the format is shared through src/osc).
 
 /** The event source component of the checker's Warning events (core/v1 recorder). */
-export const oscCheckerComponent = "osc-checker";
+const oscCheckerComponent = "osc-checker";
 
 export interface OscCheckerDeps {
   /** The cache (the Node informer); the checker never reads the Node live. */

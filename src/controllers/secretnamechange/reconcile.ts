@@ -17,7 +17,7 @@ export interface SecretNameChangeDeps {
   readonly log: Logger;
 }
 
-export const rewriteFailedReason = "SecretNameChangeFailed";
+const rewriteFailedReason = "SecretNameChangeFailed";
 const configMode = 0o600;
 
 /** The config could not be read, decoded or written; retried with backoff, never a restart. */

@@ -4,11 +4,11 @@ import type { KubeObject, Reconcile, Source } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
-export const controllerName = "secret-name-change";
+const controllerName = "secret-name-change";
 /** The Node label naming the OSC Secret this node should follow. */
 export const secretNameLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 /** controllerutils.DefaultReconciliationTimeout */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
+const reconcileTimeoutMs = 3 * 60 * 1000;
 
 const labelOf = (o: KubeObject): string => o.metadata.labels?.[secretNameLabel] ?? "";
 

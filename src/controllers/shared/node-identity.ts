@@ -4,7 +4,7 @@ import type { Kube, KubeObject, Predicate, Selectors } from "../../kube/index.ts
 // The own Node as every Node-watching controller sees it (node, lease, token, health check, systemd
 // unit check, OSC): one identity, one lookup, one informer selector, one predicate, one handler.
 
-export const hostnameLabel = "kubernetes.io/hostname";
+const hostnameLabel = "kubernetes.io/hostname";
 
 /** The Node this agent runs on, as known at start-up (`nodeName` undefined: not registered yet). */
 export interface NodeIdentity {

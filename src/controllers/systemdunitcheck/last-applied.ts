@@ -4,7 +4,7 @@ import { readLastAppliedWithTypeMeta } from "../shared/index.ts";
 import { errorText } from "../../log/index.ts";
 
 /** The last-applied OSC exists but is not an OperatingSystemConfig this controller can read. */
-export class LastAppliedOscError extends Error {
+class LastAppliedOscError extends Error {
   override readonly name = "LastAppliedOscError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

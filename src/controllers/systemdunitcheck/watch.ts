@@ -5,7 +5,7 @@ import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "systemd-unit-check";
-export const maxConcurrentReconciles = 1;
+const maxConcurrentReconciles = 1;
 
 /**
  * Own Node, Create events only (controllers.md §10): the informer's initial replay starts the loop

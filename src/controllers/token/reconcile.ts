@@ -7,8 +7,8 @@ import type { EventRecorder, InvolvedObject } from "../events.ts";
 import { sameBytes, TokenMissingError, tokenBytes } from "./token-data.ts";
 import { errorText } from "../../log/index.ts";
 
-export const tokenFileMode = 0o640;
-export const syncFailedReason = "TokenSyncFailed";
+const tokenFileMode = 0o640;
+const syncFailedReason = "TokenSyncFailed";
 
 export interface TokenReconcilerDeps {
   /** Live reads (upstream's APIReader): token Secrets are never cached and never watched. */
@@ -23,7 +23,7 @@ export interface TokenReconcilerDeps {
 }
 
 /** One step failed; the message names the step, `cause` is the original error. */
-export class TokenSyncError extends Error {
+class TokenSyncError extends Error {
   override readonly name = "TokenSyncError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

@@ -5,10 +5,10 @@ import type { KubeObject, ObjectKey, Reconcile, Source } from "../../kube/index.
 import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey } from "../shared/index.ts";
 
-export const controllerName = "token";
-export const secretNamespace = "kube-system";
+const controllerName = "token";
+const secretNamespace = "kube-system";
 /** controllerutils.DefaultReconciliationTimeout */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
+const reconcileTimeoutMs = 3 * 60 * 1000;
 
 /** Upstream runs one worker per sync config (at least one), so one slow secret does not hold up the others. */
 export const workersFor = (configs: readonly TokenSyncConfig[]): number => Math.max(1, configs.length);

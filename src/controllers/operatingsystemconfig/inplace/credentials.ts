@@ -5,10 +5,10 @@ import type { ApplyContext } from "../context.ts";
 import type { InPlaceDeps } from "./deps.ts";
 import { restartKubelet } from "./kubelet.ts";
 
-export const kubeletRealKubeconfigPath = "/var/lib/kubelet/kubeconfig-real";
-export const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";
-export const kubeletPkiDir = "/var/lib/kubelet/pki";
-export const kubeletClientCertPath = `${kubeletPkiDir}/kubelet-client-current.pem`;
+const kubeletRealKubeconfigPath = "/var/lib/kubelet/kubeconfig-real";
+const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";
+const kubeletPkiDir = "/var/lib/kubelet/pki";
+const kubeletClientCertPath = `${kubeletPkiDir}/kubelet-client-current.pem`;
 
 export class CredentialsRotationError extends Error {
   override readonly name = "CredentialsRotationError";

@@ -6,7 +6,7 @@ const namespace = "kube-system";
 /** Conflicting writers re-read this many times before the reconcile fails (and retries with backoff). */
 const attempts = 8;
 
-export class SlotConflictError extends Error {
+class SlotConflictError extends Error {
   override readonly name = "SlotConflictError";
 }
 

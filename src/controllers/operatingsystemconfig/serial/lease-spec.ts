@@ -10,10 +10,10 @@ export interface SerialLeaseSpec {
 }
 
 /** Upstream's lease duration for the serial lock (9.2): a dead holder blocks the others this long. */
-export const serialLeaseDurationSeconds = 600;
+const serialLeaseDurationSeconds = 600;
 
 /** metav1.MicroTime: UTC with exactly 6 fractional digits. */
-export function microTime(ms: number): string {
+function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 

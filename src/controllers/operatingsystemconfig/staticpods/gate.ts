@@ -6,7 +6,7 @@ import { desiredStaticPods } from "./manifests.ts";
 import { staticPodsVerdict } from "./verdict.ts";
 
 /** §2.4: static pods not converged → look again after 5 s (no Pod watch). */
-export const staticPodsRequeueMs = 5_000;
+const staticPodsRequeueMs = 5_000;
 
 /**
  * §4 step 29 / 9.1: holds the checksum annotation until every static pod of the OSC runs as its manifest
