@@ -11,13 +11,13 @@ import { decodeEcPrivateKeyPem, encodeEcPrivateKeyPem, generateEcKey, publicKeyI
 import type { EcKey } from "./ec-key.ts";
 import { pendingKeyPath } from "./paths.ts";
 
-export const signerName = "kubernetes.io/kube-apiserver-client";
-export const csrUsages = ["digital signature", "key encipherment", "client auth"] as const;
-export const csrExpirationSeconds = 2592000;
-export const commonNamePrefix = "gardener.cloud:node-agent:machine:";
-export const organization = "gardener.cloud:node-agents";
-export const pollIntervalMs = 2_000;
-export const waitTimeoutMs = 15 * 60_000;
+const signerName = "kubernetes.io/kube-apiserver-client";
+const csrUsages = ["digital signature", "key encipherment", "client auth"] as const;
+const csrExpirationSeconds = 2592000;
+const commonNamePrefix = "gardener.cloud:node-agent:machine:";
+const organization = "gardener.cloud:node-agents";
+const pollIntervalMs = 2_000;
+const waitTimeoutMs = 15 * 60_000;
 
 export type CertificateRequestErrorKind = "denied" | "failed" | "incompatible" | "uid-changed" | "timeout";
 
