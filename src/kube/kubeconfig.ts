@@ -54,7 +54,7 @@ function issuePath(issue: v.BaseIssue<unknown> | undefined): string {
 const identity: PathResolver = (p) => p;
 
 /** `https://` is prepended when the server has no scheme; a trailing slash is dropped. */
-export function normaliseServer(server: string): string {
+function normaliseServer(server: string): string {
   const s = /^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `https://${server}`;
   return s.replace(/\/+$/, "");
 }
