@@ -31,7 +31,7 @@ const unitEntries = {
 export const unitSchema = v.object(unitEntries);
 export type Unit = v.InferOutput<typeof unitSchema>;
 
-export const fileContentSchema = v.object({
+const fileContentSchema = v.object({
   inline: opt(v.object({ encoding: v.optional(str, ""), data: v.optional(str, "") })),
   secretRef: opt(v.object({ name: str, dataKey: str })),
   imageRef: opt(v.object({ image: str, filePathInImage: str })),
@@ -46,7 +46,7 @@ export const fileSchema = v.object({
 });
 export type OscFile = v.InferOutput<typeof fileSchema>;
 
-export const registryHostSchema = v.object({
+const registryHostSchema = v.object({
   url: str,
   capabilities: optList(str),
   caCerts: optList(str),
@@ -68,7 +68,7 @@ export const pluginConfigSchema = v.object({
 });
 export type PluginConfig = v.InferOutput<typeof pluginConfigSchema>;
 
-export const containerdConfigSchema = v.object({
+const containerdConfigSchema = v.object({
   sandboxImage: v.optional(str, ""),
   registries: optList(registryConfigSchema),
   plugins: optList(pluginConfigSchema),
@@ -84,7 +84,7 @@ export type CriConfig = v.InferOutput<typeof criConfigSchema>;
 /** ADVANCED parts are carried through verbatim (only round-tripped into last-applied). */
 const opaque = opt(v.record(str, v.unknown()));
 
-export const oscSpecSchema = v.object({
+const oscSpecSchema = v.object({
   type: v.optional(str, ""),
   purpose: v.optional(str, ""),
   units: optList(unitSchema),
@@ -93,7 +93,7 @@ export const oscSpecSchema = v.object({
   inPlaceUpdates: opaque,
 });
 
-export const oscStatusSchema = v.object({
+const oscStatusSchema = v.object({
   extensionUnits: optList(unitSchema),
   extensionFiles: optList(fileSchema),
   inPlaceUpdates: opaque,
