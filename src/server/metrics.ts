@@ -79,7 +79,7 @@ const formatLabels = (labels: Labels): string => {
 };
 
 /** The text exposition of metric families. */
-export const renderFamilies = (families: readonly MetricFamily[]): string => {
+const renderFamilies = (families: readonly MetricFamily[]): string => {
   let out = "";
   for (const f of families) {
     out += `# HELP ${f.name} ${escapeHelp(f.help)}\n# TYPE ${f.name} ${f.type}\n`;
