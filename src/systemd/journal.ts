@@ -3,8 +3,8 @@ import type { LineWriter, LogFormat, LogRecord, LogSink } from "../log/index.ts"
 import { loadLibSystemd } from "./libsystemd.ts";
 import type { LibSystemd } from "./libsystemd.ts";
 
-export const defaultSyslogIdentifier = "gardener-node-agent";
-export const journalSocketPath = "/run/systemd/journal/socket";
+const defaultSyslogIdentifier = "gardener-node-agent";
+const journalSocketPath = "/run/systemd/journal/socket";
 
 const isSocket = async (path: string): Promise<boolean> => {
   const { stat } = await import("node:fs/promises");
