@@ -17,7 +17,7 @@ export interface Containerd {
   stop(): Promise<void>;
 }
 
-export const pauseImageRef = "localhost/gna-test/pause:1";
+const pauseImageRef = "localhost/gna-test/pause:1";
 
 const poll = async (what: string, f: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
   const deadline = Date.now() + timeoutMs;

@@ -52,7 +52,7 @@ export interface SandboxOptions {
   readonly credentials?: "client-cert" | "bootstrap-token";
 }
 
-export const freePort = async (): Promise<number> => {
+const freePort = async (): Promise<number> => {
   const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = s.port ?? 0;
   await s.stop(true);
@@ -135,7 +135,7 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
 
 let nodeIndex = 0;
 /** kubelet's view of a healthy node: an InternalIP (distinct per node) and the Ready condition. */
-export function healthyNodeStatus(): Record<string, unknown> {
+function healthyNodeStatus(): Record<string, unknown> {
   nodeIndex += 1;
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   return {

@@ -167,7 +167,7 @@ export function checkFieldSelector(resource: string, reqs: readonly FieldRequire
   }
 }
 
-export function fieldValue(resource: string, field: string, o: Obj): string {
+function fieldValue(resource: string, field: string, o: Obj): string {
   if (field === "metadata.name") return str(sub(o, "metadata")["name"]);
   if (field === "metadata.namespace") return str(sub(o, "metadata")["namespace"]);
   return fieldsByResource[resource]?.[field]?.(o) ?? "";
