@@ -7,28 +7,12 @@ import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { sampleOsc } from "../test/demo/sample-osc.ts";
 import { agentBinary, agentEnv, createAgentRoot } from "../test/harness/sandbox.ts";
 import { startNodeStandIns } from "../test/harness/node-standins.ts";
+import { reservePort } from "../test/harness/ports.ts";
 import { rm } from "node:fs/promises";
 
 const agents = Number(process.env["BENCH_FLEET_AGENTS"] ?? 200);
 const steadySeconds = Number(process.env["BENCH_FLEET_SECONDS"] ?? 120);
 const secretName = "gardener-node-agent-fleet";
-
-/**
- * Listening ports for the agents, below the kernel's ephemeral range (32768+): a port probed free
- * there can be taken by an outgoing connection before the agent binds it.
- */
-let nextPort = 20_000;
-function reservePort(): number {
-  for (;;) {
-    const port = nextPort++;
-    try {
-      Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true);
-      return port;
-    } catch {
-      // In use: try the next one.
-    }
-  }
-}
 
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { connectCriRuntime, dialUnix, MessageWriter, readFields, stringField } from "../../src/cri/index.ts";
 import type { PodSandbox } from "../../src/cri/index.ts";
 import { pauseImageTar } from "./pause-image.ts";
+import { eventually } from "./eventually.ts";
 
 /** Debian's containerd, started privately for a test: own socket, root, state and CRI settings. */
 export interface Containerd {
@@ -18,14 +19,6 @@ export interface Containerd {
 }
 
 const pauseImageRef = "localhost/gna-test/pause:1";
-
-const poll = async (what: string, f: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await f())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-};
 
 /**
  * Starts containerd with its gRPC socket at `socket` (default: in its temp dir) and imports a
@@ -73,7 +66,7 @@ state = "${dir}/state"
       return false;
     }
   };
-  await poll("containerd's socket", reachable, 20_000);
+  await eventually("containerd's socket", reachable, { timeoutMs: 20_000, intervalMs: 50 });
 
   const imageTar = join(dir, "pause-image.tar");
   await writeFile(imageTar, pauseImageTar(pauseImageRef));

@@ -1,4 +1,5 @@
 import type { ApiServerSim } from "../doubles/apiserver/index.ts";
+import { eventually } from "./eventually.ts";
 
 export interface RecordedEvent {
   readonly type: string;
@@ -15,25 +16,12 @@ export function nodeEvents(sim: ApiServerSim): RecordedEvent[] {
   }));
 }
 
-/** Polls (deadline, no fixed sleep as the wait) until an event matches; returns it. */
+/** Waits until a Node event matches and returns it; on timeout the failure lists the events seen. */
 export async function waitForEvent(sim: ApiServerSim, match: (e: RecordedEvent) => boolean, timeoutMs: number, describe = ""): Promise<RecordedEvent> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = nodeEvents(sim).find(match);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) {
-      const seen = nodeEvents(sim).map((e) => `${e.reason}: ${e.message}`).join("\n");
-      throw new Error(`no matching event ${describe} within ${timeoutMs} ms; events:\n${seen}`);
-    }
-    await Bun.sleep(25);
-  }
-}
-
-/** Polls until `check` returns true (deadline). */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(25);
-  }
+  const matchOrSeen = (): RecordedEvent | string[] => {
+    const all = nodeEvents(sim);
+    return all.find(match) ?? all.map((e) => `${e.reason}: ${e.message}`);
+  };
+  const found = await eventually(`a matching event ${describe}`.trimEnd(), matchOrSeen, { until: (v) => !Array.isArray(v), timeoutMs, intervalMs: 25 });
+  return found as RecordedEvent;
 }

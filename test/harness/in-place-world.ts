@@ -45,16 +45,6 @@ export function inPlaceOsc(o: OscOpts = {}): string {
   });
 }
 
-export const poll = async <T>(what: string, f: () => T | undefined | false, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
-
 export interface World {
   readonly sb: Sandbox;
   readonly dir: string;
@@ -139,4 +129,3 @@ export function expectFlagsCleared(w: World): void {
   const text = readFileSync(join(w.sb.root, changesFile), "utf8");
   expect(text).toContain("inPlaceUpdates:\n  certificateAuthoritiesRotation:\n    kubelet: false\n    nodeAgent: false\n  kubelet:\n    config: false\n    cpuManagerPolicy: false\n    minorVersion: false\n  operatingSystem: false\n  serviceAccountKeyRotation: false\n");
 }
-

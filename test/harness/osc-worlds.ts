@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll } from "bun:test";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
+import type { ApiServerSim } from "../doubles/apiserver/index.ts";
 import { OscWorld } from "../fixtures/osc/harness.ts";
+import { useControllerSandboxes } from "./controller-sandbox.ts";
 
 /** One API-server simulator for a test file and the OscWorlds its tests created (disposed after each test). */
 export interface OscWorlds {
@@ -11,32 +11,18 @@ export interface OscWorlds {
 }
 
 /**
- * Registers the set-up shared by the in-process OSC reconcile tests: starts the simulator before the
- * file's tests, stops it after them, disposes every world after each test. Call at the file's top level.
+ * The controller sandboxes' hooks (simulator per file, clean-up after each test) for the in-process
+ * OSC reconcile tests, whose machine is an OscWorld. Call at the file's top level.
  */
 export function useOscWorlds(): OscWorlds {
-  let sim: ApiServerSim | undefined;
-  const worlds: OscWorld[] = [];
-  beforeAll(async () => {
-    sim = await startApiServer();
-  });
-  afterAll(async () => {
-    await sim?.stop();
-  });
-  afterEach(async () => {
-    for (const w of worlds.splice(0)) await w.dispose();
-  });
-  const started = (): ApiServerSim => {
-    if (sim === undefined) throw new Error("useOscWorlds: the simulator is not started yet (use it inside a test or hook)");
-    return sim;
-  };
+  const env = useControllerSandboxes();
   return {
     get sim() {
-      return started();
+      return env.sim;
     },
     async world(opts = {}) {
-      const w = await OscWorld.create(started(), opts);
-      worlds.push(w);
+      const w = await OscWorld.create(env.sim, opts);
+      env.afterTest(() => w.dispose());
       return w;
     },
   };

@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdAction, type SystemdDouble } from "../doubles/systemd/index.ts";
 import { startNodeStandIns, type NodeStandIns } from "./node-standins.ts";
+import { reservePort } from "./ports.ts";
 import { agentBinary, agentEnv, createAgentRoot, spawnAgentProcess, type AgentProcess } from "./sandbox.ts";
 
 /**
@@ -42,23 +43,6 @@ export interface Pool {
 }
 
 const secretNameLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
-
-/**
- * Listening ports below the ephemeral range (32768+), so an outgoing connection cannot take a port
- * probed free before the agent binds it. Each pool starts at its own offset.
- */
-let nextPort = 21_000 + Math.floor(Math.random() * 2_000) * 4;
-function reservePort(): number {
-  for (;;) {
-    const port = nextPort++;
-    try {
-      Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true);
-      return port;
-    } catch {
-      // In use: try the next one.
-    }
-  }
-}
 
 export interface PoolOptions {
   readonly nodes: readonly string[];
@@ -145,13 +129,4 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
       await Promise.all(members.map((m) => rm(m.root, { recursive: true, force: true })));
     },
   };
-}
-
-/** Polls `cond` every 50 ms until it holds or `timeoutMs` passes (then throws naming `what`). */
-export async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
 }

@@ -16,14 +16,3 @@ export function useSandbox(): (opts?: SandboxOptions) => Promise<Sandbox> {
     return sandbox;
   };
 }
-
-/** Polls `f` every 20 ms until it returns something other than undefined; fails after `timeoutMs`. */
-export const poll = async <T>(what: string, f: () => T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};

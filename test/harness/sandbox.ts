@@ -5,6 +5,7 @@ import { stringify } from "yaml";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdDouble, type SystemdDoubleOptions } from "../doubles/systemd/index.ts";
 import { startNodeStandIns } from "./node-standins.ts";
+import { reservePort } from "./ports.ts";
 
 /**
  * A whole-binary sandbox: the API-server simulator, the systemd D-Bus double, a temporary --root with
@@ -51,13 +52,6 @@ export interface SandboxOptions {
   readonly systemd?: SystemdDoubleOptions;
   readonly credentials?: "client-cert" | "bootstrap-token";
 }
-
-const freePort = async (): Promise<number> => {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = s.port ?? 0;
-  await s.stop(true);
-  return port;
-};
 
 export const agentBinary = join(import.meta.dir, "../../dist/gardener-node-agent");
 
@@ -181,7 +175,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const sim = await startApiServer();
   const systemd = await startSystemdDouble(opts.systemd);
   const standIns = await startNodeStandIns();
-  const [healthPort, metricsPort] = [await freePort(), await freePort()];
+  const [healthPort, metricsPort] = [reservePort(), reservePort()];
   const root = await createAgentRoot({
     sim,
     binary,

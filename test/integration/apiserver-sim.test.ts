@@ -3,6 +3,7 @@ import { startApiServer } from "../doubles/apiserver/index.ts";
 import type { ApiServerSim } from "../doubles/apiserver/index.ts";
 import { SimClient } from "../doubles/apiserver/test-client.ts";
 import type { WatchStream } from "../doubles/apiserver/test-client.ts";
+import { eventually } from "../harness/eventually.ts";
 
 let sim: ApiServerSim;
 let admin: SimClient;
@@ -299,8 +300,7 @@ describe("apiserver simulator watch", () => {
     const w = await watch(`${SECRETS}?watch=1&resourceVersion=${sim.store.resourceVersion}`);
     expect(sim.openWatches()).toBe(1);
     w.close();
-    const deadline = Date.now() + 5000;
-    while (sim.openWatches() > 0 && Date.now() < deadline) await Bun.sleep(10);
+    await eventually("the watch to close", () => sim.openWatches(), { until: (n) => n === 0, timeoutMs: 5_000 });
     expect(sim.openWatches()).toBe(0);
   });
 
@@ -873,9 +873,11 @@ describe("apiserver simulator faults", () => {
 
   test("reopens by itself after the refusal period", async () => {
     await sim.faults.refuseConnections(100);
-    const deadline = Date.now() + 5000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) status = await admin.call("GET", NODES).then((r) => r.status, () => 0);
+    const status = await eventually("the simulator to answer again", () => admin.call("GET", NODES).then((r) => r.status, () => 0), {
+      until: (s) => s === 200,
+      timeoutMs: 5_000,
+      intervalMs: 0,
+    });
     expect(status).toBe(200);
   });
 });

@@ -12,6 +12,7 @@ import { FakeClock } from "../doubles/fake-clock.ts";
 import { startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeSystemd, startSystemdDouble } from "../doubles/systemd/index.ts";
 import type { SystemdAction } from "../doubles/systemd/index.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
@@ -150,11 +151,7 @@ describe("bootstrap", () => {
     const slow = new FakeSystemd({ clock });
     slow.stallJobs("gardener-node-agent.service", "start");
     const run = bootstrap({ host, systemd: slow, log: silent, runner: noRunner, probe: okProbe, stdout }, {}, ac.signal);
-    const deadline = Date.now() + 4000;
-    while (clock.pending() === 0) {
-      if (Date.now() > deadline) throw new Error("start job never waited");
-      await new Promise<void>((r) => setImmediate(r));
-    }
+    await eventually("the start job to wait on the clock", () => clock.pending(), { until: (n) => n > 0, timeoutMs: 4_000, intervalMs: 0 });
     clock.step(10_000);
     await run;
     expect(slow.actions).toEqual(expectedActions);

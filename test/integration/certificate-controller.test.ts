@@ -1,17 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { parse as parseYaml } from "yaml";
 import { CertificateRotationError, ClientCertificateError, setupCertificateController } from "../../src/controllers/certificate/index.ts";
-import { createHostFs, type HostFs } from "../../src/host/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { RestConfig } from "../../src/kube/kubeconfig.ts";
 import { loadKubeconfig } from "../../src/kube/kubeconfig.ts";
 import { events } from "../../src/kube/resources.ts";
 import type { Logger } from "../../src/log/types.ts";
-import { type ApiServerSim, startApiServer, X509Cert } from "../doubles/apiserver/index.ts";
+import { X509Cert } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { useControllerSandboxes } from "../harness/controller-sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
 type Plain = Record<string, any>;
@@ -19,41 +17,20 @@ const kubeconfigPath = "/var/lib/gardener-node-agent/credentials/kubeconfig";
 const caPath = "/var/lib/gardener-node-agent/cluster-ca.crt";
 const machinePrefix = "gardener.cloud:node-agent:machine:";
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+const env = useControllerSandboxes();
+let seq = 0;
 
 /**
- * Like `until`, but moves the agent's FakeClock to its next pending deadline on every round, so CSR
- * polls and backoffs run whenever they are due, however long the HTTPS round trips take.
+ * Like `eventually`, but moves the agent's FakeClock to its next pending deadline on every look, so
+ * CSR polls and backoffs run whenever they are due, however long the HTTPS round trips take.
  */
-async function drive(clock: FakeClock, cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+const drive = (clock: FakeClock, cond: () => boolean | Promise<boolean>, what: string): Promise<boolean> =>
+  eventually(what, async () => {
+    if (await cond()) return true;
     const next = clock.nextDeadline();
     if (next !== undefined) clock.set(Math.max(next, clock.now()));
-    await Bun.sleep(5);
-  }
-}
-
-let seq = 0;
+    return false;
+  });
 
 /**
  * A certificate controller running as node agent `machine-<n>` with a client certificate of
@@ -61,12 +38,10 @@ let seq = 0;
  * FakeClock that starts at the real now (certificates carry real time), jitter pinned to `random`.
  */
 async function agent(opts: { lifetimeSeconds: number; random: number; restConfig?: (base: RestConfig) => RestConfig }) {
+  const { sim } = env;
   const machineName = `cert-machine-${++seq}`;
   const cert = await sim.issueClientCert(`${machinePrefix}${machineName}`, ["gardener.cloud:node-agents"], opts.lifetimeSeconds);
   const validity = new X509Cert(cert.certPem);
-  const root = await mkdtemp(join(tmpdir(), "certificate-controller-"));
-  const host: HostFs = createHostFs(root);
-  await host.writeFileAtomic(caPath, sim.caPem, 0o644);
   const base: RestConfig = {
     server: sim.url,
     caPem: sim.caPem,
@@ -76,7 +51,9 @@ async function agent(opts: { lifetimeSeconds: number; random: number; restConfig
     credentials: { kind: "none" },
   };
   const restConfig = opts.restConfig ? opts.restConfig(base) : base;
-  const clock = new FakeClock(Date.now());
+  const sb = await env.start({ prefix: "certificate-controller", createNode: false, clock: new FakeClock(Date.now()), restConfig });
+  const { root, host, clock, kube } = sb;
+  await host.writeFileAtomic(caPath, sim.caPem, 0o644);
   const logs: Array<{ msg: string; fields: unknown }> = [];
   const log: Logger = {
     debug() {},
@@ -85,7 +62,6 @@ async function agent(opts: { lifetimeSeconds: number; random: number; restConfig
     error: (msg, fields) => logs.push({ msg, fields }),
     child: () => log,
   };
-  const kube = new KubeClient({ config: restConfig });
   const restarts: string[] = [];
   const controller = setupCertificateController({
     kube,
@@ -97,16 +73,12 @@ async function agent(opts: { lifetimeSeconds: number; random: number; restConfig
     onRestartRequested: (why) => restarts.push(why),
     random: () => opts.random,
   });
-  const stop = new AbortController();
   let finished = false;
-  const running = controller.start(stop.signal).then(() => {
-    finished = true;
-  });
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    kube.close();
-    await rm(root, { recursive: true, force: true });
+  sb.startController({
+    start: (signal) =>
+      controller.start(signal).then(() => {
+        finished = true;
+      }),
   });
   const csrs = () =>
     (sim.store.list("certificatesigningrequests", {}) as Plain[]).filter((c) => {
@@ -149,7 +121,7 @@ describe("certificate controller", () => {
     await a.clock.waitForSleepers(1);
     a.clock.set(a.validity.notBeforeMs + Math.ceil(0.88 * lifetimeOf(a.validity)) + 1);
 
-    await until(() => a.csrs().length === 1, "the renewal CSR");
+    await eventually("the renewal CSR", () => a.csrs().length === 1);
     const csr = a.csrs()[0] as Plain;
     expect(csr["metadata"]["name"]).toStartWith("node-agent-csr-");
     expect(csr["spec"]["username"]).toBe(`${machinePrefix}${a.machineName}`);
@@ -158,17 +130,17 @@ describe("certificate controller", () => {
     expect(csr["spec"]["expirationSeconds"]).toBe(2592000);
     expect(a.restarts).toEqual([]);
 
-    sim.approveCsr(csr["metadata"]["name"]);
-    const newCertPem = await sim.signCsr(csr["metadata"]["name"]);
+    env.sim.approveCsr(csr["metadata"]["name"]);
+    const newCertPem = await env.sim.signCsr(csr["metadata"]["name"]);
     // The CSR is polled every 2 s on the agent's clock.
     await drive(a.clock, () => a.restarts.length === 1, "the restart request");
     expect(a.restarts).toEqual(["client certificate renewed"]);
-    await until(() => a.finished(), "the controller to stop");
+    await eventually("the controller to stop", () => a.finished());
 
     expect((await a.host.stat(kubeconfigPath))?.mode).toBe(0o600);
     const doc = parseYaml((await a.host.readText(kubeconfigPath)) ?? "") as Plain;
     expect(doc["current-context"]).toBe("node-agent");
-    expect(doc["clusters"]).toEqual([{ name: "node-agent", cluster: { server: sim.url, "certificate-authority": caPath } }]);
+    expect(doc["clusters"]).toEqual([{ name: "node-agent", cluster: { server: env.sim.url, "certificate-authority": caPath } }]);
     const user = doc["users"][0]["user"];
     expect(Buffer.from(user["client-certificate-data"], "base64").toString()).toBe(newCertPem);
     expect(new X509Cert(newCertPem).subject).toContain(`CN=${machinePrefix}${a.machineName}`);
@@ -189,7 +161,7 @@ describe("certificate controller", () => {
     } finally {
       kube.close();
     }
-    expect(sim.requests.some((r) => r.resource === "events" && r.user === `${machinePrefix}${a.machineName}` && r.code === 201)).toBe(true);
+    expect(env.sim.requests.some((r) => r.resource === "events" && r.user === `${machinePrefix}${a.machineName}` && r.code === 201)).toBe(true);
     // The pending CSR key is gone once the kubeconfig is written.
     expect(await a.host.stat("/var/lib/gardener-node-agent/credentials/bootstrap-csr.key")).toBeUndefined();
   });
@@ -198,18 +170,18 @@ describe("certificate controller", () => {
     const a = await agent({
       lifetimeSeconds: 3600,
       random: 0,
-      restConfig: (b) => ({ server: b.server, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }),
+      restConfig: (b) => ({ server: b.server, caPem: env.sim.caPem, credentials: { kind: "token", token: env.sim.adminToken } }),
     });
-    await until(() => a.logs.length > 0, "a reconciler error");
+    await eventually("a reconciler error", () => a.logs.length > 0);
     expect((a.logs[0]!.fields as { err: unknown }).err).toBeInstanceOf(ClientCertificateError);
     expect(a.restarts).toEqual([]);
     expect(a.finished()).toBe(false);
   });
 
   test("refuses a client certificate whose key does not belong to it", async () => {
-    const other = await sim.issueClientCert("someone-else", []);
+    const other = await env.sim.issueClientCert("someone-else", []);
     const a = await agent({ lifetimeSeconds: 3600, random: 0, restConfig: (b) => ({ ...b, clientKeyPem: other.keyPem }) });
-    await until(() => a.logs.length > 0, "a reconciler error");
+    await eventually("a reconciler error", () => a.logs.length > 0);
     const err = (a.logs[0]!.fields as { err: Error }).err;
     expect(err).toBeInstanceOf(ClientCertificateError);
     expect(err.message).toBe("failed to parse X509 certificate: private key does not match public key");
@@ -219,9 +191,9 @@ describe("certificate controller", () => {
     const a = await agent({ lifetimeSeconds: 3600, random: 0.5 });
     await a.clock.waitForSleepers(1);
     a.clock.set(a.validity.notBeforeMs + Math.ceil(0.84 * lifetimeOf(a.validity)) + 1);
-    await until(() => a.csrs().length === 1, "the renewal CSR");
+    await eventually("the renewal CSR", () => a.csrs().length === 1);
     const first = (a.csrs()[0] as Plain)["metadata"]["name"] as string;
-    sim.denyCsr(first);
+    env.sim.denyCsr(first);
     await drive(a.clock, () => a.logs.length > 0, "the failed rotation");
     const err = (a.logs[0]!.fields as { err: Error }).err;
     expect(err).toBeInstanceOf(CertificateRotationError);

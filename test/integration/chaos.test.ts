@@ -8,6 +8,7 @@ import { afterEach, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
+import { eventually, EventuallyTimeout } from "../harness/eventually.ts";
 
 const SEED = 0x5eed_0010;
 const KILLS = 20;
@@ -144,14 +145,15 @@ class Supervisor {
   }
 }
 
-const poll = async (_what: string, f: () => boolean, timeoutMs: number): Promise<boolean> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!f()) {
-    if (Date.now() > deadline) return false;
-    await Bun.sleep(2);
-  }
-  return true;
-};
+/** Whether `f` came true in time: in a kill round a moment that passed is an outcome, not a failure. */
+const cameTrue = (what: string, f: () => boolean, timeoutMs: number): Promise<boolean> =>
+  eventually(what, f, { timeoutMs, intervalMs: 2 }).then(
+    () => true,
+    (e: unknown) => {
+      if (e instanceof EventuallyTimeout) return false;
+      throw e;
+    },
+  );
 
 let sandbox: Sandbox | undefined;
 let supervisor: Supervisor | undefined;
@@ -198,7 +200,7 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
       expect(sb.systemd.units.get(name)?.activeState).toBe("active");
     }
     // The start-up clean-up runs beside the controllers: give it the moment it needs.
-    await poll("no stray temp file", () => strayTemps(sb.root).length === 0, 5_000);
+    await eventually("no stray temp file", () => strayTemps(sb.root), { until: (temps) => temps.length === 0, timeoutMs: 5_000, intervalMs: 2 });
     expect(strayTemps(sb.root)).toEqual([]);
     return { label, convergeMs: ms };
   };
@@ -236,14 +238,14 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
         };
       });
       // The apply may end before that call (a resumed one has less to do): then the kill comes late.
-      killed = await Promise.race([fired, poll("the apply's end", applied, 10_000).then(() => false)]);
+      killed = await Promise.race([fired, cameTrue("the apply's end", applied, 10_000).then(() => false)]);
       onAction = undefined;
       if (!killed) how = "action-late";
     } else if (mode === "writes") {
       // A few ms into the group write of ~1.2 MB: temp files are on disk, not yet renamed.
       const base = agent === before ? writesBefore : 0;
       const writing = () => occurrences(agent, "Applying changed files") > base;
-      if ((await poll("the file writes", () => writing() || applied(), 10_000)) && writing()) await Bun.sleep(pick(0, 40));
+      if ((await cameTrue("the file writes", () => writing() || applied(), 10_000)) && writing()) await Bun.sleep(pick(0, 40));
       else how = "writes-late";
     }
     // "wait", or the moment above passed: a kill after a random delay. An agent that exited on its
@@ -298,7 +300,7 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
   for (let i = 0; i < PHASES.during; i++) {
     await killRound("wait", random() < 0.5);
   }
-  await poll("the end of the outage", () => Date.now() - outageStarted > OUTAGE_MS, OUTAGE_MS + 5_000);
+  await eventually("the end of the outage", () => Date.now() - outageStarted > OUTAGE_MS, { timeoutMs: OUTAGE_MS + 5_000, intervalMs: 2 });
   expect(sb.sim.faults.reopenFailure).toBeUndefined();
 
   phaseEnds.push(Date.now());
@@ -312,7 +314,8 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
     const lease = sb.sim.store.get("leases", "kube-system", "gardener-node-agent-chaos-worker") as { spec: { renewTime: string } } | undefined;
     return Date.parse(lease?.spec.renewTime ?? "") > lastKill;
   };
-  expect(await poll("the Lease renewal", renewed, 30_000)).toBe(true);
+  await eventually("the Lease renewal", renewed, { timeoutMs: 30_000, intervalMs: 2 });
+  expect(renewed()).toBe(true);
 
   expect(kills).toHaveLength(KILLS);
   console.log(

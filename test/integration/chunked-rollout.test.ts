@@ -5,7 +5,8 @@
 // all six; a node killed while holding a slot counts as failed once stale and resumes when it returns.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { StoreEvent } from "../doubles/apiserver/store.ts";
-import { startPool, until, type Pool, type PoolMember } from "../harness/pool.ts";
+import { eventually } from "../harness/eventually.ts";
+import { startPool, type Pool, type PoolMember } from "../harness/pool.ts";
 
 const nodes = ["r-1", "r-2", "r-3", "r-4", "r-5", "r-6"];
 const env = { GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: "healthyFor=2s,verifyTimeout=90s,renewEvery=1s,staleAfter=6s,verifyPoll=500ms" };
@@ -167,7 +168,7 @@ describe("chunked rollout with six agents, N = 2", () => {
   test("never has more than two nodes between their first host write and their slot release", async () => {
     const { checksum, rec } = await rollOut("v1");
     for (const m of pool.members) m.spawn(env);
-    await until("all six nodes applied v1", () => pool.members.every((m) => m.appliedChecksum() === checksum), 240_000);
+    await eventually("all six nodes applied v1", () => pool.members.every((m) => m.appliedChecksum() === checksum), { timeoutMs: 240_000, intervalMs: 50 });
     await rec.stop();
     expect(rec.firstWrite.size).toBe(6);
     expect(rec.releases.size).toBe(6);
@@ -180,8 +181,8 @@ describe("chunked rollout with six agents, N = 2", () => {
   test("a change whose restarted unit fails halts with exactly two nodes changed", async () => {
     for (const m of pool.members) m.systemd.failJobs("broken.service");
     const { checksum, rec } = await rollOut("v2", brokenUnit);
-    await until("two failed slots", () => nodes.filter((n) => slotOf(pool, n)?.checksum === checksum && slotOf(pool, n)?.state === "failed").length === 2, 120_000);
-    await until("four nodes halted", () => new Set(events(pool, "RolloutHalted").filter((e) => e.message.startsWith("Rollout halted")).map((e) => e.involvedObject.name)).size === 4, 60_000);
+    await eventually("two failed slots", () => nodes.filter((n) => slotOf(pool, n)?.checksum === checksum && slotOf(pool, n)?.state === "failed").length === 2, { timeoutMs: 120_000, intervalMs: 50 });
+    await eventually("four nodes halted", () => new Set(events(pool, "RolloutHalted").filter((e) => e.message.startsWith("Rollout halted")).map((e) => e.involvedObject.name)).size === 4, { timeoutMs: 60_000, intervalMs: 50 });
     await Bun.sleep(3_000); // a quiet period: no further node may change in it
     await rec.stop();
     const changed = (await Promise.all(pool.members.map(version))).filter((v) => v === "v2\n");
@@ -199,7 +200,7 @@ describe("chunked rollout with six agents, N = 2", () => {
   test("a fixed OSC then proceeds to all six nodes", async () => {
     for (const m of pool.members) m.systemd.clearInjections();
     const { checksum, rec } = await rollOut("v3");
-    await until("all six nodes applied v3", () => pool.members.every((m) => m.appliedChecksum() === checksum), 240_000);
+    await eventually("all six nodes applied v3", () => pool.members.every((m) => m.appliedChecksum() === checksum), { timeoutMs: 240_000, intervalMs: 50 });
     await rec.stop();
     expect(maxOverlap(rec.intervals())).toBeLessThanOrEqual(2);
     for (const m of pool.members) expect(await version(m)).toBe("v3\n");
@@ -217,22 +218,18 @@ describe("chunked rollout with six agents, N = 2", () => {
       };
     }
     const { checksum, rec } = await rollOut("v4");
-    await until("two nodes killed mid-change", () => victims.length === 2, 120_000);
+    await eventually("two nodes killed mid-change", () => victims.length === 2, { timeoutMs: 120_000, intervalMs: 50 });
     for (const m of pool.members) m.onAction = undefined;
     const dead = victims.map((v) => v.nodeName).sort();
     const others = pool.members.filter((m) => !victims.includes(m));
     for (const d of dead) expect(slotOf(pool, d)).toMatchObject({ checksum, state: "applying" });
     // Not renewed for 6 s (the shortened 5 minutes): the two slots count as failed and the rest halt.
-    await until(
-      "the other four halted behind the stale slots",
-      () =>
+    await eventually("the other four halted behind the stale slots", () =>
         new Set(
           events(pool, "RolloutHalted")
             .filter((e) => !earlier.has(e.metadata.name) && e.message.includes(dead.join(", ")))
             .map((e) => e.involvedObject.name),
-        ).size === 4,
-      60_000,
-    );
+        ).size === 4, { timeoutMs: 60_000, intervalMs: 50 });
     for (const m of others) expect(await version(m)).toBe("v3\n");
     // The halted nodes report their wait in the metrics.
     const metrics = await (await fetch(`http://127.0.0.1:${others[0]!.metricsPort}/metrics`)).text();
@@ -240,7 +237,7 @@ describe("chunked rollout with six agents, N = 2", () => {
     expect(Number(/^gardener_node_agent_rollout_wait_seconds (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(5);
 
     for (const v of victims) v.spawn(env);
-    await until("all six nodes applied v4", () => pool.members.every((m) => m.appliedChecksum() === checksum), 240_000);
+    await eventually("all six nodes applied v4", () => pool.members.every((m) => m.appliedChecksum() === checksum), { timeoutMs: 240_000, intervalMs: 50 });
     await rec.stop();
     for (const d of dead) expect(slotOf(pool, d)).toBeUndefined();
     expect(maxOverlap(rec.intervals())).toBeLessThanOrEqual(2);

@@ -7,6 +7,8 @@ import { startApiServer } from "../doubles/apiserver/index.ts";
 import type { ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble } from "../doubles/systemd/index.ts";
 import type { SystemdDouble } from "../doubles/systemd/index.ts";
+import { eventually } from "../harness/eventually.ts";
+import { reservePort } from "../harness/ports.ts";
 
 // Whole-binary tests of the compiled executable (`make build`); GNA_BINARY points at another build.
 const binary = resolve(process.env["GNA_BINARY"] ?? "dist/gardener-node-agent");
@@ -77,31 +79,14 @@ const run = async (args: string[], env: Record<string, string> = {}) => {
   return { code, stdout: r.stdout(), stderr: r.stderr() };
 };
 
-const until = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
-
 /** Polls /readyz until 200; fails at once with the agent's last output when it exits instead. */
 const untilReady = (r: Running, port: number): Promise<true> =>
-  until("readyz", async () => {
+  eventually("readyz", async () => {
     if (r.proc.exitCode !== null) {
       throw new Error(`agent exited with ${r.proc.exitCode}: ${r.stdout().trim().split("\n").at(-1) ?? ""} ${r.stderr()}`);
     }
     return (await get(`http://127.0.0.1:${port}/readyz`))?.status === 200 ? true : undefined;
   });
-
-const freePort = (): number => {
-  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = s.port ?? 0;
-  void s.stop(true);
-  return port;
-};
 
 const tempRoot = (files: Record<string, string> = {}): string => {
   const root = mkdtempSync(join(tmpdir(), "gna-cli-"));
@@ -206,8 +191,8 @@ describe("gardener-node-agent binary", () => {
   });
 
   test("reports an unsupported Kubernetes version unless the check is disabled", async () => {
-    const health = freePort();
-    const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, freePort()).replace("v1.33.0", "1.31.0") });
+    const health = reservePort();
+    const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, reservePort()).replace("v1.33.0", "1.31.0") });
     const refused = await run(["--root", root]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('controllers.operatingSystemConfig.kubernetesVersion: Invalid value: "1.31.0"');
@@ -217,7 +202,7 @@ describe("gardener-node-agent binary", () => {
   });
 
   test("serves healthz, readyz and metrics on the configured ports and exits 0 on SIGTERM", async () => {
-    const [health, metrics] = [freePort(), freePort()];
+    const [health, metrics] = [reservePort(), reservePort()];
     const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, metrics) });
     const r = start(["--root", root]);
     await untilReady(r, health);
@@ -244,8 +229,8 @@ describe("gardener-node-agent binary", () => {
   });
 
   test("falls back to the only config file and warns naming it", async () => {
-    const health = freePort();
-    const root = tempRoot({ "config-v0.0.1-other.yaml": validConfig(health, freePort()) });
+    const health = reservePort();
+    const root = tempRoot({ "config-v0.0.1-other.yaml": validConfig(health, reservePort()) });
     const r = start(["--root", root, "--log-format=text"]);
     await untilReady(r, health);
     expect(await stopAndWait(r)).toBe(0);
@@ -263,22 +248,22 @@ describe("gardener-node-agent binary", () => {
   });
 
   test("sends READY=1 to NOTIFY_SOCKET once serving and STOPPING=1 on SIGTERM", async () => {
-    const health = freePort();
-    const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, freePort()) });
+    const health = reservePort();
+    const root = tempRoot({ [`config-${version}.yaml`]: validConfig(health, reservePort()) });
     const sock = join(root, "notify.sock");
     const socat = Bun.spawn(["socat", "-u", `UNIX-RECV:${sock}`, "STDOUT"], { stdout: "pipe", stderr: "ignore" });
     const received = collect(socat.stdout);
     running.push({ proc: socat as unknown as Running["proc"], stdout: received, stderr: received });
-    await until("the notify socket", () => (existsSync(sock) ? true : undefined));
+    await eventually("the notify socket", () => (existsSync(sock) ? true : undefined));
     const r = start(["--root", root], { NOTIFY_SOCKET: sock, WATCHDOG_USEC: "200000" });
-    await until("READY=1", () => {
+    await eventually("READY=1", () => {
       if (r.proc.exitCode !== null) throw new Error(`agent exited with ${r.proc.exitCode}: ${r.stdout().trim().split("\n").at(-1) ?? ""}`);
       return received().includes("READY=1") ? true : undefined;
     });
     expect((await get(`http://127.0.0.1:${health}/readyz`))?.status).toBe(200);
-    await until("a watchdog ping", () => (received().includes("WATCHDOG=1") ? true : undefined));
+    await eventually("a watchdog ping", () => (received().includes("WATCHDOG=1") ? true : undefined));
     expect(await stopAndWait(r)).toBe(0);
-    await until("STOPPING=1", () => (received().includes("STOPPING=1") ? true : undefined));
+    await eventually("STOPPING=1", () => (received().includes("STOPPING=1") ? true : undefined));
     expect(received()).toStartWith("READY=1");
   });
 });

@@ -6,7 +6,8 @@ import { expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { tokenSyncConfigs } from "../../src/render/token-sync.ts";
-import { poll, useSandbox } from "../harness/sandbox-hooks.ts";
+import { eventually } from "../harness/eventually.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
 
 const osc = `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -47,11 +48,11 @@ test("a control-plane node syncs the three shoot-access tokens to their paths wi
   sb.setOsc(osc);
   const agent = sb.spawnAgent();
   // The checksum itself waits for the kube-apiserver mirror pod (no kubelet here): the static pod gate.
-  await poll("the static pod gate", () => {
+  await eventually("the static pod gate", () => {
     const status = sb.node()?.["status"] as { conditions?: { type: string; reason?: string }[] } | undefined;
     const applied = status?.conditions?.find((c) => c.type === "OperatingSystemConfigApplied");
     return applied?.reason === "WaitingForStaticPods" ? true : undefined;
-  });
+  }, { timeoutMs: 30_000 });
 
   const expected: Record<string, string> = {
     "/var/lib/static-pods/kube-controller-manager/kubeconfig/token": "kcm-token",
@@ -59,7 +60,7 @@ test("a control-plane node syncs the three shoot-access tokens to their paths wi
     "/etc/kubernetes/admin-token": "admin-token",
   };
   for (const [path, token] of Object.entries(expected)) {
-    await poll(path, () => (Bun.file(join(sb.root, path)).size > 0 ? true : undefined));
+    await eventually(path, () => (Bun.file(join(sb.root, path)).size > 0 ? true : undefined), { timeoutMs: 30_000 });
     expect(await sb.readHostFile(path)).toBe(token);
     expect(statSync(join(sb.root, path)).mode & 0o777).toBe(0o640);
   }

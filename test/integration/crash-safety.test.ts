@@ -2,11 +2,13 @@
 // outside (each systemd call as it arrives: enables, daemon-reload, each restart; and the moment
 // last-applied-osc.yaml lands), then started again. The host must converge to the desired state and no
 // unit may be restarted more than once beyond what the OSC asks for.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { SystemdAction } from "../doubles/systemd/index.ts";
-import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import type { AgentProcess, Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const osc = (greeting: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -87,11 +89,7 @@ async function expectConverged(sb: Sandbox): Promise<void> {
   expect(existsSync(join(sb.root, "var/lib/gardener-node-agent/last-applied-osc.yaml"))).toBe(true);
 }
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
 describe("an apply killed with SIGKILL", () => {
   test.each(killPoints)("converges after a restart when killed %s", async (_name, action, nth) => {
@@ -111,7 +109,6 @@ describe("an apply killed with SIGKILL", () => {
         },
       },
     });
-    sandbox = sb;
     const checksum = sb.setOsc(osc("hello"));
     agent = sb.spawnAgent();
     expect(await agent.proc.exited).not.toBe(0);
@@ -141,12 +138,10 @@ describe("an apply killed with SIGKILL", () => {
 
   test("converges when killed right after last-applied-osc.yaml is written", async () => {
     const sb = await startSandbox({ nodeName: "crash-worker" });
-    sandbox = sb;
     const checksum = sb.setOsc(osc("hello"));
     const agent = sb.spawnAgent();
     const lastApplied = join(sb.root, "var/lib/gardener-node-agent/last-applied-osc.yaml");
-    const deadline = Date.now() + 20_000;
-    while (!existsSync(lastApplied) && Date.now() < deadline) await Bun.sleep(1);
+    await eventually("last-applied-osc.yaml", () => existsSync(lastApplied), { timeoutMs: 20_000, intervalMs: 1 });
     agent.proc.kill("SIGKILL");
     await agent.proc.exited;
     await quiet(sb);

@@ -13,6 +13,7 @@ import type { Logger } from "../../src/log/types.ts";
 import { startApiServer } from "../doubles/apiserver/index.ts";
 import type { ApiServerSim, Obj } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 const machine = "shoot--foo--bar-worker-z1-abcde";
@@ -78,14 +79,15 @@ describe("client identity through the CSR flow against the API server simulator"
     };
     // Callers may have turned rejection into an Error value already (`.catch((e) => e)`).
     work.then((v) => (v instanceof Error ? fail(v) : undefined), fail);
-    const deadline = Date.now() + 4000;
-    for (;;) {
-      const all = sim.store.list("certificatesigningrequests");
-      if (all.length === 1 && clock.pending() > 0) return all[0] as Obj;
-      if (failed) throw failure;
-      if (Date.now() > deadline) throw new Error(`expected one CSR and a waiting agent, have ${all.length} CSRs`);
-      await new Promise<void>((r) => setImmediate(r));
-    }
+    const csrs = await eventually(
+      "one CSR and an agent waiting on the clock",
+      () => {
+        if (failed) throw failure;
+        return sim.store.list("certificatesigningrequests");
+      },
+      { until: (all) => all.length === 1 && clock.pending() > 0, timeoutMs: 4_000, intervalMs: 0 },
+    );
+    return csrs[0] as Obj;
   }
   const nameOf = (o: Obj): string => (o["metadata"] as { name: string }).name;
 

@@ -1,28 +1,20 @@
 // `debugging` and `featureGates` of the config in the compiled agent (bootstrap-and-config.md §5.3,
 // §7.1 step 3, §9): profiles are served on the health and metrics servers only when enableProfiling is set; the
 // generic gates are accepted, an unknown gate stops start-up with an error naming it.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import type { Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
-const waitReady = async (sb: Sandbox, timeoutMs = 30_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while ((await fetch(`http://127.0.0.1:${sb.healthPort}/readyz`).then((r) => r.status, () => 0)) !== 200) {
-    if (Date.now() > deadline) throw new Error("timed out waiting for /readyz");
-    await Bun.sleep(50);
-  }
-};
+const readyz = (sb: Sandbox): Promise<number> => fetch(`http://127.0.0.1:${sb.healthPort}/readyz`).then((r) => r.status, () => 0);
+const waitReady = (sb: Sandbox): Promise<number> => eventually("/readyz to answer 200", () => readyz(sb), { until: (status) => status === 200, timeoutMs: 30_000, intervalMs: 50 });
 
 test("enableProfiling serves heap and CPU profiles on the health port and on the metrics port", async () => {
   const sb = await startSandbox({ nodeName: "prof-node", extraConfig: { debugging: { enableProfiling: true }, featureGates: { AllBeta: true } } });
-  sandbox = sb;
   const agent = sb.spawnAgent();
   await waitReady(sb);
   const metrics = `http://127.0.0.1:${sb.metricsPort}`;
@@ -44,7 +36,6 @@ test("enableProfiling serves heap and CPU profiles on the health port and on the
 
 test("without enableProfiling there are no profiles", async () => {
   const sb = await startSandbox({ nodeName: "noprof-node" });
-  sandbox = sb;
   const agent = sb.spawnAgent();
   await waitReady(sb);
   expect((await fetch(`http://127.0.0.1:${sb.metricsPort}/debug/pprof/heap`)).status).toBe(404);
@@ -54,7 +45,6 @@ test("without enableProfiling there are no profiles", async () => {
 
 test("an unknown feature gate stops start-up with an error naming it", async () => {
   const sb = await startSandbox({ nodeName: "gate-node" });
-  sandbox = sb;
   const dir = join(sb.root, "var/lib/gardener-node-agent");
   const file = readdirSync(dir).find((n) => n.startsWith("config-")) ?? "";
   const text = await Bun.file(join(dir, file)).text();

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeUnit } from "../doubles/systemd/index.ts";
-import { nodeEvents, waitForEvent, waitUntil } from "../harness/events.ts";
+import { eventually } from "../harness/eventually.ts";
+import { nodeEvents, waitForEvent } from "../harness/events.ts";
 import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
 
 let sb: Sandbox;
@@ -77,7 +78,7 @@ describe("drift detection and repair (whole binary)", () => {
     expect(event.message).toBe(
       "3 managed path(s) differ from the last-applied operating system config: /etc/app/app.conf (content), /etc/motd.d/notice (mode), /etc/systemd/system/idle.service (missing)",
     );
-    await waitUntil(async () => (await metric()) === "gardener_node_agent_drift_paths 3", 10_000, "the drift metric");
+    await eventually("the drift metric at 3", metric, { until: (line) => line === "gardener_node_agent_drift_paths 3", intervalMs: 25 });
     expect(readFileSync(host("/etc/app/app.conf"), "utf8")).toBe("level=debug\n");
     expect(existsSync(host("/etc/systemd/system/idle.service"))).toBe(false);
     expect(restartsAndStops()).toEqual([]);
@@ -96,7 +97,7 @@ describe("drift detection and repair (whole binary)", () => {
     expect(readFileSync(host("/etc/systemd/system/idle.service"), "utf8")).toContain("ExecStart=/opt/bin/idle");
     expect(statSync(host("/etc/systemd/system/idle.service")).mode & 0o7777).toBe(0o600);
     expect(restartsAndStops().sort()).toEqual(["Restart app.service", "Restart idle.service"]);
-    await waitUntil(async () => (await metric()) === "gardener_node_agent_drift_paths 0", 10_000, "the drift metric back at 0");
+    await eventually("the drift metric back at 0", metric, { until: (line) => line === "gardener_node_agent_drift_paths 0", intervalMs: 25 });
   }, 60_000);
 
   test("should fetch secretRef content again, restore a drop-in and re-enable a unit without restarting it", async () => {
@@ -105,7 +106,7 @@ describe("drift detection and repair (whole binary)", () => {
     writeFileSync(host("/etc/app/password"), "guessed\n");
     writeFileSync(host("/etc/systemd/system/app.service.d/10-env.conf"), "[Service]\nEnvironment=A=2\n");
     (sb.systemd.units.get("idle.service") as FakeUnit).unitFileState = "disabled";
-    await waitUntil(() => count("DriftRepaired") > before, 15_000, "a second repair");
+    await eventually("a second repair", () => count("DriftRepaired"), { until: (n) => n > before, timeoutMs: 15_000, intervalMs: 25 });
     const repaired = nodeEvents(sb.sim).filter((e) => e.reason === "DriftRepaired").at(-1)!;
     expect(repaired.message).toBe(
       "restored /etc/app/password (content), /etc/systemd/system/app.service.d/10-env.conf (content), idle.service (enablement); restarted: app.service, creds-user.service",

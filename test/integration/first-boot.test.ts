@@ -5,7 +5,8 @@
 import { expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { poll, useSandbox } from "../harness/sandbox-hooks.ts";
+import { eventually } from "../harness/eventually.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
 
 const osc = `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -27,7 +28,7 @@ test("a fresh node joins with its bootstrap token, applies the OSC, restarts onc
   const checksum = sb.setOsc(osc);
   const first = sb.spawnAgent();
 
-  const csr = await poll("the CSR", () => sb.sim.store.list("certificatesigningrequests")[0]);
+  const csr = await eventually("the CSR", () => sb.sim.store.list("certificatesigningrequests")[0], { timeoutMs: 30_000 });
   const csrName = (csr["metadata"] as { name: string }).name;
   expect(csrName).toStartWith("node-agent-csr-");
   const spec = csr["spec"] as { signerName: string; usages: string[]; expirationSeconds: number; username: string };
@@ -39,7 +40,7 @@ test("a fresh node joins with its bootstrap token, applies the OSC, restarts onc
   await sb.sim.signCsr(csrName);
 
   // No Node yet: the whole OSC is applied, the bootstrap credentials stay.
-  await poll("last-applied-osc.yaml", () => (existsSync(state("last-applied-osc.yaml")) ? true : undefined));
+  await eventually("last-applied-osc.yaml", () => (existsSync(state("last-applied-osc.yaml")) ? true : undefined), { timeoutMs: 30_000 });
   expect(statSync(state("credentials/kubeconfig")).mode & 0o777).toBe(0o600);
   expect(await sb.readHostFile("/var/lib/gardener-node-agent/credentials/kubeconfig")).toContain(
     "certificate-authority: /var/lib/gardener-node-agent/cluster-ca.crt",
@@ -59,7 +60,7 @@ test("a fresh node joins with its bootstrap token, applies the OSC, restarts onc
 
   const second = sb.spawnAgent();
   await sb.waitForApplied(checksum);
-  await poll("the Lease", () => sb.sim.store.get("leases", "kube-system", "gardener-node-agent-fresh-node"));
+  await eventually("the Lease", () => sb.sim.store.get("leases", "kube-system", "gardener-node-agent-fresh-node"), { timeoutMs: 30_000 });
   expect(existsSync(state("credentials/bootstrap-token"))).toBe(false);
   expect(existsSync(join(sb.root, "var/lib/kubelet/kubeconfig-bootstrap"))).toBe(false);
   // The OSC was applied before the restart: the second run restarts nothing.

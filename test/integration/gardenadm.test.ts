@@ -7,7 +7,8 @@ import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { poll, useSandbox } from "../harness/sandbox-hooks.ts";
+import { eventually } from "../harness/eventually.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
 import type { Sandbox } from "../harness/sandbox.ts";
 
 const oscFor = (purpose: string, marker: string, secretRef?: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -72,7 +73,7 @@ test("a self-hosted machine watches every pool's OSC Secret before its Node exis
   sb.sim.store.create("secrets", poolSecret("gardener-node-agent-workers", "workers", oscFor("reconcile", "worker-marker")));
 
   const first = sb.spawnAgent();
-  await poll("the own pool's OSC", () => (existsSync(join(sb.root, "etc/control-plane-marker")) ? true : undefined));
+  await eventually("the own pool's OSC", () => (existsSync(join(sb.root, "etc/control-plane-marker")) ? true : undefined), { timeoutMs: 30_000 });
   expect(existsSync(join(sb.root, "etc/worker-marker"))).toBe(false);
   expect(await sb.readHostFile("/etc/from-secret-ref")).toBe("from a secret ref");
   expect(secretLists(sb)).toEqual(["200 /api/v1/namespaces/kube-system/secrets?labelSelector=worker.gardener.cloud/pool"]);
@@ -97,7 +98,7 @@ test("a provision OSC of a self-hosted machine is applied without state files an
   sb.sim.store.create("secrets", own);
 
   const agent = sb.spawnAgent();
-  await poll("the provision OSC", () => (existsSync(join(sb.root, "etc/provision-marker")) ? true : undefined));
+  await eventually("the provision OSC", () => (existsSync(join(sb.root, "etc/provision-marker")) ? true : undefined), { timeoutMs: 30_000 });
   createNode(sb, secretName);
   await sb.waitForApplied(own.metadata.annotations["checksum/data-script"]);
   expect(agent.proc.exitCode).toBeNull();

@@ -1,48 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { realClock } from "../../src/clock/index.ts";
-import { createEventRecorder } from "../../src/controllers/events.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { setupHealthCheckController } from "../../src/controllers/healthcheck/index.ts";
-import { KubeClient } from "../../src/kube/client.ts";
-import { InformerSet } from "../../src/kube/informer-set.ts";
-import type { Logger } from "../../src/log/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
-import { FakeSystemd } from "../doubles/systemd/index.ts";
+import { quietLog as log, useControllerSandboxes, waitForIdleQueue } from "../harness/controller-sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
-
-let seq = 0;
+const env = useControllerSandboxes();
 
 /** A running health-check controller for a fresh Node, a local stand-in for the kubelet's healthz and a scriptable containerd. */
 async function agent() {
-  const id = ++seq;
-  const hostName = `hc-host-${id}`;
-  const nodeName = `hc-node-${id}`;
-  sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
+  const sb = await env.start({
+    prefix: "hc",
+    clock: new FakeClock(Date.UTC(2026, 0, 1)),
+  });
+  const { sim, nodeName, hostName, fake, clock } = sb;
   const setStatus = (status: Plain) => {
-    const n = sim.store.get("nodes", "", nodeName) as Plain;
+    const n = sb.nodeObject();
     n["status"] = status;
     sim.store.update("nodes", n, { subresource: "status" });
   };
@@ -58,20 +33,16 @@ async function agent() {
       return new Response(healthzStatus === 200 ? "ok" : "not ok", { status: healthzStatus });
     },
   });
+  sb.onDispose(() => healthz.stop(true));
   let containerdError: Error | undefined;
   let containerdProbes = 0;
 
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const fake = new FakeSystemd({ clock });
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-  const informers = new InformerSet({ kube, clock: realClock, log });
-  const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: hostName });
   const controller = setupHealthCheckController({
-    kube,
-    informers,
-    node: { hostName, nodeName },
+    kube: sb.kube,
+    informers: sb.informers,
+    node: sb.node,
     systemd: fake,
-    events,
+    events: sb.events,
     clock,
     log,
     containerdProbe: async () => {
@@ -81,42 +52,26 @@ async function agent() {
     kubeletHealthUrl: `http://127.0.0.1:${healthz.port}/healthz`,
     listAddresses: () => ["127.0.0.1/8", "10.0.0.5/24", "fe80::1/64"],
   });
-  const stop = new AbortController();
-  informers.start(stop.signal);
-  await informers.waitForSync(stop.signal);
-  const running = controller.start(stop.signal);
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    await informers.stopped();
-    kube.close();
-    await healthz.stop(true);
-  });
+  await sb.run(controller);
 
-  const nodeEvents = () =>
-    (sim.store.list("events", { namespace: "default" }) as Plain[])
-      .filter((e) => e["involvedObject"]?.name === nodeName)
-      // Creation order: names carry the (fake, often equal) time plus a random suffix.
-      .sort((x, y) => Number(x["metadata"]["resourceVersion"]) - Number(y["metadata"]["resourceVersion"]))
-      .map((e) => `${e["type"]} ${e["reason"]} ${e["action"]}: ${e["message"]}`);
   const idle = () => controller.queue.len() === 0 && controller.queue.processingLen() === 0;
   /** Step to the next periodic pass and wait until it has probed both components and finished. */
   const nextPass = async (ms = 30_000) => {
     const [h, c] = [healthzHits, containerdProbes];
-    await until(idle, "the controller to go idle");
+    await waitForIdleQueue(controller.queue);
     clock.step(ms);
-    await until(() => healthzHits > h && containerdProbes > c && idle(), "the next pass");
+    await eventually("the next pass", () => healthzHits > h && containerdProbes > c && idle());
   };
   return {
     nodeName,
     fake,
-    nodeEvents,
+    nodeEvents: sb.nodeEvents,
     nextPass,
     setStatus,
     setHealthz: (code: number) => (healthzStatus = code),
     failContainerd: (msg: string | undefined) => (containerdError = msg === undefined ? undefined : new Error(msg)),
-    addresses: () => (sim.store.get("nodes", "", nodeName) as Plain)["status"]?.["addresses"],
-    firstPass: () => until(() => healthzHits > 0 && containerdProbes > 0 && idle(), "the first pass"),
+    addresses: () => sb.nodeObject()["status"]?.["addresses"],
+    firstPass: () => eventually("the first pass", () => healthzHits > 0 && containerdProbes > 0 && idle()),
   };
 }
 
@@ -134,12 +89,12 @@ describe("health-check controller", () => {
     const a = await agent();
     a.setHealthz(500);
     await a.firstPass();
-    await until(() => a.nodeEvents().length === 1, "the first warning");
+    await eventually("the first warning", () => a.nodeEvents().length === 1);
     await a.nextPass();
     expect(a.fake.actions).toEqual([]);
     await a.nextPass();
     expect(a.fake.actions).toEqual([{ action: "Restart", units: ["kubelet.service"] }]);
-    await until(() => a.nodeEvents().length === 3, "three events");
+    await eventually("three events", () => a.nodeEvents().length === 3);
     expect(a.nodeEvents()).toEqual([
       "Warning kubelet HealthCheck: Kubelet is unhealthy, health check error: unexpected HTTP status code 500",
       "Warning kubelet HealthCheck: Kubelet is unhealthy for more than 1m0s, restarting it. Health check error: unexpected HTTP status code 500",
@@ -157,7 +112,7 @@ describe("health-check controller", () => {
     await a.nextPass(); // still failing: a new minute starts
     a.failContainerd(undefined);
     await a.nextPass();
-    await until(() => a.nodeEvents().length === 5, "five events");
+    await eventually("five events", () => a.nodeEvents().length === 5);
     expect(a.nodeEvents()).toEqual([
       "Warning containerd HealthCheck: Containerd is unhealthy: connection refused",
       "Warning containerd HealthCheck: Containerd is unhealthy for more than 1m0s, restarting it: connection refused",
@@ -171,9 +126,9 @@ describe("health-check controller", () => {
     const a = await agent();
     await a.firstPass();
     a.setStatus({ conditions: [{ type: "Ready", status: "True" }], addresses: [] });
-    await until(() => (a.addresses() ?? []).length > 0, "the address to come back");
+    await eventually("the address to come back", () => (a.addresses() ?? []).length > 0);
     expect(a.addresses()).toEqual([{ type: "InternalIP", address: "10.0.0.5" }]);
-    await until(() => a.nodeEvents().length === 2, "two events");
+    await eventually("two events", () => a.nodeEvents().length === 2);
     expect(a.nodeEvents()).toEqual([
       "Warning kubelet HealthCheck: Node status does neither have an internal nor an external IP, try to recover from last known internal IP: 10.0.0.5",
       "Normal kubelet HealthCheck: Updated the lost internal IP address of node status to the previous known: 10.0.0.5 ",

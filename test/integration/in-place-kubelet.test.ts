@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { eventually } from "../harness/eventually.ts";
 import {
   changesFile,
   cleanUpWorldsAfterEach,
@@ -12,7 +13,6 @@ import {
   inPlaceOsc,
   inPlaceWorld,
   kubeletConfigPath,
-  poll,
   restartsOf,
   type World,
 } from "../harness/in-place-world.ts";
@@ -70,7 +70,7 @@ describe("in-place kubelet and credential updates of the compiled agent", () => 
     const before = restartsOf(sb.systemd.actions, "kubelet.service");
     const checksum = sb.setOsc(inPlaceOsc({ caRotation: "2026-11-24T10:00:00Z" }));
 
-    const csr = await poll("the agent's CSR", () => sb.sim.store.list("certificatesigningrequests")[0]);
+    const csr = await eventually("the agent's CSR", () => sb.sim.store.list("certificatesigningrequests")[0], { timeoutMs: 30_000 });
     const csrName = (csr["metadata"] as { name: string }).name;
     sb.sim.approveCsr(csrName);
     await sb.sim.signCsr(csrName);

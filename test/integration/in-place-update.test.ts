@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
+import { eventually } from "../harness/eventually.ts";
 import {
   changesFile,
   cleanUpWorldsAfterEach,
@@ -12,7 +13,6 @@ import {
   expectSuccessful,
   inPlaceOsc,
   inPlaceWorld,
-  poll,
   restartsOf,
   script,
 } from "../harness/in-place-world.ts";
@@ -28,13 +28,13 @@ describe("in-place OS updates of the compiled agent", () => {
     const restartsBefore = restartsOf(sb.systemd.actions, "kubelet.service");
 
     const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", motd: "new", updateScript: script(w) }));
-    const held = await poll("the WaitingForDrain event", () => w.events("WaitingForDrain")[0]);
+    const held = await eventually("the WaitingForDrain event", () => w.events("WaitingForDrain")[0], { timeoutMs: 30_000 });
     expect(held["type"]).toBe("Normal");
     expect(held["message"]).toBe(
       "In-place update pending (operating system update): waiting for the Node condition InPlaceUpdate with reason ReadyForUpdate (node drained by machine-controller-manager)",
     );
     // Nothing of the change is on the host; the pending flags are in the changes file (upstream format).
-    await poll("the reason in the log", () => w.agent.output().includes("WaitingForDrain"));
+    await eventually("the reason in the log", () => w.agent.output().includes("WaitingForDrain"), { timeoutMs: 30_000 });
     expect(await sb.readHostFile("/etc/demo/motd")).toBe("base\n");
     expect(readFileSync(join(sb.root, changesFile), "utf8")).toContain("  operatingSystem: true\n");
     expect(w.runs()).toBe(0);
@@ -61,14 +61,14 @@ describe("in-place OS updates of the compiled agent", () => {
     const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", updateScript: script(w) }));
 
     // The command succeeded but the OS is still the old one: the machine is expected to reboot.
-    await poll("the wait for the reboot", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"));
+    await eventually("the wait for the reboot", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"), { timeoutMs: 30_000 });
     expect(w.runs()).toBe(1);
     expect(w.node()["metadata"]["annotations"]["node-agent.gardener.cloud/updating-operating-system-version"]).toBe("1600.0");
 
     // A restart of the agent alone (same boot) keeps waiting for the reboot: no failure, no second run.
     await w.agent.stop("SIGKILL");
     w.restart();
-    await poll("the wait after the agent restart", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"));
+    await eventually("the wait after the agent restart", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"), { timeoutMs: 30_000 });
     expect(w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"]).toBeUndefined();
     expect(w.runs()).toBe(1);
 
@@ -76,16 +76,16 @@ describe("in-place OS updates of the compiled agent", () => {
     await w.agent.stop("SIGKILL");
     await w.reboot("boot-2");
     w.restart();
-    const failed = await poll("the failed label", () => (w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"] === "failed" ? w.node() : undefined));
+    const failed = await eventually("the failed label", () => (w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"] === "failed" ? w.node() : undefined), { timeoutMs: 30_000 });
     const reason: string = failed["metadata"]["annotations"]["node.machine.sapcloud.io/update-failed-reason"];
     expect(reason).toContain("1600.0");
     expect(reason).toContain("1592.6");
     expect(reason).toContain("rollback");
-    await poll("the warning event", () => w.events("OSCApplyFailed").find((e) => String(e["message"]).includes("rollback")));
+    await eventually("the warning event", () => w.events("OSCApplyFailed").find((e) => String(e["message"]).includes("rollback")), { timeoutMs: 30_000 });
     // Never a loop: a further start reports the same reason and runs nothing.
     await w.agent.stop("SIGKILL");
     w.restart();
-    await poll("the second report", () => w.agent.output().includes("failed before, not retrying"));
+    await eventually("the second report", () => w.agent.output().includes("failed before, not retrying"), { timeoutMs: 30_000 });
     expect(w.runs()).toBe(1);
     expect(w.node()["metadata"]["annotations"]["node.machine.sapcloud.io/update-failed-reason"]).toBe(reason);
     expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).not.toBe(checksum);
@@ -96,7 +96,7 @@ describe("in-place OS updates of the compiled agent", () => {
     const { sb } = w;
     w.setReadyForUpdate();
     const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", updateScript: script(w) }));
-    const pid = Number(await poll("the hanging update command", () => (existsSync(join(w.dir, "pid")) ? readFileSync(join(w.dir, "pid"), "utf8").trim() || undefined : undefined)));
+    const pid = Number(await eventually("the hanging update command", () => (existsSync(join(w.dir, "pid")) ? readFileSync(join(w.dir, "pid"), "utf8").trim() || undefined : undefined), { timeoutMs: 30_000 }));
     await w.agent.stop("SIGKILL");
     process.kill(pid, "SIGKILL");
     expect(readFileSync(join(sb.root, changesFile), "utf8")).toContain("  operatingSystemUpdate:\n    bootID: boot-1\n    state: running\n");
@@ -116,7 +116,7 @@ describe("in-place OS updates of the compiled agent", () => {
     const osc = JSON.parse(inPlaceOsc({ os: "1600.0", motd: "new", updateScript: script(w) })) as Plain;
     osc["spec"]["inPlaceUpdates"]["machineImageDigest"] = "sha256:abc";
     const checksum = sb.setOsc(JSON.stringify(osc));
-    const warning = await poll("the warning", () => w.events("OSCApplyFailed")[0]);
+    const warning = await eventually("the warning", () => w.events("OSCApplyFailed")[0], { timeoutMs: 30_000 });
     expect(warning["type"]).toBe("Warning");
     expect(warning["message"]).toContain("operating system config field spec.inPlaceUpdates.machineImageDigest is not supported by this agent");
     expect(await sb.readHostFile("/etc/demo/motd")).toBe("base\n");

@@ -28,6 +28,7 @@ import {
 } from "../../src/kube/index.ts";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
@@ -58,16 +59,6 @@ function client(config: RestConfig = adminConfig(), extra: Partial<ConstructorPa
   const c = new KubeClient({ config, qps: 1000, burst: 1000, ...extra });
   clients.push(c);
   return c;
-}
-
-/** Poll with a deadline (real time: the simulator runs in this process, over loopback). */
-async function eventually(cond: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
 }
 
 const secret = (name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}): KubeObject => ({
@@ -262,11 +253,11 @@ describe("KubeClient against the API server simulator", () => {
       const kube = client(adminConfig(), { qps: 5, burst: 2, clock });
       const before = sim.requests.length;
       const all = Promise.all([1, 2, 3, 4].map(() => kube.list(secrets, "kube-system")));
-      await eventually(() => sim.requests.length - before === 2);
+      await eventually("two requests", () => sim.requests.length - before, { until: (n) => n === 2 });
       await clock.settle(20);
       expect(sim.requests.length - before).toBe(2);
       clock.step(200);
-      await eventually(() => sim.requests.length - before === 3);
+      await eventually("three requests", () => sim.requests.length - before, { until: (n) => n === 3 });
       clock.step(200);
       await all;
       expect(sim.requests.length - before).toBe(4);
@@ -295,12 +286,12 @@ describe("Informer against the API server simulator", () => {
     const { set, inf, seen } = informerFor(client(), { fieldSelector: `metadata.name=${name}` });
     startInformer(set);
     await inf.waitForSync(ac.signal);
-    await eventually(() => sim.openWatches() > 0);
+    await eventually("an open watch", () => sim.openWatches() > 0);
     for (let i = 1; i <= 10; i++) {
       setV(name, i);
       if (i % 3 === 0) sim.faults.dropWatches(abrupt);
     }
-    await eventually(() => seen.length === 11);
+    await eventually("eleven events", () => seen.length, { until: (n) => n === 11 });
     expect(seen).toEqual([`add ${name} ${v(0)}`, ...Array.from({ length: 10 }, (_, i) => `update ${name} ${v(i + 1)}`)]);
   });
 
@@ -309,7 +300,7 @@ describe("Informer against the API server simulator", () => {
     const { set, inf, seen } = informerFor(client(), { labelSelector: "set=gone" }, 200);
     startInformer(set);
     await inf.waitForSync(ac.signal);
-    await eventually(() => sim.openWatches() > 0);
+    await eventually("an open watch", () => sim.openWatches() > 0);
     const listsBefore = sim.requests.filter((r) => r.verb === "list").length;
     await sim.faults.refuseConnections();
     sim.store.delete("secrets", "kube-system", "g2");
@@ -317,7 +308,7 @@ describe("Informer against the API server simulator", () => {
     sim.store.create("secrets", { metadata: { name: "g4", namespace: "kube-system", labels: { set: "gone" } } });
     sim.compact();
     await sim.faults.acceptConnections();
-    await eventually(() => seen.length === 6);
+    await eventually("six events", () => seen.length, { until: (n) => n === 6 });
     expect(seen.slice(3).sort()).toEqual(["add g4 ", "delete g2", `update g3 ${v(3)}`]);
     expect(sim.requests.filter((r) => r.verb === "list").length).toBeGreaterThan(listsBefore);
     expect(inf.list().map((o) => o.metadata.name).sort()).toEqual(["g1", "g3", "g4"]);
@@ -330,12 +321,12 @@ describe("Informer against the API server simulator", () => {
     const { set, inf, seen } = informerFor(client(), { fieldSelector: "metadata.name=outage" });
     startInformer(set);
     await inf.waitForSync(ac.signal);
-    await eventually(() => sim.openWatches() > 0);
+    await eventually("an open watch", () => sim.openWatches() > 0);
     await sim.faults.refuseConnections(30_000);
     setV("outage", 1);
-    await eventually(() => seen.length === 2, 90_000);
+    await eventually("two events", () => seen.length, { until: (n) => n === 2, timeoutMs: 90_000 });
     setV("outage", 2);
-    await eventually(() => seen.length === 3, 5_000);
+    await eventually("three events", () => seen.length, { until: (n) => n === 3, timeoutMs: 5_000 });
     expect(seen).toEqual([`add outage ${v(0)}`, `update outage ${v(1)}`, `update outage ${v(2)}`]);
   }, 120_000);
 
@@ -357,9 +348,9 @@ describe("Informer against the API server simulator", () => {
     ctl.watch(inf, enqueueObject());
     startInformer(set);
     runs.push(ctl.start(ac.signal));
-    await eventually(() => reconciled.length === 1);
+    await eventually("one reconcile", () => reconciled.length, { until: (n) => n === 1 });
     setV("ctl", 7);
-    await eventually(() => reconciled.includes(v(7)));
+    await eventually("the reconcile of version 7", () => reconciled.includes(v(7)));
     expect(ctl.stats().reconcileTotal.success).toBeGreaterThanOrEqual(2);
   });
 });

@@ -1,61 +1,30 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { realClock } from "../../src/clock/index.ts";
 import { setupLeaseController } from "../../src/controllers/lease/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { InformerSet } from "../../src/kube/informer-set.ts";
 import { nodes } from "../../src/kube/resources.ts";
-import type { Logger } from "../../src/log/types.ts";
 import { HealthChecks } from "../../src/server/health.ts";
 import { createMetricsRegistry, type MetricsRegistry } from "../../src/server/metrics.ts";
 import { startHealthServer, type RunningServer } from "../../src/server/serve.ts";
 import { RestartRequested } from "../../src/kube/reconcile.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { acceptanceOsc } from "../fixtures/osc/acceptance-osc.ts";
 import { OscWorld } from "../fixtures/osc/harness.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { quietLog as log, useControllerSandboxes, waitForIdleQueue } from "../harness/controller-sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
 
 setDefaultTimeout(30_000);
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-
-/** Polls `cond` (real time, 5 ms steps) until it holds; fails after `ms`. */
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
-
-let seq = 0;
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  await sim.faults.clear();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const env = useControllerSandboxes();
 
 /** One agent process' lease controller against the simulator, time driven by a FakeClock. */
 async function agent(opts: { knownNodeName?: boolean; startMs?: number } = {}) {
-  const id = ++seq;
-  const hostName = `lease-host-${id}`;
-  const nodeName = `lease-node-${id}`;
-  const node = sim.store.create("nodes", {
-    apiVersion: "v1",
-    kind: "Node",
-    metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } },
-  }) as Plain;
-  const clock = new FakeClock(opts.startMs ?? Date.UTC(2026, 0, 2, 3, 4, 5, 123));
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-  const informers = new InformerSet({ kube, clock: realClock, log });
+  const sb = await env.start({ prefix: "lease", clock: new FakeClock(opts.startMs ?? Date.UTC(2026, 0, 2, 3, 4, 5, 123)) });
+  const { sim, id, hostName, nodeName, clock, kube, informers } = sb;
+  const node = sb.nodeObject();
   const health = new HealthChecks();
   const metrics: MetricsRegistry = createMetricsRegistry();
   const setup = setupLeaseController({
@@ -67,19 +36,7 @@ async function agent(opts: { knownNodeName?: boolean; startMs?: number } = {}) {
     health,
     metrics,
   });
-  const stop = new AbortController();
-  let running: Promise<void> | undefined;
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    await informers.stopped();
-    kube.close();
-  });
-  const start = async () => {
-    informers.start(stop.signal);
-    await informers.waitForSync(stop.signal);
-    running = setup?.controller.start(stop.signal);
-  };
+  const start = () => sb.run(setup?.controller);
   const leaseName = `gardener-node-agent-${nodeName}`;
   const lease = () => sim.store.get("leases", "kube-system", leaseName) as Plain | undefined;
   // A create is a POST to the collection (no name in the record): count those of this agent's lifetime.
@@ -104,7 +61,7 @@ async function idle(a: Awaited<ReturnType<typeof agent>>): Promise<void> {
   await a.clock.settle();
   const q = a.setup?.controller.queue;
   if (q === undefined) return;
-  await until(() => q.len() === 0 && q.processingLen() === 0, "the controller to go idle");
+  await waitForIdleQueue(q, { timeoutMs: 5_000 });
   await a.clock.settle();
 }
 
@@ -112,7 +69,7 @@ describe("lease controller", () => {
   test("creates the heartbeat Lease with the exact shape (6-digit renewTime accepted by the API)", async () => {
     const a = await agent();
     await a.start();
-    await until(() => a.lease() !== undefined, "the lease");
+    await eventually("the lease", () => a.lease() !== undefined, { timeoutMs: 5_000 });
     const lease = a.lease() as Plain;
     expect(lease["apiVersion"]).toBe("coordination.k8s.io/v1");
     expect(lease["kind"]).toBe("Lease");
@@ -131,13 +88,13 @@ describe("lease controller", () => {
   test("renews 4 times in 35 s (at 0, 10, 20 and 30 s) with one write each", async () => {
     const a = await agent({ startMs: Date.UTC(2026, 0, 1, 0, 0, 0, 0) });
     const renewTimes: string[] = [];
-    const unsubscribe = sim.store.subscribe((e) => {
+    const unsubscribe = env.sim.store.subscribe((e) => {
       const m = e.object["metadata"] as Plain;
       if (e.def.resource === "leases" && m["name"] === a.leaseName) renewTimes.push((e.object["spec"] as Plain)["renewTime"]);
     });
-    cleanups.push(unsubscribe);
+    env.afterTest(unsubscribe);
     await a.start();
-    await until(() => a.leaseWrites() === 1, "the first renewal");
+    await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
     // The first reconcile must have returned (and scheduled its 10 s requeue) before time moves.
     await idle(a);
     await advance(a, 35_000);
@@ -149,7 +106,7 @@ describe("lease controller", () => {
     ]);
     expect(a.leaseWrites()).toBe(4);
     // One request per renewal: the only read is the GET (404) before the create.
-    expect(sim.requests.filter((r) => r.resource === "leases" && r.verb === "get" && r.name === a.leaseName).map((r) => r.code)).toEqual([404]);
+    expect(env.sim.requests.filter((r) => r.resource === "leases" && r.verb === "get" && r.name === a.leaseName).map((r) => r.code)).toEqual([404]);
     expect(a.setup?.heartbeat.renewals).toBe(4);
     const text = await a.metrics.render();
     expect(text).toContain("gardener_node_agent_lease_renewals_total 4\n");
@@ -158,7 +115,7 @@ describe("lease controller", () => {
 
   test("replaces a foreign spec and a stale owner UID, and recovers from a conflicting write", async () => {
     const a = await agent();
-    sim.store.create("leases", {
+    env.sim.store.create("leases", {
       apiVersion: "coordination.k8s.io/v1",
       kind: "Lease",
       metadata: {
@@ -169,7 +126,7 @@ describe("lease controller", () => {
       spec: { holderIdentity: "someone-else", acquireTime: "2025-01-01T00:00:00.000000Z", leaseTransitions: 2 },
     });
     await a.start();
-    await until(() => a.leaseWrites() === 1, "the first renewal");
+    await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
     const lease = a.lease() as Plain;
     expect(lease["spec"]).toEqual({ holderIdentity: a.leaseName, leaseDurationSeconds: 40, renewTime: "2026-01-02T03:04:05.123000Z" });
     expect(lease["metadata"]["ownerReferences"]).toEqual([
@@ -177,27 +134,27 @@ describe("lease controller", () => {
     ]);
 
     // Someone else writes the Lease: the agent's next PUT carries a stale resourceVersion (409), the retry succeeds.
-    sim.store.update("leases", { ...lease, metadata: { ...lease["metadata"], labels: { touched: "yes" } } });
+    env.sim.store.update("leases", { ...lease, metadata: { ...lease["metadata"], labels: { touched: "yes" } } });
     await advance(a, 10_000);
-    await until(async () => {
+    await eventually("the renewal after the conflict", async () => {
       a.clock.step(50);
       await a.clock.settle();
       return a.leaseWrites() === 2;
-    }, "the renewal after the conflict");
-    expect(sim.requests.some((r) => r.resource === "leases" && r.name === a.leaseName && r.code === 409)).toBe(true);
+    }, { timeoutMs: 5_000 });
+    expect(env.sim.requests.some((r) => r.resource === "leases" && r.name === a.leaseName && r.code === 409)).toBe(true);
     expect((a.lease() as Plain)["metadata"]["labels"]).toEqual({ touched: "yes" });
   });
 
   test.each([
-    ["5xx answers", async () => sim.faults.failNext(1_000_000, { resource: "leases", status: 503 })],
-    ["refused connections", async () => sim.faults.refuseConnections()],
+    ["5xx answers", async () => env.sim.faults.failNext(1_000_000, { resource: "leases", status: 503 })],
+    ["refused connections", async () => env.sim.faults.refuseConnections()],
   ])("turns healthz 500 after more than 40 s without renewal (%s) and 200 after the next renewal", async (_what, fault) => {
     const a = await agent();
     const server: RunningServer = startHealthServer({ bindAddress: "127.0.0.1", port: 0 }, a.health);
-    cleanups.push(() => server.stop());
+    env.afterTest(() => server.stop());
     const healthz = async () => (await fetch(`http://127.0.0.1:${server.port}/healthz`)).status;
     await a.start();
-    await until(() => a.leaseWrites() === 1, "the first renewal");
+    await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
     expect(await healthz()).toBe(200);
 
     await fault();
@@ -209,12 +166,12 @@ describe("lease controller", () => {
     const verbose = await (await fetch(`http://127.0.0.1:${server.port}/healthz?verbose`)).text();
     expect(verbose).toContain("[-]lease-renewal failed");
 
-    await sim.faults.clear();
-    await until(async () => {
+    await env.sim.faults.clear();
+    await eventually("the renewal after the fault", async () => {
       a.clock.step(1_000);
       await a.clock.settle();
       return a.setup?.heartbeat.renewals === 2;
-    }, "the renewal after the fault", 20_000);
+    }, { timeoutMs: 20_000 });
     expect(await healthz()).toBe(200);
   });
 
@@ -229,16 +186,16 @@ describe("lease controller", () => {
   });
 
   test("a Node appearing after start restarts the agent (OSC controller); the next start registers the lease controller", async () => {
-    const w = await OscWorld.create(sim, { withNode: false });
-    cleanups.push(() => w.dispose());
+    const w = await OscWorld.create(env.sim, { withNode: false });
+    env.afterTest(() => w.dispose());
     w.setOsc(acceptanceOsc());
     expect(await w.reconcile()).toEqual({ requeueAfterMs: 5_000 }); // not registered yet
     w.createNode();
     await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
 
     // The restarted process discovers the node name at start-up, so the lease controller now exists.
-    const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-    cleanups.push(() => kube.close());
+    const kube = new KubeClient({ config: { server: env.sim.url, caPem: env.sim.caPem, credentials: { kind: "token", token: env.sim.adminToken } } });
+    env.afterTest(() => kube.close());
     const found = await kube.list(nodes, "", { labelSelector: `kubernetes.io/hostname=${w.hostName}` });
     expect(found.items.map((n) => n.metadata.name)).toEqual([w.nodeName]);
     const informers = new InformerSet({ kube, clock: realClock, log });
@@ -263,9 +220,9 @@ describe("lease controller", () => {
   test("stops renewing once the Node is deleted", async () => {
     const a = await agent();
     await a.start();
-    await until(() => a.leaseWrites() === 1, "the first renewal");
-    sim.store.delete("nodes", "", a.nodeName, { gracePeriodSeconds: 0 });
-    await until(() => a.informers.informersOf(nodes, "").every((inf) => inf.get(a.nodeName) === undefined), "the cache to drop the node");
+    await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
+    env.sim.store.delete("nodes", "", a.nodeName, { gracePeriodSeconds: 0 });
+    await eventually("the cache to drop the node", () => a.informers.informersOf(nodes, "").every((inf) => inf.get(a.nodeName) === undefined), { timeoutMs: 5_000 });
     await advance(a, 30_000);
     expect(a.leaseWrites()).toBe(1);
   });

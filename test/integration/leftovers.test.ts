@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { nodeEvents, waitForEvent, waitUntil } from "../harness/events.ts";
+import { eventually } from "../harness/eventually.ts";
+import { nodeEvents, waitForEvent } from "../harness/events.ts";
 import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
 
 let sb: Sandbox;
@@ -74,7 +75,8 @@ describe("no leftovers after a reverted broken OSC (whole binary)", () => {
       sb.systemd.clearActions();
       const applied = nodeEvents(sb.sim).filter((e) => e.reason === "OSCApplied").length;
       expect(sb.setOsc(good)).toBe(goodChecksum);
-      await waitUntil(() => nodeEvents(sb.sim).filter((e) => e.reason === "OSCApplied").length > applied, 30_000, "the good OSC applied again");
+      const appliedEvents = () => nodeEvents(sb.sim).filter((e) => e.reason === "OSCApplied").length;
+      await eventually("the good OSC applied again", appliedEvents, { until: (n) => n > applied, timeoutMs: 30_000, intervalMs: 25 });
 
       expect(existsSync(hostPath("/etc/sidecar/sidecar.conf"))).toBe(false);
       expect(existsSync(hostPath("/etc/systemd/system/sidecar.service"))).toBe(false);

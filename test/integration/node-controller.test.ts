@@ -1,80 +1,34 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { realClock } from "../../src/clock/index.ts";
-import { createEventRecorder } from "../../src/controllers/events.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { setupNodeController } from "../../src/controllers/node/index.ts";
-import { KubeClient } from "../../src/kube/client.ts";
-import { InformerSet } from "../../src/kube/informer-set.ts";
 import { nodes } from "../../src/kube/resources.ts";
-import type { Logger } from "../../src/log/types.ts";
 import type { Systemd } from "../../src/systemd/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
-import { FakeClock } from "../doubles/fake-clock.ts";
-import { FakeSystemd } from "../doubles/systemd/index.ts";
+import type { FakeSystemd } from "../doubles/systemd/index.ts";
+import { quietLog as log, useControllerSandboxes, waitForIdleQueue } from "../harness/controller-sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
-type Plain = Record<string, any>;
 const annotation = "worker.gardener.cloud/restart-systemd-services";
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
-
-let seq = 0;
+const env = useControllerSandboxes();
 
 /** A running node controller for a fresh Node; every restart records whether the annotation was still on the Node. */
 async function agent() {
-  const id = ++seq;
-  const hostName = `node-host-${id}`;
-  const nodeName = `node-node-${id}`;
-  sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
-  const fake = new FakeSystemd();
+  const sb = await env.start({ prefix: "node", systemd: { realClock: true } });
+  const { sim, nodeName, fake } = sb;
   const restarts: Array<{ unit: string; annotationPresent: boolean }> = [];
-  const annotationNow = (): string | undefined => (sim.store.get("nodes", "", nodeName) as Plain)["metadata"]["annotations"]?.[annotation];
+  const annotationNow = (): string | undefined => sb.nodeObject()["metadata"]["annotations"]?.[annotation];
   const systemd: Systemd = Object.assign(Object.create(fake) as FakeSystemd, {
     restart: (unit: string, signal?: AbortSignal) => {
       restarts.push({ unit, annotationPresent: annotationNow() !== undefined });
       return fake.restart(unit, signal);
     },
   });
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-  const informers = new InformerSet({ kube, clock: realClock, log });
-  const clock = new FakeClock();
-  const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: hostName });
-  const controller = setupNodeController({ kube, informers, node: { hostName, nodeName }, systemd, events, clock, log });
-  const stop = new AbortController();
-  informers.start(stop.signal);
-  await informers.waitForSync(stop.signal);
-  const running = controller.start(stop.signal);
+  const { kube, informers, events, clock } = sb;
+  const controller = setupNodeController({ kube, informers, node: sb.node, systemd, events, clock, log });
+  await sb.run(controller);
 
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    await informers.stopped();
-    kube.close();
-  });
   const setAnnotation = (value: string) =>
     sim.store.patch("nodes", "", nodeName, "merge", { metadata: { annotations: { [annotation]: value } } });
-  const events_ = () =>
-    (sim.store.list("events", { namespace: "default" }) as Plain[])
-      .filter((e) => e["involvedObject"]?.name === nodeName)
-      .map((e) => `${e["type"]} ${e["reason"]} ${e["action"]}: ${e["message"]}`);
   const patches = () => sim.requests.filter((r) => r.resource === "nodes" && r.verb === "patch" && r.name === nodeName);
   /**
    * The cache has caught up with the store (same resourceVersion: every event went through the
@@ -82,19 +36,18 @@ async function agent() {
    */
   const quiescent = async () => {
     const inf = informers.informersOf(nodes, "")[0];
-    const storeRv = () => (sim.store.get("nodes", "", nodeName) as Plain)["metadata"]["resourceVersion"];
-    await until(() => inf?.get(nodeName)?.metadata.resourceVersion === storeRv(), "the cache to catch up");
-    const q = controller.queue;
-    await until(() => q.len() === 0 && q.processingLen() === 0 && q.delayedLen() === 0, "the controller to go idle");
+    const storeRv = () => sb.nodeObject()["metadata"]["resourceVersion"];
+    await eventually("the cache to catch up", () => inf?.get(nodeName)?.metadata.resourceVersion === storeRv());
+    await waitForIdleQueue(controller.queue, { delayed: true });
   };
-  return { nodeName, fake, restarts, annotationNow, setAnnotation, events: events_, patches, controller, quiescent };
+  return { nodeName, fake, restarts, annotationNow, setAnnotation, events: sb.nodeEvents, patches, controller, quiescent };
 }
 
 describe("node controller", () => {
   test("restarts the listed services, removes the annotation, and restarts the agent itself last", async () => {
     const a = await agent();
     a.setAnnotation("gardener-node-agent,foo.service,bar");
-    await until(() => a.restarts.length === 3, "three restarts");
+    await eventually("three restarts", () => a.restarts.length === 3);
     expect(a.restarts).toEqual([
       { unit: "foo.service", annotationPresent: true },
       { unit: "bar.service", annotationPresent: true },
@@ -102,7 +55,7 @@ describe("node controller", () => {
     ]);
     expect(a.annotationNow()).toBeUndefined();
     expect(a.patches()).toHaveLength(1);
-    await until(() => a.events().length === 3, "three events");
+    await eventually("three events", () => a.events().length === 3);
     expect(a.events().sort()).toEqual([
       "Normal SystemDUnitRestart restart: processed restart of unit bar.service",
       "Normal SystemDUnitRestart restart: processed restart of unit foo.service",
@@ -118,9 +71,9 @@ describe("node controller", () => {
   test("refuses an invalid unit name with a Warning event, still restarts the valid ones and removes the annotation", async () => {
     const a = await agent();
     a.setAnnotation("kubelet,foo;reboot,containerd.service");
-    await until(() => a.annotationNow() === undefined, "the annotation to be removed");
+    await eventually("the annotation to be removed", () => a.annotationNow() === undefined);
     expect(a.restarts.map((r) => r.unit)).toEqual(["kubelet.service", "containerd.service"]);
-    await until(() => a.events().length === 3, "three events");
+    await eventually("three events", () => a.events().length === 3);
     expect(a.events()).toContain(
       `Warning SystemDUnitRestart restart: refused restart of unit "foo;reboot.service" on node ${a.nodeName}: invalid systemd unit name in annotation worker.gardener.cloud/restart-systemd-services`,
     );
@@ -134,8 +87,8 @@ describe("node controller", () => {
     const a = await agent();
     a.fake.failNextJob("broken.service");
     a.setAnnotation("broken,ok");
-    await until(() => a.annotationNow() === undefined, "the annotation to be removed");
-    await until(() => a.events().length === 2, "two events");
+    await eventually("the annotation to be removed", () => a.annotationNow() === undefined);
+    await eventually("two events", () => a.events().length === 2);
     expect(a.events().sort()).toEqual([
       "Normal SystemDUnitRestart restart: processed restart of unit ok.service",
       "Warning SystemDUnitRestart restart: processed restart of unit broken.service failed with error restart failed for broken.service, due failed",
@@ -148,9 +101,9 @@ describe("node controller", () => {
   test("acts again when the annotation is set again, and ignores its removal", async () => {
     const a = await agent();
     a.setAnnotation("foo");
-    await until(() => a.annotationNow() === undefined && a.restarts.length === 1, "the first pass");
+    await eventually("the first pass", () => a.annotationNow() === undefined && a.restarts.length === 1);
     a.setAnnotation("foo");
-    await until(() => a.annotationNow() === undefined && a.restarts.length === 2, "the second pass");
+    await eventually("the second pass", () => a.annotationNow() === undefined && a.restarts.length === 2);
     await a.quiescent();
     expect(a.patches()).toHaveLength(2);
     expect(a.restarts.map((r) => r.annotationPresent)).toEqual([true, true]);

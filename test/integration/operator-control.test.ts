@@ -2,27 +2,15 @@
 // API-server simulator and the systemd double: the OperatingSystemConfigApplied condition for each of
 // its reasons, the apply history annotation and its bound, the hold annotation and its release, and
 // a missing OSC Secret that appears later.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sampleOsc } from "../demo/sample-osc.ts";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import type { Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 type Plain = Record<string, unknown>;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
-
-const poll = async <T>(what: string, f: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-};
+const startSandbox = useSandbox();
 
 interface Condition {
   status: string;
@@ -35,10 +23,10 @@ const conditionOf = (sb: Sandbox): Condition | undefined =>
   ((sb.node()?.["status"] as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => (c as unknown as Plain)["type"] === "OperatingSystemConfigApplied");
 
 const waitForReason = (sb: Sandbox, reason: string, timeoutMs = 30_000): Promise<Condition> =>
-  poll(`condition reason ${reason}`, () => {
+  eventually(`condition reason ${reason}`, () => {
     const c = conditionOf(sb);
     return c?.reason === reason ? c : undefined;
-  }, timeoutMs);
+  }, { timeoutMs: timeoutMs });
 
 const annotations = (sb: Sandbox): Record<string, string> => ((sb.node()?.["metadata"] as Plain)["annotations"] as Record<string, string> | undefined) ?? {};
 const history = (sb: Sandbox): Plain[] => JSON.parse(annotations(sb)["node-agent.gardener.cloud/apply-history"] ?? "[]") as Plain[];
@@ -56,7 +44,6 @@ async function metric(sb: Sandbox, series: string): Promise<number | undefined> 
 describe("Node condition OperatingSystemConfigApplied", () => {
   test("says Applying while an apply runs, then Applied with the checksum, with history and metrics", async () => {
     const sb = await startSandbox({ nodeName: "cond-node" });
-    sandbox = sb;
     // greeter.service's restart takes a while: long enough to see the apply in progress.
     sb.systemd.delayJobs("greeter.service", 1500);
     const checksum = sb.setOsc(sampleOsc({ greeting: "one" }));
@@ -84,7 +71,6 @@ describe("Node condition OperatingSystemConfigApplied", () => {
 
   test("says ApplyFailed naming the step and unit, keeps the transition time while failing, then recovers", async () => {
     const sb = await startSandbox({ nodeName: "fail-node" });
-    sandbox = sb;
     sb.systemd.failJobs("greeter.service", { operation: "restart" });
     const checksum = sb.setOsc(sampleOsc({ greeting: "broken" }));
     const agent = sb.spawnAgent();
@@ -92,10 +78,10 @@ describe("Node condition OperatingSystemConfigApplied", () => {
     expect(failed.status).toBe("False");
     expect(failed.message).toStartWith(`Applying operating system config ${checksum.slice(0, 12)} failed: failed executing unit commands:`);
     expect(failed.message).toContain("greeter.service");
-    const entry = await poll("a failed history entry", () => history(sb).find((e) => e["outcome"] === "Failed"));
+    const entry = await eventually("a failed history entry", () => history(sb).find((e) => e["outcome"] === "Failed"), { timeoutMs: 30_000 });
     expect(entry["checksum"]).toBe(checksum.slice(0, 12));
     // The retry fails again: status unchanged, so the transition time stays.
-    await poll("a second failed apply", () => (history(sb).filter((e) => e["outcome"] === "Failed").length >= 2 ? true : undefined));
+    await eventually("a second failed apply", () => (history(sb).filter((e) => e["outcome"] === "Failed").length >= 2 ? true : undefined), { timeoutMs: 30_000 });
     expect(conditionOf(sb)?.lastTransitionTime).toBe(failed.lastTransitionTime);
     expect(await metric(sb, "gardener_node_agent_osc_up_to_date")).toBe(0);
 
@@ -107,7 +93,6 @@ describe("Node condition OperatingSystemConfigApplied", () => {
 
   test("keeps the apply history to the last five applies within 2 KB", async () => {
     const sb = await startSandbox({ nodeName: "history-node" });
-    sandbox = sb;
     const agent = sb.spawnAgent();
     const checksums: string[] = [];
     for (let i = 1; i <= 7; i++) {
@@ -124,7 +109,6 @@ describe("Node condition OperatingSystemConfigApplied", () => {
 describe("hold annotation", () => {
   test("holds a new version with the reason and what is pending, keeps other controllers working, and applies at once on release", async () => {
     const sb = await startSandbox({ nodeName: "held-node" });
-    sandbox = sb;
     const agent = sb.spawnAgent();
     const first = sb.setOsc(sampleOsc({ greeting: "before" }));
     await sb.waitForApplied(first);
@@ -137,13 +121,13 @@ describe("hold annotation", () => {
       `Held by node-agent.gardener.cloud/hold (waiting for the kernel fix); pending operating system config ${second.slice(0, 12)}: 1 file to write, restarts greeter.service`,
     );
     expect((await sb.readHostFile("/etc/demo/greeting.txt")).trim()).toBe("before");
-    expect(await poll("held metric", async () => ((await metric(sb, "gardener_node_agent_osc_held")) === 1 ? 1 : undefined))).toBe(1);
-    await poll("the Held event", () => (events(sb, "Held").length > 0 ? true : undefined));
+    expect(await eventually("held metric", async () => ((await metric(sb, "gardener_node_agent_osc_held")) === 1 ? 1 : undefined), { timeoutMs: 30_000 })).toBe(1);
+    await eventually("the Held event", () => (events(sb, "Held").length > 0 ? true : undefined), { timeoutMs: 30_000 });
 
     // The node controller still acts on the restart annotation while the OSC is held.
     sb.systemd.clearActions();
     annotate(sb, { "worker.gardener.cloud/restart-systemd-services": "kubelet.service" });
-    await poll("kubelet restart", () => sb.systemd.actions.find((a) => a.action === "Restart" && a.units[0] === "kubelet.service"));
+    await eventually("kubelet restart", () => sb.systemd.actions.find((a) => a.action === "Restart" && a.units[0] === "kubelet.service"), { timeoutMs: 30_000 });
     // Still one event for this held version after the Node changed (each change wakes the controller).
     expect(events(sb, "Held")).toHaveLength(1);
     expect(annotations(sb)["checksum/cloud-config-data"]).toBe(first);
@@ -163,14 +147,13 @@ describe("hold annotation", () => {
 describe("missing OSC Secret", () => {
   test("warns once, says SecretMissing without a crash loop, and applies the Secret once it is created", async () => {
     const sb = await startSandbox({ nodeName: "nosecret-node" });
-    sandbox = sb;
     const agent = sb.spawnAgent();
     const missing = await waitForReason(sb, "SecretMissing");
     expect(missing.status).toBe("False");
     expect(missing.message).toContain(`kube-system/${sb.secretName}`);
-    await poll("the OSCSecretMissing event", () => (events(sb, "OSCSecretMissing").length > 0 ? true : undefined));
+    await eventually("the OSCSecretMissing event", () => (events(sb, "OSCSecretMissing").length > 0 ? true : undefined), { timeoutMs: 30_000 });
     expect(events(sb, "OSCSecretMissing")[0]?.["type"]).toBe("Warning");
-    await poll("a retry log line", () => ((agent.output().match(/Operating system config secret not found/g) ?? []).length >= 2 ? true : undefined), 20_000);
+    await eventually("a retry log line", () => ((agent.output().match(/Operating system config secret not found/g) ?? []).length >= 2 ? true : undefined), { timeoutMs: 20_000 });
     expect(agent.proc.exitCode).toBeNull();
 
     const checksum = sb.setOsc(sampleOsc({ greeting: "late" }));

@@ -1,14 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { realClock } from "../../src/clock/index.ts";
-import { createReconciler, newOscController } from "../../src/controllers/operatingsystemconfig/index.ts";
-import { Informer } from "../../src/kube/informer.ts";
 import { TerminalError } from "../../src/kube/reconcile.ts";
-import { secrets } from "../../src/kube/resources.ts";
-import type { KubeObject } from "../../src/kube/types.ts";
 import { acceptanceOsc, type Plain } from "../fixtures/osc/acceptance-osc.ts";
-import { type OscWorld, silentLog } from "../fixtures/osc/harness.ts";
+import type { OscWorld } from "../fixtures/osc/harness.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
 
 const env = useOscWorlds();
@@ -193,53 +188,29 @@ describe("OSC controller with bad input", () => {
 describe("OSC controller runtime with bad input", () => {
   test("should report an OSC that can never be applied once, not retry it, and apply the next osc.yaml", async () => {
     const w = await world();
-    const stop = new AbortController();
-    let running: Promise<unknown> = Promise.resolve();
-    try {
-      const deps = w.deps();
-      const informer = new Informer<KubeObject>({
-        kube: w.kube,
-        resource: secrets,
-        namespace: "kube-system",
-        selectors: { fieldSelector: `metadata.name=${w.secretName}` },
-        clock: realClock,
-        log: silentLog,
-      });
-      // The test's cue: the first reconcile that ends in a TerminalError (the bad osc.yaml's one attempt).
-      const rejected = Promise.withResolvers<void>();
-      const inner = createReconciler(deps);
-      const controller = newOscController({
-        reconcile: (key, signal) =>
-          inner(key, signal).catch((err: unknown) => {
-            if (err instanceof TerminalError) rejected.resolve();
-            throw err;
-          }),
-        source: informer,
-        kube: w.kube,
-        node: deps.node,
-        clock: realClock,
-        log: silentLog,
-        signal: stop.signal,
-      });
-      running = Promise.allSettled([informer.run(stop.signal), controller.start(stop.signal)]);
+    // The test's cue: the first reconcile that ends in a TerminalError (the bad osc.yaml's one attempt).
+    const rejected = Promise.withResolvers<void>();
+    const controller = w.startController({
+      wrapReconcile: (inner) => (key, signal) =>
+        inner(key, signal).catch((err: unknown) => {
+          if (err instanceof TerminalError) rejected.resolve();
+          throw err;
+        }),
+    });
 
-      const bad: Plain = acceptanceOsc();
-      bad["spec"]["units"].push({ name: "no-suffix", content: "x" });
-      w.setOsc(bad);
-      await rejected.promise;
+    const bad: Plain = acceptanceOsc();
+    bad["spec"]["units"].push({ name: "no-suffix", content: "x" });
+    w.setOsc(bad);
+    await rejected.promise;
 
-      const good = w.setOsc(acceptanceOsc());
-      await env.sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
-      expect(await w.text("/example/file")).toBe("file1");
-      const stats = controller.stats();
-      // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.
-      expect(stats.terminalErrors).toBe(1);
-      expect(stats.reconcileErrors).toBe(1);
-      expect(stats.retries).toBe(0);
-      expect(warnings(w)).toHaveLength(1);
-    } finally {
-      stop.abort();
-      await running;
-    }
+    const good = w.setOsc(acceptanceOsc());
+    await env.sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
+    expect(await w.text("/example/file")).toBe("file1");
+    const stats = controller.stats();
+    // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.
+    expect(stats.terminalErrors).toBe(1);
+    expect(stats.reconcileErrors).toBe(1);
+    expect(stats.retries).toBe(0);
+    expect(warnings(w)).toHaveLength(1);
   });
 });

@@ -1,77 +1,47 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { realClock } from "../../src/clock/index.ts";
 import { decodeOsc } from "../../src/osc/index.ts";
 import { checkedView, createOscCheckerEventRecorder, LastAppliedParseError, OscCheckerError, runOscChecker, type OscCheckerDeps } from "../../src/controllers/oscchecker/index.ts";
 import { ApiError } from "../../src/kube/errors.ts";
-import { createHostFs, type HostFs } from "../../src/host/index.ts";
-import { KubeClient } from "../../src/kube/client.ts";
-import { InformerSet } from "../../src/kube/informer-set.ts";
 import { CachedReader } from "../../src/kube/readers.ts";
 import { nodes } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
-import type { Logger } from "../../src/log/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
-import { FakeSystemd } from "../doubles/systemd/index.ts";
+import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
 
 setDefaultTimeout(30_000);
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
 const lastApplied = "/var/lib/gardener-node-agent/last-applied-osc.yaml";
 const sha = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("hex");
 
-let sim: ApiServerSim;
+const env = useControllerSandboxes();
 let agentCert: { certPem: string; keyPem: string };
 beforeAll(async () => {
-  sim = await startApiServer();
-  agentCert = await sim.issueClientCert("gardener.cloud:node-agent:machine:osc-checker", ["gardener.cloud:node-agents"]);
+  agentCert = await env.sim.issueClientCert("gardener.cloud:node-agent:machine:osc-checker", ["gardener.cloud:node-agents"]);
 });
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-let seq = 0;
 
 /**
  * A start-up as the agent does it: the Node cache synced with the agent's own client certificate,
  * a temp --root, the systemd fake; `run()` is the checker with an osc-checker event recorder.
  */
 async function agent(opts: { node?: boolean; loaded?: string[] } = {}) {
-  const id = ++seq;
-  const nodeName = `osc-checker-node-${id}`;
-  if (opts.node !== false) {
-    sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } } });
-  }
-  const root = await mkdtemp(join(tmpdir(), "osc-checker-"));
-  const host: HostFs = createHostFs(root);
-  const kube = new KubeClient({
-    config: { server: sim.url, caPem: sim.caPem, clientCertPem: agentCert.certPem, clientKeyPem: agentCert.keyPem, credentials: { kind: "none" } },
+  const { sim } = env;
+  const sb = await env.start({
+    prefix: "osc-checker",
+    hostIsNodeName: true,
+    createNode: opts.node !== false,
+    systemd: { units: (opts.loaded ?? []).map((name) => ({ name })), realClock: true },
+    restConfig: { server: sim.url, caPem: sim.caPem, clientCertPem: agentCert.certPem, clientKeyPem: agentCert.keyPem, credentials: { kind: "none" } },
   });
-  const informers = new InformerSet({ kube, clock: realClock, log });
+  const { nodeName, host, kube, informers, fake: systemd } = sb;
   informers.informerFor<KubeObject>(nodes, "", { fieldSelector: `metadata.name=${nodeName}` });
-  const stop = new AbortController();
-  informers.start(stop.signal);
-  await informers.waitForSync(stop.signal);
-  const systemd = new FakeSystemd({ units: (opts.loaded ?? []).map((name) => ({ name })) });
-  cleanups.push(async () => {
-    stop.abort();
-    await informers.stopped();
-    kube.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  await sb.run();
   const events = createOscCheckerEventRecorder({ kube, clock: realClock, log, hostName: nodeName });
   return {
     host,
     systemd,
-    run: () => runOscChecker({ nodes: new CachedReader(informers), nodeName, host, systemd, events, log }, stop.signal),
+    run: () => runOscChecker({ nodes: new CachedReader(informers), nodeName, host, systemd, events, log }, sb.signal),
     runWith: (o: Partial<OscCheckerDeps>) =>
-      runOscChecker({ nodes: new CachedReader(informers), nodeName, host, systemd, events, log, ...o }, stop.signal),
+      runOscChecker({ nodes: new CachedReader(informers), nodeName, host, systemd, events, log, ...o }, sb.signal),
     writeLastApplied: (yaml: string) => host.writeFileAtomic(lastApplied, yaml, 0o600),
     events: () =>
       (sim.store.list("events", { namespace: "default" }) as Plain[])

@@ -3,12 +3,7 @@ import { readdir, readFile, lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { FileWrite, HostFs } from "../../src/host/index.ts";
-import { realClock } from "../../src/clock/index.ts";
-import { createReconciler, newOscController } from "../../src/controllers/operatingsystemconfig/index.ts";
-import { Informer } from "../../src/kube/informer.ts";
 import { RestartRequested } from "../../src/kube/reconcile.ts";
-import { secrets } from "../../src/kube/resources.ts";
-import type { KubeObject } from "../../src/kube/types.ts";
 import { createDbusSystemd } from "../../src/systemd/dbus.ts";
 import type { Systemd } from "../../src/systemd/types.ts";
 import { startSystemdDouble, type SystemdDouble } from "../doubles/systemd/index.ts";
@@ -466,108 +461,60 @@ describe("OSC controller", () => {
 
   test("reconciles through the watch: create at once, new osc.yaml after the node's delay", async () => {
     const w = await world();
-    const stop = new AbortController();
-    let running: Promise<unknown> = Promise.resolve();
-    try {
-      const deps = w.deps();
-      const informer = new Informer<KubeObject>({
-        kube: w.kube,
-        resource: secrets,
-        namespace: "kube-system",
-        selectors: { fieldSelector: `metadata.name=${w.secretName}` },
-        clock: realClock,
-        log: silentLog,
-      });
-      const controller = newOscController({
-        reconcile: createReconciler(deps),
-        source: informer,
-        kube: w.kube,
-        node: deps.node,
-        clock: realClock,
-        log: silentLog,
-        signal: stop.signal,
-      });
-      running = Promise.allSettled([informer.run(stop.signal), controller.start(stop.signal)]);
-      const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
+    w.startController();
+    const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
 
-      const first = w.setOsc(acceptanceOsc());
-      await env.sim.waitFor("nodes", "", w.nodeName, annotated(first), 20_000);
+    const first = w.setOsc(acceptanceOsc());
+    await env.sim.waitFor("nodes", "", w.nodeName, annotated(first), 20_000);
 
-      env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
-      const osc = acceptanceOsc();
-      osc["spec"]["files"][0].content.inline.data = "file1-v2";
-      const second = w.setOsc(osc);
-      await env.sim.waitFor("nodes", "", w.nodeName, annotated(second), 20_000);
-      expect(await w.text("/example/file")).toBe("file1-v2");
-    } finally {
-      stop.abort();
-      await running;
-    }
+    env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
+    const osc = acceptanceOsc();
+    osc["spec"]["files"][0].content.inline.data = "file1-v2";
+    const second = w.setOsc(osc);
+    await env.sim.waitFor("nodes", "", w.nodeName, annotated(second), 20_000);
+    expect(await w.text("/example/file")).toBe("file1-v2");
   });
 
   test("queues a new Secret version behind the running apply and applies it after (one apply at a time)", async () => {
     const w = await world();
     env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
-    const stop = new AbortController();
-    let running: Promise<unknown> = Promise.resolve();
-    try {
-      const deps = w.deps();
-      // Cues: the first version's unit1 start waits for the test; the handler's log line says the update was enqueued.
-      const unitStarted = w.systemd.holdNextJob("unit1.service");
-      const enqueued = Promise.withResolvers<void>();
-      const log = { ...silentLog, info: (msg: string) => void (msg.startsWith("Enqueuing operating system config secret") && enqueued.resolve()) };
-      const reconcile = createReconciler(deps);
-      const seen: string[] = [];
-      let active = 0;
-      let maxActive = 0;
-      const informer = new Informer<KubeObject>({
-        kube: w.kube,
-        resource: secrets,
-        namespace: "kube-system",
-        selectors: { fieldSelector: `metadata.name=${w.secretName}` },
-        clock: realClock,
-        log: silentLog,
-      });
-      const controller = newOscController({
-        reconcile: async (key, signal) => {
-          maxActive = Math.max(maxActive, ++active);
-          seen.push("start");
-          try {
-            return await reconcile(key, signal);
-          } finally {
-            active--;
-            seen.push("end");
-          }
-        },
-        source: informer,
-        kube: w.kube,
-        node: deps.node,
-        clock: realClock,
-        log,
-        signal: stop.signal,
-      });
-      running = Promise.allSettled([informer.run(stop.signal), controller.start(stop.signal)]);
-      const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
+    // Cues: the first version's unit1 start waits for the test; the handler's log line says the update was enqueued.
+    const unitStarted = w.systemd.holdNextJob("unit1.service");
+    const enqueued = Promise.withResolvers<void>();
+    const log = { ...silentLog, info: (msg: string) => void (msg.startsWith("Enqueuing operating system config secret") && enqueued.resolve()) };
+    const seen: string[] = [];
+    let active = 0;
+    let maxActive = 0;
+    w.startController({
+      log,
+      wrapReconcile: (reconcile) => async (key, signal) => {
+        maxActive = Math.max(maxActive, ++active);
+        seen.push("start");
+        try {
+          return await reconcile(key, signal);
+        } finally {
+          active--;
+          seen.push("end");
+        }
+      },
+    });
+    const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
 
-      w.setOsc(acceptanceOsc());
-      await unitStarted.reached; // the first apply is in its unit commands now
-      const osc = acceptanceOsc();
-      osc["spec"]["files"][0].content.inline.data = "file1-v2";
-      const second = w.setOsc(osc);
-      await enqueued.promise;
-      // The new version waits in the queue: nothing of it is written while the first apply runs.
-      expect(await w.text("/example/file")).toBe("file1");
-      expect(seen).toEqual(["start"]);
+    w.setOsc(acceptanceOsc());
+    await unitStarted.reached; // the first apply is in its unit commands now
+    const osc = acceptanceOsc();
+    osc["spec"]["files"][0].content.inline.data = "file1-v2";
+    const second = w.setOsc(osc);
+    await enqueued.promise;
+    // The new version waits in the queue: nothing of it is written while the first apply runs.
+    expect(await w.text("/example/file")).toBe("file1");
+    expect(seen).toEqual(["start"]);
 
-      unitStarted.release();
-      await env.sim.waitFor("nodes", "", w.nodeName, annotated(second), 20_000);
-      expect(await w.text("/example/file")).toBe("file1-v2");
-      expect(maxActive).toBe(1);
-      expect(seen.slice(0, 3)).toEqual(["start", "end", "start"]);
-    } finally {
-      stop.abort();
-      await running;
-    }
+    unitStarted.release();
+    await env.sim.waitFor("nodes", "", w.nodeName, annotated(second), 20_000);
+    expect(await w.text("/example/file")).toBe("file1-v2");
+    expect(maxActive).toBe(1);
+    expect(seen.slice(0, 3)).toEqual(["start", "end", "start"]);
   });
 
   /** `host` whose changes-file writes are counted, the `crashAt`-th one failing like a crash before it. */

@@ -80,34 +80,61 @@ function expectedTree(o: Osc): Map<string, { data: Buffer; mode: number }> {
   return out;
 }
 
-describe("executing the rendered bash script", () => {
-  let dir: string;
-  let root: string;
+/**
+ * A scratch machine for the rendered scripts: a temp dir holding `root` (with /etc/systemd/system) and a
+ * systemctl stub that records its arguments instead of touching this machine's systemd; made anew for
+ * each test of the calling describe block.
+ */
+function useScratchMachine(prefix: string): { readonly dir: string; readonly root: string } {
+  const m = { dir: "", root: "" };
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), "gna-render-run-"));
-    root = join(dir, "root");
-    await mkdir(join(root, "etc/systemd/system"), { recursive: true });
-    await mkdir(join(dir, "bin"));
-    // systemctl stub: records its arguments instead of touching this machine's systemd.
-    await writeFile(join(dir, "bin/systemctl"), `#!/bin/bash\necho "$*" >> "${dir}/systemctl.log"\n`);
-    await chmod(join(dir, "bin/systemctl"), 0o755);
+    m.dir = await mkdtemp(join(tmpdir(), prefix));
+    m.root = join(m.dir, "root");
+    await mkdir(join(m.root, "etc/systemd/system"), { recursive: true });
+    await mkdir(join(m.dir, "bin"));
+    await writeFile(join(m.dir, "bin/systemctl"), `#!/bin/bash\necho "$*" >> "${m.dir}/systemctl.log"\n`);
+    await chmod(join(m.dir, "bin/systemctl"), 0o755);
   });
   afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await rm(m.dir, { recursive: true, force: true });
   });
+  return m;
+}
 
-  /**
-   * The renderer stays pure and exact (absolute host paths), so the test relocates a copy: every quoted
-   * absolute path `"/…"` and the unquoted marker paths get the temp root prefixed. Base64 payloads and the
-   * placeholder lines contain neither, so nothing else changes. PATH puts the systemctl stub first.
-   */
+/**
+ * The renderer stays pure and exact (absolute host paths), so the tests relocate a copy: every quoted
+ * absolute path `"/…"` and the unquoted marker paths get the temp root prefixed. Base64 payloads and the
+ * placeholder lines contain neither, so nothing else changes.
+ */
+const relocate = (script: string, root: string): string => script.replaceAll('"/', `"${root}/`).replaceAll(" /var/lib/osc", ` ${root}/var/lib/osc`);
+
+/** Runs a script of the scratch machine under umask 022 with the systemctl stub first on PATH. */
+const runScript = (m: { dir: string }, script: string) =>
+  Bun.spawnSync(["bash", "-c", `umask 022; exec bash ${script}`], { env: { PATH: `${join(m.dir, "bin")}:/usr/bin:/bin` } });
+
+/** The scratch root holds exactly the OSC's files and units with their modes, and systemctl saw one reload and each unit's enable and restart. */
+async function expectApplied(m: { dir: string; root: string }, o: Osc): Promise<void> {
+  for (const [path, want] of expectedTree(o)) {
+    const real = join(m.root, path);
+    expect({ path, data: (await readFile(real)).toString("base64") }).toEqual({ path, data: want.data.toString("base64") });
+    expect({ path, mode: ((await stat(real)).mode & 0o7777).toString(8) }).toEqual({ path, mode: want.mode.toString(8) });
+  }
+  expect(await readFile(join(m.dir, "systemctl.log"), "utf8")).toBe(systemctlLog(o));
+}
+
+const systemctlLog = (o: Osc): string => {
+  const units = (o.spec.units ?? []).map((u) => u.name);
+  return units.length === 0 ? "daemon-reload\n" : `daemon-reload\n${units.map((u) => `enable ${u}\nrestart --no-block ${u}\n`).join("")}`;
+};
+
+describe("executing the rendered bash script", () => {
+  const m = useScratchMachine("gna-render-run-");
+
   async function run(script: string): Promise<{ code: number; stdout: string }> {
-    const relocated = script.replaceAll('"/', `"${root}/`).replaceAll(" /var/lib/osc", ` ${root}/var/lib/osc`);
+    const relocated = relocate(script, m.root);
     expect(relocated).not.toMatch(/[ "]\/(etc|var)\//);
-    await writeFile(join(dir, "user-data.sh"), relocated);
-    const proc = Bun.spawnSync(["bash", "-c", `umask 022; exec bash ${join(dir, "user-data.sh")}`], {
-      env: { PATH: `${join(dir, "bin")}:/usr/bin:/bin` },
-    });
+    await writeFile(join(m.dir, "user-data.sh"), relocated);
+    const proc = runScript(m, join(m.dir, "user-data.sh"));
     return { code: proc.exitCode, stdout: proc.stdout.toString() };
   }
 
@@ -118,22 +145,15 @@ describe("executing the rendered bash script", () => {
     const o = await osc(name);
     const script = renderUserData(o, { format: "bash", secrets: sec });
     expect((await run(script)).code).toBe(0);
-    for (const [path, want] of expectedTree(o)) {
-      const real = join(root, path);
-      expect({ path, data: (await readFile(real)).toString("base64") }).toEqual({ path, data: want.data.toString("base64") });
-      expect({ path, mode: ((await stat(real)).mode & 0o7777).toString(8) }).toEqual({ path, mode: want.mode.toString(8) });
-    }
-    const units = (o.spec.units ?? []).map((u) => u.name);
-    const log = units.length === 0 ? "daemon-reload\n" : `daemon-reload\n${units.map((u) => `enable ${u}\nrestart --no-block ${u}\n`).join("")}`;
-    expect(await readFile(join(dir, "systemctl.log"), "utf8")).toBe(log);
-    expect((await stat(join(root, "var/lib/osc/provision-osc-applied"))).isFile()).toBe(true);
+    await expectApplied(m, o);
+    expect((await stat(join(m.root, "var/lib/osc/provision-osc-applied"))).isFile()).toBe(true);
 
     // Second run: the guard stops it before anything is written or restarted.
-    await writeFile(join(root, path0(o)), "changed by the node");
+    await writeFile(join(m.root, path0(o)), "changed by the node");
     const again = await run(script);
     expect(again).toEqual({ code: 0, stdout: "Provision OSC already applied, exiting...\n" });
-    expect(await readFile(join(root, path0(o)), "utf8")).toBe("changed by the node");
-    expect(await readFile(join(dir, "systemctl.log"), "utf8")).toBe(log);
+    expect(await readFile(join(m.root, path0(o)), "utf8")).toBe("changed by the node");
+    expect(await readFile(join(m.dir, "systemctl.log"), "utf8")).toBe(systemctlLog(o));
   });
 });
 
@@ -153,19 +173,7 @@ function unpack(userData: string): { plain: WriteFileEntry[]; script: string; ru
 }
 
 describe("executing the packed cloud-config (render --provision)", () => {
-  let dir: string;
-  let root: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), "gna-render-packed-"));
-    root = join(dir, "root");
-    await mkdir(join(root, "etc/systemd/system"), { recursive: true });
-    await mkdir(join(dir, "bin"));
-    await writeFile(join(dir, "bin/systemctl"), `#!/bin/bash\necho "$*" >> "${dir}/systemctl.log"\n`);
-    await chmod(join(dir, "bin/systemctl"), 0o755);
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const m = useScratchMachine("gna-render-packed-");
 
   test.each([
     ["40-files.osc.yaml", secrets],
@@ -178,25 +186,16 @@ describe("executing the packed cloud-config (render --provision)", () => {
     expect(plain.map((f) => f.path)).toEqual(unencoded);
     // What cloud-init's write_files does for the plain entries (MCM replaced nothing here).
     for (const f of plain) {
-      await mkdir(join(root, f.path, ".."), { recursive: true });
-      await writeFile(join(root, f.path), f.content, { mode: Number.parseInt(f.permissions ?? "644", 8) });
-      await chmod(join(root, f.path), Number.parseInt(f.permissions ?? "644", 8));
+      await mkdir(join(m.root, f.path, ".."), { recursive: true });
+      await writeFile(join(m.root, f.path), f.content, { mode: Number.parseInt(f.permissions ?? "644", 8) });
+      await chmod(join(m.root, f.path), Number.parseInt(f.permissions ?? "644", 8));
     }
-    // Relocated like the bash form's test: quoted absolute paths and the marker path get the temp root.
-    const relocated = script.replaceAll('"/', `"${root}/`).replaceAll(" /var/lib/osc", ` ${root}/var/lib/osc`);
-    await writeFile(join(dir, "provision.sh"), relocated);
-    const proc = Bun.spawnSync(["bash", "-c", `umask 022; exec bash ${join(dir, "provision.sh")}`], { env: { PATH: `${join(dir, "bin")}:/usr/bin:/bin` } });
+    await writeFile(join(m.dir, "provision.sh"), relocate(script, m.root));
+    const proc = runScript(m, join(m.dir, "provision.sh"));
     expect(proc.stderr.toString()).toBe("");
     expect(proc.exitCode).toBe(0);
-    for (const [path, want] of expectedTree(o)) {
-      const real = join(root, path);
-      expect({ path, data: (await readFile(real)).toString("base64") }).toEqual({ path, data: want.data.toString("base64") });
-      expect({ path, mode: ((await stat(real)).mode & 0o7777).toString(8) }).toEqual({ path, mode: want.mode.toString(8) });
-    }
-    const units = (o.spec.units ?? []).map((u) => u.name);
-    const log = units.length === 0 ? "daemon-reload\n" : `daemon-reload\n${units.map((u) => `enable ${u}\nrestart --no-block ${u}\n`).join("")}`;
-    expect(await readFile(join(dir, "systemctl.log"), "utf8")).toBe(log);
-    const again = Bun.spawnSync(["bash", join(dir, "provision.sh")], { env: { PATH: `${join(dir, "bin")}:/usr/bin:/bin` } });
+    await expectApplied(m, o);
+    const again = runScript(m, join(m.dir, "provision.sh"));
     expect(again.stdout.toString()).toBe("Provision OSC already applied, exiting...\n");
   });
 });

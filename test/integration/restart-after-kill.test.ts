@@ -3,11 +3,13 @@
 // and it is started again. The Lease must be renewed within seconds, whatever the consistency check
 // finds; the check reports the real drift as ONE event and does not count the files the resumed
 // change set is about to write.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import type { AgentProcess } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const CHANGING = 300;
 const STABLE = 40;
@@ -36,21 +38,7 @@ const fileEntry = (path: string, data: string) => `  - path: ${path}
 
 type Plain = Record<string, any>;
 
-const poll = async <T>(what: string, f: () => T | undefined, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-};
-
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
 test("a restart after a kill mid-apply renews the Lease within seconds and reports drift as one event", async () => {
   let killOnEnable: AgentProcess | undefined;
@@ -65,7 +53,6 @@ test("a restart after a kill mid-apply renews the Lease within seconds and repor
       },
     },
   });
-  sandbox = sb;
   const leaseName = "gardener-node-agent-restart-worker";
   const renewTime = () => {
     const lease = sb.sim.store.get("leases", "kube-system", leaseName) as Plain | undefined;
@@ -94,20 +81,20 @@ test("a restart after a kill mid-apply renews the Lease within seconds and repor
 
   const third = sb.spawnAgent();
   const started = Date.now();
-  await poll("the Lease renewal", () => {
+  await eventually("the Lease renewal", () => {
     const t = renewTime();
     return t !== undefined && t >= killedAt - 1 ? t : undefined;
-  });
+  }, { timeoutMs: 30_000 });
   const leaseAfterMs = Date.now() - started;
   console.log(`restart-after-kill: lease renewed ${leaseAfterMs} ms after the start`);
   // Before the fix the check sent 300+ events through the 5 QPS client first (> 60 s).
   expect(leaseAfterMs).toBeLessThan(5_000);
 
   await sb.waitForApplied(checksum, 60_000);
-  const events = await poll("the drift event", () => {
+  const events = await eventually("the drift event", () => {
     const e = checkerEvents().slice(eventsBefore);
     return e.length > 0 ? e : undefined;
-  });
+  }, { timeoutMs: 30_000 });
   await third.stop();
   expect(checkerEvents().slice(eventsBefore)).toHaveLength(1);
   const event = events[0] as Plain;

@@ -1,11 +1,13 @@
 // The secret-name-change controller in the compiled agent (bootstrap-and-config.md §7.5, scenario 46):
 // the Node's label names another OSC Secret → the config file is rewritten (0600, sorted keys) → the
 // agent exits 0 → the restarted agent (systemd's job, the test's here) applies the new Secret.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import type { Sandbox } from "../harness/sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const label = "worker.gardener.cloud/gardener-node-agent-secret-name";
 const oscWith = (marker: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -17,11 +19,7 @@ spec:
     content: {inline: {data: "${marker}\\n"}}
 `;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
 const configFile = (sb: Sandbox): string => {
   const dir = join(sb.root, "var/lib/gardener-node-agent");
@@ -42,22 +40,15 @@ const secretFor = (name: string, oscYaml: string) => ({
   data: { "osc.yaml": Buffer.from(oscYaml).toString("base64") },
 });
 
-const pollMetric = async (sb: Sandbox, line: string, timeoutMs = 20_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const body = await fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`).then((r) => r.text(), () => "");
-    if (body.split("\n").includes(line)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for metric line ${line}`);
-    await Bun.sleep(50);
-  }
-};
+const metricLines = (sb: Sandbox): Promise<string[]> => fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`).then((r) => r.text(), () => "").then((body) => body.split("\n"));
+const pollMetric = (sb: Sandbox, line: string): Promise<string[]> =>
+  eventually(`metric line ${line}`, () => metricLines(sb), { until: (lines) => lines.includes(line), timeoutMs: 20_000, intervalMs: 50 });
 
 const labelNode = (sb: Sandbox, value: string) =>
   sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { labels: { [label]: value } } });
 
 test("a changed secret-name label rewrites the config, exits 0, and the restarted agent applies the new Secret", async () => {
   const sb = await startSandbox({ nodeName: "snc-node", machineName: "snc-machine", secretName: "gardener-node-agent-pool-old" });
-  sandbox = sb;
   const oldChecksum = sb.setOsc(oscWith("old"));
   const newOsc = oscWith("new");
   const newSecret = secretFor("gardener-node-agent-pool-new", newOsc);

@@ -3,7 +3,8 @@
 // SIGKILLed while holding the Lease resumes after its restart and releases it.
 import { afterEach, describe, expect, test } from "bun:test";
 import type { StoreEvent } from "../doubles/apiserver/store.ts";
-import { startPool, until, type Pool, type PoolMember } from "../harness/pool.ts";
+import { eventually } from "../harness/eventually.ts";
+import { startPool, type Pool, type PoolMember } from "../harness/pool.ts";
 
 const hosts = ["serial-1", "serial-2", "serial-3"];
 const serial = { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" };
@@ -89,9 +90,9 @@ describe("serial reconciliation with three agents", () => {
     });
     const since = Date.now();
     for (const m of p.members) m.spawn();
-    await until("every node applied v1", () => p.members.every((m) => m.appliedChecksum() === sum), 90_000);
+    await eventually("every node applied v1", () => p.members.every((m) => m.appliedChecksum() === sum), { timeoutMs: 90_000, intervalMs: 50 });
 
-    await until("the Lease is free", () => (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined);
+    await eventually("the Lease is free", () => (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined, { timeoutMs: 60_000, intervalMs: 50 });
     expectDisjoint(windows(p, rec, sum, since));
     // Holders changed one by one: ghost → a node → free → a node → free → a node → free.
     expect(rec.holders[0]).toBe("ghost-host");
@@ -123,7 +124,7 @@ describe("serial reconciliation with three agents", () => {
     pool = p;
     const v1 = p.setOsc(osc("v1"), serial);
     for (const m of p.members) m.spawn();
-    await until("every node applied v1", () => p.members.every((m) => m.appliedChecksum() === v1), 90_000);
+    await eventually("every node applied v1", () => p.members.every((m) => m.appliedChecksum() === v1), { timeoutMs: 90_000, intervalMs: 50 });
 
     const rec = recordStore(p);
     // Kill the first node that restarts a unit for v2, as the restart arrives: it holds the Lease mid-apply.
@@ -137,7 +138,7 @@ describe("serial reconciliation with three agents", () => {
     }
     const since = Date.now();
     const v2 = p.setOsc(osc("v2"), serial);
-    await until("a node killed while restarting a unit for v2", () => victim !== undefined);
+    await eventually("a node killed while restarting a unit for v2", () => victim !== undefined, { timeoutMs: 60_000, intervalMs: 50 });
     for (const m of p.members) m.onAction = undefined;
     await victim!.agent!.proc.exited;
     expect(victim!.appliedChecksum()).toBe(v1);
@@ -154,12 +155,12 @@ describe("serial reconciliation with three agents", () => {
 
     victim!.spawn();
     try {
-      await until("every node applied v2", () => p.members.every((m) => m.appliedChecksum() === v2), 60_000);
+      await eventually("every node applied v2", () => p.members.every((m) => m.appliedChecksum() === v2), { timeoutMs: 60_000, intervalMs: 50 });
     } catch (err) {
       for (const m of p.members) console.error(`==== ${m.nodeName}\n${m.agent?.output().split("\n").slice(-40).join("\n")}`);
       throw err;
     }
-    await until("the Lease is free", () => (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined);
+    await eventually("the Lease is free", () => (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined, { timeoutMs: 60_000, intervalMs: 50 });
     expectDisjoint(windows(p, rec, v2, since));
     for (const m of p.members) expect(await m.readHostFile("/etc/demo/version")).toBe("v2\n");
     const lease = p.sim.store.get("leases", "kube-system", p.secretName) as { spec: Record<string, unknown> };

@@ -1,10 +1,11 @@
 // Temp files of atomic writes that a kill left behind (issue 10 item 3): the compiled agent removes
 // its own (`.<name>.tmp-<12 hex>`) in the directories it writes, at start and before each apply, and
 // nothing else: not a look-alike, not a temp-named file in a directory it never writes.
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const osc = (greeting: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -21,23 +22,10 @@ spec:
     content: {inline: {data: "${greeting}\\n"}}
 `;
 
-const poll = async (what: string, f: () => boolean, timeoutMs = 20_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!f()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-};
-
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
 test("the agent removes its own stale temp files at start and before an apply, and nothing else", async () => {
   const sb = await startSandbox({ nodeName: "temps-worker" });
-  sandbox = sb;
   const at = (p: string) => join(sb.root, p);
   const plant = (p: string) => {
     mkdirSync(at(p.slice(0, p.lastIndexOf("/"))), { recursive: true });
@@ -64,7 +52,7 @@ test("the agent removes its own stale temp files at start and before an apply, a
 
   // At start, with nothing to apply.
   const second = sb.spawnAgent();
-  await poll("the start-up clean-up", () => stale.every((p) => !existsSync(at(p))));
+  await eventually("the start-up clean-up", () => stale.every((p) => !existsSync(at(p))), { timeoutMs: 20_000 });
   for (const p of kept) expect(existsSync(at(p))).toBe(true);
   expect(await sb.readHostFile("/etc/demo/greeting.txt")).toBe("hello\n");
 

@@ -1,9 +1,9 @@
 // Static pod convergence (osc-controller spec 9.1) with the compiled agent: the checksum annotation
 // waits until kubelet — played here by the test, through the simulator — runs the manifest's mirror
 // pod with the same config hash, Running and Ready.
-import { afterEach, describe, expect, test } from "bun:test";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
-import { until } from "../harness/pool.ts";
+import { describe, expect, test } from "bun:test";
+import { useSandbox } from "../harness/sandbox-hooks.ts";
+import { eventually } from "../harness/eventually.ts";
 
 const manifest = `apiVersion: v1
 kind: Pod
@@ -30,16 +30,11 @@ spec:
     content: {inline: {data: "{"}}
 `;
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
+const startSandbox = useSandbox();
 
 describe("static pods", () => {
   test("the checksum waits for a Running and Ready mirror pod with the manifest's hash", async () => {
     const sb = await startSandbox({ nodeName: "cp-1" });
-    sandbox = sb;
     const sum = sb.setOsc(osc);
     const agent = sb.spawnAgent();
     const podLists = () => sb.sim.requests.filter((r) => r.resource === "pods" && r.verb === "list" && r.code === 200).length;
@@ -48,16 +43,16 @@ describe("static pods", () => {
     const checksum = () => (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"];
 
     // Pending: the files are written, the agent looks for the mirror pod and waits.
-    await until("a look at the mirror pods", () => podLists() >= 1, 30_000);
+    await eventually("a look at the mirror pods", () => podLists() >= 1, { timeoutMs: 30_000, intervalMs: 50 });
     expect(await sb.readHostFile("/etc/kubernetes/manifests/kube-apiserver.yaml")).toBe(manifest);
     expect(await sb.readHostFile("/etc/kubernetes/manifests/elsewhere.yaml").catch(() => "absent")).toBe("absent");
-    await until("the WaitingForStaticPods event", () => nodeEvents("WaitingForStaticPods").length === 1, 10_000);
+    await eventually("the WaitingForStaticPods event", () => nodeEvents("WaitingForStaticPods").length === 1, { intervalMs: 50 });
     expect(nodeEvents("WaitingForStaticPods")[0]?.["type"]).toBe("Normal");
     const condition = () =>
       ((sb.node()?.["status"] as { conditions?: { type: string; status: string; reason: string }[] }).conditions ?? []).find(
         (c) => c.type === "OperatingSystemConfigApplied",
       );
-    await until("the condition says why", () => condition()?.reason === "WaitingForStaticPods", 10_000);
+    await eventually("the condition says why", () => condition()?.reason === "WaitingForStaticPods", { intervalMs: 50 });
     expect(condition()?.status).toBe("False");
     expect(checksum()).toBeUndefined();
     expect(agent.output()).toContain("static pod kube-apiserver has no mirror pod yet");
@@ -78,19 +73,19 @@ describe("static pods", () => {
       sb.sim.store.patch("pods", "kube-system", "kube-apiserver-cp-1", "merge", { status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } }, { subresource: "status" });
     setStatus("Pending", false);
     let seen = podLists();
-    await until("a look at the Pending mirror pod", () => podLists() > seen, 30_000);
-    await until("the agent logging the Pending pod", () => agent.output().includes("static pod kube-apiserver is Pending"), 10_000);
+    await eventually("a look at the Pending mirror pod", () => podLists() > seen, { timeoutMs: 30_000, intervalMs: 50 });
+    await eventually("the agent logging the Pending pod", () => agent.output().includes("static pod kube-apiserver is Pending"), { intervalMs: 50 });
     expect(checksum()).toBeUndefined();
 
     setStatus("Running", false);
     seen = podLists();
-    await until("a look at the unready mirror pod", () => podLists() > seen, 30_000);
-    await until("the agent logging the unready pod", () => agent.output().includes("static pod kube-apiserver is not Ready"), 10_000);
+    await eventually("a look at the unready mirror pod", () => podLists() > seen, { timeoutMs: 30_000, intervalMs: 50 });
+    await eventually("the agent logging the unready pod", () => agent.output().includes("static pod kube-apiserver is not Ready"), { intervalMs: 50 });
     expect(checksum()).toBeUndefined();
 
     setStatus("Running", true);
     await sb.waitForApplied(sum, 30_000);
-    await until("the condition says applied", () => condition()?.reason === "Applied", 10_000);
+    await eventually("the condition says applied", () => condition()?.reason === "Applied", { intervalMs: 50 });
     // One event however often it looked.
     expect(nodeEvents("WaitingForStaticPods")).toHaveLength(1);
     expect(nodeEvents("OSCApplied")).toHaveLength(1);
@@ -99,12 +94,11 @@ describe("static pods", () => {
 
   test("a manifest that is not a Pod fails the reconcile with a Warning event and no checksum", async () => {
     const sb = await startSandbox({ nodeName: "cp-2" });
-    sandbox = sb;
     sb.setOsc(osc.replace(b64(manifest), b64("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")));
     sb.spawnAgent();
     const warnings = () =>
       sb.sim.store.list("events", { namespace: "default" }).filter((e) => e["reason"] === "OSCApplyFailed" && e["type"] === "Warning");
-    await until("the OSCApplyFailed warning", () => warnings().length >= 1, 30_000);
+    await eventually("the OSCApplyFailed warning", () => warnings().length >= 1, { timeoutMs: 30_000, intervalMs: 50 });
     expect(warnings()[0]?.["message"]).toBe(
       'failed checking static pods: static pod manifest "/etc/kubernetes/manifests/kube-apiserver.yaml": is not a Pod (apiVersion "v1", kind "ConfigMap")',
     );

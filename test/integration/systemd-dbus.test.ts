@@ -4,6 +4,7 @@ import type { LogFields, Logger } from "../../src/log/types.ts";
 import { createDbusSystemd, DEFAULT_JOB_TIMEOUT_MS } from "../../src/systemd/dbus.ts";
 import { SystemdCallError, SystemdJobError, type JobOperation, type Systemd } from "../../src/systemd/types.ts";
 import { FakeSystemd, startSystemdDouble, type SystemdDouble, type SystemdFakeControls } from "../doubles/systemd/index.ts";
+import { eventually } from "../harness/eventually.ts";
 
 interface Logged {
   readonly msg: string;
@@ -163,7 +164,7 @@ describe("createDbusSystemd against a dbus-daemon with a fake systemd Manager", 
       const reason = new Error("shutting down");
       const stalledBefore = double.stalledJobs;
       const pending = systemd[op]("stuck.service", ac.signal);
-      await waitFor(() => double.stalledJobs > stalledBefore);
+      await eventually("the stalled job", () => double.stalledJobs, { until: (n) => n > stalledBefore, timeoutMs: 5_000 });
       ac.abort(reason);
       expect(await pending.catch((e: unknown) => e)).toBe(reason);
     });
@@ -386,14 +387,6 @@ describe("createDbusSystemd when the bus restarts", () => {
     expect(double.actions.map((a) => a.action)).toEqual(["DaemonReload", "DaemonReload"]);
   });
 });
-
-async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(5);
-  }
-}
 
 describe("the in-memory FakeSystemd and the D-Bus double", () => {
   /** One scenario, run against each double; both must record and fail alike. */

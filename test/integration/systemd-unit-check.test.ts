@@ -1,45 +1,20 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { realClock } from "../../src/clock/index.ts";
 import { setupSystemdUnitCheckController } from "../../src/controllers/systemdunitcheck/index.ts";
-import { createHostFs } from "../../src/host/index.ts";
-import { KubeClient } from "../../src/kube/client.ts";
-import { InformerSet } from "../../src/kube/informer-set.ts";
+import type { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/resources.ts";
 import type { Kube, KubeObject, PatchType, WriteOptions } from "../../src/kube/types.ts";
-import type { Logger } from "../../src/log/types.ts";
-import { createDbusSystemd } from "../../src/systemd/dbus.ts";
-import type { Systemd } from "../../src/systemd/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
-import { FakeSystemd, startSystemdDouble, type UnitSeed } from "../doubles/systemd/index.ts";
+import type { UnitSeed } from "../doubles/systemd/index.ts";
+import { quietLog as log, useControllerSandboxes } from "../harness/controller-sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
 const start = Date.UTC(2026, 0, 1, 0, 0, 0);
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+const env = useControllerSandboxes();
 
 const lastApplied = (units: string, extensionUnits = "[]") => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -50,40 +25,22 @@ status:
   extensionUnits: ${extensionUnits}
 `;
 
-let seq = 0;
-
 /** A running systemd-unit-check controller for a fresh Node that carries a kubelet Ready condition. */
 async function agent(opts: { units: UnitSeed[]; file?: string; overDbus?: boolean }) {
-  const id = ++seq;
-  const hostName = `suc-host-${id}`;
-  const nodeName = `suc-node-${id}`;
-  sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
-  const node = sim.store.get("nodes", "", nodeName) as Plain;
-  node["status"] = {
-    conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: "2026-01-01T00:00:00Z", lastTransitionTime: "2025-12-01T00:00:00Z" }],
-  };
-  sim.store.update("nodes", node, { subresource: "status" });
-
-  const root = mkdtempSync(join(tmpdir(), "suc-"));
+  const sb = await env.start({
+    prefix: "suc",
+    clock: new FakeClock(start),
+    nodeStatus: {
+      conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: "2026-01-01T00:00:00Z", lastTransitionTime: "2025-12-01T00:00:00Z" }],
+    },
+    systemd: { units: opts.units, overDbus: opts.overDbus === true },
+  });
+  const { sim, nodeName, root, clock, fake, kube } = sb;
   const stateDir = join(root, "var/lib/gardener-node-agent");
   mkdirSync(stateDir, { recursive: true });
   const writeLastApplied = (text: string) => writeFileSync(join(stateDir, "last-applied-osc.yaml"), text);
   if (opts.file !== undefined) writeLastApplied(opts.file);
 
-  const clock = new FakeClock(start);
-  const fake = new FakeSystemd({ clock, units: opts.units });
-  let systemd: Systemd = fake;
-  if (opts.overDbus === true) {
-    const double = await startSystemdDouble({ clock, units: opts.units });
-    const dbus = await createDbusSystemd({ address: double.address, log });
-    systemd = dbus;
-    cleanups.push(async () => {
-      dbus.close();
-      await double.stop();
-    });
-  }
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-  const informers = new InformerSet({ kube, clock: realClock, log });
   const sent: Array<{ type: PatchType; body: unknown; subresource: string | undefined }> = [];
   const recording: Kube = Object.assign(Object.create(kube) as KubeClient, {
     patch: <T extends KubeObject>(res: Resource, ns: string, name: string, type: PatchType, body: unknown, o?: WriteOptions) => {
@@ -93,35 +50,25 @@ async function agent(opts: { units: UnitSeed[]; file?: string; overDbus?: boolea
   });
   const controller = setupSystemdUnitCheckController({
     kube: recording,
-    informers,
-    node: { hostName, nodeName },
-    host: createHostFs(root),
-    systemd,
+    informers: sb.informers,
+    node: sb.node,
+    host: sb.host,
+    systemd: sb.systemd,
     clock,
     log,
     config: { syncPeriod: 60_000, stuckThreshold: 300_000 },
   });
-  const stop = new AbortController();
-  informers.start(stop.signal);
-  await informers.waitForSync(stop.signal);
-  const running = controller.start(stop.signal);
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    await informers.stopped();
-    kube.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  await sb.run(controller);
 
-  const conditions = (): Plain[] => (sim.store.get("nodes", "", nodeName) as Plain)["status"]?.["conditions"] ?? [];
+  const conditions = (): Plain[] => sb.nodeObject()["status"]?.["conditions"] ?? [];
   const condition = (type = "SystemdUnitsReady"): Plain | undefined => conditions().find((c) => c["type"] === type);
   const statusPatches = () => sim.requests.filter((r) => r.resource === "nodes" && r.verb === "patch" && r.name === nodeName);
   /** The next pass: once the controller waits on its requeue, step the clock by the sync period. */
   const nextPass = async () => {
     const before = statusPatches().length;
-    await until(() => clock.pending() > 0, "the requeue timer");
+    await eventually("the requeue timer", () => clock.pending() > 0);
     clock.step(60_000);
-    await until(() => statusPatches().length > before, "the next status patch");
+    await eventually("the next status patch", () => statusPatches().length > before);
   };
   return { nodeName, clock, fake, controller, sent, condition, conditions, statusPatches, nextPass, writeLastApplied };
 }
@@ -135,7 +82,7 @@ describe("systemd-unit-check controller", () => {
       ],
       file: lastApplied(`[{name: kubelet.service, enable: true, content: "[Unit]"}, {name: setup.service, content: "[Unit]"}]`),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect(a.condition()).toEqual({
       type: "SystemdUnitsReady",
       status: "True",
@@ -155,9 +102,9 @@ describe("systemd-unit-check controller", () => {
       units: [{ name: "kubelet.service", activeState: "active", subState: "running" }],
       file: lastApplied(`[{name: kubelet.service, enable: true}]`),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     // The kubelet posts a newer heartbeat; this agent's cache may not have seen it yet when it patches.
-    sim.store.patch("nodes", "", a.nodeName, "strategic", { status: { conditions: [{ type: "Ready", lastHeartbeatTime: "2026-01-01T00:00:45Z" }] } }, { subresource: "status" });
+    env.sim.store.patch("nodes", "", a.nodeName, "strategic", { status: { conditions: [{ type: "Ready", lastHeartbeatTime: "2026-01-01T00:00:45Z" }] } }, { subresource: "status" });
     await a.nextPass();
     expect(a.condition()?.["lastHeartbeatTime"]).toBe("2026-01-01T00:01:00Z");
     expect(a.condition()?.["lastTransitionTime"]).toBe("2026-01-01T00:00:00Z");
@@ -174,7 +121,7 @@ describe("systemd-unit-check controller", () => {
       ],
       file: lastApplied(`[{name: kubelet.service, enable: true}, {name: containerd.service, content: x}]`, `[{name: b-disabled.service, enable: false}, {name: missing.service, enable: true}]`),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect(a.condition()?.["message"]).toBe("b-disabled.service: active but should be disabled; missing.service: not loaded");
     await a.fake.stop("kubelet.service");
     await a.fake.stop("b-disabled.service");
@@ -193,7 +140,7 @@ describe("systemd-unit-check controller", () => {
       units: [{ name: "slow.service", activeState: "activating", subState: "start", stateChangeTimestampMs: start - 230_000 }],
       file: lastApplied(`[{name: slow.service, enable: true}]`),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual(["True", "ProgressingUnits", "slow.service: activating for 3m50s"]);
     await a.nextPass();
     await a.nextPass();
@@ -203,12 +150,12 @@ describe("systemd-unit-check controller", () => {
 
   test("writes no condition while there is no last-applied OSC, and starts once the file appears", async () => {
     const a = await agent({ units: [{ name: "kubelet.service", activeState: "active", subState: "running" }] });
-    await until(() => a.clock.pending() > 0, "the requeue timer");
+    await eventually("the requeue timer", () => a.clock.pending() > 0);
     expect(a.condition()).toBeUndefined();
     expect(a.fake.actions).toEqual([]);
     a.writeLastApplied(lastApplied(`[{name: kubelet.service, enable: true}]`));
     a.clock.step(60_000);
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect(a.condition()?.["reason"]).toBe("AllUnitsHealthy");
   });
 
@@ -217,7 +164,7 @@ describe("systemd-unit-check controller", () => {
       units: [{ name: "kubelet.service", activeState: "active", subState: "running" }],
       file: "apiVersion: extensions.gardener.cloud/v1alpha1\nspec:\n  units: [{name: kubelet.service, enable: true}]\n",
     });
-    await until(() => a.controller.stats().reconcileErrors > 0, "a failed reconcile");
+    await eventually("a failed reconcile", () => a.controller.stats().reconcileErrors > 0);
     expect(a.condition()).toBeUndefined();
     expect(a.fake.actions).toEqual([]);
   });
@@ -237,7 +184,7 @@ describe("systemd-unit-check controller", () => {
         `[{name: kubelet.service, enable: true}, {name: setup.service, content: x}, {name: cleanup.service, content: x}, {name: cleanup.timer, content: x}, {name: mount.path, enable: true}, {name: slow.service, enable: true}, {name: gone.service, enable: true}]`,
       ),
     });
-    await until(() => a.condition() !== undefined, "the condition");
+    await eventually("the condition", () => a.condition() !== undefined);
     expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual([
       "False",
       "UnhealthyUnits",

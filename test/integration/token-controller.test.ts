@@ -1,63 +1,30 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createEventRecorder } from "../../src/controllers/events.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTokenResync, setupTokenController } from "../../src/controllers/token/index.ts";
-import { createHostFs, type HostFs } from "../../src/host/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { nodes } from "../../src/kube/resources.ts";
-import type { Logger } from "../../src/log/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
-import { FakeClock } from "../doubles/fake-clock.ts";
+import { quietLog as log, useControllerSandboxes, waitForIdleQueue } from "../harness/controller-sandbox.ts";
+import { eventually } from "../harness/eventually.ts";
 
 setDefaultTimeout(30_000);
-const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 type Plain = Record<string, any>;
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
-let sim: ApiServerSim;
-beforeAll(async () => {
-  sim = await startApiServer();
-});
-afterAll(async () => {
-  await sim.stop();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
-
-let seq = 0;
+const env = useControllerSandboxes();
 
 /** A token controller for two sync configs of fresh Secrets, files under a temp --root, time on a FakeClock. */
 async function agent() {
-  const id = ++seq;
-  const nodeName = `token-node-${id}`;
-  sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } } });
-  const root = await mkdtemp(join(tmpdir(), "token-controller-"));
-  const host: HostFs = createHostFs(root);
+  const sb = await env.start({ prefix: "token", hostIsNodeName: true });
+  const { sim, id, nodeName, root, host, clock, kube, events } = sb;
   const secretA = `token-a-${id}`;
   const secretB = `token-b-${id}`;
   const pathA = "/var/lib/valitail/auth-token";
   const pathB = "/var/lib/gardener-node-agent/credentials/token";
-  const clock = new FakeClock();
-  const kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } } });
-  const events = createEventRecorder({ kube, clock, log, component: "gardener-node-agent", host: nodeName });
   const resync = createTokenResync();
   const controller = setupTokenController({
     kube,
     host,
     events,
-    node: { hostName: nodeName, nodeName },
+    node: sb.node,
     clock,
     log,
     syncConfigs: [
@@ -66,14 +33,6 @@ async function agent() {
     ],
     syncPeriodMs: 3_600_000,
     resync,
-  });
-  const stop = new AbortController();
-  let running: Promise<void> | undefined;
-  cleanups.push(async () => {
-    stop.abort();
-    await running;
-    kube.close();
-    await rm(root, { recursive: true, force: true });
   });
   const setSecret = (name: string, data: Record<string, string> | undefined) => {
     const body = { apiVersion: "v1", kind: "Secret", metadata: { namespace: "kube-system", name }, ...(data ? { data } : {}) };
@@ -88,13 +47,11 @@ async function agent() {
   /** Lets the controller finish what is due now (queue empty, nothing in flight). */
   const idle = async () => {
     await clock.settle();
-    await until(() => controller.queue.len() === 0 && controller.queue.processingLen() === 0, "the controller to go idle");
+    await waitForIdleQueue(controller.queue);
   };
   return {
     root, host, clock, controller, resync, secretA, secretB, pathA, pathB, setSecret, gets, warnings, idle,
-    start: () => {
-      running = controller.start(stop.signal);
-    },
+    start: () => sb.startController(controller),
     text: (p: string) => host.readText(p),
     mode: async (p: string) => (await host.stat(p))?.mode,
   };
@@ -111,7 +68,7 @@ describe("token controller", () => {
       a.setSecret(a.secretA, { token: b64("token-one") });
       a.setSecret(a.secretB, { token: b64("token-two") });
       a.start();
-      await until(async () => (await a.text(a.pathA)) === "token-one" && (await a.text(a.pathB)) === "token-two", "both files");
+      await eventually("both files", async () => (await a.text(a.pathA)) === "token-one" && (await a.text(a.pathB)) === "token-two");
       expect(await a.mode(a.pathA)).toBe(0o640);
       expect(await a.mode(a.pathB)).toBe(0o640);
       expect((await a.host.stat("/var/lib/valitail"))?.kind).toBe("dir");
@@ -125,10 +82,10 @@ describe("token controller", () => {
     a.setSecret(a.secretA, { token: b64("v1") });
     a.setSecret(a.secretB, { token: b64("other") });
     a.start();
-    await until(async () => (await a.text(a.pathA)) === "v1", "the first token");
+    await eventually("the first token", async () => (await a.text(a.pathA)) === "v1");
     await a.idle();
     const before = await Bun.file(a.host.resolve(a.pathA)).stat();
-    expect(sim.requests.some((r) => r.resource === "secrets" && r.verb !== "get" && r.name === a.secretA)).toBe(false);
+    expect(env.sim.requests.some((r) => r.resource === "secrets" && r.verb !== "get" && r.name === a.secretA)).toBe(false);
 
     a.clock.step(3_600_000);
     await a.idle();
@@ -138,7 +95,7 @@ describe("token controller", () => {
 
     a.setSecret(a.secretA, { token: b64("v2") });
     a.clock.step(3_600_000);
-    await until(async () => (await a.text(a.pathA)) === "v2", "the rotated token");
+    await eventually("the rotated token", async () => (await a.text(a.pathA)) === "v2");
     expect(await a.mode(a.pathA)).toBe(0o640);
   });
 
@@ -147,18 +104,18 @@ describe("token controller", () => {
     a.setSecret(a.secretA, { token: b64("keep-me") });
     a.setSecret(a.secretB, { token: b64("other") });
     a.start();
-    await until(async () => (await a.text(a.pathA)) === "keep-me", "the token file");
+    await eventually("the token file", async () => (await a.text(a.pathA)) === "keep-me");
     await a.idle();
     await a.host.remove(a.pathA);
     a.resync.trigger({ namespace: "kube-system", name: a.secretA });
-    await until(async () => (await a.text(a.pathA)) === "keep-me", "the restored file");
+    await eventually("the restored file", async () => (await a.text(a.pathA)) === "keep-me");
   });
 
   test("keeps retrying with backoff while the Secret is missing and writes the file once it appears", async () => {
     const a = await agent();
     a.setSecret(a.secretB, { token: b64("other") });
     a.start();
-    await until(() => a.gets(a.secretA).some((r) => r.code === 404), "a 404 for the missing secret");
+    await eventually("a 404 for the missing secret", () => a.gets(a.secretA).some((r) => r.code === 404));
     await a.idle();
     expect(a.controller.stats().reconcileErrors).toBeGreaterThanOrEqual(1);
     expect(await a.text(a.pathA)).toBeUndefined();
@@ -166,11 +123,11 @@ describe("token controller", () => {
     await a.idle();
 
     a.setSecret(a.secretA, { token: b64("late") });
-    await until(async () => {
+    await eventually("the file of the late secret", async () => {
       a.clock.step(1_000);
       await a.clock.settle();
       return (await a.text(a.pathA)) === "late";
-    }, "the file of the late secret");
+    });
     expect(await a.mode(a.pathA)).toBe(0o640);
   });
 
@@ -180,7 +137,7 @@ describe("token controller", () => {
     a.setSecret(a.secretA, { token: "" });
     a.setSecret(a.secretB, { token: b64("other") });
     a.start();
-    await until(() => a.warnings().length === 1, "the warning event");
+    await eventually("the warning event", () => a.warnings().length === 1);
     expect(a.warnings()).toEqual([
       `TokenSyncFailed: secret key "token" does not exist or is empty in secret kube-system/${a.secretA}, not updating ${a.pathA}`,
     ]);
@@ -193,36 +150,36 @@ describe("token controller", () => {
     expect(await a.text(a.pathA)).toBe("old-token");
 
     a.setSecret(a.secretA, { token: b64("fixed") });
-    await until(async () => {
+    await eventually("the fixed token", async () => {
       a.clock.step(1_000);
       await a.clock.settle();
       return (await a.text(a.pathA)) === "fixed";
-    }, "the fixed token");
+    });
   });
 
   test("a client on the synced token file uses the rotated token with its next request", async () => {
     const a = await agent();
-    sim.addToken(`sa-token-one-${a.secretA}`, "sa-one", ["system:masters"]);
-    sim.addToken(`sa-token-two-${a.secretA}`, "sa-two", ["system:masters"]);
+    env.sim.addToken(`sa-token-one-${a.secretA}`, "sa-one", ["system:masters"]);
+    env.sim.addToken(`sa-token-two-${a.secretA}`, "sa-two", ["system:masters"]);
     a.setSecret(a.secretA, { token: b64("unused") });
     a.setSecret(a.secretB, { token: b64(`sa-token-one-${a.secretA}`) });
     a.start();
-    await until(async () => (await a.text(a.pathB)) === `sa-token-one-${a.secretA}`, "the first token file");
+    await eventually("the first token file", async () => (await a.text(a.pathB)) === `sa-token-one-${a.secretA}`);
 
     const client = new KubeClient({
-      config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "tokenFile", path: a.host.resolve(a.pathB) } },
+      config: { server: env.sim.url, caPem: env.sim.caPem, credentials: { kind: "tokenFile", path: a.host.resolve(a.pathB) } },
     });
-    cleanups.push(() => client.close());
+    env.afterTest(() => client.close());
     const userOfNextRequest = async () => {
-      const n = sim.requests.length;
+      const n = env.sim.requests.length;
       await client.list(nodes, "", { fieldSelector: "metadata.name=none" });
-      return sim.requests.slice(n).find((r) => r.resource === "nodes" && r.path.includes("metadata.name%3Dnone"))?.user;
+      return env.sim.requests.slice(n).find((r) => r.resource === "nodes" && r.path.includes("metadata.name%3Dnone"))?.user;
     };
     expect(await userOfNextRequest()).toBe("sa-one");
 
     a.setSecret(a.secretB, { token: b64(`sa-token-two-${a.secretA}`) });
     a.resync.trigger({ namespace: "kube-system", name: a.secretB });
-    await until(async () => (await a.text(a.pathB)) === `sa-token-two-${a.secretA}`, "the rotated token file");
+    await eventually("the rotated token file", async () => (await a.text(a.pathB)) === `sa-token-two-${a.secretA}`);
     expect(await userOfNextRequest()).toBe("sa-two");
   });
 });

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { nodeEvents, waitForEvent, waitUntil } from "../harness/events.ts";
+import { eventually } from "../harness/eventually.ts";
+import { nodeEvents, waitForEvent } from "../harness/events.ts";
 import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
 
 let sb: Sandbox;
@@ -42,7 +43,7 @@ describe("per-unit verification and revert (whole binary)", () => {
     const good = sb.setOsc(osc("1", false));
     await sb.waitForApplied(good, 30_000);
     sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": "revert" } } });
-    await waitUntil(() => agent.output().length > 0, 1_000, "agent output");
+    await eventually("agent output", () => agent.output().length > 0, { timeoutMs: 1_000, intervalMs: 25 });
     sb.systemd.clearActions();
 
     // The new version crashes 200 ms after its restart; the reverted one runs.
@@ -65,7 +66,7 @@ describe("per-unit verification and revert (whole binary)", () => {
     expect(readFileSync(host("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml"), "utf8")).toContain("unitRevert:\n  units:\n  - app.service\n");
 
     // Held: the retry after the failed reconcile does not apply that version again.
-    await waitUntil(() => agent.output().includes("Holding the operating system config apply"), 30_000, "the hold");
+    await eventually("the hold", () => agent.output().includes("Holding the operating system config apply"), { timeoutMs: 30_000, intervalMs: 25 });
     expect(restarts("app.service")).toBe(2);
     expect(nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted" && e.type === "Warning")).toHaveLength(1);
     const condition = () =>
@@ -73,7 +74,7 @@ describe("per-unit verification and revert (whole binary)", () => {
         (c) => c.type === "OperatingSystemConfigApplied",
       );
     // The condition patch follows the hold's log line.
-    await waitUntil(() => condition()?.reason === "UnitReverted", 10_000, "the condition's reason UnitReverted");
+    await eventually("the condition's reason UnitReverted", condition, { until: (c) => c?.reason === "UnitReverted", intervalMs: 25 });
     expect(condition()?.status).toBe("False");
     // One event for the revert: the hold adds no Normal one of its own.
     expect(nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted")).toHaveLength(1);
@@ -95,7 +96,7 @@ describe("per-unit verification and revert (whole binary)", () => {
     const warnings = () => nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted" && e.type === "Warning").length;
     const before = warnings();
     sb.setOsc(osc("3", true));
-    await waitUntil(() => warnings() > before, 30_000, "the second revert");
+    await eventually("the second revert", warnings, { until: (n) => n > before, timeoutMs: 30_000, intervalMs: 25 });
     expect(readFileSync(host("/etc/app/app.conf"), "utf8")).toBe("version=2\n");
     const fixed = sb.setOsc(osc("4", true));
     await sb.waitForApplied(fixed, 30_000);

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { SystemdCallError, SystemdJobError } from "../../../src/systemd/types.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { FakeSystemd } from "./fake-systemd.ts";
+import { eventually } from "../../harness/eventually.ts";
 
 describe("FakeSystemd", () => {
   test("should record every call in order with the unit names passed", async () => {
@@ -31,8 +32,7 @@ describe("FakeSystemd", () => {
     systemd.failAfterStart("app.service", 20);
     await systemd.restart("app.service");
     expect((await systemd.unitProperties("app.service")).activeState).toBe("active");
-    const deadline = Date.now() + 2_000;
-    while ((await systemd.unitProperties("app.service")).activeState !== "failed" && Date.now() < deadline) await Bun.sleep(5);
+    await eventually("app.service to fail", async () => (await systemd.unitProperties("app.service")).activeState, { until: (state) => state === "failed", timeoutMs: 2_000 });
     expect((await systemd.unitProperties("app.service")).activeState).toBe("failed");
     systemd.clearInjections();
     await systemd.restart("app.service");
