@@ -1,9 +1,9 @@
 import { lstatSync } from "node:fs";
-import type { Stats } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import { chmod, lstat, mkdir, readFile, readdir, rename, rm, stat, symlink, unlink } from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
-import { joinUnderRoot, resolveSegments } from "./resolve.ts";
+import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, HostFs } from "./types.ts";
@@ -78,8 +78,12 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
    * Checks a file target (absent, a regular file or a symlink, which rename replaces without
    * following) and creates its parents; `created` remembers parents made earlier in the same group.
    */
-  async function prepareTarget(path: string, created: Set<string>): Promise<{ dirReal: string; target: string; temp: string }> {
-    const segments = resolveSegments(base, path, false);
+  async function prepareTarget(
+    path: string,
+    created: Set<string>,
+    parents?: Map<string, readonly string[]>,
+  ): Promise<{ dirReal: string; target: string; temp: string }> {
+    const segments = parents === undefined ? resolveSegments(base, path, false) : resolveViaParent(path, parents);
     const name = segments.at(-1);
     if (name === undefined) throw new HostPathError(path, "is the root directory");
     const target = joinUnderRoot(base, segments);
@@ -95,6 +99,29 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     const temp = `${dirReal}/${tempNameFor(name)}`;
     inFlight.add(temp);
     return { dirReal, target, temp };
+  }
+
+  /**
+   * resolveSegments(path, false) for a group member: the parent is resolved (links followed, as they are
+   * for every non-final component) once per parent directory of the group, then the name is appended
+   * as it is. A 1000-file group in 10 directories took ~4 lstat calls per file, now 4 per directory.
+   */
+  function resolveViaParent(path: string, parents: Map<string, readonly string[]>): string[] {
+    const segments = hostSegments(path);
+    const name = segments.pop();
+    if (name === undefined) return [];
+    const parentPath = `/${segments.join("/")}`;
+    let parent = parents.get(parentPath);
+    if (parent === undefined) {
+      try {
+        parent = resolveSegments(base, parentPath, true);
+      } catch {
+        // The same failure, named after the file as callers know it.
+        return resolveSegments(base, path, false);
+      }
+      parents.set(parentPath, parent);
+    }
+    return [...parent, name];
   }
 
   /** Temp files this instance is writing right now: a clean-up running meanwhile leaves them alone. */
@@ -150,9 +177,13 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     async writeFilesAtomic(files) {
       // Every target is checked (and its parents created) before the first byte is written.
       const created = new Set<string>();
+      const parents = new Map<string, readonly string[]>();
       const staged: StagedWrite[] = [];
       try {
-        for (const f of files) staged.push({ ...(await prepareTarget(f.path, created)), path: f.path, data: f.data, mode: f.mode });
+        for (const f of files) {
+          const prepared = await prepareTarget(f.path, created, parents);
+          staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode });
+        }
         if (staged.length === 0) return;
         // One file gains nothing from syncfs and should not pay for other writers' dirty pages.
         await writeGroup(staged, staged.length > 1 ? await syncer() : undefined);
@@ -222,6 +253,27 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       }
     },
 
+    async listKinds(path) {
+      const real = follow(path);
+      let entries: Dirent[];
+      try {
+        entries = await readdir(real, { withFileTypes: true });
+      } catch (err) {
+        if (hasErrno(err, "ENOENT")) return undefined;
+        if (hasErrno(err, "ENOTDIR")) throw new HostFileKindError(path, "file", "list");
+        throw err;
+      }
+      const kinds = new Map<string, FileInfo["kind"]>();
+      for (const e of entries) {
+        // A filesystem without d_type reports no kind: ask lstat for that entry.
+        const known =
+          e.isFile() || e.isDirectory() || e.isSymbolicLink() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice();
+        const info = known ? e : await lstatOrUndefined(`${real}/${e.name}`);
+        if (info !== undefined) kinds.set(e.name, kindOf(info));
+      }
+      return kinds;
+    },
+
     async stat(path) {
       const info = await lstatOrUndefined(noFollow(path));
       if (info === undefined) return undefined;
@@ -263,7 +315,7 @@ function pickSyncfs(choice: HostFsOptions["syncfs"]): Promise<Syncfs | undefined
   return loadSyncfs();
 }
 
-function kindOf(info: Stats): FileInfo["kind"] {
+function kindOf(info: Pick<Stats, "isFile" | "isDirectory" | "isSymbolicLink">): FileInfo["kind"] {
   if (info.isFile()) return "file";
   if (info.isDirectory()) return "dir";
   if (info.isSymbolicLink()) return "symlink";

@@ -51,6 +51,11 @@ export interface HostFs {
   ensureDir(path: string, mode?: number): Promise<void>;
   /** Entry names of a directory, sorted; undefined when it does not exist. */
   list(path: string): Promise<string[] | undefined>;
+  /**
+   * Entry names of a directory with their kinds (links not followed, as `stat` reports them), from one
+   * readdir; undefined when it does not exist.
+   */
+  listKinds(path: string): Promise<Map<string, FileInfo["kind"]> | undefined>;
   stat(path: string): Promise<FileInfo | undefined>;
   chmod(path: string, mode: number): Promise<void>;
   /**

@@ -104,6 +104,21 @@ describe("HostFs", () => {
       expect(readFileSync(join(dir, "outside"), "utf8")).toBe("outside");
     });
 
+    test("should resolve a parent shared by several members through its symlink, and name the file when a parent escapes", async () => {
+      mkdirSync(join(root, "real"));
+      symlinkSync("/real", join(root, "via"));
+      const group: FileWrite[] = [
+        { path: "/via/a", data: "1", mode: 0o644 },
+        { path: "/via/b", data: "2", mode: 0o600 },
+        { path: "/via/new/c", data: "3", mode: 0o640 },
+      ];
+      await host.writeFilesAtomic(group);
+      expect(allEntries()).toEqual(["real", "real/a", "real/b", "real/new", "real/new/c", "via"]);
+      expect(readFileSync(join(root, "real/b"), "utf8")).toBe("2");
+      symlinkSync("../..", join(root, "out"));
+      await expect(host.writeFilesAtomic([{ path: "/out/x/f", data: "4", mode: 0o644 }])).rejects.toThrow(new HostPathError("/out/x/f", "a symlink points outside the root"));
+    });
+
     test("should complete a group on a second attempt after some files were written", async () => {
       const group: FileWrite[] = [
         { path: "/d/one", data: "1", mode: 0o600 },

@@ -51,6 +51,8 @@ describe("fastYamlEligible", () => {
     ["single-line JSON", '{"apiVersion": "v1", "spec": {"files": [{"path": "/a", "permissions": 420}]}}'],
     ["block scalars with shell content", "a: |\n  #!/bin/bash\n  if ! x; then echo *; fi &\n  k: !!binary x\nb: c\n"],
     ["a last-applied file as written", encodeOsc(decodeOsc(benchOsc(3)))],
+    ["a checksum starting with a digit", "operatingSystemConfigChecksum: 865ccc6fe08da9f045e9474805d549cd9cdcac6e677b88f810be77d9951d5aec\n"],
+    ["a digit-led word with an exponent letter and another letter", "a: 1E9f\n"],
   ])("should accept %s", (_, text) => {
     expect(fastYamlEligible(text)).toBe(true);
   });
@@ -80,6 +82,10 @@ describe("fastYamlEligible", () => {
     ["an escaped key", '"\\x61": 1\n'],
     ["a null key", "null: 1\n"],
     ["a numeric key", "1: a\n"],
+    ["a digit-led word that is a float", "a: 1e5\n"],
+    ["a hexadecimal literal", "a: 0x1f\n"],
+    ["a YAML 1.1 binary literal", "a: 0b11\n"],
+    ["a digit-led key", "9z: a\n"],
   ])("should decline %s", (_, text) => {
     expect(fastYamlEligible(text)).toBe(false);
   });
@@ -90,6 +96,12 @@ describe("readYamlFast", () => {
     for (const text of [...fixtures, benchOsc(50), ...fixtures.map((f) => encodeOsc(decodeOsc(f)))]) {
       expect(compat(text).ok).toBe(true);
       expectSameAsCompat(text);
+    }
+  });
+
+  test("should read digit-led words exactly like the reference reader", () => {
+    for (const word of ["865ccc6fe08da9f045e9474805d549cd9cdcac6e677b88f810be77d9951d5aec", "12abc", "1E9f", "9z", "0a1"]) {
+      expect(expectSameAsCompat(`k: ${word}\nl: [${word}, x]\n`)).toBe(true);
     }
   });
 

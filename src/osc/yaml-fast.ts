@@ -6,9 +6,10 @@
  * `fastYamlEligible` scans the text once and says no whenever it meets anything outside the subset:
  * - anchors, aliases, tags, merge keys, explicit keys, directives, document markers (`&`, `*`, `!`,
  *   `<<`, `?`, `%`, `---`, `...`): Bun merges `<<` and ignores `!!binary`, and `yaml` limits aliases;
- * - a plain scalar that is not a decimal integer without leading zero, `true`/`false`/`null`/`~`, or a
+ * - a plain scalar that is not a decimal integer without leading zero, `true`/`false`/`null`/`~`, a
  *   string starting with a letter, `/`, `_`, `$` or `(` that is not one of the YAML 1.1 boolean/null
- *   words (any case). On such scalars YAML 1.1 and 1.2 agree, so the 1.1 handling of `permissions`,
+ *   words (any case), or a digit-led word of letters and digits that no version reads as a number
+ *   (`digitWord` below). On such scalars YAML 1.1 and 1.2 agree, so the 1.1 handling of `permissions`,
  *   `enable`, … changes nothing (`0644`, `yes`, `0o644`, `1_000` all take the slow path);
  * - quoted scalars or flow collections spanning lines, block scalars with an indentation indicator,
  *   tabs or control characters outside block scalars and quotes, `\r`, BOMs, `__proto__`.
@@ -26,6 +27,19 @@ const specialWords = /^(?:y|n|yes|no|on|off|true|false|null|nan|inf)$/i;
 const safeInt = /^(?:0|-?[1-9][0-9]{0,14})$/;
 
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+/**
+ * A value that starts with a digit yet is a string for YAML 1.1, YAML 1.2 core and Bun alike: letters and
+ * digits only, with a letter that cannot be an exponent, and no 0x/0o/0b prefix (e.g. a checksum such as
+ * `865ccc6f…`, which the changes file holds; `1e5`, `0x1f`, `0b11`, `1_000` still take the slow path).
+ */
+const digitWord = /^[0-9][0-9A-Za-z]*$/;
+const nonExponentLetter = /[A-DF-Za-df-z]/;
+const radixPrefix = /^0[xXoObB]/;
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/** `digitWord` above: a digit-led plain scalar that every reader (and the `yaml` writer) takes as a string. */
+export const digitLedString = (token: string): boolean =>
+  isDigit(token.charCodeAt(0)) && digitWord.test(token) && nonExponentLetter.test(token) && !radixPrefix.test(token);
 
 /** A plain scalar whose resolution is the same in YAML 1.1, YAML 1.2 core and Bun. */
 function safePlain(token: string, isKey: boolean): boolean {
@@ -35,6 +49,7 @@ function safePlain(token: string, isKey: boolean): boolean {
     return !isKey && (token === "true" || token === "false" || token === "null");
   }
   if (isKey) return false;
+  if (digitLedString(token)) return true;
   return token === "~" || safeInt.test(token);
 }
 

@@ -98,6 +98,20 @@ describe("writeYamlFast", () => {
     expectSameAsCompat(value);
   });
 
+  test("should write digit-led words (checksums) like the yaml package", () => {
+    const rnd = mulberry32(0x5eed);
+    const alphabet = "0123456789abcdefeeeeEEEExobXOB";
+    for (let n = 0; n < 3000; n++) {
+      const len = 1 + Math.floor(rnd() * (n % 3 === 0 ? 64 : 6));
+      let word = String(Math.floor(rnd() * 10));
+      for (let i = 1; i < len; i++) word += alphabet[Math.floor(rnd() * alphabet.length)];
+      expectSameAsCompat({ operatingSystemConfigChecksum: word });
+    }
+    expect(writeYamlFast({ k: "865ccc6fe08da9f045e9474805d549cd9cdcac6e677b88f810be77d9951d5aec" })).toBe(
+      "k: 865ccc6fe08da9f045e9474805d549cd9cdcac6e677b88f810be77d9951d5aec\n",
+    );
+  });
+
   test("should agree with the yaml package on generated values", () => {
     const rnd = mulberry32(0x0a1);
     let fast = 0;
@@ -118,7 +132,7 @@ function mulberry32(seed: number): () => number {
 }
 
 const strings = [
-  "a", "b c", "/etc/x", "_x", "$x", "(x)", "x#y", "x:y", "aGVsbG8=", "0644", "123", "1e5", "1234e56", "0x1f", "1:20", "2001-01-01",
+  "a", "b c", "/etc/x", "_x", "$x", "(x)", "x#y", "x:y", "aGVsbG8=", "0644", "123", "1e5", "1234e56", "0x1f", "1:20", "2001-01-01", "9fe3", "0b11", "1E9f",
   "yes", "On", "null", "~", "", " x", "x ", "x:", "x: y", "x #y", "'q'", '"q"', "[a]", "{a}", "-", "- a", "?", "%x", "@x", "*x", "&x", "!x",
   "é", "a\u2028b", "x\ny", "x\ny\n", "x\ny\n\n", "\nx", " x\ny", "x\n y", "x\n\ty", "x\n  ", "x \ny", "#c\nd", "a\n\n\nb\n", "x\ty",
 ];

@@ -1,4 +1,5 @@
 import { stringify } from "yaml";
+import { digitLedString } from "./yaml-fast.ts";
 
 /**
  * A direct writer for the state files' YAML: the bytes `writeYaml` (the `yaml` package with sorted keys,
@@ -24,6 +25,8 @@ class Unsupported extends Error {}
 /** A single-line string as a block-context value: plain when certain, else as `yaml` renders it. */
 function inlineString(s: string, rendered: Map<string, string>): string {
   if (s === "") return '""';
+  // A checksum: `yaml` writes it plain too (yaml-fast.ts digitLedString), without asking it each time.
+  if (digitLedString(s)) return s;
   if (
     plainStart.test(s) &&
     !needsEscape.test(s) &&
@@ -74,56 +77,69 @@ interface Out {
   readonly rendered: Map<string, string>;
 }
 
+/** Indentation strings by width, built once (a 1000-file change set asked for ~20 000 of them). */
+const pads: string[] = [];
+const pad = (width: number): string => (pads[width] ??= " ".repeat(width));
+
+/** Own keys in code-unit order (what `sortMapEntries` does); most objects arrive sorted already. */
+function sortedKeys(m: Record<string, unknown>): string[] {
+  const keys = Object.keys(m);
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) return keys.sort();
+  }
+  return keys;
+}
+
 const isMap = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype;
 
 /** `head` is the line so far (`key:` or `- `); the value's lines follow, owned by column `col`. */
 function value(w: Out, head: string, v: unknown, col: number, afterDash: boolean): void {
   const { lines } = w;
-  const childIndent = " ".repeat(col + 2);
   if (Array.isArray(v)) {
     if (v.length === 0 || afterDash) throw new Unsupported();
     lines.push(head);
     sequence(w, v, col);
   } else if (isMap(v)) {
-    const keys = Object.keys(v);
+    const keys = sortedKeys(v);
     if (keys.length === 0) lines.push(`${head}${afterDash ? "" : " "}{}`);
-    else if (afterDash) mapping(w, v, col + 2, head);
+    else if (afterDash) mapping(w, v, keys, col + 2, head);
     else {
       lines.push(head);
-      mapping(w, v, col + 2, childIndent);
+      mapping(w, v, keys, col + 2, pad(col + 2));
     }
   } else {
-    lines.push(`${head}${afterDash ? "" : " "}${scalar(v, childIndent, w.rendered)}`);
+    lines.push(`${head}${afterDash ? "" : " "}${scalar(v, pad(col + 2), w.rendered)}`);
   }
 }
 
-function mapping(w: Out, m: Record<string, unknown>, col: number, firstPrefix: string): void {
-  const pad = " ".repeat(col);
-  const keys = Object.keys(m).sort();
-  keys.forEach((k, i) => {
+function mapping(w: Out, m: Record<string, unknown>, keys: readonly string[], col: number, firstPrefix: string): void {
+  const indent = pad(col);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
     if (k.length > 1000 || !plainKey.test(k) || specialWords.test(k)) throw new Unsupported();
     const v = m[k];
     if (v === undefined) throw new Unsupported();
-    value(w, `${i === 0 ? firstPrefix : pad}${k}:`, v, col, false);
-  });
+    value(w, `${i === 0 ? firstPrefix : indent}${k}:`, v, col, false);
+  }
 }
 
 function sequence(w: Out, items: readonly unknown[], col: number): void {
-  const pad = " ".repeat(col);
+  const head = `${pad(col)}- `;
   for (const item of items) {
     if (item === undefined) throw new Unsupported();
-    value(w, `${pad}- `, item, col, true);
+    value(w, head, item, col, true);
   }
 }
 
 /** `writeYaml`'s exact output for `value`, or undefined when it is outside the covered subset. */
 export function writeYamlFast(root: unknown): string | undefined {
   if (!isMap(root)) return undefined;
-  if (Object.keys(root).length === 0) return "{}\n";
+  const keys = sortedKeys(root);
+  if (keys.length === 0) return "{}\n";
   const lines: string[] = [];
   try {
-    mapping({ lines, rendered: new Map() }, root, 0, "");
+    mapping({ lines, rendered: new Map() }, root, keys, 0, "");
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
     throw err;

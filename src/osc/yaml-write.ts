@@ -6,7 +6,9 @@ export function toPlain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toPlain);
   if (value !== null && typeof value === "object" && !(value instanceof Uint8Array)) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
+    const from = value as Record<string, unknown>;
+    for (const k of Object.keys(from)) {
+      const v = from[k];
       if (v === undefined) continue;
       if (Array.isArray(v) && v.length === 0) continue;
       out[k] = toPlain(v);

@@ -139,6 +139,16 @@ describe("HostFs", () => {
       expect(await host.readText("/d/c")).toBe("a");
     });
 
+    test("should list entries with their kinds without following links", async () => {
+      await host.writeFileAtomic("/d/file", "x", 0o600);
+      await host.ensureDir("/d/sub");
+      await host.symlink("/d/file", "/d/link");
+      execFileSync("mkfifo", [join(root, "d/fifo")]);
+      expect(await host.listKinds("/missing")).toBeUndefined();
+      expect(Object.fromEntries((await host.listKinds("/d")) ?? [])).toEqual({ file: "file", sub: "dir", link: "symlink", fifo: "other" });
+      await expect(host.listKinds("/d/file")).rejects.toThrow(new HostFileKindError("/d/file", "file", "list"));
+    });
+
     test("should refuse to read a FIFO (opening it would wait for a writer for ever) and a directory", async () => {
       execFileSync("mkfifo", [join(root, "fifo")]);
       symlinkSync("fifo", join(root, "link-to-fifo"));

@@ -56,6 +56,10 @@ describe("updateSlots", () => {
     await updateSlots(kube, s, () => ({ set: new Map(names.map((n) => [n, waiting()])) }), AbortSignal.timeout(10_000));
     const took: string[] = [];
     let calls = 0;
+    // Updates are held 300 ms so that all six have read the same resourceVersion before the first
+    // write lands (without it, a loaded machine can run one node's read and write before the others
+    // read, and nobody meets a 409).
+    sim.faults.setLatency(300, { verb: "update", resource: "leases" });
     await Promise.all(
       names.map((me) =>
         updateSlots(
@@ -74,6 +78,7 @@ describe("updateSlots", () => {
         ),
       ),
     );
+    sim.faults.setLatency(0);
     const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
     const applying = Object.entries(lease.metadata.annotations ?? {}).filter(([, v]) => v.includes('"applying"'));
     expect(applying).toHaveLength(1);

@@ -158,6 +158,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     source: s.source,
     nodeSource: s.nodeSource,
     kube: s.kube,
+    nodeReader: s.cache,
     node,
     clock: s.clock,
     log,

@@ -1,4 +1,4 @@
-import { type HostFs, HostPathError } from "../../host/index.ts";
+import { type FileInfo, type HostFs, HostPathError } from "../../host/index.ts";
 import type { OscChanges } from "../../osc/index.ts";
 import { unitDir } from "./deps.ts";
 import { OscInputError } from "./input-error.ts";
@@ -55,12 +55,12 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
     }
     return p;
   };
-  // Each directory is listed once: only names already present need a stat (none on a first apply).
-  const listings = new Map<string, Promise<ReadonlySet<string>>>();
-  const listing = (dir: string): Promise<ReadonlySet<string>> => {
+  // Each directory is listed once, with the kind of every entry (no stat per existing file).
+  const listings = new Map<string, Promise<ReadonlyMap<string, FileInfo["kind"]>>>();
+  const listing = (dir: string): Promise<ReadonlyMap<string, FileInfo["kind"]>> => {
     let p = listings.get(dir);
     if (p === undefined) {
-      p = host.list(dir).then((names) => new Set(names ?? []));
+      p = host.listKinds(dir).then((kinds) => kinds ?? new Map());
       listings.set(dir, p);
     }
     return p;
@@ -70,8 +70,8 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
       const parent = await dirProblem(dirName(t.path));
       if (parent !== undefined) return { t, problem: parent };
       if (t.use === "dir") return { t, problem: await directoryProblem(host, t.path) };
-      if (t.use === "file" && (await listing(dirName(t.path))).has(baseName(t.path))) {
-        const kind = (await host.stat(t.path))?.kind;
+      if (t.use === "file") {
+        const kind = (await listing(dirName(t.path))).get(baseName(t.path));
         if (kind === "dir" || kind === "other") return { t, problem: `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}` };
       }
       return { t, problem: undefined };

@@ -1,8 +1,14 @@
 import { parseDuration } from "../../config/index.ts";
 import type { Clock } from "../../clock/index.ts";
-import { and, type Controller, enqueueMapped, type Enqueuer, type EventHandler, keyString, newController, nodes, type ObjectKey, objectKeyOf, type Predicate, type Reconcile } from "../../kube/index.ts";
-import type { Kube, KubeObject, Source } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
+import { type Controller, newController } from "../../kube/controller.ts";
+import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
+import { and, type Predicate } from "../../kube/predicate.ts";
+import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
+import type { Reader } from "../../kube/readers.ts";
+import { nodes } from "../../kube/resources.ts";
+import type { Source } from "../../kube/source.ts";
+import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Logger } from "../../log/types.ts";
 import type { NodeIdentity } from "./deps.ts";
 import { rolloutParallelism } from "./rollout/index.ts";
 import { namedSecretPredicate } from "./gardenadm.ts";
@@ -42,8 +48,9 @@ export const secretPredicate: Predicate<KubeObject> = {
 export class ReconciliationDelay {
   #last = 0;
 
+  /** `reader` is the Node cache in the agent (like upstream's cached client): no API call before the enqueue. */
   constructor(
-    private readonly kube: Kube,
+    private readonly reader: Pick<Reader, "get">,
     private readonly node: NodeIdentity,
     private readonly log: Logger,
   ) {}
@@ -57,7 +64,7 @@ export class ReconciliationDelay {
     if (name === undefined) return 0;
     let node: KubeObject;
     try {
-      node = await this.kube.get<KubeObject>(nodes, "", name, { signal });
+      node = await this.reader.get<KubeObject>(nodes, "", name, { signal });
     } catch (err) {
       // Falling back to the last known delay is the documented behaviour when the Node cannot be read.
       this.log.info("Cannot read node for the reconciliation delay, using the last known value", { err, delayMs: this.#last });
@@ -124,6 +131,8 @@ export function newOscController(opts: {
    */
   readonly nodeSource?: Source<KubeObject>;
   readonly kube: Kube;
+  /** Where the reconciliation delay annotation is read (the Node cache); the API server when absent. */
+  readonly nodeReader?: Pick<Reader, "get">;
   readonly node: NodeIdentity;
   readonly clock: Clock;
   readonly log: Logger;
@@ -143,7 +152,7 @@ export function newOscController(opts: {
     clock: opts.clock,
     onRestartRequested: opts.onRestartRequested,
   });
-  const delay = new ReconciliationDelay(opts.kube, opts.node, opts.log);
+  const delay = new ReconciliationDelay(opts.nodeReader ?? opts.kube, opts.node, opts.log);
   c.watch(
     opts.source,
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),
