@@ -5,7 +5,7 @@ import { HostPathError } from "./types.ts";
 const MAX_LINK_HOPS = 40;
 
 /** Splits an absolute host path into its segments; rejects relative paths, NUL bytes and "..". */
-function hostSegments(path: string): string[] {
+export function hostSegments(path: string): string[] {
   if (typeof path !== "string" || !path.startsWith("/")) throw new HostPathError(String(path), "not an absolute path");
   if (path.includes("\0")) throw new HostPathError(path, "contains a NUL byte");
   const segments = path.split("/").filter((s) => s !== "" && s !== ".");

@@ -1,14 +1,8 @@
 import { parseDuration } from "../../config/index.ts";
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
-import { and, type Predicate } from "../../kube/predicate.ts";
-import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Source } from "../../kube/source.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { and, type Controller, enqueueMapped, type Enqueuer, type EventHandler, keyString, newController, nodes, type ObjectKey, objectKeyOf, type Predicate, type Reconcile } from "../../kube/index.ts";
+import type { Kube, KubeObject, Reader, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { NodeIdentity } from "./deps.ts";
 import { rolloutParallelism } from "./rollout/index.ts";
 import { namedSecretPredicate } from "./gardenadm.ts";
