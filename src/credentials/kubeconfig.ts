@@ -1,12 +1,12 @@
-import { stringify } from "yaml";
-import type { HostFs } from "../host/index.ts";
+import { yamlPackage } from "../config/yaml-package.ts";
+import type { HostFs } from "../host/types.ts";
 import { kubeconfigPath } from "./paths.ts";
 
 /** `https://` is prepended when the server does not start with it (upstream rule for written kubeconfigs). */
 export const withHttps = (server: string): string => (server.startsWith("https://") ? server : `https://${server}`);
 
 /** Kubeconfig YAML like clientcmd writes it: sorted keys, sequences not indented, no line folding. */
-const toYaml = (doc: unknown): string => stringify(doc, { indentSeq: false, sortMapEntries: true, lineWidth: 0 });
+const toYaml = (doc: unknown): string => yamlPackage().stringify(doc, { indentSeq: false, sortMapEntries: true, lineWidth: 0 });
 
 export interface AgentKubeconfigInput {
   readonly server: string;

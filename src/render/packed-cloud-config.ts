@@ -1,4 +1,3 @@
-import { gzipSync } from "node:zlib";
 import { RenderError } from "./errors.ts";
 import { stringify } from "yaml";
 import { guardLines, markerLines, unitActivation } from "./bash.ts";
@@ -82,7 +81,7 @@ export function renderPackedCloudConfig(files: readonly ResolvedFile[], units: r
       content: `${new TextDecoder().decode(f.data)}\n`,
       ...(f.permissions === undefined ? {} : { permissions: octalMode(f.permissions) }),
     })),
-    { path: packedScriptPath, encoding: "gz+b64", content: b64(gzipSync(script, { level: 9 })), permissions: "0700" },
+    { path: packedScriptPath, encoding: "gz+b64", content: b64(Bun.gzipSync(script, { level: 9 })), permissions: "0700" },
   ];
   const doc = { write_files: writeFiles, runcmd: [packedScriptPath] };
   return `#cloud-config\n${stringify(doc, { indentSeq: false, lineWidth: 0, defaultStringType: "PLAIN", defaultKeyType: "PLAIN" })}`;

@@ -1,5 +1,5 @@
-import { stringify } from "yaml";
-import type { KubeObject } from "../../../kube/index.ts";
+import { yamlPackage } from "../../../config/yaml-package.ts";
+import type { KubeObject } from "../../../kube/types.ts";
 import type { OscChanges } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { InPlaceDeps } from "./deps.ts";
@@ -17,7 +17,7 @@ export class CredentialsRotationError extends Error {
   }
 }
 
-const toYaml = (doc: unknown): string => stringify(doc, { indentSeq: false, sortMapEntries: true, lineWidth: 0 });
+const toYaml = (doc: unknown): string => yamlPackage().stringify(doc, { indentSeq: false, sortMapEntries: true, lineWidth: 0 });
 const b64 = (b: Uint8Array): string => Buffer.from(b).toString("base64");
 
 /**
