@@ -11,3 +11,4 @@ export { canonicalSemVer, parseSemVer, SemVerError } from "./semver.ts";
 export { logFormats, logLevels, validateConfig } from "./validate.ts";
 export { parseYaml } from "./yaml.ts";
 export { unsafeStructure, yamlErrorText } from "./yaml-checks.ts";
+export { yamlPackage } from "./yaml-package.ts";

@@ -1,5 +1,5 @@
-import { yamlPackage } from "../config/yaml-package.ts";
-import type { HostFs } from "../host/types.ts";
+import { yamlPackage } from "../config/index.ts";
+import type { HostFs } from "../host/index.ts";
 import { kubeconfigPath } from "./paths.ts";
 
 /** `https://` is prepended when the server does not start with it (upstream rule for written kubeconfigs). */

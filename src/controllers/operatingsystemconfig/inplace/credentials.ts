@@ -1,5 +1,5 @@
-import { yamlPackage } from "../../../config/yaml-package.ts";
-import type { KubeObject } from "../../../kube/types.ts";
+import { yamlPackage } from "../../../config/index.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { InPlaceDeps } from "./deps.ts";
