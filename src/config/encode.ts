@@ -1,4 +1,4 @@
-import { stringify } from "yaml";
+import { yamlPackage } from "./yaml-package.ts";
 import { configApiVersion, configKind } from "./configuration.ts";
 import type { NodeAgentConfiguration } from "./configuration.ts";
 import { formatDuration } from "./duration.ts";
@@ -46,4 +46,4 @@ export const configToDocument = (c: NodeAgentConfiguration): Record<string, unkn
  * explicit. `decodeConfig(encodeConfig(c))` equals `c`.
  */
 export const encodeConfig = (c: NodeAgentConfiguration): string =>
-  stringify(configToDocument(c), { sortMapEntries: true, version: "1.1", indentSeq: false, lineWidth: 0 });
+  yamlPackage().stringify(configToDocument(c), { sortMapEntries: true, version: "1.1", indentSeq: false, lineWidth: 0 });

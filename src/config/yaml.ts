@@ -1,5 +1,5 @@
-import type * as YamlPackage from "yaml";
 import { unsafeStructure, yamlErrorText } from "./yaml-checks.ts";
+import { yamlPackage } from "./yaml-package.ts";
 
 /** The YAML text could not be parsed; the message names the problem and its line, never the text. */
 export class YamlSyntaxError extends Error {
@@ -66,10 +66,6 @@ export const parseYaml = (text: string, version: YamlVersion): unknown => {
   if (unsafe !== undefined) throw new YamlSyntaxError(unsafe);
   return mayDiffer(text, doc, version) ? parseSlow(text, version) : doc;
 };
-
-// Evaluating the yaml package costs milliseconds at start-up, so only a text that needs it loads it.
-// A synchronous require keeps parseYaml (and decodeConfig) synchronous; the bundler still embeds it.
-const yamlPackage = (): typeof YamlPackage => require("yaml") as typeof YamlPackage;
 
 const parseSlow = (text: string, version: YamlVersion): unknown => {
   const yaml = yamlPackage();

@@ -1,8 +1,8 @@
-import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
+import type { ClientHttp2Session, IncomingHttpHeaders } from "node:http2";
 import { connect as netConnect } from "node:net";
 
 /** gRPC status codes the callers look at (google.golang.org/grpc/codes). */
-export const grpcCodes = { ok: 0, cancelled: 1, deadlineExceeded: 4, notFound: 5, unavailable: 14 } as const;
+const grpcCodes = { ok: 0, cancelled: 1, deadlineExceeded: 4, notFound: 5, unavailable: 14 } as const;
 
 /** A call failed with a gRPC status (from the server's trailers) or locally (code 4/14/1). */
 export class GrpcError extends Error {
@@ -72,6 +72,9 @@ const statusOf = (method: string, h: IncomingHttpHeaders): GrpcError | "ok" | un
  */
 export async function dialUnix(endpoint: string, timeoutMs: number, signal?: AbortSignal): Promise<GrpcChannel> {
   const path = endpoint.replace(/^unix:\/\//, "");
+  // Loaded here, not at the top: a bundle hoists static node: imports into the agent's start-up, and
+  // node:http2 costs every start ~5 ms and ~5 MB although only `reset` speaks gRPC.
+  const { connect } = await import("node:http2");
   const session: ClientHttp2Session = connect("http://localhost", { createConnection: () => netConnect(path) });
   await new Promise<void>((resolve, reject) => {
     const fail = (why: string, cause?: unknown) => {

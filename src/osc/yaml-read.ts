@@ -1,5 +1,4 @@
-import { isScalar, parse, parseDocument, visit } from "yaml";
-import { unsafeStructure, yamlErrorText } from "../config/yaml-checks.ts";
+import { unsafeStructure, yamlErrorText, yamlPackage } from "../config/index.ts";
 import { OscDecodeError } from "./errors.ts";
 import { readYamlFast } from "./yaml-fast.ts";
 
@@ -28,6 +27,7 @@ export function readYaml(text: string): unknown {
 /** The reference reader: the `yaml` package, 1.2 core rules plus 1.1 for typed fields. */
 export function readYamlCompat(text: string): unknown {
   // logLevel "error": the package would print warnings quoting keys to stderr, outside the logger.
+  const { isScalar, parse, parseDocument, visit } = yamlPackage();
   const doc = parseDocument(text, { uniqueKeys: false, logLevel: "error" });
   const first = doc.errors[0];
   // The package's message quotes the offending line (an inline file may hold a credential): not kept as cause.

@@ -1,4 +1,4 @@
-import { stringify } from "yaml";
+import { yamlPackage } from "../config/index.ts";
 import { digitLedString } from "./yaml-fast.ts";
 
 /**
@@ -41,7 +41,7 @@ function inlineString(s: string, rendered: Map<string, string>): string {
   }
   const known = rendered.get(s);
   if (known !== undefined) return known;
-  const out = stringify({ k: s }, options);
+  const out = yamlPackage().stringify({ k: s }, options);
   if (!out.startsWith("k: ") || out.indexOf("\n") !== out.length - 1) throw new Unsupported();
   rendered.set(s, out.slice(3, -1));
   return out.slice(3, -1);

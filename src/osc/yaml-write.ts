@@ -1,4 +1,4 @@
-import { stringify } from "yaml";
+import { yamlPackage } from "../config/index.ts";
 import { writeYamlFast } from "./yaml-write-fast.ts";
 
 /** Drops undefined keys and empty lists (Go omitempty); keeps everything else verbatim. */
@@ -25,5 +25,5 @@ export function writeYaml(value: unknown): string {
 
 /** The reference writer: the `yaml` package (yaml-write-fast.ts reproduces its bytes for common shapes). */
 export function writeYamlCompat(value: unknown): string {
-  return stringify(value, { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0, version: "1.1" });
+  return yamlPackage().stringify(value, { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0, version: "1.1" });
 }

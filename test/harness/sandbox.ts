@@ -133,7 +133,7 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
 
 let nodeIndex = 0;
 /** kubelet's view of a healthy node: an InternalIP (distinct per node) and the Ready condition. */
-export function healthyNodeStatus(): Record<string, unknown> {
+function healthyNodeStatus(): Record<string, unknown> {
   nodeIndex += 1;
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   return {

@@ -1,5 +1,5 @@
-import { parse } from "yaml";
-import type { Kube } from "../../../kube/types.ts";
+import { yamlPackage } from "../../../config/index.ts";
+import type { Kube } from "../../../kube/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import { allFiles } from "../merge.ts";
 import { fileBytes } from "../plan.ts";
@@ -28,7 +28,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 export function decodeStaticPod(path: string, bytes: Uint8Array): { name: string; hash: string } {
   let doc: unknown;
   try {
-    doc = parse(new TextDecoder().decode(bytes));
+    doc = yamlPackage().parse(new TextDecoder().decode(bytes));
   } catch {
     // Not kept as cause: the parser's message quotes the offending line (errorText would repeat it).
     throw new StaticPodManifestError(path, "cannot be decoded");
