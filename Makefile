@@ -59,17 +59,20 @@ typecheck: deps
 BIOME := node_modules/.bin/biome
 KNIP := node_modules/.bin/knip
 
-# Lint (biome's recommended rules, see biome.json), the formatting check (biome format; `npm run format`
-# rewrites) and unused files/exports/dependencies (knip, entry points in knip.json). Biome was chosen by
-# measurement: `biome check` on this tree takes 1.5 s CPU and 95 MB against eslint (typescript-eslint
-# recommended) 12.5 s and 420 MB plus prettier --check 11.8 s and 180 MB.
+# Lint (biome's recommended rules, see biome.json; a warning fails too), unused files/exports/dependencies
+# (knip; entry points and the reason for each setting in knip.jsonc) and the formatting check (biome
+# format; `npm run format` rewrites).
+# Biome was chosen by measurement: `biome check` on this tree takes 1.5 s CPU and 95 MB against eslint
+# (typescript-eslint recommended) 12.5 s and 420 MB plus prettier --check 11.8 s and 180 MB.
+# Cost in `make test`, measured 2026-11-26: biome lint 1.5 s CPU / 105 MB, knip 3.0 s / 175 MB, biome
+# format 0.9 s / 80 MB; about 5 s CPU in all, a few seconds of wall time beside the build.
 lint: deps
-	$(BIOME) lint --max-diagnostics=50 .
+	$(BIOME) lint --error-on-warnings --max-diagnostics=50 .
 	$(KNIP) --no-progress
 	$(BIOME) format --max-diagnostics=20 .
 
-# Whole-binary tests use dist/gardener-node-agent, so build first.
-test: deps host-deps build typecheck
+# Whole-binary tests use dist/gardener-node-agent, so build first; lint runs before the tests (above).
+test: deps host-deps build typecheck lint
 	$(BUN) test --timeout 60000
 
 bench: deps host-deps build oci

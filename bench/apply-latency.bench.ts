@@ -5,6 +5,18 @@
 // (client-go defaults, 5 QPS / burst 10, like upstream) refills, and "back to back" right after the
 // previous apply, whose ~13 API calls (node patches, one event per restart) emptied it: then each of
 // the 3 API calls before the apply waits ~200 ms for a token, whatever the apply itself costs.
+//
+// Two sets of figures. The plain keys put the agent's --root in the OS temp dir, as every other bench
+// and test does; on this machine that is the root ext4, churned by every test run, where creating a
+// file scans many recently freed inodes: most of a 1000-file apply is then the kernel creating files
+// (the same write loop takes ~25 ms for 1000 files on a new file system, 500-750 ms there). The keys
+// suffixed `_fresh_ext4` put --root on an ext4 just made with mkfs.ext4 (defaults, journal on) in a
+// loop-mounted image, one per file count: what a new node's disk looks like, and a floor in which the
+// agent's own time is not drowned by that noise. Mounting needs root and a loop device; without them
+// the bench says why on stderr and emits null for those keys. The mount is always undone.
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { SystemdAction } from "../test/doubles/systemd/index.ts";
 import { startSandbox } from "../test/harness/sandbox.ts";
 
@@ -39,12 +51,88 @@ interface Measured {
   readonly peakRssMb: number;
 }
 
-async function measure(files: number): Promise<Measured> {
+interface FreshExt4 {
+  readonly dir: string;
+  release(): Promise<void>;
+}
+
+const run = (cmd: string[]): { ok: boolean; why: string } => {
+  const r = Bun.spawnSync(cmd, { stdout: "ignore", stderr: "pipe" });
+  return { ok: r.exitCode === 0, why: `${cmd[0]} exited ${r.exitCode}: ${r.stderr.toString().trim().split("\n")[0] ?? ""}` };
+};
+
+/** A new ext4 in a loop-mounted image under the temp dir, or why there is none. */
+async function mountFreshExt4(): Promise<FreshExt4 | string> {
+  if (process.getuid?.() !== 0) return "not running as root (mounting a loop device needs it)";
+  const base = await mkdtemp(join(tmpdir(), "gna-bench-ext4-"));
+  const image = join(base, "disk.img");
+  const dir = join(base, "mnt");
+  await mkdir(dir);
+  let mounted = false;
+  const release = async () => {
+    if (mounted) {
+      // The agent is gone by now; a lazy unmount is the fallback should anything still hold the mount.
+      if (!run(["umount", dir]).ok) run(["umount", "-l", dir]);
+      mounted = false;
+    }
+    await rm(base, { recursive: true, force: true });
+  };
+  // Allocated up front (not sparse) and without discard, so the loop device does not allocate or punch
+  // holes in the backing file during the measurement.
+  const steps = [
+    ["fallocate", "-l", "512M", image],
+    ["mkfs.ext4", "-q", "-F", "-E", "nodiscard", image],
+    ["mount", "-o", "loop", image, dir],
+  ];
+  for (const step of steps) {
+    const r = run(step);
+    if (!r.ok) {
+      await release();
+      return r.why;
+    }
+  }
+  mounted = true;
+  // A signal must not leave a loop mount behind.
+  const onSignal = () => {
+    if (mounted) run(["umount", "-l", dir]);
+    process.exit(130);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    dir,
+    release: async () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      await release();
+    },
+  };
+}
+
+async function measureOnFreshExt4(files: number): Promise<Measured | undefined> {
+  const fs = await mountFreshExt4();
+  if (typeof fs === "string") {
+    console.error(`bench apply ${files} files on a fresh ext4: skipped, ${fs}`);
+    return undefined;
+  }
+  try {
+    return await measure(files, fs.dir);
+  } finally {
+    await fs.release();
+  }
+}
+
+async function measure(files: number, rootParent?: string): Promise<Measured> {
   let lastRestartAt = 0;
   const onAction = (a: SystemdAction) => {
     if (a.action === "Restart") lastRestartAt = performance.now();
   };
-  const sb = await startSandbox({ nodeName: `bench-${files}`, systemd: { onAction }, ...(binary !== undefined ? { binary } : {}) });
+  const sb = await startSandbox({
+    nodeName: `bench-${files}`,
+    systemd: { onAction },
+    ...(binary !== undefined ? { binary } : {}),
+    ...(rootParent !== undefined ? { rootParent } : {}),
+  });
   const agent = sb.spawnAgent({});
   let generation = 0;
   /** One update of every file; ms from the Secret update to the last restart job. */
@@ -71,7 +159,8 @@ async function measure(files: number): Promise<Measured> {
     const status = await Bun.file(`/proc/${agent.proc.pid}/status`).text();
     const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
     const fmt = (xs: number[]) => xs.map((s) => s.toFixed(1)).join(" ");
-    console.error(`bench apply ${files} files: samples ms back to back ${fmt(backToBack)}; rested ${fmt(rested)}`);
+    const where = rootParent === undefined ? "" : " on a fresh ext4";
+    console.error(`bench apply ${files} files${where}: samples ms back to back ${fmt(backToBack)}; rested ${fmt(rested)}`);
     return { p50: median(backToBack), p50Rested: median(rested), peakRssMb: hwmKb / 1024 };
   } finally {
     await agent.stop();
@@ -81,6 +170,9 @@ async function measure(files: number): Promise<Measured> {
 
 const small = await measure(50);
 const large = await measure(1000);
+const smallFresh = await measureOnFreshExt4(50);
+const largeFresh = await measureOnFreshExt4(1000);
+const ms = (x: number | undefined) => (x === undefined ? null : Number(x.toFixed(1)));
 console.log(
   JSON.stringify({
     apply_latency_ms_p50_50_files_10_units: Number(small.p50.toFixed(1)),
@@ -88,5 +180,10 @@ console.log(
     apply_latency_ms_p50_50_files_10_units_rested: Number(small.p50Rested.toFixed(1)),
     apply_latency_ms_p50_1000_files_rested: Number(large.p50Rested.toFixed(1)),
     apply_peak_rss_mb_1000_files: Number(large.peakRssMb.toFixed(1)),
+    apply_latency_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.p50),
+    apply_latency_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.p50),
+    apply_latency_ms_p50_50_files_10_units_rested_fresh_ext4: ms(smallFresh?.p50Rested),
+    apply_latency_ms_p50_1000_files_rested_fresh_ext4: ms(largeFresh?.p50Rested),
+    apply_peak_rss_mb_1000_files_fresh_ext4: ms(largeFresh?.peakRssMb),
   }),
 );

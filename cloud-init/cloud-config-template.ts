@@ -11,7 +11,7 @@ import {
 import type { OscFile } from "../src/osc/index.ts";
 
 /** Placeholders of cloud-config.yaml.tmpl; each sits on one line, so a plain text replacement fills it. */
-export const templatePlaceholders = {
+const templatePlaceholders = {
   apiServer: "<<API_SERVER>>",
   clusterCaBase64: "<<CLUSTER_CA_BASE64>>",
   image: "<<IMAGE>>",

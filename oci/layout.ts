@@ -36,7 +36,7 @@ export interface BuildResult {
 
 /** Layer file times are fixed so equal binaries give equal layer digests. */
 const LAYER_MTIME = 0;
-export const BINARY_NAME = "gardener-node-agent";
+const BINARY_NAME = "gardener-node-agent";
 
 function compress(tar: Uint8Array<ArrayBuffer>, c: Compression): Uint8Array {
   return c === "gzip" ? Bun.gzipSync(tar, { level: 9 }) : Bun.zstdCompressSync(tar, { level: 19 });

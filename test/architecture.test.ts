@@ -13,6 +13,19 @@ import { dirname, join, relative, resolve } from "node:path";
 // 3. Nothing in src/ outside src/cli/ reads the environment (process.env, Bun.env, import.meta.env),
 //    nor receives it: cli/env.ts parses it once into typed options, so no type below cli/ has the
 //    shape of a raw environment record (`Record<string, string | undefined>`, `NodeJS.ProcessEnv`).
+// 4. A folder with an index.ts shows its public face there: an import from outside that folder (from
+//    anywhere in src/, unit tests included) names its index.ts, not a module inside it. For nested
+//    folders the outermost folder the importer is not in decides. Three explicit exceptions:
+//    - src/controllers/ is a group of controller folders, not a module: each controller folder (and
+//      shared/) is a face, the top-level files (events.ts, queued-events.ts) are imported directly.
+//    - `await import(...)` may name a module: a lazy import loads just what the command needs, and such
+//      modules (systemd/dbus.ts, server/profiling.ts) stay out of the index.ts so importing the face
+//      never loads them.
+//    - The start-up path, the modules src/cli/main.ts reaches by static value imports, imports modules
+//      directly: the bundle evaluates everything an index.ts re-exports, and argv is parsed before any
+//      of it is needed (through the faces, 5 modules became 44 evaluated before the first line of
+//      main). Type-only imports cost nothing at run time and still go through the faces. A further
+//      test keeps index.ts files (other than one-file folders) off that path.
 
 const repo = resolve(import.meta.dir, "..");
 const srcDir = join(repo, "src");
@@ -47,6 +60,47 @@ function controllerFolder(path: string): string | undefined {
   if (rel.startsWith("..")) return undefined;
   const parts = rel.split("/");
   return parts.length > 1 ? parts[0] : undefined;
+}
+
+/** Folders whose index.ts is a public face; src/controllers/ is not one (see rule 4). */
+const faces = new Set(
+  tsFiles(srcDir)
+    .filter((f) => f.endsWith("/index.ts"))
+    .map(dirname)
+    .filter((d) => d !== controllersDir),
+);
+
+/** The outermost folder with a face that holds `target` but not `importer`, if any. */
+function faceFor(importer: string, target: string): string | undefined {
+  let face: string | undefined;
+  for (let d = dirname(target); d.startsWith(`${srcDir}/`); d = dirname(d)) {
+    if (faces.has(d) && !importer.startsWith(`${d}/`)) face = d;
+  }
+  return face;
+}
+
+/** Static import/export declarations, each with whether it is type-only (`import type`, `export type`). */
+function staticImports(text: string): { spec: string; typeOnly: boolean }[] {
+  const code = withoutComments(text);
+  const out: { spec: string; typeOnly: boolean }[] = [];
+  for (const m of code.matchAll(/^(?:import|export)(\s+type)?\b[^;"'`]*?\bfrom\s*["']([^"']+)["']|^import\s*["']([^"']+)["']/gm)) {
+    out.push({ spec: (m[2] ?? m[3])!, typeOnly: m[1] !== undefined });
+  }
+  return out;
+}
+
+/** The start-up path: src/cli/main.ts and every module it reaches by static value imports. */
+function startUpPath(): Set<string> {
+  const seen = new Set<string>();
+  const pending = [join(srcDir, "cli", "main.ts")];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (seen.has(file) || !file.endsWith(".ts")) continue;
+    seen.add(file);
+    for (const { spec, typeOnly } of staticImports(readFileSync(file, "utf8"))) {
+      if (spec.startsWith(".") && !typeOnly) pending.push(resolve(dirname(file), spec));
+    }
+  }
+  return seen;
 }
 
 interface Finding {
@@ -101,6 +155,33 @@ function environmentReads(): Finding[] {
   return findings;
 }
 
+function importsPastTheFace(): Finding[] {
+  const startUp = startUpPath();
+  const findings: Finding[] = [];
+  for (const file of tsFiles(srcDir)) {
+    for (const { spec, typeOnly } of staticImports(readFileSync(file, "utf8"))) {
+      if (!spec.startsWith(".") || (startUp.has(file) && !typeOnly)) continue;
+      const target = resolve(dirname(file), spec);
+      const face = faceFor(file, target);
+      if (face !== undefined && target !== join(face, "index.ts")) {
+        findings.push({ file, detail: `imports ${spec} instead of ${relative(dirname(file), join(face, "index.ts"))}` });
+      }
+    }
+  }
+  return findings;
+}
+
+/** index.ts files on the start-up path that load other TypeScript modules (one-file folders are fine). */
+function facesOnStartUpPath(): Finding[] {
+  const findings: Finding[] = [];
+  for (const file of startUpPath()) {
+    if (!file.endsWith("/index.ts")) continue;
+    const reexported = new Set(staticImports(readFileSync(file, "utf8")).filter((i) => !i.typeOnly && i.spec.startsWith(".") && i.spec.endsWith(".ts")).map((i) => i.spec));
+    if (reexported.size > 0) findings.push({ file, detail: `is on the start-up path and loads ${[...reexported].join(", ")}` });
+  }
+  return findings;
+}
+
 /** A type that can only hold a raw environment: string → string | undefined, or Node's own. */
 const rawEnvType = /\bRecord<\s*string\s*,\s*string\s*\|\s*undefined\s*>|\bNodeJS\.ProcessEnv\b|\btypeof\s+process\.env\b/;
 
@@ -131,6 +212,47 @@ describe("architecture", () => {
       ].join("\n");
       expect(specifiers(text)).toEqual(["./a.ts", "../b/index.ts", "./c.ts", "./side-effect.ts", "../d/dbus.ts"]);
     });
+  });
+
+  describe("staticImports", () => {
+    test("should tell type-only declarations from value ones and skip dynamic imports", () => {
+      const text = [
+        'import { a, type B } from "./a.ts";',
+        'import type { C } from "../c/index.ts";',
+        'export type { D } from "./d.ts";',
+        'export { e } from "./e.ts";',
+        'import "./side-effect.ts";',
+        'const f = await import("../f/dbus.ts");',
+      ].join("\n");
+      expect(staticImports(text)).toEqual([
+        { spec: "./a.ts", typeOnly: false },
+        { spec: "../c/index.ts", typeOnly: true },
+        { spec: "./d.ts", typeOnly: true },
+        { spec: "./e.ts", typeOnly: false },
+        { spec: "./side-effect.ts", typeOnly: false },
+      ]);
+    });
+  });
+
+  describe("faceFor", () => {
+    test.each([
+      ["src/cli/run.ts", "src/kube/client.ts", "src/kube"],
+      ["src/kube/client.ts", "src/kube/errors.ts", undefined],
+      ["src/cli/status.ts", "src/controllers/operatingsystemconfig/rollout/index.ts", "src/controllers/operatingsystemconfig"],
+      ["src/controllers/operatingsystemconfig/apply.ts", "src/controllers/operatingsystemconfig/rollout/gate.ts", "src/controllers/operatingsystemconfig/rollout"],
+      ["src/cli/run.ts", "src/controllers/events.ts", undefined],
+    ])("should find the face %s must use for %s", (importer, target, face) => {
+      const found = faceFor(join(repo, importer), join(repo, target));
+      expect(found === undefined ? undefined : relative(repo, found)).toBe(face);
+    });
+  });
+
+  test("should have imports that cross into a folder name its index.ts", () => {
+    expect(importsPastTheFace().map(show)).toEqual([]);
+  });
+
+  test("should keep index.ts files that load other modules off the start-up path", () => {
+    expect(facesOnStartUpPath().map(show)).toEqual([]);
   });
 
   test("should have no controller folder importing another controller folder", () => {

@@ -1,6 +1,6 @@
-import type { HostFs } from "../host/types.ts";
-import type { Logger } from "../log/types.ts";
-import type { Systemd } from "../systemd/types.ts";
+import type { HostFs } from "../host/index.ts";
+import type { Logger } from "../log/index.ts";
+import type { Systemd } from "../systemd/index.ts";
 import { prepareKubeletDataDevice } from "./data-device.ts";
 import { agentUnitName, agentUnitPath, initUnitName, kubeletDir, tempDir } from "./paths.ts";
 import type { ConnectivityProbe } from "./probe.ts";
@@ -24,7 +24,7 @@ export interface BootstrapDeps {
 }
 
 /** A bootstrap step failed: `task` is its short name, the message `<what>: <cause>`, `cause` the original error. */
-export class BootstrapError extends StepError {
+class BootstrapError extends StepError {
   override readonly name = "BootstrapError";
   constructor(
     readonly task: string,

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs } from "../host/index.ts";
-import type { HostFs } from "../host/types.ts";
-import type { Logger } from "../log/types.ts";
+import type { HostFs } from "../host/index.ts";
+import type { Logger } from "../log/index.ts";
 import { DataDeviceError, prepareKubeletDataDevice } from "./data-device.ts";
 import type { CommandRunner, RunResult } from "./runner.ts";
 

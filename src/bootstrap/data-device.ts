@@ -1,18 +1,18 @@
-import type { HostFs } from "../host/types.ts";
-import type { Logger } from "../log/types.ts";
+import type { HostFs } from "../host/index.ts";
+import type { Logger } from "../log/index.ts";
 import { parseLsblkPairs } from "./lsblk.ts";
 import type { LsblkRow } from "./lsblk.ts";
 import { kubeletDir } from "./paths.ts";
 import { formatArgv } from "./runner.ts";
 import type { CommandRunner, RunResult } from "./runner.ts";
 
-export const kubeletDataVolumeLabel = "KUBEDEV";
+const kubeletDataVolumeLabel = "KUBEDEV";
 /** Temporary mount used to copy the old kubelet dir onto the new filesystem (same path as upstream). */
-export const copyMountPoint = "/tmp/varlibkubeletcp";
+const copyMountPoint = "/tmp/varlibkubeletcp";
 
 /** The two enumerations of spec §6.3, verbatim: the `-d`/`-s` combination decides which devices appear. */
-export const lsblkDisksArgv = ["lsblk", "-dbsnP", "-o", "NAME,PARTTYPE,FSTYPE,SIZE,PATH,TYPE"] as const;
-export const lsblkMountsArgv = ["lsblk", "-dbsnP", "-o", "NAME,MOUNTPOINT,TYPE"] as const;
+const lsblkDisksArgv = ["lsblk", "-dbsnP", "-o", "NAME,PARTTYPE,FSTYPE,SIZE,PATH,TYPE"] as const;
+const lsblkMountsArgv = ["lsblk", "-dbsnP", "-o", "NAME,MOUNTPOINT,TYPE"] as const;
 
 export type DataDeviceErrorKind = "invalid-size" | "not-found" | "ambiguous" | "command-failed";
 
@@ -41,7 +41,7 @@ export type DataDeviceOutcome = { readonly action: "exists" } | { readonly actio
  * Disks that may become the kubelet data volume (spec §6.3 steps 2–4), in lsblk order.
  * `lsblk -ds` lists leaf devices only, so a partitioned disk never shows up as TYPE="disk".
  */
-export function selectCandidates(disks: readonly LsblkRow[], mounts: readonly LsblkRow[], sizeBytes: number): string[] {
+function selectCandidates(disks: readonly LsblkRow[], mounts: readonly LsblkRow[], sizeBytes: number): string[] {
   const size = String(sizeBytes);
   return disks
     .filter((d) => d["TYPE"] === "disk" && (d["PARTTYPE"] ?? "") === "" && (d["FSTYPE"] ?? "") === "" && d["SIZE"] === size)

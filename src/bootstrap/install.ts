@@ -1,10 +1,10 @@
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { agentUnitName, agentUnitPath, systemdUnitDir } from "./paths.ts";
 import { agentUnitContent } from "./unit.ts";
 
-export const agentBinaryPath = "/opt/bin/gardener-node-agent";
+const agentBinaryPath = "/opt/bin/gardener-node-agent";
 /** Where `systemctl enable` links a unit with `WantedBy=multi-user.target`. */
-export const agentWantsLink = `${systemdUnitDir}/multi-user.target.wants/${agentUnitName}`;
+const agentWantsLink = `${systemdUnitDir}/multi-user.target.wants/${agentUnitName}`;
 
 /**
  * Offline installation into a root (image building, `install --root DIR`): the binary at

@@ -1,7 +1,7 @@
 /** Fixed host paths of the bootstrap procedure (spec bootstrap-and-config.md §2). */
-export const baseDir = "/var/lib/gardener-node-agent";
+const baseDir = "/var/lib/gardener-node-agent";
 export const tempDir = `${baseDir}/tmp`;
-export const credentialsDir = `${baseDir}/credentials`;
+const credentialsDir = `${baseDir}/credentials`;
 export const bootstrapTokenPath = `${credentialsDir}/bootstrap-token`;
 export const kubeletDir = "/var/lib/kubelet";
 export const systemdUnitDir = "/etc/systemd/system";

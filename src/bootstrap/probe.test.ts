@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs } from "../host/index.ts";
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { createConnectivityProbe } from "./probe.ts";
 
 describe("createConnectivityProbe", () => {

@@ -1,4 +1,4 @@
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { bootstrapTokenPath } from "./paths.ts";
 import { errorText } from "../log/index.ts";
 
@@ -10,7 +10,7 @@ export interface ApiServerEndpoint {
 /** Checks that the API server answers; throws with the reason when it does not. */
 export type ConnectivityProbe = (signal: AbortSignal) => Promise<void>;
 
-export const probeTimeoutMs = 10_000;
+const probeTimeoutMs = 10_000;
 
 /** `fetch` as far as the probe needs it; Bun's fetch accepts `tls`. */
 export type ProbeFetch = (url: string, init: RequestInit & { tls?: { ca?: string } }) => Promise<Response>;
@@ -23,7 +23,7 @@ export interface ProbeDeps {
 }
 
 /** Failed probe; the message is what the WARNING line shows. */
-export class ConnectivityError extends Error {
+class ConnectivityError extends Error {
   override readonly name = "ConnectivityError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError } from "../config/errors.ts";
-import { RestartRequested } from "../kube/reconcile.ts";
+import { ConfigError } from "../config/index.ts";
+import { RestartRequested } from "../kube/index.ts";
 import { runCli } from "./cli.ts";
 import type { CliIo, CommandRegistry } from "./cli.ts";
 import type { Command, CommandContext } from "./command.ts";

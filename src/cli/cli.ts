@@ -26,7 +26,7 @@ export interface CommandRegistry {
   readonly subcommands: readonly CommandEntry[];
 }
 
-export const defaultRegistry: CommandRegistry = { run: runEntry, subcommands };
+const defaultRegistry: CommandRegistry = { run: runEntry, subcommands };
 
 const rawVersion = (io: CliIo): string =>
   `version.Info{GitVersion:${JSON.stringify(io.version)}, GitCommit:${JSON.stringify(io.revision)}, ` +

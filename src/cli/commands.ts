@@ -52,5 +52,3 @@ export const subcommands: readonly CommandEntry[] = [
     load: async () => (await import("./install.ts")).command,
   },
 ];
-
-export const findSubcommand = (name: string): CommandEntry | undefined => subcommands.find((c) => c.name === name);

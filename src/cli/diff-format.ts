@@ -1,5 +1,4 @@
-import type { GateName, GatePreview } from "../controllers/operatingsystemconfig/gate-preview.ts";
-import type { ApplyPreview, FilePreview, UnitPreview } from "../controllers/operatingsystemconfig/preview.ts";
+import type { ApplyPreview, FilePreview, GateName, GatePreview, UnitPreview } from "../controllers/operatingsystemconfig/index.ts";
 
 const indent = (text: string, by: string): string =>
   text

@@ -1,5 +1,5 @@
-import type { Kube, KubeObject } from "../kube/types.ts";
-import { errorText } from "../log/error-text.ts";
+import type { Kube, KubeObject } from "../kube/index.ts";
+import { errorText } from "../log/index.ts";
 import type { Command, CommandContext } from "./command.ts";
 import type { AgentEnv } from "./env.ts";
 import { UsageError } from "./errors.ts";

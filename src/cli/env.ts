@@ -5,21 +5,21 @@ import {
   parseRolloutTimings,
   RolloutTimingsError,
   type RolloutTimings,
-} from "../controllers/operatingsystemconfig/rollout/timings.ts";
+} from "../controllers/operatingsystemconfig/index.ts";
 
 /** The raw process environment, as main.ts snapshots it; only src/cli/ sees this record. */
 export type RawEnv = Readonly<Record<string, string | undefined>>;
 
 /** Test sandboxes (several agents on one machine) set this; production uses the kernel hostname. */
-export const hostnameOverrideEnv = "GARDENER_NODE_AGENT_HOSTNAME";
+const hostnameOverrideEnv = "GARDENER_NODE_AGENT_HOSTNAME";
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
-export const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
+const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
 /** Shortened chunked-rollout timings for sandboxes and tests (`healthyFor=2s,staleAfter=10s,…`); unset in production. */
-export const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
+const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
 /** Drift check period in ms instead of the OSC sync period, for sandboxes and tests. */
-export const driftCheckPeriodEnv = "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS";
+const driftCheckPeriodEnv = "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS";
 /** The unit verification window in ms instead of 30 s (unit-failure-policy: revert), for sandboxes and tests. */
-export const unitVerifyWindowEnv = "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS";
+const unitVerifyWindowEnv = "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS";
 
 /** containerd's own defaults when CONTAINERD_ADDRESS / CONTAINERD_NAMESPACE are unset. */
 const defaultContainerdAddress = "/run/containerd/containerd.sock";

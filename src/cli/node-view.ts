@@ -1,6 +1,6 @@
-import type { NodeAgentConfiguration } from "../config/configuration.ts";
+import type { NodeAgentConfiguration } from "../config/index.ts";
 import type { HostFs } from "../host/index.ts";
-import type { Kube, KubeObject } from "../kube/types.ts";
+import type { Kube, KubeObject } from "../kube/index.ts";
 import type { AgentEnv } from "./env.ts";
 
 /** The agent's own client certificate kubeconfig (what `run` uses once bootstrapped). */
@@ -8,7 +8,7 @@ const agentKubeconfigPath = "/var/lib/gardener-node-agent/credentials/kubeconfig
 /** An operator command must not hang on an unreachable API server. */
 const requestTimeoutMs = 10_000;
 
-export class NoNodeCredentialsError extends Error {
+class NoNodeCredentialsError extends Error {
   override readonly name = "NoNodeCredentialsError";
 }
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RestartRequested } from "../kube/reconcile.ts";
+import { RestartRequested } from "../kube/index.ts";
 import type { CommandContext } from "./command.ts";
 import { createRunCommand } from "./run.ts";
 import type { StartControllers } from "./run.ts";

@@ -1,10 +1,7 @@
 import { realClock } from "../clock/index.ts";
-import { RestartRequested } from "../kube/reconcile.ts";
-import { HealthChecks } from "../server/health.ts";
-import { createMetricsRegistry } from "../server/metrics.ts";
-import { buildInfoCollector, processCollector } from "../server/process-metrics.ts";
-import { startHealthServer, startMetricsServer } from "../server/serve.ts";
-import type { RunningServer } from "../server/serve.ts";
+import { RestartRequested } from "../kube/index.ts";
+import { buildInfoCollector, createMetricsRegistry, HealthChecks, processCollector, startHealthServer, startMetricsServer } from "../server/index.ts";
+import type { RunningServer } from "../server/index.ts";
 import type { Command, CommandContext } from "./command.ts";
 import { parseAgentEnv } from "./env.ts";
 import { loadCommandConfig, startCommandLogger } from "./startup.ts";

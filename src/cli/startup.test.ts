@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { decodeConfig } from "../config/decode.ts";
-import type { LoadedConfig } from "../config/load.ts";
+import { decodeConfig } from "../config/index.ts";
+import type { LoadedConfig } from "../config/index.ts";
 import type { CommandContext } from "./command.ts";
 import { UsageError } from "./errors.ts";
 import { createCommandSink, flagLines, logSettings, startCommandLogger } from "./startup.ts";

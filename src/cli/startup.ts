@@ -1,10 +1,8 @@
-import { loadConfig } from "../config/load.ts";
-import type { LoadedConfig } from "../config/load.ts";
-import { logFormats, logLevels } from "../config/validate.ts";
+import { loadConfig, logFormats, logLevels } from "../config/index.ts";
+import type { LoadedConfig } from "../config/index.ts";
 import { createHostFs } from "../host/index.ts";
-import { createLogger } from "../log/logger.ts";
-import { createStreamSink } from "../log/sinks.ts";
-import type { Logger, LogFormat, LogLevel, LogSink } from "../log/types.ts";
+import { createLogger, createStreamSink } from "../log/index.ts";
+import type { Logger, LogFormat, LogLevel, LogSink } from "../log/index.ts";
 import type { CommandContext } from "./command.ts";
 import { UsageError } from "./errors.ts";
 

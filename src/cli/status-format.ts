@@ -1,4 +1,4 @@
-import type { ApplyRecord } from "../controllers/operatingsystemconfig/apply-status.ts";
+import type { ApplyRecord } from "../controllers/operatingsystemconfig/index.ts";
 import type { StatusReport } from "./status-gather.ts";
 
 const short = (checksum: string): string => checksum.slice(0, 12);

@@ -1,9 +1,9 @@
-import type { ApplyRecord, ApplyStatus, GateRecord } from "../controllers/operatingsystemconfig/apply-status.ts";
+import type { ApplyRecord, ApplyStatus, GateRecord } from "../controllers/operatingsystemconfig/index.ts";
 import type { HostFs } from "../host/index.ts";
-import type { KubeObject } from "../kube/types.ts";
-import { errorText } from "../log/error-text.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { errorText } from "../log/index.ts";
 import type { OscChanges } from "../osc/index.ts";
-import type { Systemd } from "../systemd/types.ts";
+import type { Systemd } from "../systemd/index.ts";
 
 /** Everything `status` shows; `-o json` prints it as is. */
 export interface StatusReport {

@@ -1,4 +1,4 @@
-import { errorText } from "../log/error-text.ts";
+import { errorText } from "../log/index.ts";
 import type { Command, CommandContext } from "./command.ts";
 import { UsageError } from "./errors.ts";
 import type { StatusReport } from "./status-gather.ts";

@@ -5,7 +5,7 @@ import { readConfigFile } from "./load.ts";
 import type { ConfigReader } from "./load.ts";
 
 /** Where the connectivity probe reads its config: upstream ignores --config-dir here (spec §6.4). */
-export const defaultConfigDir = "/var/lib/gardener-node-agent";
+const defaultConfigDir = "/var/lib/gardener-node-agent";
 
 export type ApiServerConfigStage = "read" | "decode";
 

@@ -10,5 +10,3 @@ export const clientConnectionSchema = v.object({
   qps: numberOr(50),
   burst: int32Or(100),
 });
-
-export type ClientConnectionConfiguration = v.InferOutput<typeof clientConnectionSchema>;

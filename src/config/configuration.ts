@@ -12,12 +12,12 @@ export const apiServerSchema = v.object({
   caFile: stringOr(""),
 });
 
-export const bootstrapSchema = v.object({
+const bootstrapSchema = v.object({
   /** Integer byte count of the kubelet data disk (not a quantity such as `50Gi`). */
   kubeletDataVolumeSize: maybe(int64),
 });
 
-export const debuggingSchema = v.object({
+const debuggingSchema = v.object({
   enableProfiling: maybe(v.boolean()),
   enableContentionProfiling: maybe(v.boolean()),
 });
@@ -40,5 +40,3 @@ export const nodeAgentConfigurationSchema = v.object({
 
 export type NodeAgentConfiguration = v.InferOutput<typeof nodeAgentConfigurationSchema>;
 export type APIServerConfiguration = v.InferOutput<typeof apiServerSchema>;
-export type BootstrapConfiguration = v.InferOutput<typeof bootstrapSchema>;
-export type DebuggingConfiguration = v.InferOutput<typeof debuggingSchema>;

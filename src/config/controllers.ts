@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { durationOr, maybe, notArray, semver, stringOr, section } from "./fields.ts";
 
 /** `controllers.operatingSystemConfig`. */
-export const operatingSystemConfigControllerSchema = v.object({
+const operatingSystemConfigControllerSchema = v.object({
   syncPeriod: durationOr(10 * 60_000),
   secretName: stringOr(""),
   /** Canonical semver (`1.33.0`); undefined when absent or null (validation then reports Required). */
@@ -15,7 +15,7 @@ export const tokenSyncConfigSchema = v.object({
 });
 
 /** `controllers.token`. */
-export const tokenControllerSchema = v.object({
+const tokenControllerSchema = v.object({
   syncConfigs: maybe(v.array(v.pipe(v.unknown(), notArray, tokenSyncConfigSchema))),
   syncPeriod: durationOr(60 * 60_000),
 });
@@ -32,8 +32,5 @@ export const controllersSchema = v.object({
   systemdUnitCheck: section(systemdUnitCheckControllerSchema),
 });
 
-export type OperatingSystemConfigControllerConfig = v.InferOutput<typeof operatingSystemConfigControllerSchema>;
 export type TokenSyncConfig = v.InferOutput<typeof tokenSyncConfigSchema>;
-export type TokenControllerConfig = v.InferOutput<typeof tokenControllerSchema>;
 export type SystemdUnitCheckControllerConfig = v.InferOutput<typeof systemdUnitCheckControllerSchema>;
-export type ControllerConfiguration = v.InferOutput<typeof controllersSchema>;

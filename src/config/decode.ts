@@ -3,14 +3,14 @@ import { configApiVersion, configKind, nodeAgentConfigurationSchema } from "./co
 import type { NodeAgentConfiguration } from "./configuration.ts";
 import { ConfigError } from "./errors.ts";
 import type { FieldIssue } from "./errors.ts";
-import { issueText } from "../untrusted/issue-text.ts";
+import { issueText } from "../untrusted/index.ts";
 import { parseYaml, YamlSyntaxError } from "./yaml.ts";
 
 /** Gates of the process-wide feature gate; the agent registers none of its own. */
-export const knownFeatureGates: readonly string[] = ["AllAlpha", "AllBeta"];
+const knownFeatureGates: readonly string[] = ["AllAlpha", "AllBeta"];
 
 /** `controllers.token.syncConfigs[1].path` from a valibot issue path. */
-export const issuePath = (issue: v.BaseIssue<unknown>): string => {
+const issuePath = (issue: v.BaseIssue<unknown>): string => {
   let out = "";
   for (const item of issue.path ?? []) {
     const key = (item as { key: unknown }).key;

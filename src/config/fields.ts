@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { DurationError, parseDuration } from "./duration.ts";
-import { kindOf } from "../untrusted/issue-text.ts";
+import { kindOf } from "../untrusted/index.ts";
 import { canonicalSemVer, SemVerError } from "./semver.ts";
 
 /**
@@ -19,7 +19,7 @@ export const maybe = <const S extends v.GenericSchema>(schema: S) =>
  * A Go string field. The Go agent's decoder (YAML → JSON → struct) rejects a number or boolean given
  * for it (`secretName: 12345`), and so does this one.
  */
-export const goString = v.string();
+const goString = v.string();
 
 /** A string whose absent, null or empty value becomes `fallback`. */
 export const stringOr = (fallback: string) =>
@@ -36,7 +36,7 @@ export const numberOr = (fallback: number) =>
   );
 
 /** Go int32. */
-export const int32 = v.pipe(v.number(), v.integer(), v.minValue(-(2 ** 31)), v.maxValue(2 ** 31 - 1));
+const int32 = v.pipe(v.number(), v.integer(), v.minValue(-(2 ** 31)), v.maxValue(2 ** 31 - 1));
 
 /** Go int32 whose absent, null or zero value becomes `fallback`. */
 export const int32Or = (fallback: number) =>
@@ -47,20 +47,6 @@ export const int32Or = (fallback: number) =>
 
 /** Go int64 (safe-integer range is all JS numbers hold exactly). */
 export const int64 = v.pipe(v.number(), v.safeInteger());
-
-/** A Go duration string (`10m`, `12h0m0s`), carried as milliseconds. */
-export const duration = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    try {
-      return parseDuration(dataset.value);
-    } catch (err) {
-      if (!(err instanceof DurationError)) throw err;
-      addIssue({ message: err.reason });
-      return NEVER;
-    }
-  }),
-);
 
 /** A duration whose absent or null value becomes `fallbackMs` (Go defaults nil pointers only). */
 export const durationOr = (fallbackMs: number) =>

@@ -27,7 +27,7 @@ export interface LoadedConfig {
   readonly warnings: readonly string[];
 }
 
-export const configFileName = (version: string): string => `config-${version}.yaml`;
+const configFileName = (version: string): string => `config-${version}.yaml`;
 
 const CANDIDATE = /^config-.+\.yaml$/;
 

@@ -38,14 +38,14 @@ export const parseSemVer = (input: string): SemVer => {
 };
 
 /** Canonical `MAJOR.MINOR.PATCH[-pre][+meta]` without the `v`. */
-export const formatSemVer = (v: SemVer): string =>
+const formatSemVer = (v: SemVer): string =>
   `${v.major}.${v.minor}.${v.patch}${v.prerelease === "" ? "" : `-${v.prerelease}`}${v.metadata === "" ? "" : `+${v.metadata}`}`;
 
 /** `v1.33` → `1.33.0`; throws SemVerError for non-semver text. */
 export const canonicalSemVer = (input: string): string => formatSemVer(parseSemVer(input));
 
 /** Kubernetes minors this agent supports, as `[major, minor]`. */
-export const supportedKubernetesMinors: readonly (readonly [number, number])[] = [
+const supportedKubernetesMinors: readonly (readonly [number, number])[] = [
   [1, 32],
   [1, 33],
   [1, 34],

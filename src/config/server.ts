@@ -13,5 +13,3 @@ export const serverSchema = v.object({
   healthProbes: endpointSchema(2751),
   metrics: endpointSchema(2752),
 });
-
-export type ServerConfiguration = v.InferOutput<typeof serverSchema>;

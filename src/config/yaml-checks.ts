@@ -45,9 +45,9 @@ export const yamlErrorText = (err: YamlErrorLike): string => {
 };
 
 /** Deeper than any configuration or OSC needs, far below where recursive walkers overflow the stack. */
-export const maxYamlDepth = 200;
+const maxYamlDepth = 200;
 /** Nodes of the document with every alias expanded: a 10,000-file OSC has ~100,000; alias bombs have billions. */
-export const maxYamlNodes = 2_000_000;
+const maxYamlNodes = 2_000_000;
 
 /**
  * Why a parsed document cannot be walked safely (an alias that contains itself, nesting deeper than

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { Kube, KubeObject } from "../kube/types.ts";
-import type { LogFields, Logger } from "../log/types.ts";
+import type { Kube, KubeObject } from "../kube/index.ts";
+import type { LogFields, Logger } from "../log/index.ts";
 import { nopLogger } from "../log/index.ts";
 import { createEventRecorder, nodeRef } from "./events.ts";
 

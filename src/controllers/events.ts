@@ -1,7 +1,7 @@
 import type { Clock } from "../clock/index.ts";
-import { events as eventsResource } from "../kube/resources.ts";
-import type { Kube, KubeObject } from "../kube/types.ts";
-import type { Logger } from "../log/types.ts";
+import { events as eventsResource } from "../kube/index.ts";
+import type { Kube, KubeObject } from "../kube/index.ts";
+import type { Logger } from "../log/index.ts";
 
 export type EventType = "Normal" | "Warning";
 

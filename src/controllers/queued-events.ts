@@ -1,4 +1,4 @@
-import type { Logger } from "../log/types.ts";
+import type { Logger } from "../log/index.ts";
 import type { EventRecorder, EventType, InvolvedObject } from "./events.ts";
 
 interface PendingEvent {

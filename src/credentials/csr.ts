@@ -13,7 +13,7 @@ export interface CsrSubject {
 }
 
 /** X.501 Name in Go's RDN order (O before CN), one attribute per RDN. */
-export const subjectDer = (s: CsrSubject): Uint8Array =>
+const subjectDer = (s: CsrSubject): Uint8Array =>
   sequence(
     set(sequence(objectIdentifier(oidOrganization), directoryString(s.organization))),
     set(sequence(objectIdentifier(oidCommonName), directoryString(s.commonName))),

@@ -21,7 +21,7 @@ function lengthBytes(n: number): Uint8Array {
 }
 
 /** One TLV with an explicit tag byte. */
-export const tlv = (tag: number, ...content: Uint8Array[]): Uint8Array => {
+const tlv = (tag: number, ...content: Uint8Array[]): Uint8Array => {
   const body = concat(content);
   return concat([Uint8Array.of(tag), lengthBytes(body.length), body]);
 };
@@ -100,5 +100,3 @@ export function children(content: Uint8Array): Tlv[] {
   }
   return out;
 }
-
-export { concat };

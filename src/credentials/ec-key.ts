@@ -46,7 +46,7 @@ export const publicKeyInfoDer = (key: Pick<EcKey, "publicPoint">): Uint8Array =>
   sequence(sequence(objectIdentifier(oidEcPublicKey), objectIdentifier(oidPrime256v1)), bitString(key.publicPoint));
 
 /** SEC1 ECPrivateKey DER (RFC 5915), as Go's x509.MarshalECPrivateKey writes it. */
-export const sec1Der = (key: EcKey): Uint8Array =>
+const sec1Der = (key: EcKey): Uint8Array =>
   sequence(
     smallInteger(1),
     octetString(key.d),

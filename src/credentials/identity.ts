@@ -1,8 +1,7 @@
 import type { Clock } from "../clock/index.ts";
-import type { HostFs } from "../host/types.ts";
-import type { RestConfig } from "../kube/kubeconfig.ts";
-import type { Kube } from "../kube/types.ts";
-import type { Logger } from "../log/types.ts";
+import type { HostFs } from "../host/index.ts";
+import type { Kube, RestConfig } from "../kube/index.ts";
+import type { Logger } from "../log/index.ts";
 import { withHttps, writeAgentKubeconfig } from "./kubeconfig.ts";
 import { readMachineName } from "./machine-name.ts";
 import { bootstrapTokenPath, clusterCaPath, kubeconfigPath, legacyTokenPath } from "./paths.ts";

@@ -1,5 +1,5 @@
-import { yamlPackage } from "../config/yaml-package.ts";
-import type { HostFs } from "../host/types.ts";
+import { yamlPackage } from "../config/index.ts";
+import type { HostFs } from "../host/index.ts";
 import { kubeconfigPath } from "./paths.ts";
 
 /** `https://` is prepended when the server does not start with it (upstream rule for written kubeconfigs). */
@@ -19,7 +19,7 @@ export interface AgentKubeconfigInput {
 }
 
 /** credentials/kubeconfig: cluster, user and context all named `node-agent` (spec §7.3). */
-export function renderAgentKubeconfig(input: AgentKubeconfigInput): string {
+function renderAgentKubeconfig(input: AgentKubeconfigInput): string {
   const cluster: Record<string, string> = { server: withHttps(input.server) };
   if (input.caFile !== undefined && input.caFile !== "") cluster["certificate-authority"] = input.caFile;
   else if (input.caPem !== undefined) cluster["certificate-authority-data"] = Buffer.from(input.caPem).toString("base64");

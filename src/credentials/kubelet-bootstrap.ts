@@ -1,4 +1,4 @@
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { renderKubeletBootstrapKubeconfig } from "./kubeconfig.ts";
 import {
   bootstrapTokenPath,

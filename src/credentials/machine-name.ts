@@ -1,8 +1,8 @@
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { machineNamePath } from "./paths.ts";
 import { errorText } from "../log/index.ts";
 
-export class MachineNameError extends Error {
+class MachineNameError extends Error {
   override readonly name = "MachineNameError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

@@ -1,6 +1,6 @@
 /** Host paths of the agent's credentials (spec bootstrap-and-config.md §2). */
-export const baseDir = "/var/lib/gardener-node-agent";
-export const credentialsDir = `${baseDir}/credentials`;
+const baseDir = "/var/lib/gardener-node-agent";
+const credentialsDir = `${baseDir}/credentials`;
 export const kubeconfigPath = `${credentialsDir}/kubeconfig`;
 export const bootstrapTokenPath = `${credentialsDir}/bootstrap-token`;
 /** Legacy constant; only named in the "no credentials" error (upstream quirk, §7.2). */

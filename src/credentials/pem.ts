@@ -5,7 +5,7 @@ export function encodePem(type: string, der: Uint8Array): string {
   return `-----BEGIN ${type}-----\n${lines.join("\n")}\n-----END ${type}-----\n`;
 }
 
-export class PemError extends Error {
+class PemError extends Error {
   override readonly name = "PemError";
 }
 

@@ -4,11 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeClock } from "../../test/doubles/fake-clock.ts";
 import { createHostFs } from "../host/index.ts";
-import type { HostFs } from "../host/types.ts";
-import { ApiError } from "../kube/errors.ts";
-import type { Resource } from "../kube/resources.ts";
-import type { Kube, KubeList, KubeObject, WatchEvent } from "../kube/types.ts";
-import type { Logger } from "../log/types.ts";
+import type { HostFs } from "../host/index.ts";
+import { ApiError } from "../kube/index.ts";
+import type { Kube, KubeList, KubeObject, Resource, WatchEvent } from "../kube/index.ts";
+import type { Logger } from "../log/index.ts";
 import { parseCsrPem } from "./csr.ts";
 import { CertificateRequestError, requestClientCertificate } from "./request-certificate.ts";
 

@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import type { Clock } from "../clock/index.ts";
-import type { HostFs } from "../host/types.ts";
-import { isAlreadyExists } from "../kube/errors.ts";
-import { certificateSigningRequests } from "../kube/resources.ts";
-import type { Kube, KubeObject } from "../kube/types.ts";
-import type { Logger } from "../log/types.ts";
+import type { HostFs } from "../host/index.ts";
+import { certificateSigningRequests, isAlreadyExists } from "../kube/index.ts";
+import type { Kube, KubeObject } from "../kube/index.ts";
+import type { Logger } from "../log/index.ts";
 import { createCsrPem, parseCsrPem } from "./csr.ts";
 import type { CsrSubject } from "./csr.ts";
 import { csrName } from "./csr-name.ts";
@@ -12,13 +11,13 @@ import { decodeEcPrivateKeyPem, encodeEcPrivateKeyPem, generateEcKey, publicKeyI
 import type { EcKey } from "./ec-key.ts";
 import { pendingKeyPath } from "./paths.ts";
 
-export const signerName = "kubernetes.io/kube-apiserver-client";
-export const csrUsages = ["digital signature", "key encipherment", "client auth"] as const;
-export const csrExpirationSeconds = 2592000;
-export const commonNamePrefix = "gardener.cloud:node-agent:machine:";
-export const organization = "gardener.cloud:node-agents";
-export const pollIntervalMs = 2_000;
-export const waitTimeoutMs = 15 * 60_000;
+const signerName = "kubernetes.io/kube-apiserver-client";
+const csrUsages = ["digital signature", "key encipherment", "client auth"] as const;
+const csrExpirationSeconds = 2592000;
+const commonNamePrefix = "gardener.cloud:node-agent:machine:";
+const organization = "gardener.cloud:node-agents";
+const pollIntervalMs = 2_000;
+const waitTimeoutMs = 15 * 60_000;
 
 export type CertificateRequestErrorKind = "denied" | "failed" | "incompatible" | "uid-changed" | "timeout";
 

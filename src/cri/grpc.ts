@@ -2,7 +2,7 @@ import type { ClientHttp2Session, IncomingHttpHeaders } from "node:http2";
 import { connect as netConnect } from "node:net";
 
 /** gRPC status codes the callers look at (google.golang.org/grpc/codes). */
-export const grpcCodes = { ok: 0, cancelled: 1, deadlineExceeded: 4, notFound: 5, unavailable: 14 } as const;
+const grpcCodes = { ok: 0, cancelled: 1, deadlineExceeded: 4, notFound: 5, unavailable: 14 } as const;
 
 /** A call failed with a gRPC status (from the server's trailers) or locally (code 4/14/1). */
 export class GrpcError extends Error {

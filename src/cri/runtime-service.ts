@@ -41,7 +41,7 @@ const decodeSandbox = (buf: Uint8Array): PodSandbox => {
 };
 
 /** A CRI runtime client over any gRPC channel; `timeoutMs` bounds every call (upstream: 2 s). */
-export function criRuntimeOver(channel: GrpcChannel, timeoutMs: number): CriRuntime {
+function criRuntimeOver(channel: GrpcChannel, timeoutMs: number): CriRuntime {
   const call = (method: string, req: MessageWriter, opts?: CallOptions) =>
     channel.unary(`${service}/${method}`, req.finish(), { timeoutMs, ...(opts?.signal !== undefined ? { signal: opts.signal } : {}) });
   return {

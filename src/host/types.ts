@@ -1,4 +1,4 @@
-import { quoteName } from "../untrusted/quote-name.ts";
+import { quoteName } from "../untrusted/index.ts";
 
 /** What `stat` reports about a path under the root (links are not followed for `kind`). */
 export interface FileInfo {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { FakeClock } from "../../test/doubles/fake-clock.ts";
-import type { LogFields, Logger } from "../log/types.ts";
+import type { LogFields, Logger } from "../log/index.ts";
 import { Controller, type ControllerOptions, newController } from "./controller.ts";
 import { enqueueObject } from "./handler.ts";
 import { funcs } from "./predicate.ts";

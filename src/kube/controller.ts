@@ -1,5 +1,5 @@
 import type { Clock } from "../clock/index.ts";
-import type { Logger } from "../log/types.ts";
+import type { Logger } from "../log/index.ts";
 import type { ControllerStats, ReconcileOutcome } from "./controller-metrics.ts";
 import { StatsRecorder } from "./controller-metrics.ts";
 import type { Enqueuer, EventHandler } from "./handler.ts";

@@ -30,4 +30,3 @@ export const isTooManyRequests = statusIs(429);
 export const isAlreadyExists = (err: unknown): err is ApiError =>
   err instanceof ApiError && err.status === 409 && err.reason === "AlreadyExists";
 export const isServerError = (err: unknown): err is ApiError => err instanceof ApiError && err.status >= 500;
-export const isTransport = (err: unknown): err is TransportError => err instanceof TransportError;

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock/index.ts";
-import type { Logger } from "../log/types.ts";
+import type { Logger } from "../log/index.ts";
 import { Informer } from "./informer.ts";
 import type { Resource } from "./resources.ts";
 import type { Kube, KubeList, KubeObject, Selectors } from "./types.ts";

@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { FakeClock } from "../../test/doubles/fake-clock.ts";
-import type { Logger } from "../log/types.ts";
-import { ApiError, TransportError } from "./errors.ts";
+import type { Logger } from "../log/index.ts";
+import { ApiError, isNotFound, TransportError } from "./errors.ts";
 import { Informer } from "./informer.ts";
 import { InformerSet } from "./informer-set.ts";
 import { CachedReader, NotCachedError } from "./readers.ts";
-import { isNotFound } from "./errors.ts";
 import { nodes, secrets } from "./resources.ts";
 import type { Kube, KubeList, KubeObject, WatchEvent, WatchOptions } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock/index.ts";
-import type { Logger } from "../log/types.ts";
+import type { Logger } from "../log/index.ts";
 import { isGone } from "./errors.ts";
 import { keyString, type ObjectKey } from "./reconcile.ts";
 import type { Resource } from "./resources.ts";

@@ -46,7 +46,4 @@ export const kubeconfigSchema = v.object({
   "current-context": v.nullish(v.string(), ""),
 });
 
-export type KubeconfigDoc = v.InferOutput<typeof kubeconfigSchema>;
 export type KubeconfigUser = v.InferOutput<typeof userSchema>;
-export type KubeconfigCluster = v.InferOutput<typeof clusterSchema>;
-

@@ -1,8 +1,7 @@
 import { dirname, isAbsolute, join } from "node:path";
 import * as v from "valibot";
-import { issueText } from "../untrusted/issue-text.ts";
-import { quoteName } from "../untrusted/quote-name.ts";
-import { parseYaml } from "../config/yaml.ts";
+import { issueText, quoteName } from "../untrusted/index.ts";
+import { parseYaml } from "../config/index.ts";
 import { bunReadTextFile, type Credentials, type ReadTextFile } from "./credentials.ts";
 import { kubeconfigSchema, type KubeconfigUser } from "./kubeconfig-schema.ts";
 
@@ -55,7 +54,7 @@ function issuePath(issue: v.BaseIssue<unknown> | undefined): string {
 const identity: PathResolver = (p) => p;
 
 /** `https://` is prepended when the server has no scheme; a trailing slash is dropped. */
-export function normaliseServer(server: string): string {
+function normaliseServer(server: string): string {
   const s = /^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `https://${server}`;
   return s.replace(/\/+$/, "");
 }

@@ -82,7 +82,7 @@ export class ExponentialFailureRateLimiter implements RateLimiter {
 }
 
 /** One bucket shared by all keys (client-go BucketRateLimiter); it keeps no per-key history. */
-export class BucketRateLimiter implements RateLimiter {
+class BucketRateLimiter implements RateLimiter {
   constructor(private readonly bucket: TokenBucket) {}
   when(_key: string): number {
     return this.bucket.reserve();

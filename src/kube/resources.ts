@@ -11,7 +11,6 @@ export const nodes: Resource = { group: "", version: "v1", resource: "nodes", ki
 export const secrets: Resource = { group: "", version: "v1", resource: "secrets", kind: "Secret", namespaced: true };
 export const events: Resource = { group: "", version: "v1", resource: "events", kind: "Event", namespaced: true };
 export const pods: Resource = { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true };
-export const configMaps: Resource = { group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true };
 export const leases: Resource = {
   group: "coordination.k8s.io",
   version: "v1",

@@ -1,6 +1,6 @@
 import type { LogFields } from "./types.ts";
 
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /**
  * Normalised keys (lower-case, letters and digits only) whose values are secrets: tokens, keys,

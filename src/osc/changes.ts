@@ -32,7 +32,7 @@ const section = <E extends v.ObjectEntries>(entries: E) => {
   );
 };
 
-export const dropInsChangesSchema = v.object({ changed: list(dropInSchema), deleted: list(dropInSchema) });
+const dropInsChangesSchema = v.object({ changed: list(dropInSchema), deleted: list(dropInSchema) });
 
 export const changedUnitSchema = v.object({
   ...unitSchema.entries,
@@ -40,8 +40,7 @@ export const changedUnitSchema = v.object({
 });
 export type ChangedUnit = v.InferOutput<typeof changedUnitSchema>;
 
-export const unitCommandSchema = v.object({ name: v.string(), command: v.optional(v.string(), "") });
-export type UnitCommand = v.InferOutput<typeof unitCommandSchema>;
+const unitCommandSchema = v.object({ name: v.string(), command: v.optional(v.string(), "") });
 
 /**
  * This agent's addition to the changes file (gardener#10972): every file path and unit a change set

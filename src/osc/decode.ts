@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { issuesMessage } from "../untrusted/issue-text.ts";
+import { issuesMessage } from "../untrusted/index.ts";
 import { OscDecodeError } from "./errors.ts";
 import { type Osc, oscApiVersion, oscKind, oscSchema } from "./schema.ts";
 import { readYaml } from "./yaml-read.ts";

@@ -31,13 +31,12 @@ const unitEntries = {
 export const unitSchema = v.object(unitEntries);
 export type Unit = v.InferOutput<typeof unitSchema>;
 
-export const fileContentSchema = v.object({
+const fileContentSchema = v.object({
   inline: opt(v.object({ encoding: v.optional(str, ""), data: v.optional(str, "") })),
   secretRef: opt(v.object({ name: str, dataKey: str })),
   imageRef: opt(v.object({ image: str, filePathInImage: str })),
   transmitUnencoded: opt(v.boolean()),
 });
-export type FileContent = v.InferOutput<typeof fileContentSchema>;
 
 export const fileSchema = v.object({
   path: str,
@@ -47,13 +46,12 @@ export const fileSchema = v.object({
 });
 export type OscFile = v.InferOutput<typeof fileSchema>;
 
-export const registryHostSchema = v.object({
+const registryHostSchema = v.object({
   url: str,
   capabilities: optList(str),
   caCerts: optList(str),
   overridePath: opt(v.boolean()),
 });
-export type RegistryHost = v.InferOutput<typeof registryHostSchema>;
 
 export const registryConfigSchema = v.object({
   upstream: str,
@@ -70,12 +68,11 @@ export const pluginConfigSchema = v.object({
 });
 export type PluginConfig = v.InferOutput<typeof pluginConfigSchema>;
 
-export const containerdConfigSchema = v.object({
+const containerdConfigSchema = v.object({
   sandboxImage: v.optional(str, ""),
   registries: optList(registryConfigSchema),
   plugins: optList(pluginConfigSchema),
 });
-export type ContainerdConfig = v.InferOutput<typeof containerdConfigSchema>;
 
 export const criConfigSchema = v.object({
   name: v.optional(str, ""),
@@ -87,7 +84,7 @@ export type CriConfig = v.InferOutput<typeof criConfigSchema>;
 /** ADVANCED parts are carried through verbatim (only round-tripped into last-applied). */
 const opaque = opt(v.record(str, v.unknown()));
 
-export const oscSpecSchema = v.object({
+const oscSpecSchema = v.object({
   type: v.optional(str, ""),
   purpose: v.optional(str, ""),
   units: optList(unitSchema),
@@ -96,7 +93,7 @@ export const oscSpecSchema = v.object({
   inPlaceUpdates: opaque,
 });
 
-export const oscStatusSchema = v.object({
+const oscStatusSchema = v.object({
   extensionUnits: optList(unitSchema),
   extensionFiles: optList(fileSchema),
   inPlaceUpdates: opaque,
@@ -109,8 +106,6 @@ export const oscSchema = v.object({
   status: v.optional(oscStatusSchema, {}),
 });
 export type Osc = v.InferOutput<typeof oscSchema>;
-export type OscSpec = Osc["spec"];
-export type OscStatus = Osc["status"];
 
 export const oscApiVersion = "extensions.gardener.cloud/v1alpha1";
 export const oscKind = "OperatingSystemConfig";

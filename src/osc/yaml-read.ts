@@ -1,5 +1,4 @@
-import { yamlPackage } from "../config/yaml-package.ts";
-import { unsafeStructure, yamlErrorText } from "../config/yaml-checks.ts";
+import { unsafeStructure, yamlErrorText, yamlPackage } from "../config/index.ts";
 import { OscDecodeError } from "./errors.ts";
 import { readYamlFast } from "./yaml-fast.ts";
 

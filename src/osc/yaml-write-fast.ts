@@ -1,4 +1,4 @@
-import { yamlPackage } from "../config/yaml-package.ts";
+import { yamlPackage } from "../config/index.ts";
 import { digitLedString } from "./yaml-fast.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { yamlPackage } from "../config/yaml-package.ts";
+import { yamlPackage } from "../config/index.ts";
 import { writeYamlFast } from "./yaml-write-fast.ts";
 
 /** Drops undefined keys and empty lists (Go omitempty); keeps everything else verbatim. */

@@ -1,4 +1,4 @@
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { sha256Digest, verifyDigest } from "./digest.ts";
 import { responseErrorCodes } from "./error-body.ts";
 import { MANIFEST_ACCEPT, parseManifest } from "./manifest.ts";
@@ -30,7 +30,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
 }
 
 /** A Registry over an existing transport (shares its auth cache, e.g. with a pusher). */
-export function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["hostsDir"]): Registry {
+function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["hostsDir"]): Registry {
   /** Runs `request` against each candidate endpoint until one succeeds; the last failure is thrown. */
   async function viaEndpoints<T>(ref: ImageReference, capability: "pull" | "resolve", signal: AbortSignal | undefined, request: (endpoint: RegistryEndpoint | undefined) => Promise<T>): Promise<T> {
     const hosts = hostsDir === undefined ? undefined : await loadRegistryHosts(hostsDir.hostFs, hostsDir.dir, ref.registry);
@@ -120,7 +120,7 @@ function pickPlatform(manifests: readonly DescriptorDoc[], platform: Platform): 
 }
 
 /** Drops keys valibot leaves as `undefined` (exactOptionalPropertyTypes). */
-export function toDescriptor(d: DescriptorDoc): Descriptor {
+function toDescriptor(d: DescriptorDoc): Descriptor {
   const p = d.platform;
   return {
     mediaType: d.mediaType,

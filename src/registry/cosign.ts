@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import { formatImageReference } from "./reference.ts";
 import { RegistryHttpError } from "./transport.ts";
 import { RegistryError } from "./types.ts";
@@ -13,7 +13,7 @@ import type { ImageReference, Registry } from "./types.ts";
  */
 export const cosignSignatureAnnotation = "dev.cosignproject.cosign/signature";
 export const simpleSigningMediaType = "application/vnd.dev.cosign.simplesigning.v1+json";
-export const cosignSignatureType = "cosign container image signature";
+const cosignSignatureType = "cosign container image signature";
 
 const ecdsa = { name: "ECDSA", namedCurve: "P-256" } as const;
 const ecdsaSha256 = { name: "ECDSA", hash: "SHA-256" } as const;
@@ -126,7 +126,7 @@ export interface VerifiedImage {
  * fetches the `sha256-<hex>.sig` manifest, and accepts the first simple-signing layer whose payload
  * names that digest with the cosign type and whose signature verifies. Throws ImageSignatureError.
  */
-export async function verifyImageSignature(registry: Registry, image: string, key: CryptoKey, signal?: AbortSignal): Promise<VerifiedImage> {
+async function verifyImageSignature(registry: Registry, image: string, key: CryptoKey, signal?: AbortSignal): Promise<VerifiedImage> {
   const top = await registry.fetchManifest(image, signal);
   const ref: ImageReference = { registry: top.reference.registry, repository: top.reference.repository };
   const pinned = formatImageReference({ ...ref, digest: top.digest });
@@ -162,7 +162,7 @@ function payloadNames(payload: Uint8Array, digest: string): boolean {
 }
 
 /** Where an OSC (or provisioning) puts the public key the agent image must be signed with. */
-export const cosignPublicKeyPath = "/var/lib/gardener-node-agent/cosign.pub";
+const cosignPublicKeyPath = "/var/lib/gardener-node-agent/cosign.pub";
 
 /**
  * The agent-image check the OSC controller runs before it replaces its own binary: without a key

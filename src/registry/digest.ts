@@ -1,4 +1,4 @@
-import { quoteName } from "../untrusted/quote-name.ts";
+import { quoteName } from "../untrusted/index.ts";
 import { RegistryError } from "./types.ts";
 
 /** "sha256:<hex>" of some bytes. */

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import type { Credentials } from "./auth.ts";
 import { registryEndpoint } from "./reference.ts";
 import { RegistryError } from "./types.ts";

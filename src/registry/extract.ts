@@ -1,5 +1,5 @@
-import { quoteName } from "../untrusted/quote-name.ts";
-import type { HostFs } from "../host/types.ts";
+import { quoteName } from "../untrusted/index.ts";
+import type { HostFs } from "../host/index.ts";
 import { sha256Digest } from "./digest.ts";
 import { decompressLayer } from "./layer.ts";
 import { parseImageReference } from "./reference.ts";

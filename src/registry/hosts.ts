@@ -1,9 +1,7 @@
 import { parse as parseToml, TomlError } from "smol-toml";
 import * as v from "valibot";
-import type { HostFs } from "../host/types.ts";
-import { issuesMessage } from "../untrusted/issue-text.ts";
-import { quoteName } from "../untrusted/quote-name.ts";
-import { urlForMessage } from "../untrusted/url.ts";
+import type { HostFs } from "../host/index.ts";
+import { issuesMessage, quoteName, urlForMessage } from "../untrusted/index.ts";
 import { RegistryError } from "./types.ts";
 
 /** One place to fetch from, as containerd's hosts.toml describes it. */

@@ -1,4 +1,4 @@
-import { quoteName } from "../untrusted/quote-name.ts";
+import { quoteName } from "../untrusted/index.ts";
 import { RegistryError } from "./types.ts";
 
 /** Uncompressed tar bytes of a layer blob; gzip and zstd are recognised by their magic numbers. */

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { issuesMessage } from "../untrusted/issue-text.ts";
+import { issuesMessage } from "../untrusted/index.ts";
 import { RegistryError } from "./types.ts";
 
 export const MediaType = {

@@ -1,7 +1,7 @@
 import type { Platform } from "./types.ts";
 
 /** OCI platform for a Node/Bun `process.arch` value; undefined for architectures we do not ship. */
-export function platformForArch(arch: string): Platform | undefined {
+function platformForArch(arch: string): Platform | undefined {
   if (arch === "x64") return { os: "linux", architecture: "amd64" };
   if (arch === "arm64") return { os: "linux", architecture: "arm64" };
   return undefined;

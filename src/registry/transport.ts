@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { quoteName } from "../untrusted/quote-name.ts";
-import { urlForMessage } from "../untrusted/url.ts";
+import { quoteName, urlForMessage } from "../untrusted/index.ts";
 import { basicAuthorization, parseChallenge } from "./auth.ts";
 import type { Credentials } from "./auth.ts";
 import { responseErrorCodes } from "./error-body.ts";

@@ -52,7 +52,7 @@ export function assembleScript(files: readonly ResolvedFile[], units: readonly R
   );
 }
 
-export const provisionMarker = "/var/lib/osc/provision-osc-applied";
+const provisionMarker = "/var/lib/osc/provision-osc-applied";
 
 export const guardLines = [
   `if [ -f "${provisionMarker}" ]; then`,

@@ -1,7 +1,6 @@
-import { Base64Error, InvalidCodecError } from "../osc/errors.ts";
-import { decodeInline } from "../osc/content.ts";
-import type { OscFile, Unit } from "../osc/schema.ts";
-import { quoteName } from "../untrusted/quote-name.ts";
+import { Base64Error, decodeInline, InvalidCodecError } from "../osc/index.ts";
+import type { OscFile, Unit } from "../osc/index.ts";
+import { quoteName } from "../untrusted/index.ts";
 import { RenderError } from "./errors.ts";
 
 /** Secrets referenced by `secretRef` files, by name (the OSC's namespace), then data key → bytes. */

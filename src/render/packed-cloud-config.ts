@@ -5,7 +5,7 @@ import type { ResolvedFile, ResolvedUnit } from "./content.ts";
 import { octalMode } from "./content.ts";
 
 /** Where the packed form's script lands; cloud-init's runcmd runs it once per instance. */
-export const packedScriptPath = "/var/lib/osc/provision-osc.sh";
+const packedScriptPath = "/var/lib/osc/provision-osc.sh";
 
 const delimiter = "GNA_EOF";
 const b64 = (data: Uint8Array | string): string => Buffer.from(data).toString("base64");
@@ -40,7 +40,7 @@ function placeFile(path: string, data: Uint8Array): string {
  * The provision script of the packed forms: the bash form's steps with files as text. `preamble` runs
  * right after the run-once guard (the gzip form places the placeholder files there).
  */
-export function packedScript(files: readonly ResolvedFile[], units: readonly ResolvedUnit[], preamble: readonly string[] = []): string {
+function packedScript(files: readonly ResolvedFile[], units: readonly ResolvedUnit[], preamble: readonly string[] = []): string {
   const lines: string[] = ["#!/bin/bash", ...guardLines, ...preamble];
   const made = new Set<string>();
   for (const f of files) {
@@ -88,7 +88,7 @@ export function renderPackedCloudConfig(files: readonly ResolvedFile[], units: r
 }
 
 /** Where cloud-init keeps the user data as it received it (raw, before decompression), mode 0600. */
-export const rawUserDataPath = "/var/lib/cloud/instance/user-data.txt";
+const rawUserDataPath = "/var/lib/cloud/instance/user-data.txt";
 
 const gzipMagicWithComment = " 1f 8b 08 10";
 

@@ -1,20 +1,20 @@
 import { stringify } from "yaml";
-import type { Osc, OscFile, Unit } from "../osc/schema.ts";
+import type { Osc, OscFile, Unit } from "../osc/index.ts";
 import { formatImageReference, parseImageReference, registryEndpoint } from "../registry/index.ts";
 import { RenderError } from "./errors.ts";
 
 /** Paths and names of the node-init OSC (spec §2, §3). */
-export const initScriptPath = "/var/lib/gardener-node-agent/init.sh";
-export const clusterCaPath = "/var/lib/gardener-node-agent/cluster-ca.crt";
-export const bootstrapTokenPath = "/var/lib/gardener-node-agent/credentials/bootstrap-token";
-export const machineNamePath = "/var/lib/gardener-node-agent/machine-name";
-export const initUnitName = "gardener-node-init.service";
-export const bootstrapTokenPlaceholder = "<<BOOTSTRAP_TOKEN>>";
-export const machineNamePlaceholder = "<<MACHINE_NAME>>";
+const initScriptPath = "/var/lib/gardener-node-agent/init.sh";
+const clusterCaPath = "/var/lib/gardener-node-agent/cluster-ca.crt";
+const bootstrapTokenPath = "/var/lib/gardener-node-agent/credentials/bootstrap-token";
+const machineNamePath = "/var/lib/gardener-node-agent/machine-name";
+const initUnitName = "gardener-node-init.service";
+const bootstrapTokenPlaceholder = "<<BOOTSTRAP_TOKEN>>";
+const machineNamePlaceholder = "<<MACHINE_NAME>>";
 /** Template points of cloud-init/init.sh: line 2 `IMAGE="${GNA_IMAGE:-__IMAGE__}"`, line 3 the registry-CA API server. */
 export const initScriptImagePlaceholder = "__IMAGE__";
 export const initScriptRegistryCaPlaceholder = "__REGISTRY_CA_API_SERVER__";
-export const updateCaScriptPath = "/var/lib/ssl/update-local-ca-certificates.sh";
+const updateCaScriptPath = "/var/lib/ssl/update-local-ca-certificates.sh";
 const cosignKeyPath = "/var/lib/gardener-node-agent/cosign.pub";
 
 export interface ProvisionInput {
@@ -46,7 +46,7 @@ export interface ProvisionInput {
  * gardener-node-init.service (spec §3.1), no trailing newline. With the registry CA, line 3 is
  * `Wants=containerd.service` (init.sh restarts containerd; a hard dependency would stop the init unit too).
  */
-export const initUnitContentFor = (registryCa: boolean): string => `[Unit]
+const initUnitContentFor = (registryCa: boolean): string => `[Unit]
 Description=Downloads the gardener-node-agent binary from the container registry and bootstraps it.
 ${registryCa ? "Wants" : "Requires"}=containerd.service
 After=containerd.service
@@ -65,7 +65,7 @@ StandardError=journal+console
 WantedBy=multi-user.target`;
 
 /** Refreshes the system trust store after init.sh placed the registry CA (Debian/Ubuntu, SUSE, RHEL families). */
-export const updateCaScript = `#!/bin/bash
+const updateCaScript = `#!/bin/bash
 set -o errexit
 if command -v update-ca-certificates >/dev/null && [[ -d /usr/local/share/ca-certificates ]]; then
   # Debian family: local CAs are picked up from /usr/local/share/ca-certificates.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parse } from "yaml";
-import type { Osc } from "../osc/schema.ts";
+import type { Osc } from "../osc/index.ts";
 import { RenderError } from "./errors.ts";
 import { renderUserData } from "./render.ts";
 

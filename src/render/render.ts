@@ -1,4 +1,4 @@
-import type { Osc } from "../osc/schema.ts";
+import type { Osc } from "../osc/index.ts";
 import { assembleScript, wrapProvisionOscIntoOneshotScript } from "./bash.ts";
 import { renderCloudConfig } from "./cloud-config.ts";
 import { renderGzipUserData, renderPackedCloudConfig } from "./packed-cloud-config.ts";

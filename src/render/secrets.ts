@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { parseAllDocuments } from "yaml";
 import { RenderError } from "./errors.ts";
-import { issueText } from "../untrusted/issue-text.ts";
-import { unsafeStructure, yamlErrorText } from "../config/yaml-checks.ts";
+import { issueText } from "../untrusted/index.ts";
+import { unsafeStructure, yamlErrorText } from "../config/index.ts";
 import type { RenderSecrets } from "./content.ts";
 
 const secretSchema = v.object({

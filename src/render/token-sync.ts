@@ -17,14 +17,14 @@ export interface PoolTokenInput {
   readonly controlPlane?: boolean;
 }
 
-export const openTelemetryCollectorToken: TokenSync = {
+const openTelemetryCollectorToken: TokenSync = {
   secretName: "gardener-opentelemetry-collector",
   path: "/var/lib/opentelemetry-collector/auth-token",
 };
-export const valitailToken: TokenSync = { secretName: "gardener-valitail", path: "/var/lib/valitail/auth-token" };
+const valitailToken: TokenSync = { secretName: "gardener-valitail", path: "/var/lib/valitail/auth-token" };
 
 /** The three tokens of a control-plane pool, in gardenlet's order. */
-export const controlPlaneTokens: readonly TokenSync[] = [
+const controlPlaneTokens: readonly TokenSync[] = [
   { secretName: "shoot-access-kube-controller-manager", path: "/var/lib/static-pods/kube-controller-manager/kubeconfig/token" },
   { secretName: "shoot-access-kube-scheduler", path: "/var/lib/static-pods/kube-scheduler/kubeconfig/token" },
   { secretName: "shoot-access-cluster-admin", path: "/etc/kubernetes/admin-token" },

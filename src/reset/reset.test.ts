@@ -5,9 +5,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { FakeSystemd } from "../../test/doubles/systemd/index.ts";
 import type { CriRuntime, PodSandbox } from "../cri/index.ts";
-import { createHostFs } from "../host/index.ts";
-import { UnmountError, type Mounts } from "../host/mounts.ts";
-import type { Logger } from "../log/types.ts";
+import { createHostFs, type Mounts, UnmountError } from "../host/index.ts";
+import type { Logger } from "../log/index.ts";
 import { resetNode, type ResetDeps } from "./reset.ts";
 import { TaskGraphError } from "./tasks.ts";
 

@@ -1,19 +1,18 @@
-import type { CriRuntime } from "../cri/runtime-service.ts";
-import type { HostFs } from "../host/types.ts";
-import type { Mounts } from "../host/mounts.ts";
-import type { Logger } from "../log/types.ts";
-import { decodeOsc } from "../osc/decode.ts";
-import type { Systemd } from "../systemd/types.ts";
+import type { CriRuntime } from "../cri/index.ts";
+import type { HostFs, Mounts } from "../host/index.ts";
+import type { Logger } from "../log/index.ts";
+import { decodeOsc } from "../osc/index.ts";
+import type { Systemd } from "../systemd/index.ts";
 import { runTasks, type Task, type TaskReporter } from "./tasks.ts";
 import { errorText, StepError, step } from "../log/index.ts";
 
-export const agentUnit = "gardener-node-agent.service";
-export const kubeletUnit = "kubelet.service";
-export const stateDir = "/var/lib/gardener-node-agent";
-export const kubeletDir = "/var/lib/kubelet";
-export const lastAppliedPath = `${stateDir}/last-applied-osc.yaml`;
+const agentUnit = "gardener-node-agent.service";
+const kubeletUnit = "kubelet.service";
+const stateDir = "/var/lib/gardener-node-agent";
+const kubeletDir = "/var/lib/kubelet";
+const lastAppliedPath = `${stateDir}/last-applied-osc.yaml`;
 /** Attempts per sandbox for stop and for remove (upstream: 5). */
-export const sandboxAttempts = 5;
+const sandboxAttempts = 5;
 export const successMessage = "The node has been successfully cleaned from gardener-node-agent artifacts!";
 
 export interface ResetDeps {

@@ -1,9 +1,9 @@
-export { DuplicateCheckError, HealthChecks, reportBody } from "./health.ts";
-export type { CheckReport, CheckResult, HealthCheck } from "./health.ts";
-export { createMetricsRegistry, defaultBuckets, DuplicateMetricError, renderFamilies } from "./metrics.ts";
-export type { Collector, Counter, Gauge, Histogram, Labels, MetricFamily, MetricOptions, MetricsRegistry, MetricType, Sample } from "./metrics.ts";
+// The metrics and health servers. profiling.ts is not re-exported: it is loaded only when profiling
+// is enabled (`await import("../server/profiling.ts")`), so a static import of this file never loads it.
+export { HealthChecks } from "./health.ts";
+export type { HealthCheck } from "./health.ts";
+export { createMetricsRegistry } from "./metrics.ts";
+export type { Collector, Gauge, MetricFamily, MetricsRegistry, Sample } from "./metrics.ts";
 export { buildInfoCollector, processCollector } from "./process-metrics.ts";
-export { ListenError, startHealthServer, startMetricsServer } from "./serve.ts";
-export type { Endpoint, RunningServer } from "./serve.ts";
-export { createProfilingHandler, profilingPrefix } from "./profiling.ts";
-export type { ProfilingHandler } from "./profiling.ts";
+export { startHealthServer, startMetricsServer } from "./serve.ts";
+export type { RunningServer } from "./serve.ts";

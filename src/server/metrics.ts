@@ -59,9 +59,6 @@ export class DuplicateMetricError extends Error {
   }
 }
 
-/** Prometheus reference text defaults: seconds-style buckets for durations. */
-export const defaultBuckets: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
 const labelKey = (labels: Labels): string =>
   JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
 
@@ -82,7 +79,7 @@ const formatLabels = (labels: Labels): string => {
 };
 
 /** The text exposition of metric families. */
-export const renderFamilies = (families: readonly MetricFamily[]): string => {
+const renderFamilies = (families: readonly MetricFamily[]): string => {
   let out = "";
   for (const f of families) {
     out += `# HELP ${f.name} ${escapeHelp(f.help)}\n# TYPE ${f.name} ${f.type}\n`;

@@ -1,5 +1,5 @@
 import { DBusError, Message, MessageType, sessionBus, type MessageBus } from "dbus-next";
-import type { Logger } from "../log/types.ts";
+import type { Logger } from "../log/index.ts";
 import { CallLimit } from "./call-limit.ts";
 import { SystemdCallError } from "./types.ts";
 import { errorText } from "../log/index.ts";
@@ -9,7 +9,7 @@ import { errorText } from "../log/index.ts";
  * bus default) and fails every call beyond that; half of it keeps well clear of the limit, and more
  * in flight would not make systemd, which handles calls one after another, any faster.
  */
-export const DEFAULT_MAX_CALLS_IN_FLIGHT = 64;
+const DEFAULT_MAX_CALLS_IN_FLIGHT = 64;
 
 /** A method call on the system bus; `body` must match `signature`. */
 export interface BusCall {

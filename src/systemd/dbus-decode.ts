@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { issueText } from "../untrusted/issue-text.ts";
+import { issueText } from "../untrusted/index.ts";
 import { SystemdCallError, type UnitProperties, type UnitStatus } from "./types.ts";
 
 /** A reply body did not have the shape systemd documents. Names where and what was expected, never the value. */
-export class ReplyShapeError extends SystemdCallError {
+class ReplyShapeError extends SystemdCallError {
   constructor(what: string, issues: readonly v.BaseIssue<unknown>[]) {
     const first = issues[0];
     const where = first ? v.getDotPath(first) : null;

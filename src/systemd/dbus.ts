@@ -1,5 +1,5 @@
 import { realClock, type Clock } from "../clock/index.ts";
-import type { Logger } from "../log/types.ts";
+import type { Logger } from "../log/index.ts";
 // dbus-connection.ts pulls in dbus-next (and node:net): loaded on the first call, so start-up and
 // commands that never reach systemd do not pay for it.
 import type { BusCall, BusConnection, BusConnectionOptions, BusSignal, Connected } from "./dbus-connection.ts";
@@ -25,8 +25,8 @@ import { errorText } from "../log/index.ts";
 /** Upstream waits this long for a job's JobRemoved before it carries on as if the job succeeded. */
 export const DEFAULT_JOB_TIMEOUT_MS = 10_000;
 /** libdbus's default reply timeout. */
-export const DEFAULT_CALL_TIMEOUT_MS = 25_000;
-export const DEFAULT_SYSTEM_BUS_ADDRESS = "unix:path=/run/dbus/system_bus_socket";
+const DEFAULT_CALL_TIMEOUT_MS = 25_000;
+const DEFAULT_SYSTEM_BUS_ADDRESS = "unix:path=/run/dbus/system_bus_socket";
 
 const SYSTEMD = "org.freedesktop.systemd1";
 const MANAGER_PATH = "/org/freedesktop/systemd1";

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
-import type { LogRecord } from "../log/types.ts";
+import type { LogRecord } from "../log/index.ts";
 import { createJournalSink, journalFieldName, journalFields, openJournal } from "./journal.ts";
 import { loadLibSystemd } from "./libsystemd.ts";
 import type { LibSystemd } from "./libsystemd.ts";

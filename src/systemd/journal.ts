@@ -1,13 +1,10 @@
-import { errorText } from "../log/error-text.ts";
-import { formatRecord } from "../log/format.ts";
-import { syslogPriority } from "../log/sinks.ts";
-import type { LineWriter } from "../log/sinks.ts";
-import type { LogFormat, LogRecord, LogSink } from "../log/types.ts";
+import { errorText, formatRecord, syslogPriority } from "../log/index.ts";
+import type { LineWriter, LogFormat, LogRecord, LogSink } from "../log/index.ts";
 import { loadLibSystemd } from "./libsystemd.ts";
 import type { LibSystemd } from "./libsystemd.ts";
 
-export const defaultSyslogIdentifier = "gardener-node-agent";
-export const journalSocketPath = "/run/systemd/journal/socket";
+const defaultSyslogIdentifier = "gardener-node-agent";
+const journalSocketPath = "/run/systemd/journal/socket";
 
 const isSocket = async (path: string): Promise<boolean> => {
   const { stat } = await import("node:fs/promises");

@@ -1,4 +1,4 @@
-import type { HostFs } from "../host/types.ts";
+import type { HostFs } from "../host/index.ts";
 import type { Systemd, UnitProperties, UnitStatus } from "./types.ts";
 
 /** Where unit files are looked up, in systemd's order for system units. */

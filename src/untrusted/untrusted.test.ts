@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { HostFileKindError, HostPathError } from "../host/types.ts";
+import { HostFileKindError, HostPathError } from "../host/index.ts";
 import { issuesMessage, quoteName, urlForMessage } from "./index.ts";
 
 const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA";

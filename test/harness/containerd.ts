@@ -18,7 +18,7 @@ export interface Containerd {
   stop(): Promise<void>;
 }
 
-export const pauseImageRef = "localhost/gna-test/pause:1";
+const pauseImageRef = "localhost/gna-test/pause:1";
 
 /**
  * Starts containerd with its gRPC socket at `socket` (default: in its temp dir) and imports a

@@ -7,7 +7,7 @@ import { sha256Digest } from "../../src/registry/digest.ts";
  * Built here because the machine has no internet to pull registry.k8s.io/pause and Debian's
  * containerd ships no pause image.
  */
-export function pauseElfAmd64(): Uint8Array {
+function pauseElfAmd64(): Uint8Array {
   const code = [0xb8, 0x22, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7];
   const base = 0x400000;
   const codeOffset = 64 + 56;

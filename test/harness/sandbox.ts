@@ -51,6 +51,8 @@ export interface SandboxOptions {
   readonly extraConfig?: Record<string, unknown>;
   readonly systemd?: SystemdDoubleOptions;
   readonly credentials?: "client-cert" | "bootstrap-token";
+  /** Directory in which the temporary --root is made (default the OS temp dir), e.g. another file system. */
+  readonly rootParent?: string;
 }
 
 export const agentBinary = join(import.meta.dir, "../../dist/gardener-node-agent");
@@ -73,6 +75,8 @@ export interface AgentRootOptions {
   readonly createNode?: boolean;
   /** "client-cert" (default): a ready kubeconfig; "bootstrap-token": only a bootstrap token, as on first boot. */
   readonly credentials?: "client-cert" | "bootstrap-token";
+  /** Directory in which the temporary --root is made (default the OS temp dir). */
+  readonly rootParent?: string;
 }
 
 /**
@@ -82,7 +86,7 @@ export interface AgentRootOptions {
  */
 export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
   const { sim, nodeName, machineName, secretName } = o;
-  const root = await mkdtemp(join(tmpdir(), "gna-sandbox-"));
+  const root = await mkdtemp(join(o.rootParent ?? tmpdir(), "gna-sandbox-"));
   const stateDir = join(root, "var/lib/gardener-node-agent");
   await mkdir(join(stateDir, "credentials"), { recursive: true });
   const version = await binaryVersion(o.binary);
@@ -129,7 +133,7 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
 
 let nodeIndex = 0;
 /** kubelet's view of a healthy node: an InternalIP (distinct per node) and the Ready condition. */
-export function healthyNodeStatus(): Record<string, unknown> {
+function healthyNodeStatus(): Record<string, unknown> {
   nodeIndex += 1;
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   return {
@@ -188,6 +192,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ...(opts.extraConfig !== undefined ? { extraConfig: opts.extraConfig } : {}),
     ...(opts.createNode !== undefined ? { createNode: opts.createNode } : {}),
     ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
+    ...(opts.rootParent !== undefined ? { rootParent: opts.rootParent } : {}),
   });
 
   const agents: AgentProcess[] = [];

@@ -34,7 +34,7 @@ ${extraDropIn ? `    dropIns:\n    - name: 50-tuning.conf\n      content: "[Serv
 `;
 
 const host = (p: string) => join(sb.root, p);
-const checksumOnNode = () => ((sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations ?? {})["checksum/cloud-config-data"];
+const checksumOnNode = () => (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"];
 const restarts = (unit: string) => sb.systemd.actions.filter((a) => a.action === "Restart" && a.units.includes(unit)).length;
 
 describe("per-unit verification and revert (whole binary)", () => {

@@ -1,11 +1,10 @@
 import type { Clock } from "../../clock/index.ts";
-import type { NodeAgentConfiguration } from "../../config/configuration.ts";
-import { selectRestConfig } from "../../credentials/identity.ts";
-import type { HostFs } from "../../host/types.ts";
-import { KubeClient } from "../../kube/client.ts";
-import { loadKubeconfig, type RestConfig } from "../../kube/kubeconfig.ts";
-import type { Kube } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { NodeAgentConfiguration } from "../../config/index.ts";
+import { selectRestConfig } from "../../credentials/index.ts";
+import type { HostFs } from "../../host/index.ts";
+import { KubeClient, loadKubeconfig, type RestConfig } from "../../kube/index.ts";
+import type { Kube } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 
 export interface Connection {
   readonly kube: Kube;

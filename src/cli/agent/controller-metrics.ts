@@ -1,6 +1,6 @@
-import type { Controller } from "../../kube/controller.ts";
-import { reconcileTimeBuckets } from "../../kube/controller-metrics.ts";
-import type { Collector, MetricFamily, Sample } from "../../server/metrics.ts";
+import type { Controller } from "../../kube/index.ts";
+import { reconcileTimeBuckets } from "../../kube/index.ts";
+import type { Collector, MetricFamily, Sample } from "../../server/index.ts";
 
 /** controller-runtime's metric families, computed at scrape time from each controller's stats. */
 export function controllerCollector(controllers: () => readonly Controller[]): Collector {

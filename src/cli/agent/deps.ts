@@ -1,7 +1,6 @@
-import type { NodeAgentConfiguration } from "../../config/configuration.ts";
-import type { Logger } from "../../log/types.ts";
-import type { HealthChecks } from "../../server/health.ts";
-import type { MetricsRegistry } from "../../server/metrics.ts";
+import type { NodeAgentConfiguration } from "../../config/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { HealthChecks, MetricsRegistry } from "../../server/index.ts";
 import type { AgentEnv } from "../env.ts";
 
 /** Everything the run command hands to the controller wiring. */

@@ -1,8 +1,8 @@
 import { realClock } from "../../clock/index.ts";
 import { discoverNode } from "../../controllers/shared/index.ts";
 import { createHostFs } from "../../host/index.ts";
-import { defaultUserAgent } from "../../kube/client.ts";
-import type { KubeList, KubeObject } from "../../kube/types.ts";
+import { defaultUserAgent } from "../../kube/index.ts";
+import type { KubeList, KubeObject } from "../../kube/index.ts";
 import { type Connection, connect } from "./connect.ts";
 import type { ControllerDeps } from "./deps.ts";
 import { hostNameOf } from "./host-facts.ts";

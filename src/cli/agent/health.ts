@@ -1,11 +1,11 @@
 import type { Clock } from "../../clock/index.ts";
-import type { InformerSet } from "../../kube/informer-set.ts";
-import type { HealthChecks } from "../../server/health.ts";
+import type { InformerSet } from "../../kube/index.ts";
+import type { HealthChecks } from "../../server/index.ts";
 
 /** healthz fails only after the caches were seen unsynced for this long (upstream: 3 min). */
 const unsyncedGraceMs = 3 * 60 * 1000;
 
-export class CachesNotSyncedError extends Error {
+class CachesNotSyncedError extends Error {
   override readonly name = "CachesNotSyncedError";
 }
 

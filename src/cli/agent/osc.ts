@@ -1,33 +1,15 @@
 import type { Clock } from "../../clock/index.ts";
-import type { NodeAgentConfiguration } from "../../config/configuration.ts";
-import type { HostFs } from "../../host/types.ts";
-import type { Controller } from "../../kube/controller.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { isNotFound } from "../../kube/errors.ts";
-import type { ObjectKey } from "../../kube/reconcile.ts";
-import { nodes, secrets } from "../../kube/resources.ts";
-import type { Source } from "../../kube/source.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { NodeAgentConfiguration } from "../../config/index.ts";
+import type { HostFs } from "../../host/index.ts";
+import type { Controller, Kube, KubeObject, ObjectKey, Reader, Source } from "../../kube/index.ts";
+import { isNotFound, nodes, secrets } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../../controllers/events.ts";
-import type { MetricsRegistry } from "../../server/metrics.ts";
-import {
-  ApplyLock,
-  createContainerdInfo,
-  createOscMetrics,
-  createReconciler,
-  driftPathsMetric,
-  type DriftStatus,
-  newOscController,
-  type OscControllerDeps,
-  runDriftLoop,
-} from "../../controllers/operatingsystemconfig/index.ts";
-import { serialLeaseWatch } from "../../controllers/operatingsystemconfig/serial/lease-watch.ts";
-import { PoolNodes, type RolloutDeps, slotsChangedPredicate } from "../../controllers/operatingsystemconfig/rollout/index.ts";
+import type { MetricsRegistry } from "../../server/index.ts";
+import { ApplyLock, createCommandRunner, createContainerdInfo, createKubeletHealthProbe, createOscMetrics, createReconciler, driftPathsMetric, type DriftStatus, newOscController, type OscControllerDeps, PoolNodes, type RolloutDeps, runDriftLoop, serialLeaseWatch, slotsChangedPredicate } from "../../controllers/operatingsystemconfig/index.ts";
 import type { AgentEnv } from "../env.ts";
-import { createCommandRunner, createKubeletHealthProbe } from "../../controllers/operatingsystemconfig/inplace/index.ts";
 
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";
 

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { realClock } from "../../clock/index.ts";
-import { Controller } from "../../kube/controller.ts";
-import { RestartRequested } from "../../kube/reconcile.ts";
-import type { LogFields, Logger } from "../../log/types.ts";
+import { Controller, RestartRequested } from "../../kube/index.ts";
+import type { LogFields, Logger } from "../../log/index.ts";
 import { ControllerExitedError, supervise } from "./supervise.ts";
 
 interface Logged {

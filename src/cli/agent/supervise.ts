@@ -1,4 +1,4 @@
-import type { Logger } from "../../log/types.ts";
+import type { Logger } from "../../log/index.ts";
 
 /** A controller (or the cache) ended while the agent was meant to keep running. */
 export class ControllerExitedError extends Error {

@@ -16,9 +16,9 @@ export class ClientCertificateError extends Error {
 }
 
 /** Renewal starts at 80 % of the lifetime … */
-export const renewalFraction = 0.8;
+const renewalFraction = 0.8;
 /** … plus up to 10 % of that (wait.Jitter), i.e. between 80 % and 88 %. */
-export const renewalJitter = 0.1;
+const renewalJitter = 0.1;
 
 /**
  * The leaf certificate's validity, checked against its key like tls.X509KeyPair does (upstream
@@ -46,7 +46,7 @@ export function clientCertificateValidity(certPem: string | undefined, keyPem: s
 }
 
 /** wait.Jitter: d + random[0,1) × factor × d. */
-export const jitter = (d: number, factor: number, random: () => number): number => d + random() * factor * d;
+const jitter = (d: number, factor: number, random: () => number): number => d + random() * factor * d;
 
 /** NotBefore + jitter(0.8 × lifetime, 0.1): a point between 80 % and 88 % of the lifetime (whole ms). */
 export function renewalDeadline(v: CertificateValidity, random: () => number): number {

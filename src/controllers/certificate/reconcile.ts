@@ -1,10 +1,9 @@
 import type { Clock } from "../../clock/index.ts";
-import { obtainAgentKubeconfig, type ClusterEndpoint } from "../../credentials/identity.ts";
-import type { HostFs } from "../../host/types.ts";
-import type { RestConfig } from "../../kube/kubeconfig.ts";
-import { RestartRequested, type Reconcile } from "../../kube/reconcile.ts";
-import type { Kube } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { obtainAgentKubeconfig, type ClusterEndpoint } from "../../credentials/index.ts";
+import type { HostFs } from "../../host/index.ts";
+import type { Kube, RestConfig } from "../../kube/index.ts";
+import { RestartRequested, type Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { clientCertificateValidity, renewalDeadline } from "./deadline.ts";
 import { errorText } from "../../log/index.ts";
 

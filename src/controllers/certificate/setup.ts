@@ -1,9 +1,7 @@
 import type { Clock } from "../../clock/index.ts";
-import type { HostFs } from "../../host/types.ts";
-import type { Controller } from "../../kube/controller.ts";
-import type { RestConfig } from "../../kube/kubeconfig.ts";
-import type { Kube } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import type { Controller, Kube, RestConfig } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { createReconciler } from "./reconcile.ts";
 import { newCertificateController } from "./watch.ts";
 

@@ -1,13 +1,13 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
-import type { Logger } from "../../log/types.ts";
+import { type Controller, newController } from "../../kube/index.ts";
+import type { ObjectKey, Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 
-export const controllerName = "certificate";
+const controllerName = "certificate";
 /** controllerutils.DefaultReconciliationTimeout; it also cuts the CSR wait (15 min) short, retried with backoff. */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
+const reconcileTimeoutMs = 3 * 60 * 1000;
 /** Nothing is watched: one empty key is enqueued once at start (controllerutils.EnqueueOnce). */
-export const singletonKey: ObjectKey = { namespace: "", name: "" };
+const singletonKey: ObjectKey = { namespace: "", name: "" };
 
 /** One worker, 3-minute deadline, the single start key. */
 export function newCertificateController(opts: {

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 
 /** One component's health check; it keeps its own failure history between passes (in memory only). */
 export interface HealthChecker {

@@ -2,7 +2,7 @@ import type { ContainerdVersionProbe } from "./containerd.ts";
 import { errorText } from "../../log/index.ts";
 
 /** containerd's client gives up dialling after 10 s; the probe as a whole gets the same budget. */
-export const containerdProbeTimeoutMs = 10_000;
+const containerdProbeTimeoutMs = 10_000;
 
 /** Where containerd listens (CONTAINERD_ADDRESS / CONTAINERD_NAMESPACE, parsed in cli/env.ts). */
 export interface ContainerdEndpoint {

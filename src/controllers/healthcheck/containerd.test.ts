@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../../test/doubles/fake-clock.ts";
 import { FakeSystemd } from "../../../test/doubles/systemd/index.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { EventRecorder } from "../events.ts";
 import { ContainerdChecker, ContainerdRestartError } from "./containerd.ts";
 

@@ -1,13 +1,13 @@
 import type { Clock } from "../../clock/index.ts";
 import { errorText, StepError } from "../../log/index.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { eventAction, type HealthChecker, maxFailureDurationMs } from "./checker.ts";
 import { restartUnit } from "./restart.ts";
 
-export const containerdServiceName = "containerd.service";
+const containerdServiceName = "containerd.service";
 
 /** Asks containerd for its version (its Version API); rejects when containerd does not answer. */
 export type ContainerdVersionProbe = (signal: AbortSignal) => Promise<void>;

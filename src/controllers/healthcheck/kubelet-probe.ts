@@ -1,7 +1,7 @@
 import { errorText } from "../../log/index.ts";
 /** The kubelet's healthz endpoint (controllers.md §11). */
 export const kubeletHealthUrl = "http://127.0.0.1:10248/healthz";
-export const kubeletProbeTimeoutMs = 10_000;
+const kubeletProbeTimeoutMs = 10_000;
 
 /** fetch as the agent uses it; injected so tests need no network namespace tricks. */
 export type ProbeFetch = (url: string, init: { signal: AbortSignal }) => Promise<Response>;

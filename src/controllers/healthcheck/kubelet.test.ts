@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../../test/doubles/fake-clock.ts";
 import { FakeSystemd } from "../../../test/doubles/systemd/index.ts";
-import { ApiError } from "../../kube/errors.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { ApiError } from "../../kube/index.ts";
+import type { Kube, KubeObject } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { EventRecorder } from "../events.ts";
 import { KubeletChecker, KubeletCheckError } from "./kubelet.ts";
 

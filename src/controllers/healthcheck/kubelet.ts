@@ -1,10 +1,9 @@
 import type { Clock } from "../../clock/index.ts";
 import { errorText } from "../../log/index.ts";
-import { isConflict } from "../../kube/errors.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import { isConflict, nodes } from "../../kube/index.ts";
+import type { Kube, KubeObject } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { eventAction, type HealthChecker, maxFailureDurationMs } from "./checker.ts";
 import type { ListHostAddresses } from "./host-addresses.ts";
@@ -14,7 +13,7 @@ import { nodeAddresses, nodeReady } from "./node-status.ts";
 import { recordReadyToggle } from "./toggles.ts";
 import { restartUnit } from "./restart.ts";
 
-export const kubeletServiceName = "kubelet.service";
+const kubeletServiceName = "kubelet.service";
 
 export interface KubeletCheckerDeps {
   /** PUTs the Node status when the lost InternalIP is restored. */

@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../kube/errors.ts";
-import type { Reader } from "../../kube/readers.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { ApiError } from "../../kube/index.ts";
+import type { KubeObject, Reader } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { HealthChecker } from "./checker.ts";
 import { createReconciler, HealthCheckFailedError, HealthCheckNodeError } from "./reconcile.ts";
 

@@ -1,9 +1,7 @@
-import type { Reader } from "../../kube/readers.ts";
+import type { KubeObject, Reader, Reconcile } from "../../kube/index.ts";
 import { errorText, StepError } from "../../log/index.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { nodes } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { HealthChecker } from "./checker.ts";
 import { checkIntervalMs } from "./watch.ts";
 

@@ -1,6 +1,6 @@
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
-import { SystemdJobError, type Systemd } from "../../systemd/types.ts";
+import { SystemdJobError, type Systemd } from "../../systemd/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 
 /**

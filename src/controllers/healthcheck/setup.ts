@@ -1,11 +1,8 @@
 import type { Clock } from "../../clock/index.ts";
-import type { Controller } from "../../kube/controller.ts";
-import type { InformerSet } from "../../kube/informer-set.ts";
-import { CachedReader } from "../../kube/readers.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import type { Controller, InformerSet, Kube, KubeObject } from "../../kube/index.ts";
+import { CachedReader, nodes } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../events.ts";
 import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import type { HealthChecker } from "./checker.ts";

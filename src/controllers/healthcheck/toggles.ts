@@ -1,7 +1,7 @@
 /** NotReady→Ready transitions this many times in the window earn a Warning event. */
-export const maxToggles = 5;
+const maxToggles = 5;
 /** The floating window over which transitions are counted. */
-export const toggleWindowMs = 10 * 60_000;
+const toggleWindowMs = 10 * 60_000;
 
 /**
  * Records one NotReady→Ready transition at `nowMs`: transitions older than the window are dropped

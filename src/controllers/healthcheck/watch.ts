@@ -1,14 +1,11 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import type { Predicate } from "../../kube/predicate.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Source } from "../../kube/source.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { type Controller, newController } from "../../kube/index.ts";
+import type { KubeObject, Predicate, Reconcile, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "health-check";
-export const maxConcurrentReconciles = 1;
+const maxConcurrentReconciles = 1;
 /** Look again this long after a pass without errors (controllers.md §7). */
 export const checkIntervalMs = 30_000;
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { RestartRequested } from "../../kube/reconcile.ts";
-import type { Logger } from "../../log/types.ts";
+import { RestartRequested } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { createReconciler, HostnameReadError } from "./reconcile.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };

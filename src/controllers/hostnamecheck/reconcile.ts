@@ -1,5 +1,5 @@
-import { RestartRequested, type Reconcile } from "../../kube/reconcile.ts";
-import type { Logger } from "../../log/types.ts";
+import { RestartRequested, type Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { checkIntervalMs } from "./watch.ts";
 import { StepError } from "../../log/index.ts";
 

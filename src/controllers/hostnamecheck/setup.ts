@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock/index.ts";
-import type { Controller } from "../../kube/controller.ts";
-import type { Logger } from "../../log/types.ts";
+import type { Controller } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { createReconciler } from "./reconcile.ts";
 import { newHostnameCheckController } from "./watch.ts";
 

@@ -1,13 +1,13 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
-import type { Logger } from "../../log/types.ts";
+import { type Controller, newController } from "../../kube/index.ts";
+import type { ObjectKey, Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 
-export const controllerName = "hostname-check";
+const controllerName = "hostname-check";
 /** How often the hostname is compared with the start-up value (controllers.md §8). */
 export const checkIntervalMs = 30_000;
 /** Nothing is watched: one empty key is enqueued at start and requeues itself. */
-export const singletonKey: ObjectKey = { namespace: "", name: "" };
+const singletonKey: ObjectKey = { namespace: "", name: "" };
 
 /** One worker, no reconcile timeout (upstream sets none for this controller). */
 export function newHostnameCheckController(opts: {

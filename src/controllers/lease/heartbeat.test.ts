@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createMetricsRegistry } from "../../server/metrics.ts";
+import { createMetricsRegistry } from "../../server/index.ts";
 import { FakeClock } from "../../../test/doubles/fake-clock.ts";
 import { LeaseHeartbeat, LeaseNotRenewedError } from "./heartbeat.ts";
 

@@ -1,10 +1,9 @@
 import type { Clock } from "../../clock/index.ts";
-import type { HealthCheck } from "../../server/health.ts";
-import type { MetricsRegistry } from "../../server/metrics.ts";
+import type { HealthCheck, MetricsRegistry } from "../../server/index.ts";
 
 export const healthCheckName = "lease-renewal";
-export const renewalsMetric = "gardener_node_agent_lease_renewals_total";
-export const lastRenewalMetric = "gardener_node_agent_lease_last_renewal_timestamp_seconds";
+const renewalsMetric = "gardener_node_agent_lease_renewals_total";
+const lastRenewalMetric = "gardener_node_agent_lease_last_renewal_timestamp_seconds";
 
 /** The healthz check's failure: no successful renewal for longer than the lease duration. */
 export class LeaseNotRenewedError extends Error {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { desiredLease, microTime, withControllerRef } from "./lease-object.ts";
 
 const node: KubeObject = { metadata: { name: "node-a", uid: "uid-2" } };

@@ -1,6 +1,6 @@
-import type { KubeObject, OwnerReference } from "../../kube/types.ts";
+import type { KubeObject, OwnerReference } from "../../kube/index.ts";
 
-export const leaseNamePrefix = "gardener-node-agent-";
+const leaseNamePrefix = "gardener-node-agent-";
 
 /** `gardener-node-agent-<nodeName>` (gardenerutils.NodeAgentLeaseName). */
 export const leaseName = (nodeName: string): string => `${leaseNamePrefix}${nodeName}`;

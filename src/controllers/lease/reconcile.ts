@@ -1,11 +1,8 @@
 import type { Clock } from "../../clock/index.ts";
-import { isNotFound } from "../../kube/errors.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { leases, nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
+import { isNotFound, leases, nodes } from "../../kube/index.ts";
+import type { Kube, KubeObject, Reader, Reconcile } from "../../kube/index.ts";
 import { StepError } from "../../log/index.ts";
-import type { Logger } from "../../log/types.ts";
+import type { Logger } from "../../log/index.ts";
 import { desiredLease, leaseName } from "./lease-object.ts";
 import { leaseDurationSeconds as defaultDuration, leaseNamespace, renewIntervalMs } from "./watch.ts";
 

@@ -1,13 +1,8 @@
 import type { Clock } from "../../clock/index.ts";
-import type { Controller } from "../../kube/controller.ts";
-import type { InformerSet } from "../../kube/informer-set.ts";
-import { CachedReader } from "../../kube/readers.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { HealthChecks } from "../../server/health.ts";
-import type { MetricsRegistry } from "../../server/metrics.ts";
+import type { Controller, InformerSet, Kube, KubeObject, Reconcile } from "../../kube/index.ts";
+import { CachedReader, nodes } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { HealthChecks, MetricsRegistry } from "../../server/index.ts";
 import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
 import { healthCheckName, LeaseHeartbeat } from "./heartbeat.ts";
 import { createReconciler } from "./reconcile.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { leasePredicate, reconcileTimeoutMs, renewIntervalMs } from "./watch.ts";
 
 const own: KubeObject = { metadata: { name: "node-a", labels: { "kubernetes.io/hostname": "worker-a" } } };

@@ -1,16 +1,13 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import { and, only, type Predicate } from "../../kube/predicate.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Source } from "../../kube/source.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { and, type Controller, newController, only, type Predicate } from "../../kube/index.ts";
+import type { KubeObject, Reconcile, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
-export const controllerName = "lease";
+const controllerName = "lease";
 export const leaseNamespace = "kube-system";
 export const leaseDurationSeconds = 40;
-export const maxConcurrentReconciles = 1;
+const maxConcurrentReconciles = 1;
 
 /** Renew every quarter of the lease duration (10 s for 40 s). */
 export const renewIntervalMs = (durationSeconds: number): number => (durationSeconds * 1000) / 4;

@@ -1,10 +1,7 @@
-import { isNotFound } from "../../kube/errors.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import { isNotFound, nodes } from "../../kube/index.ts";
+import type { Kube, KubeObject, Reader, Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { agentUnitName, restartPlan } from "./restart-plan.ts";
 import { restartAnnotation } from "./watch.ts";
@@ -20,11 +17,11 @@ export interface NodeReconcilerDeps {
   readonly log: Logger;
 }
 
-export const restartReason = "SystemDUnitRestart";
-export const restartAction = "restart";
+const restartReason = "SystemDUnitRestart";
+const restartAction = "restart";
 
 /** The annotation could not be removed; the next attempt restarts the services again (upstream behaviour). */
-export class RemoveAnnotationError extends StepError {
+class RemoveAnnotationError extends StepError {
   override readonly name = "RemoveAnnotationError";
   constructor(node: string, cause: unknown) {
     super(`failed removing annotation ${restartAnnotation} from node ${node}`, cause);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { restartAnnotationPredicate } from "./watch.ts";
 
 const node = (opts: { host?: string; restart?: string } = {}): KubeObject => ({

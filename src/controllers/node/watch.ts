@@ -1,17 +1,14 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import type { Predicate } from "../../kube/predicate.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Source } from "../../kube/source.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import { enqueueOwnKey, nodePredicate } from "../shared/node-identity.ts";
+import { type Controller, newController } from "../../kube/index.ts";
+import type { KubeObject, Predicate, Reconcile, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
-export const controllerName = "node";
+const controllerName = "node";
 export const restartAnnotation = "worker.gardener.cloud/restart-systemd-services";
 /** controllerutils.DefaultReconciliationTimeout */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
-export const maxConcurrentReconciles = 1;
+const reconcileTimeoutMs = 3 * 60 * 1000;
+const maxConcurrentReconciles = 1;
 
 const annotationOf = (o: KubeObject): string => o.metadata.annotations?.[restartAnnotation] ?? "";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { decodeOsc } from "../../osc/index.ts";
 import { stringify } from "yaml";
 import { acceptanceOsc } from "../../../test/fixtures/osc/acceptance-osc.ts";

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import type { Osc } from "../../osc/index.ts";
 import { step } from "./context.ts";
 import type { OscControllerDeps } from "./deps.ts";

@@ -3,7 +3,7 @@ import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
 import { agentBinaryPath } from "./deps.ts";
 
-export const agentImageSignatureReason = "AgentImageSignatureInvalid";
+const agentImageSignatureReason = "AgentImageSignatureInvalid";
 
 /**
  * The image reference to pull for `path`: for the agent's own binary, what the signature check

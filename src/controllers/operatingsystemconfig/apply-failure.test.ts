@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { RestartRequested, TerminalError } from "../../kube/reconcile.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { RestartRequested, TerminalError } from "../../kube/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { StepError } from "../../log/index.ts";
 import { useOscWorlds } from "../../../test/harness/osc-worlds.ts";
 import { applyFailed } from "./apply-failure.ts";

@@ -1,5 +1,5 @@
-import { RestartRequested, TerminalError } from "../../kube/reconcile.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { RestartRequested, TerminalError } from "../../kube/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import type { OscControllerDeps } from "./deps.ts";

@@ -7,7 +7,7 @@ import { stateDir } from "./deps.ts";
  * (which stay untouched): the last apply, the last successful one, the gate holding the current
  * version and the recent history. Written atomically; a node switched to the Go agent ignores it.
  */
-export const applyStatusPath = `${stateDir}/apply-status.json`;
+const applyStatusPath = `${stateDir}/apply-status.json`;
 
 const failureSchema = v.object({ step: v.string(), subject: v.string(), message: v.string() });
 
@@ -45,7 +45,7 @@ export type ApplyRecord = v.InferOutput<typeof applySchema>;
 export type GateRecord = v.InferOutput<typeof gateSchema>;
 export type ApplyStatus = v.InferOutput<typeof applyStatusSchema>;
 
-export class ApplyStatusError extends Error {
+class ApplyStatusError extends Error {
   override readonly name = "ApplyStatusError";
 }
 

@@ -1,5 +1,5 @@
-import { RestartRequested } from "../../kube/reconcile.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { RestartRequested } from "../../kube/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import type { Osc, OscChanges } from "../../osc/index.ts";
 import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";

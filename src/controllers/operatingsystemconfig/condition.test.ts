@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { appliedState, applyingState, conditionUnchanged, failedState, findCondition, oscCondition } from "./condition.ts";
 import { holdAnnotationPredicate, holdGate } from "./hold.ts";
 

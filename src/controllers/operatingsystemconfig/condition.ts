@@ -3,7 +3,7 @@ import type { GateReason } from "./gate.ts";
 import { checksumPrefix } from "./history.ts";
 
 /** The Node condition that tells whether this node runs its current OSC, and if not, why. */
-export const oscConditionType = "OperatingSystemConfigApplied";
+const oscConditionType = "OperatingSystemConfigApplied";
 
 export type OscConditionReason = "Applied" | "Applying" | "ApplyFailed" | GateReason;
 export type ConditionStatus = "True" | "False" | "Unknown";

@@ -1,18 +1,17 @@
 import type { Clock } from "../../clock/index.ts";
 import type { TokenSyncConfig } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
-import type { ObjectKey } from "../../kube/reconcile.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import type { Kube, KubeObject, ObjectKey } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../events.ts";
 import type { NodeIdentity as SharedNodeIdentity } from "../shared/index.ts";
 import type { ApplyLock } from "./apply-lock.ts";
-import type { DriftStatus } from "./drift/status.ts";
+import type { DriftStatus } from "./drift/index.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
-import type { RolloutDeps } from "./rollout/gate.ts";
+import type { RolloutDeps } from "./rollout/index.ts";
 import type { OscMetrics } from "./metrics.ts";
-import type { InPlaceDeps } from "./inplace/deps.ts";
+import type { InPlaceDeps } from "./inplace/index.ts";
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
 export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
@@ -89,8 +88,8 @@ export interface OscControllerDeps {
   readonly inPlace?: InPlaceDeps;
 }
 
-export { changesPath, lastAppliedPath, stateDir } from "../shared/state-paths.ts";
-import { stateDir } from "../shared/state-paths.ts";
+export { changesPath, stateDir } from "../shared/index.ts";
+import { stateDir } from "../shared/index.ts";
 export const zonePath = `${stateDir}/zone`;
 export const bootstrapTokenPath = `${stateDir}/credentials/bootstrap-token`;
 export const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";

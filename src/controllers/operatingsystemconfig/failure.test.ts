@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SystemdJobError } from "../../systemd/types.ts";
+import { SystemdJobError } from "../../systemd/index.ts";
 import { StepError } from "./context.ts";
 import { describeFailure } from "./failure.ts";
 import { FileApplyError } from "./files.ts";

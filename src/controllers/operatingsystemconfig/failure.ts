@@ -1,4 +1,4 @@
-import { SystemdJobError } from "../../systemd/types.ts";
+import { SystemdJobError } from "../../systemd/index.ts";
 import { StepError } from "./context.ts";
 import { FileApplyError } from "./files.ts";
 import { OscInputError } from "./plan.ts";

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs } from "../../host/index.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { decodeOsc } from "../../osc/index.ts";
 import { isSelfHostedMachine, namedSecretPredicate, oscSecretSelectors, skipsStateFiles } from "./gardenadm.ts";
 

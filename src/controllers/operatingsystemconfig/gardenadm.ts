@@ -1,6 +1,5 @@
-import type { HostFs } from "../../host/types.ts";
-import type { Predicate } from "../../kube/predicate.ts";
-import type { KubeObject, Selectors } from "../../kube/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import type { KubeObject, Predicate, Selectors } from "../../kube/index.ts";
 import type { Osc } from "../../osc/index.ts";
 
 /**
@@ -8,8 +7,8 @@ import type { Osc } from "../../osc/index.ts";
  * A machine is self-hosted when gardenadm's provision OSC put its directory on it
  * (`/var/lib/gardenadm/download.sh`, §3.4); nothing else on a node creates that directory.
  */
-export const gardenadmDir = "/var/lib/gardenadm";
-export const poolLabel = "worker.gardener.cloud/pool";
+const gardenadmDir = "/var/lib/gardenadm";
+const poolLabel = "worker.gardener.cloud/pool";
 
 export async function isSelfHostedMachine(host: Pick<HostFs, "stat">): Promise<boolean> {
   return (await host.stat(gardenadmDir))?.kind === "dir";

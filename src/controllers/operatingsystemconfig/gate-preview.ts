@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock/index.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Kube, KubeObject } from "../../kube/index.ts";
 import type { Osc, OscChanges } from "../../osc/index.ts";
 import type { OscConditionReason } from "./condition.ts";
 import type { GateHold } from "./gate.ts";

@@ -4,9 +4,9 @@ import { containerdUnitName } from "./deps.ts";
 
 /** Node annotation holding the last applies as compact JSON (newest last). */
 export const applyHistoryAnnotation = "node-agent.gardener.cloud/apply-history";
-export const historyLength = 5;
+const historyLength = 5;
 /** Annotations are shared by many writers; ours stays small whatever the OSC looks like. */
-export const historyMaxBytes = 2048;
+const historyMaxBytes = 2048;
 /** Units listed per entry before the rest are only counted. */
 const unitsListed = 3;
 

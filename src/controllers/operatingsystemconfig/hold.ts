@@ -1,10 +1,9 @@
-import type { Predicate } from "../../kube/predicate.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject, Predicate } from "../../kube/index.ts";
 import type { GateHold } from "./gate.ts";
 import { type ChangeSummary, checksumPrefix } from "./history.ts";
 
 /** Node annotation that stops new OSC versions from being applied; its value is the operator's reason. */
-export const holdAnnotation = "node-agent.gardener.cloud/hold";
+const holdAnnotation = "node-agent.gardener.cloud/hold";
 
 /** The hold reason, undefined when the Node carries no (or an empty) hold annotation. */
 export function holdReason(node: KubeObject | undefined): string | undefined {
@@ -13,7 +12,7 @@ export function holdReason(node: KubeObject | undefined): string | undefined {
 }
 
 /** "2 files to write, 1 to delete, restarts kubelet.service" — what the held version would do. */
-export function pendingText(summary: ChangeSummary): string {
+function pendingText(summary: ChangeSummary): string {
   const parts: string[] = [];
   if (summary.filesChanged > 0) parts.push(`${summary.filesChanged} file${summary.filesChanged === 1 ? "" : "s"} to write`);
   if (summary.filesDeleted > 0) parts.push(`${summary.filesDeleted} to delete`);

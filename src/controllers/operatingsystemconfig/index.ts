@@ -1,32 +1,16 @@
-export { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
 export { ApplyLock } from "./apply-lock.ts";
-export { createDriftStatus, driftConditionMessage, driftPathsMetric, type DriftStatus, runDriftLoop } from "./drift/index.ts";
-export { ChangesStore, type PersistChanges } from "./changes-store.ts";
-export { type ContainerdInfo, createContainerdInfo, type ProbeFetch } from "./containerd/index.ts";
-export type { ExtractImageFile, NodeIdentity, OscControllerConfig, OscControllerDeps } from "./deps.ts";
-export { computeChanges, resumeOrCompute } from "./diff.ts";
-export { FileApplyError } from "./files.ts";
-export { gardenadmDir, isSelfHostedMachine, namedSecretPredicate, oscSecretSelectors, poolLabel, skipsStateFiles } from "./gardenadm.ts";
-export { allFiles, mergeUnits } from "./merge.ts";
-export { OscInputError } from "./plan.ts";
-export { createOscMetrics, type OscMetrics } from "./metrics.ts";
-export { OscReporter, type ApplyRun } from "./report.ts";
-export { holdAnnotation } from "./hold.ts";
-export { applyHistoryAnnotation } from "./history.ts";
-export { oscConditionType } from "./condition.ts";
-export type { GateHold, GateReason } from "./gate.ts";
+export { createDriftStatus, driftPathsMetric, type DriftStatus, runDriftLoop } from "./drift/index.ts";
+export { createContainerdInfo } from "./containerd/index.ts";
+export type { OscControllerDeps } from "./deps.ts";
+export { isSelfHostedMachine, oscSecretSelectors } from "./gardenadm.ts";
+export { createOscMetrics } from "./metrics.ts";
 export { createReconciler } from "./reconcile.ts";
-export { OscChecksumError, OscSecretError } from "./secret-input.ts";
-export { removeStaleTemps, removeStaleTempsAtStart, writtenDirs } from "./stale-temps.ts";
-export { unitFailurePolicyAnnotation, unitRevertedReason, unitRevertHold } from "./revert.ts";
-export { UnitCommandsError } from "./units.ts";
-export {
-  controllerName,
-  isSerial,
-  maxConcurrentReconciles,
-  newOscController,
-  ReconciliationDelay,
-  reconcileTimeoutMs,
-  secretHandler,
-  secretPredicate,
-} from "./watch.ts";
+export { removeStaleTempsAtStart } from "./stale-temps.ts";
+export { newOscController } from "./watch.ts";
+export type { ApplyPreview, FilePreview, UnitPreview } from "./preview.ts";
+export type { ApplyRecord, ApplyStatus, GateRecord } from "./apply-status.ts";
+export type { GateName, GatePreview } from "./gate-preview.ts";
+export { defaultRolloutTimings, parseRolloutTimings, PoolNodes, RolloutTimingsError, slotsChangedPredicate } from "./rollout/index.ts";
+export type { RolloutDeps, RolloutTimings } from "./rollout/index.ts";
+export { createCommandRunner, createKubeletHealthProbe } from "./inplace/index.ts";
+export { serialLeaseWatch } from "./serial/index.ts";

@@ -1,4 +1,4 @@
-import type { MetricsRegistry } from "../../server/metrics.ts";
+import type { MetricsRegistry } from "../../server/index.ts";
 
 /** The OSC controller's Prometheus series; the reporter (report.ts) is their only writer. */
 export interface OscMetrics {
@@ -13,7 +13,7 @@ export interface OscMetrics {
 }
 
 /** Applies take seconds to minutes (image pulls, restarts, registry probes). */
-export const applyDurationBuckets: readonly number[] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const applyDurationBuckets: readonly number[] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 export const noOscMetrics: OscMetrics = { observeApply: () => {}, appliedAt: () => {}, upToDate: () => {}, held: () => {} };
 

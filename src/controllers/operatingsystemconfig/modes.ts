@@ -3,7 +3,7 @@ import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
 
 /** The mode of a file without `permissions` (§6.1). */
-export const defaultFileMode = 0o600;
+const defaultFileMode = 0o600;
 /** Only the permission bits are applied, as upstream does: no setuid, setgid or sticky bit from an OSC. */
 const permissionBits = 0o777;
 /** Paths one warning event lists; the rest are counted. */
@@ -15,7 +15,7 @@ const octal = (n: number): string => `0${n.toString(8)}`;
 export const fileMode = (f: Pick<OscFile, "permissions">): number => (f.permissions ?? defaultFileMode) & permissionBits;
 
 /** Whether `permissions` asks for more than the 0777 bits (setuid/setgid/sticky, or a value above 0o7777). */
-export const hasExtraModeBits = (f: Pick<OscFile, "permissions">): boolean => ((f.permissions ?? 0) & ~permissionBits) !== 0;
+const hasExtraModeBits = (f: Pick<OscFile, "permissions">): boolean => ((f.permissions ?? 0) & ~permissionBits) !== 0;
 
 /**
  * Warns about files whose `permissions` carry bits the agent drops: one log line per file and one

@@ -1,15 +1,15 @@
-import { quoteName } from "../../untrusted/quote-name.ts";
+import { quoteName } from "../../untrusted/index.ts";
 import { OscInputError } from "./input-error.ts";
 
 /**
  * Longest file name the agent can write: the host module stages a write as `.<name>.tmp-<12 hex>` in
  * the same directory, and a directory entry holds at most 255 bytes (NAME_MAX).
  */
-export const maxFileNameBytes = 255 - ".".length - ".tmp-".length - 12;
+const maxFileNameBytes = 255 - ".".length - ".tmp-".length - 12;
 /** PATH_MAX includes the terminating NUL. */
 const maxPathBytes = 4095;
 /** systemd's UNIT_NAME_MAX (256) counts the NUL. */
-export const maxUnitNameLength = 255;
+const maxUnitNameLength = 255;
 
 const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
 /** A newline in a path or name would end up in unit files, logs and events as a line break. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { RestartRequested } from "../../kube/reconcile.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { RestartRequested } from "../../kube/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { adoptDiscoveredNode, readNodeWhileDecoding } from "./node-read.ts";
 
 const node: KubeObject = { metadata: { name: "node-a" } };

@@ -1,6 +1,6 @@
-import { RestartRequested } from "../../kube/reconcile.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { RestartRequested } from "../../kube/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { NodeIdentity } from "./deps.ts";
 
 /** What `readNodeWhileDecoding` found: the Node (if any) and either the decoded value or why decoding failed. */
@@ -10,7 +10,7 @@ export interface NodeAndDecoded<T> {
 }
 
 /** Lets requests just started reach the wire before synchronous work occupies the thread. */
-export const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Reads the Node and decodes the Secret at the same time: the Node GET is sent first, the decode (CPU

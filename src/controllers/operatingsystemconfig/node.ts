@@ -1,6 +1,6 @@
-import { canonicalSemVer } from "../../config/semver.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
+import { canonicalSemVer } from "../../config/index.ts";
+import { nodes } from "../../kube/index.ts";
+import type { Kube, KubeObject } from "../../kube/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { Osc } from "../../osc/index.ts";
 import { zonePath } from "./deps.ts";

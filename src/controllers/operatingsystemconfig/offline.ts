@@ -1,17 +1,17 @@
 import { realClock } from "../../clock/index.ts";
 import { createHostFs } from "../../host/index.ts";
-import { RestartRequested } from "../../kube/reconcile.ts";
-import type { Kube } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { RestartRequested } from "../../kube/index.ts";
+import type { Kube } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { decodeOsc } from "../../osc/index.ts";
 import { createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
-import { OfflineSystemd } from "../../systemd/offline.ts";
+import { OfflineSystemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../events.ts";
 import { applyOsc, type ApplyStop } from "./apply.ts";
 import { createContainerdInfo } from "./containerd/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
 
-export class OfflineApplyError extends Error {
+class OfflineApplyError extends Error {
   override readonly name = "OfflineApplyError";
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../kube/errors.ts";
-import type { Kube } from "../../kube/types.ts";
+import { ApiError } from "../../kube/index.ts";
+import type { Kube } from "../../kube/index.ts";
 import { decodeOsc, emptyChanges } from "../../osc/index.ts";
 import { computeChanges } from "./diff.ts";
 import { OscInputError, planChanges, validateFilePath, validateUnitName } from "./plan.ts";

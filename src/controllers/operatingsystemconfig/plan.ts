@@ -1,6 +1,5 @@
-import { isNotFound } from "../../kube/errors.ts";
-import { secrets } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
+import { isNotFound, secrets } from "../../kube/index.ts";
+import type { Kube, KubeObject } from "../../kube/index.ts";
 import { decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../osc/index.ts";
 import { isExecutableFor } from "../../registry/index.ts";
 import { agentBinaryPath } from "./deps.ts";
@@ -9,7 +8,7 @@ import { validateDropInName, validateFilePath, validateRemovedUnitName, validate
 import { errorText } from "../../log/index.ts";
 
 export { OscInputError, permanentInputError } from "./input-error.ts";
-export { validateDropInName, validateFilePath, validateUnitName } from "./names.ts";
+export { validateFilePath, validateUnitName } from "./names.ts";
 
 /** Secret `data` values, base64-decoded. */
 export function secretValue(secret: KubeObject, key: string): Uint8Array | undefined {

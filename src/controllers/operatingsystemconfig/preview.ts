@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock/index.ts";
 import type { HostFs } from "../../host/index.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
+import type { Kube, KubeObject } from "../../kube/index.ts";
 import type { ChangedUnit, Osc, OscChanges, OscFile } from "../../osc/index.ts";
 import { envDropInName } from "./containerd/index.ts";
 import { agentUnitName, containerdUnitName, unitDir } from "./deps.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { Kube } from "../../kube/types.ts";
+import type { Kube } from "../../kube/index.ts";
 import { acceptanceOsc } from "../../../test/fixtures/osc/acceptance-osc.ts";
 import { useOscWorlds } from "../../../test/harness/osc-worlds.ts";
 

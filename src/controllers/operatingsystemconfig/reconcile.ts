@@ -1,5 +1,5 @@
-import { type Reconcile, TerminalError } from "../../kube/reconcile.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { type Reconcile, TerminalError } from "../../kube/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import { findNode } from "../shared/index.ts";

@@ -1,9 +1,8 @@
 import type { Clock } from "../../clock/index.ts";
 import type { HostFs } from "../../host/index.ts";
-import type { ObjectKey, Result } from "../../kube/reconcile.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { Kube, KubeObject, ObjectKey, Result } from "../../kube/index.ts";
+import { nodes } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { type ApplyRecord, type ApplyStatus, readApplyStatus, writeApplyStatus } from "./apply-status.ts";
 import {
@@ -22,7 +21,7 @@ import { describeFailure } from "./failure.ts";
 import type { GateHold } from "./gate.ts";
 import { type ApplyOutcome, appendHistory, applyHistoryAnnotation, type ChangeSummary, historyEntry } from "./history.ts";
 import type { OscMetrics } from "./metrics.ts";
-import { driftConditionMessage, type DriftStatus } from "./drift/status.ts";
+import { driftConditionMessage, type DriftStatus } from "./drift/index.ts";
 
 export interface OscReporterDeps {
   readonly kube: Kube;

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import type { OscChanges } from "../../osc/index.ts";
 import { ChangesStore } from "./changes-store.ts";
 import { type ApplyContext, step } from "./context.ts";

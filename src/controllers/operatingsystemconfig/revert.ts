@@ -1,6 +1,6 @@
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { emptyChanges, type Osc, type OscFile, type Unit } from "../../osc/index.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import { nodeRef } from "../events.ts";
 import { applyOsc, type ApplyInput, type ApplyStop } from "./apply.ts";
 import { step } from "./context.ts";
@@ -10,14 +10,14 @@ import { allFiles, mergeUnits } from "./merge.ts";
 import { restoreChanges } from "./restore.ts";
 import { readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 
-export const unitFailurePolicyAnnotation = "node-agent.gardener.cloud/unit-failure-policy";
-export const unitRevertedReason = "UnitReverted";
-export const defaultUnitVerification = { windowMs: 30_000, pollMs: 1_000 } as const;
+const unitFailurePolicyAnnotation = "node-agent.gardener.cloud/unit-failure-policy";
+const unitRevertedReason = "UnitReverted";
+const defaultUnitVerification = { windowMs: 30_000, pollMs: 1_000 } as const;
 
 export type UnitFailurePolicy = "retry" | "revert";
 
 /** `revert` only when the Node asks for it; the default keeps upstream's retry with backoff. */
-export function unitFailurePolicyOf(node: KubeObject): UnitFailurePolicy {
+function unitFailurePolicyOf(node: KubeObject): UnitFailurePolicy {
   return node.metadata.annotations?.[unitFailurePolicyAnnotation] === "revert" ? "revert" : "retry";
 }
 
@@ -131,7 +131,7 @@ function partsOf(osc: Osc, name: string, hostName: string, paths: ReadonlySet<st
  * those parts as pending work of `checksum`, marked `unitRevert` (the hold); then the host is restored;
  * then last-applied becomes `after` with those parts as in `before` (what the host now has).
  */
-export async function revertUnits(
+async function revertUnits(
   deps: OscControllerDeps,
   before: Osc,
   after: Osc,

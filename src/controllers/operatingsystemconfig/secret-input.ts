@@ -1,20 +1,18 @@
-import { isNotFound } from "../../kube/errors.ts";
-import type { ObjectKey } from "../../kube/reconcile.ts";
-import { secrets } from "../../kube/resources.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { isNotFound, secrets } from "../../kube/index.ts";
+import type { KubeObject, ObjectKey } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
 import { decodeOsc, type Osc } from "../../osc/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { secretValue } from "./plan.ts";
 
-export const oscDataKey = "osc.yaml";
+const oscDataKey = "osc.yaml";
 export const checksumDataScriptAnnotation = "checksum/data-script";
 
 /**
  * The Secret is unusable (no osc.yaml, undecodable): reported as a TerminalError, retried only when its
  * osc.yaml changes (the watch predicate enqueues it then).
  */
-export class OscSecretError extends Error {
+class OscSecretError extends Error {
   override readonly name = "OscSecretError";
 }
 

@@ -1,5 +1,5 @@
 import type { HostFs } from "../../host/index.ts";
-import type { Logger } from "../../log/types.ts";
+import type { Logger } from "../../log/index.ts";
 import type { Osc } from "../../osc/index.ts";
 import { certsDir, configTomlPath } from "./containerd/index.ts";
 import { stateDir, unitDir } from "./deps.ts";

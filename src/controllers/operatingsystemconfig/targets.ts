@@ -17,7 +17,7 @@ interface Target {
 }
 
 /** Every path the apply of `changes` writes, creates or removes, with what it does there. */
-export function applyTargets(changes: OscChanges): Target[] {
+function applyTargets(changes: OscChanges): Target[] {
   const out: Target[] = [];
   for (const f of changes.files.changed) out.push({ path: f.path, use: "file", subject: f.path });
   for (const f of changes.files.deleted) out.push({ path: f.path, use: "remove", subject: f.path });

@@ -1,11 +1,11 @@
+import type { TokenSyncConfig } from "../../config/index.ts";
 import type { Osc, Unit } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import type { ApplyContext } from "./context.ts";
-import type { TokenSyncConfig } from "../../config/index.ts";
 import { mergeUnits } from "./merge.ts";
 import { errorText } from "../../log/index.ts";
 
-export const tokenNotReadyReason = "TokenNotWrittenBeforeUnit";
+const tokenNotReadyReason = "TokenNotWrittenBeforeUnit";
 
 /** Token sync paths a unit reads: named in its filePaths, its content or one of its drop-ins. */
 export function tokenPathsReadBy(unit: Unit, syncConfigs: readonly TokenSyncConfig[]): TokenSyncConfig[] {

@@ -46,15 +46,16 @@ export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
     for (const d of u.dropInsChanges.deleted) await host.remove(`${unitDir}/${u.name}.d/${d.name}`);
   }
   ctx.signal.throwIfAborted();
-  // All enable/disable calls are in flight together (systemd handles them one after another anyway).
-  await settleAll(
-    units.map(async (u) => {
-      // The agent's own unit is always enabled, whatever the OSC says (§6.3).
-      if (u.name === agentUnitName || u.enable !== false) await systemd.enable([u.name], ctx.signal);
-      else await systemd.disable([u.name], ctx.signal);
-      log.info("Applied unit", { unitName: u.name });
-    }),
-  );
+  // One EnableUnitFiles and one DisableUnitFiles call for all units: systemd checks every named unit
+  // before it links any (all or nothing, the error names the unit) and reloads its unit-file state once
+  // per call, not once per unit. The agent's own unit is always enabled, whatever the OSC says (§6.3).
+  const enabled = units.filter((u) => u.name === agentUnitName || u.enable !== false).map((u) => u.name);
+  const disabled = units.filter((u) => u.name !== agentUnitName && u.enable === false).map((u) => u.name);
+  await settleAll([
+    enabled.length > 0 ? systemd.enable(enabled, ctx.signal) : undefined,
+    disabled.length > 0 ? systemd.disable(disabled, ctx.signal) : undefined,
+  ]);
+  for (const u of units) log.info("Applied unit", { unitName: u.name });
   // Written with the next record (the first unit command's at the latest): redoing all of this is harmless.
   await ctx.store.unitsChangedDone(
     units.map((u) => u.name),

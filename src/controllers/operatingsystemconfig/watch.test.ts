@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../kube/errors.ts";
-import type { ObjectKey } from "../../kube/reconcile.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { ApiError } from "../../kube/index.ts";
+import type { Kube, KubeObject, ObjectKey } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { nodeHandler, ReconciliationDelay, secretHandler, secretPredicate } from "./watch.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };

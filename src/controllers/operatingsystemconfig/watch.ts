@@ -1,26 +1,20 @@
-import { parseDuration } from "../../config/duration.ts";
+import { parseDuration } from "../../config/index.ts";
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import { type Enqueuer, enqueueMapped, type EventHandler, objectKeyOf } from "../../kube/handler.ts";
-import { and, type Predicate } from "../../kube/predicate.ts";
-import { keyString, type ObjectKey, type Reconcile } from "../../kube/reconcile.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Source } from "../../kube/source.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { and, type Controller, enqueueMapped, type Enqueuer, type EventHandler, keyString, newController, nodes, type ObjectKey, objectKeyOf, type Predicate, type Reconcile } from "../../kube/index.ts";
+import type { Kube, KubeObject, Reader, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { NodeIdentity } from "./deps.ts";
-import { rolloutParallelism } from "./rollout/slots.ts";
+import { rolloutParallelism } from "./rollout/index.ts";
 import { namedSecretPredicate } from "./gardenadm.ts";
 import { holdAnnotationPredicate } from "./hold.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
 
-export const controllerName = "operatingsystemconfig";
+const controllerName = "operatingsystemconfig";
 /** Each reconcile runs under this deadline (§2.4). */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
-export const maxConcurrentReconciles = 1;
-export const serialAnnotation = "reconciliation.osc.node-agent.gardener.cloud/serial";
-export const reconciliationDelayAnnotation = "node-agent.gardener.cloud/reconciliation-delay";
+const reconcileTimeoutMs = 3 * 60 * 1000;
+const maxConcurrentReconciles = 1;
+const serialAnnotation = "reconciliation.osc.node-agent.gardener.cloud/serial";
+const reconciliationDelayAnnotation = "node-agent.gardener.cloud/reconciliation-delay";
 
 /** `data["osc.yaml"]` as stored (base64 text), or undefined. */
 function oscData(secret: KubeObject): unknown {

@@ -1,11 +1,9 @@
 import type { Clock } from "../../clock/index.ts";
-import type { HostFs } from "../../host/types.ts";
-import { isNotFound } from "../../kube/errors.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { Systemd } from "../../systemd/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import { isNotFound, nodes } from "../../kube/index.ts";
+import type { Kube, KubeObject, Reader } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { Systemd } from "../../systemd/index.ts";
 import { createEventRecorder, nodeRef, type EventRecorder } from "../events.ts";
 import { decodeChanges } from "../../osc/index.ts";
 import { changesPath, lastAppliedPath } from "../shared/index.ts";
@@ -19,7 +17,7 @@ import { errorText } from "../../log/index.ts";
 // change set (upstream's paths; the format is shared through src/osc).
 
 /** The event source component of the checker's Warning events (core/v1 recorder). */
-export const oscCheckerComponent = "osc-checker";
+const oscCheckerComponent = "osc-checker";
 
 export interface OscCheckerDeps {
   /** The cache (the Node informer); the checker never reads the Node live. */

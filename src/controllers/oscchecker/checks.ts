@@ -1,13 +1,13 @@
 import { posix } from "node:path";
-import type { HostFs } from "../../host/types.ts";
-import { decodeBase64Strict } from "../../osc/content.ts";
+import type { HostFs } from "../../host/index.ts";
+import { decodeBase64Strict } from "../../osc/index.ts";
 import * as f from "./findings.ts";
 import type { Finding } from "./findings.ts";
 import { exists, readOutcome, sha256Hex } from "./host-probe.ts";
 import type { CheckedFile, CheckedUnit } from "./last-applied.ts";
 
 /** Where a unit file is looked for, in this order (the first existing one counts). */
-export const unitDirectories = ["/etc/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"] as const;
+const unitDirectories = ["/etc/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"] as const;
 
 /** Expected bytes of an inline file, or the finding that prevents the comparison. */
 function expectedBytes(file: CheckedFile, encoding: string, data: string): Uint8Array | Finding {

@@ -37,11 +37,11 @@ export function withoutPending(osc: CheckedOsc, pending: PendingWork): CheckedOs
 }
 
 /** At most this many subjects are named in an aggregated event. */
-export const maxListedSubjects = 20;
+const maxListedSubjects = 20;
 /** core/v1 keeps any message, but events.k8s.io notes stop at 1 kB: stay below with the list. */
 const listBudget = 800;
 /** The reason of an aggregated event whose findings have different reasons. */
-export const mixedDriftReason = "OSCDrift";
+const mixedDriftReason = "OSCDrift";
 
 /**
  * One event for all drift: a single finding keeps upstream's reason and text; several become one

@@ -1,12 +1,12 @@
 import { posix } from "node:path";
-import type { HostFs } from "../../host/types.ts";
-import { HostFileKindError } from "../../host/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import { HostFileKindError } from "../../host/index.ts";
 
 /**
  * Lexically cleaned absolute host path (Go's filepath.Clean). A relative path is taken from `/`,
  * the working directory systemd gives the agent.
  */
-export const cleanHostPath = (path: string): string => posix.resolve("/", path);
+const cleanHostPath = (path: string): string => posix.resolve("/", path);
 
 export const sha256Hex = (bytes: Uint8Array): string => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 

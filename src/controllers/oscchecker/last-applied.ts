@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { issuesMessage } from "../../osc/decode.ts";
-import { readYaml } from "../../osc/yaml-read.ts";
+import { issuesMessage, readYaml } from "../../osc/index.ts";
 import { errorText } from "../../log/index.ts";
 
 /**

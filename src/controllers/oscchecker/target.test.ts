@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../kube/errors.ts";
-import type { Reader } from "../../kube/readers.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { ApiError } from "../../kube/index.ts";
+import type { KubeObject, Reader } from "../../kube/index.ts";
 import { secretTargetOsc } from "./target.ts";
 
 const readerOf = (secret: KubeObject | undefined): Reader => ({

@@ -1,6 +1,5 @@
-import { secrets } from "../../kube/resources.ts";
-import type { Reader } from "../../kube/readers.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { secrets } from "../../kube/index.ts";
+import type { KubeObject, Reader } from "../../kube/index.ts";
 import { decodeBase64Strict, decodeOsc, type Osc } from "../../osc/index.ts";
 import type { CheckedFile, CheckedOsc, CheckedUnit } from "./last-applied.ts";
 

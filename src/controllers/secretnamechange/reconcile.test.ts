@@ -4,11 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { createHostFs } from "../../host/index.ts";
-import { ApiError } from "../../kube/errors.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { RestartRequested } from "../../kube/reconcile.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { ApiError, RestartRequested } from "../../kube/index.ts";
+import type { KubeObject, Reader } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { EventRecorder } from "../events.ts";
 import { ConfigRewriteError, createReconciler } from "./reconcile.ts";
 

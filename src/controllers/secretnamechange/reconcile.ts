@@ -1,10 +1,7 @@
-import type { HostFs } from "../../host/types.ts";
-import { isNotFound } from "../../kube/errors.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { RestartRequested, type Reconcile } from "../../kube/reconcile.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import { isNotFound, nodes, type Reconcile, RestartRequested } from "../../kube/index.ts";
+import type { KubeObject, Reader } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { type EventRecorder, nodeRef } from "../events.ts";
 import { rewriteSecretName } from "./config-rewrite.ts";
 import { secretNameLabel } from "./watch.ts";
@@ -20,7 +17,7 @@ export interface SecretNameChangeDeps {
   readonly log: Logger;
 }
 
-export const rewriteFailedReason = "SecretNameChangeFailed";
+const rewriteFailedReason = "SecretNameChangeFailed";
 const configMode = 0o600;
 
 /** The config could not be read, decoded or written; retried with backoff, never a restart. */

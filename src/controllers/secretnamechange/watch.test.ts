@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { secretNameLabelPredicate } from "./watch.ts";
 
 const node = (label?: string): KubeObject => ({

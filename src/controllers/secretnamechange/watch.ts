@@ -1,17 +1,14 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import { and, type Predicate } from "../../kube/predicate.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Source } from "../../kube/source.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { and, type Controller, newController, type Predicate } from "../../kube/index.ts";
+import type { KubeObject, Reconcile, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
-export const controllerName = "secret-name-change";
+const controllerName = "secret-name-change";
 /** The Node label naming the OSC Secret this node should follow. */
 export const secretNameLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 /** controllerutils.DefaultReconciliationTimeout */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
+const reconcileTimeoutMs = 3 * 60 * 1000;
 
 const labelOf = (o: KubeObject): string => o.metadata.labels?.[secretNameLabel] ?? "";
 

@@ -1,6 +1,5 @@
 import type { HostFs } from "../../host/index.ts";
-import { decodeOsc, encodeOsc, type Osc } from "../../osc/index.ts";
-import { readYaml } from "../../osc/yaml-read.ts";
+import { decodeOsc, encodeOsc, type Osc, readYaml } from "../../osc/index.ts";
 import { lastAppliedPath } from "./state-paths.ts";
 
 // The one reader (and writer) of last-applied-osc.yaml for every controller: the OSC controller

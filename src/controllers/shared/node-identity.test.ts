@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { startApiServer, type ApiServerSim } from "../../../test/doubles/apiserver/index.ts";
-import { KubeClient } from "../../kube/client.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import { KubeClient, nodes } from "../../kube/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { DuplicateNodeError, enqueueOwnKey, findNode, nodePredicate, nodeSelectors } from "./node-identity.ts";
 
 const node = (opts: { host?: string } = {}): KubeObject => ({

@@ -1,12 +1,10 @@
-import { enqueueObject, type EventHandler } from "../../kube/handler.ts";
-import type { Predicate } from "../../kube/predicate.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeList, KubeObject, Selectors } from "../../kube/types.ts";
+import { enqueueObject, type EventHandler, nodes } from "../../kube/index.ts";
+import type { Kube, KubeList, KubeObject, Predicate, Selectors } from "../../kube/index.ts";
 
 // The own Node as every Node-watching controller sees it (node, lease, token, health check, systemd
 // unit check, OSC): one identity, one lookup, one informer selector, one predicate, one handler.
 
-export const hostnameLabel = "kubernetes.io/hostname";
+const hostnameLabel = "kubernetes.io/hostname";
 
 /** The Node this agent runs on, as known at start-up (`nodeName` undefined: not registered yet). */
 export interface NodeIdentity {

@@ -2,10 +2,10 @@ import * as v from "valibot";
 import type { UnitVerdict } from "./verdict.ts";
 
 export const conditionType = "SystemdUnitsReady";
-export const reasonAllUnitsHealthy = "AllUnitsHealthy";
-export const reasonUnhealthyUnits = "UnhealthyUnits";
-export const reasonProgressingUnits = "ProgressingUnits";
-export const allHealthyMessage = "All systemd units from the operating system config are running as expected.";
+const reasonAllUnitsHealthy = "AllUnitsHealthy";
+const reasonUnhealthyUnits = "UnhealthyUnits";
+const reasonProgressingUnits = "ProgressingUnits";
+const allHealthyMessage = "All systemd units from the operating system config are running as expected.";
 
 /** A core/v1 NodeCondition as sent on the wire (times are RFC 3339, second precision). */
 export interface NodeCondition {

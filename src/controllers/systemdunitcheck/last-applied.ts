@@ -1,10 +1,10 @@
-import type { HostFs } from "../../host/types.ts";
+import type { HostFs } from "../../host/index.ts";
 import type { Osc } from "../../osc/index.ts";
 import { readLastAppliedWithTypeMeta } from "../shared/index.ts";
 import { errorText } from "../../log/index.ts";
 
 /** The last-applied OSC exists but is not an OperatingSystemConfig this controller can read. */
-export class LastAppliedOscError extends Error {
+class LastAppliedOscError extends Error {
   override readonly name = "LastAppliedOscError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

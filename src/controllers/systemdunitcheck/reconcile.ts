@@ -1,12 +1,9 @@
 import type { Clock } from "../../clock/index.ts";
-import type { HostFs } from "../../host/types.ts";
-import { isNotFound } from "../../kube/errors.ts";
-import type { Reader } from "../../kube/readers.ts";
-import type { Reconcile, Result } from "../../kube/reconcile.ts";
-import { nodes } from "../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
-import type { Systemd, UnitStatus } from "../../systemd/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import { isNotFound, nodes } from "../../kube/index.ts";
+import type { Kube, KubeObject, Reader, Reconcile, Result } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { Systemd, UnitStatus } from "../../systemd/index.ts";
 import { conditionType, findCondition, systemdUnitsCondition } from "./condition.ts";
 import { UnitCheckError } from "./errors.ts";
 import { readLastAppliedOsc } from "./last-applied.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { UnitStatus } from "../../systemd/types.ts";
+import type { UnitStatus } from "../../systemd/index.ts";
 import { type UnitFacts, type UnitVerdict, unitVerdict } from "./verdict.ts";
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -1,5 +1,5 @@
-import { formatDuration } from "../../config/duration.ts";
-import type { UnitStatus } from "../../systemd/types.ts";
+import { formatDuration } from "../../config/index.ts";
+import type { UnitStatus } from "../../systemd/index.ts";
 import type { ManagedUnit } from "./managed-units.ts";
 
 /** What one unit contributes to the condition. */

@@ -1,15 +1,11 @@
 import type { Clock } from "../../clock/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import { and, only, type Predicate } from "../../kube/predicate.ts";
-import { defaultControllerRateLimiter } from "../../kube/rate-limiter.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Source } from "../../kube/source.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { and, type Controller, defaultControllerRateLimiter, newController, only, type Predicate } from "../../kube/index.ts";
+import type { KubeObject, Reconcile, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
 
 export const controllerName = "systemd-unit-check";
-export const maxConcurrentReconciles = 1;
+const maxConcurrentReconciles = 1;
 
 /**
  * Own Node, Create events only (controllers.md §10): the informer's initial replay starts the loop

@@ -1,17 +1,14 @@
-import type { HostFs } from "../../host/types.ts";
-import { isNotFound } from "../../kube/errors.ts";
-import type { Reconcile } from "../../kube/reconcile.ts";
-import type { Reader } from "../../kube/readers.ts";
-import { secrets } from "../../kube/resources.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { TokenSyncConfig } from "../../config/index.ts";
+import type { HostFs } from "../../host/index.ts";
+import { isNotFound, secrets } from "../../kube/index.ts";
+import type { KubeObject, Reader, Reconcile } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { EventRecorder, InvolvedObject } from "../events.ts";
 import { sameBytes, TokenMissingError, tokenBytes } from "./token-data.ts";
-import type { TokenSyncConfig } from "../../config/index.ts";
 import { errorText } from "../../log/index.ts";
 
-export const tokenFileMode = 0o640;
-export const syncFailedReason = "TokenSyncFailed";
+const tokenFileMode = 0o640;
+const syncFailedReason = "TokenSyncFailed";
 
 export interface TokenReconcilerDeps {
   /** Live reads (upstream's APIReader): token Secrets are never cached and never watched. */
@@ -26,7 +23,7 @@ export interface TokenReconcilerDeps {
 }
 
 /** One step failed; the message names the step, `cause` is the original error. */
-export class TokenSyncError extends Error {
+class TokenSyncError extends Error {
   override readonly name = "TokenSyncError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

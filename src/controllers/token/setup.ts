@@ -1,10 +1,8 @@
 import type { Clock } from "../../clock/index.ts";
-import type { HostFs } from "../../host/types.ts";
-import type { Controller } from "../../kube/controller.ts";
-import { liveReader } from "../../kube/readers.ts";
-import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
-import type { Kube } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { HostFs } from "../../host/index.ts";
+import type { Controller, Kube, ObjectKey, Reconcile } from "../../kube/index.ts";
+import { liveReader } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import type { EventRecorder } from "../events.ts";
 import type { NodeIdentity } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";

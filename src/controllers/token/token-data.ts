@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { decodeBase64Strict } from "../../osc/content.ts";
+import { decodeBase64Strict } from "../../osc/index.ts";
 
-export const tokenDataKey = "token";
+const tokenDataKey = "token";
 
 const secretDataSchema = v.looseObject({ data: v.nullish(v.record(v.string(), v.string())) });
 

@@ -1,9 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../../test/doubles/fake-clock.ts";
-import type { Controller } from "../../kube/controller.ts";
-import type { ObjectKey } from "../../kube/reconcile.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import type { Controller, KubeObject, ObjectKey } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { createTokenResync, newTokenController, resyncPredicate, startKeys, workersFor } from "./watch.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };

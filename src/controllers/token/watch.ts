@@ -1,18 +1,14 @@
 import type { Clock } from "../../clock/index.ts";
 import type { TokenSyncConfig } from "../../config/index.ts";
-import { type Controller, newController } from "../../kube/controller.ts";
-import { only, type Predicate } from "../../kube/predicate.ts";
-import type { ObjectKey, Reconcile } from "../../kube/reconcile.ts";
-import { Channel } from "../../kube/source.ts";
-import type { Source } from "../../kube/source.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import type { Logger } from "../../log/types.ts";
+import { Channel, type Controller, newController, only, type Predicate } from "../../kube/index.ts";
+import type { KubeObject, ObjectKey, Reconcile, Source } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey } from "../shared/index.ts";
 
-export const controllerName = "token";
-export const secretNamespace = "kube-system";
+const controllerName = "token";
+const secretNamespace = "kube-system";
 /** controllerutils.DefaultReconciliationTimeout */
-export const reconcileTimeoutMs = 3 * 60 * 1000;
+const reconcileTimeoutMs = 3 * 60 * 1000;
 
 /** Upstream runs one worker per sync config (at least one), so one slow secret does not hold up the others. */
 export const workersFor = (configs: readonly TokenSyncConfig[]): number => Math.max(1, configs.length);

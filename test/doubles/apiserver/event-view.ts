@@ -30,7 +30,7 @@ function rename(o: Obj, from: 0 | 1): Obj {
   return out;
 }
 
-export const isView = (view: ResourceDef): boolean => view.storedAs !== undefined;
+const isView = (view: ResourceDef): boolean => view.storedAs !== undefined;
 
 /** Decodes a request body of `view` into the stored (core) form. */
 export function decodeForStorage(view: ResourceDef, body: unknown, fv?: FieldValidation): Obj {

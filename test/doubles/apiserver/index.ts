@@ -1,16 +1,3 @@
 export { startApiServer, ApiServerSim } from "./server.ts";
-export type { ApiServerOptions } from "./server.ts";
-export { SimStore } from "./store.ts";
-export type { Obj, StoreEvent, PatchKind, WriteOptions, DeleteOptions, ListOptions } from "./store.ts";
-export { SimApiError } from "./status.ts";
-export type { StatusBody, StatusDetails } from "./status.ts";
-export type { RequestRecord, Counters } from "./request-log.ts";
-export type { FailOptions, RequestMatch, Faults } from "./faults.ts";
-export type { KubeconfigAuth, KubeconfigOptions } from "./kubeconfig.ts";
-export { WaitTimeoutError } from "./wait.ts";
-export { CsrNotReadyError } from "./csr.ts";
+export type { Obj } from "./store.ts";
 export { X509Cert } from "./pki.ts";
-export type { ResourceRef } from "./resources.ts";
-export { SimClient, WatchStream, WatchEndedError } from "./test-client.ts";
-export type { Credentials, CallOptions, CallResult, WatchEventJson } from "./test-client.ts";
-export type { FieldValidation } from "./decode.ts";

@@ -4,7 +4,7 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
 
-export class OpensslError extends Error {
+class OpensslError extends Error {
   override readonly name = "OpensslError";
 }
 

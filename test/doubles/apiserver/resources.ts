@@ -29,7 +29,7 @@ function def(d: Partial<ResourceDef> & Pick<ResourceDef, "resource" | "kind" | "
   };
 }
 
-export const resourceDefs: readonly ResourceDef[] = [
+const resourceDefs: readonly ResourceDef[] = [
   def({ resource: "namespaces", kind: "Namespace", namespaced: false, subresources: ["status"], hasStatus: true }),
   def({ resource: "nodes", kind: "Node", namespaced: false, subresources: ["status"], hasStatus: true }),
   def({ resource: "secrets", kind: "Secret", namespaced: true }),

@@ -167,7 +167,7 @@ export function checkFieldSelector(resource: string, reqs: readonly FieldRequire
   }
 }
 
-export function fieldValue(resource: string, field: string, o: Obj): string {
+function fieldValue(resource: string, field: string, o: Obj): string {
   if (field === "metadata.name") return str(sub(o, "metadata")["name"]);
   if (field === "metadata.namespace") return str(sub(o, "metadata")["namespace"]);
   return fieldsByResource[resource]?.[field]?.(o) ?? "";
@@ -175,11 +175,6 @@ export function fieldValue(resource: string, field: string, o: Obj): string {
 
 export function matchFields(resource: string, reqs: readonly FieldRequirement[], o: Obj): boolean {
   return reqs.every((r) => (fieldValue(resource, r.field, o) === r.value) === (r.op === "="));
-}
-
-/** The name a list/watch is scoped to when its field selector pins metadata.name (RequestInfo.Name). */
-export function exactName(reqs: readonly FieldRequirement[]): string {
-  return reqs.find((r) => r.field === "metadata.name" && r.op === "=")?.value ?? "";
 }
 
 export interface Selector {

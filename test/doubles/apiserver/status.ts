@@ -54,7 +54,7 @@ export class SimApiError extends Error {
   }
 }
 
-export function qualified(gr: GroupResource): string {
+function qualified(gr: GroupResource): string {
   return gr.group === "" ? gr.resource : `${gr.resource}.${gr.group}`;
 }
 

@@ -66,7 +66,7 @@ export interface WatchEventJson {
   object: Record<string, unknown> & { metadata: Record<string, unknown> };
 }
 
-export class WatchEndedError extends Error {
+class WatchEndedError extends Error {
   override readonly name = "WatchEndedError";
 }
 

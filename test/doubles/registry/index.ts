@@ -1,7 +1,5 @@
 export { startRegistry } from "./registry.ts";
-export type { RegistryDouble, StartRegistryOptions } from "./registry.ts";
-export { startTokenServer } from "./token-server.ts";
-export type { TokenServer, TokenServerOptions } from "./token-server.ts";
+export type { RegistryDouble } from "./registry.ts";
 export { fakeElf } from "./fake-binary.ts";
 export { writeTestLayout } from "./image.ts";
-export type { TestLayer, TestPlatformImage } from "./image.ts";
+export type { TestPlatformImage } from "./image.ts";

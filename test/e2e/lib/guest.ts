@@ -8,7 +8,7 @@ export interface GuestResult {
   readonly out: string;
 }
 
-export class GuestCommandError extends Error {
+class GuestCommandError extends Error {
   override readonly name = 'GuestCommandError';
   constructor(
     readonly script: string,

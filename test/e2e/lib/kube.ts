@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-export class KubeHttpError extends Error {
+class KubeHttpError extends Error {
   override readonly name = 'KubeHttpError';
   constructor(
     readonly method: string,
@@ -28,7 +28,7 @@ const ObjectMeta = v.object({
 });
 export const KubeObject = v.looseObject({ metadata: ObjectMeta });
 export type KubeObject = v.InferOutput<typeof KubeObject>;
-export const KubeList = v.looseObject({ items: v.array(KubeObject) });
+const KubeList = v.looseObject({ items: v.array(KubeObject) });
 
 /** Plain REST calls against the API server with the admin token: what a cluster admin (or gardenlet) would do. */
 export class KubeAdmin {

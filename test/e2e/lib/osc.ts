@@ -14,14 +14,14 @@ export interface ScenarioIdentity {
   readonly tokenPath: string;
 }
 
-export const agentConfigPath = (version: string): string => `/var/lib/gardener-node-agent/config-${version}.yaml`;
-export const caPath = '/var/lib/gardener-node-agent/cluster-ca.crt';
+const agentConfigPath = (version: string): string => `/var/lib/gardener-node-agent/config-${version}.yaml`;
+const caPath = '/var/lib/gardener-node-agent/cluster-ca.crt';
 
 /** The unit of spec §6.2, the same the bootstrap sub-command writes. */
-export const agentUnit = agentUnitContent;
+const agentUnit = agentUnitContent;
 
 /** The agent config as gardenlet puts it into the reconcile OSC (no bootstrap section, token sync configured). */
-export function reconcileAgentConfig(id: ScenarioIdentity): string {
+function reconcileAgentConfig(id: ScenarioIdentity): string {
   return stringify({
     apiVersion: 'nodeagent.config.gardener.cloud/v1alpha1',
     kind: 'NodeAgentConfiguration',
@@ -37,7 +37,7 @@ const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 export const standinUnit = 'gna-e2e-kubelet.service';
 export const oneshotUnit = 'gna-e2e-oneshot.service';
-export const slowUnit = 'gna-e2e-slow.service';
+const slowUnit = 'gna-e2e-slow.service';
 
 /** Files the scenario checks on the guest: path → expected mode (octal text as `stat -c %a` prints it). */
 export interface ExpectedFile {

@@ -1,7 +1,7 @@
 /** Outcome of one poll attempt: done with a value, or not yet with the reason (shown when the deadline passes). */
 export type PollAttempt<T> = { readonly done: true; readonly value: T } | { readonly done: false; readonly reason: string };
 
-export class PollTimeoutError extends Error {
+class PollTimeoutError extends Error {
   override readonly name = 'PollTimeoutError';
   constructor(
     readonly what: string,

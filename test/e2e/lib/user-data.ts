@@ -57,7 +57,7 @@ export function metaData(instanceId: string, hostname: string): string {
 }
 
 /** Guest NIC address (QEMU's default MAC, slirp's default guest IP). */
-export const guestMac = '52:54:00:12:34:56';
+const guestMac = '52:54:00:12:34:56';
 
 /**
  * Static address instead of DHCP: ifupdown's dhclient costs 30-70 s of a TCG boot. No gateway and no DNS: the

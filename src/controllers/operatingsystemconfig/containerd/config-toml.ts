@@ -3,8 +3,8 @@ import type { CriConfig, PluginConfig } from "../../../osc/index.ts";
 import { ContainerdConfigError } from "./errors.ts";
 
 export const certsDir = "/etc/containerd/certs.d";
-export const confDImport = "/etc/containerd/conf.d/*.toml";
-export const cniBinDir = "/opt/cni/bin";
+const confDImport = "/etc/containerd/conf.d/*.toml";
+const cniBinDir = "/opt/cni/bin";
 
 const grpcCri = "io.containerd.grpc.v1.cri";
 const criImages = "io.containerd.cri.v1.images";

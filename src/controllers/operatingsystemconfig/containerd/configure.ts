@@ -5,7 +5,7 @@ import { ContainerdConfigError } from "./errors.ts";
 import { hostsToml } from "./hosts-toml.ts";
 import type { ContainerdInfo } from "./info.ts";
 
-export const containerdDirs = ["/var/bin/containerruntimes", "/etc/containerd", "/etc/containerd/conf.d", certsDir] as const;
+const containerdDirs = ["/var/bin/containerruntimes", "/etc/containerd", "/etc/containerd/conf.d", certsDir] as const;
 export const configTomlPath = "/etc/containerd/config.toml";
 
 /** Mode of an existing file, or `fallback` when it is new ("0644 on creation"). */

@@ -3,7 +3,7 @@ import type { Osc } from "../../../osc/index.ts";
 export const envDropInName = "30-env_config.conf";
 
 /** The drop-in that puts /var/bin/containerruntimes in front of the agent's own PATH (§7.3). */
-export function envDropInContent(processPath: string): string {
+function envDropInContent(processPath: string): string {
   return `[Service]\nEnvironment="PATH=/var/bin/containerruntimes:${processPath}"\n`;
 }
 

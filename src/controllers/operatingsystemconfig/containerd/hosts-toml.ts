@@ -29,7 +29,7 @@ export function goQuote(s: string): string {
 }
 
 /** Go's json.Marshal of a string list (HTML-safe escaping, no spaces). */
-export function goJsonList(xs: readonly string[]): string {
+function goJsonList(xs: readonly string[]): string {
   return JSON.stringify(xs)
     .replace(/</g, "\\u003c")
     .replace(/>/g, "\\u003e")

@@ -6,7 +6,7 @@ export interface ContainerdInfo {
   version(signal?: AbortSignal): Promise<string>;
 }
 
-export class ContainerdCommandError extends Error {
+class ContainerdCommandError extends Error {
   override readonly name = "ContainerdCommandError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

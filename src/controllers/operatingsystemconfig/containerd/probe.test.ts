@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeClock } from "../../../../test/doubles/fake-clock.ts";
 import { createHostFs, type HostFs } from "../../../host/index.ts";
-import type { Logger } from "../../../log/types.ts";
+import type { Logger } from "../../../log/index.ts";
 import { type ProbeFetch, probeRegistry } from "./probe.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };

@@ -1,6 +1,6 @@
 import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
-import type { Logger } from "../../../log/types.ts";
+import type { Logger } from "../../../log/index.ts";
 import type { RegistryConfig } from "../../../osc/index.ts";
 import { certsDir } from "./config-toml.ts";
 

@@ -1,7 +1,7 @@
 import type { HostFs } from "../../../host/index.ts";
-import type { Kube } from "../../../kube/types.ts";
+import type { Kube } from "../../../kube/index.ts";
 import { emptyChanges, type Osc, type OscFile, type Unit } from "../../../osc/index.ts";
-import type { Systemd } from "../../../systemd/types.ts";
+import type { Systemd } from "../../../systemd/index.ts";
 import { agentUnitName, unitDir } from "../deps.ts";
 import { allFiles, mergeUnits } from "../merge.ts";
 import { planChanges } from "../plan.ts";

@@ -1,6 +1,6 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
-import type { Gauge } from "../../../server/metrics.ts";
+import type { Gauge } from "../../../server/index.ts";
 import { nodeRef } from "../../events.ts";
 import type { ApplyLock } from "../apply-lock.ts";
 import type { OscControllerDeps } from "../deps.ts";
@@ -11,9 +11,9 @@ import { restoreChanges } from "../restore.ts";
 import { driftPolicyOf, type DriftStatus } from "./status.ts";
 import { errorText } from "../../../log/index.ts";
 
-export const driftDetectedReason = "DriftDetected";
-export const driftRepairedReason = "DriftRepaired";
-export const driftRepairFailedReason = "DriftRepairFailed";
+const driftDetectedReason = "DriftDetected";
+const driftRepairedReason = "DriftRepaired";
+const driftRepairFailedReason = "DriftRepairFailed";
 export const driftPathsMetric = "gardener_node_agent_drift_paths";
 
 export interface DriftRunnerDeps {
@@ -33,7 +33,7 @@ export type DriftPassOutcome =
   | { readonly kind: "repaired"; readonly items: readonly DriftItem[]; readonly restarted: readonly string[]; readonly remaining: readonly DriftItem[] };
 
 /** A change set with work left (or our record of attempted writes) means an apply did not finish. */
-export function applyUnfinished(c: OscChanges | undefined): boolean {
+function applyUnfinished(c: OscChanges | undefined): boolean {
   if (c === undefined) return false;
   const u = c.units;
   return (
@@ -51,7 +51,7 @@ const labelled = (items: readonly DriftItem[]) => items.map((i) => `${i.path} ($
  * Skipped while nothing was applied, an apply is unfinished or running, or the Node is unknown: drift
  * is measured against a completely applied OSC only.
  */
-export async function driftPass(d: DriftRunnerDeps, signal: AbortSignal): Promise<DriftPassOutcome> {
+async function driftPass(d: DriftRunnerDeps, signal: AbortSignal): Promise<DriftPassOutcome> {
   const { host, log, events, clock } = d.osc;
   const node = await d.readNode(signal);
   if (node === undefined) return { kind: "skipped", why: "node not registered" };

@@ -1,6 +1,6 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 
-export const driftPolicyAnnotation = "node-agent.gardener.cloud/drift-policy";
+const driftPolicyAnnotation = "node-agent.gardener.cloud/drift-policy";
 export type DriftPolicy = "report" | "repair";
 
 /** `repair` only when the Node asks for it; anything else (absent, unknown value) reports. */

@@ -1,14 +1,14 @@
-import { yamlPackage } from "../../../config/yaml-package.ts";
-import type { KubeObject } from "../../../kube/types.ts";
+import { yamlPackage } from "../../../config/index.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { InPlaceDeps } from "./deps.ts";
 import { restartKubelet } from "./kubelet.ts";
 
-export const kubeletRealKubeconfigPath = "/var/lib/kubelet/kubeconfig-real";
-export const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";
-export const kubeletPkiDir = "/var/lib/kubelet/pki";
-export const kubeletClientCertPath = `${kubeletPkiDir}/kubelet-client-current.pem`;
+const kubeletRealKubeconfigPath = "/var/lib/kubelet/kubeconfig-real";
+const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";
+const kubeletPkiDir = "/var/lib/kubelet/pki";
+const kubeletClientCertPath = `${kubeletPkiDir}/kubelet-client-current.pem`;
 
 export class CredentialsRotationError extends Error {
   override readonly name = "CredentialsRotationError";

@@ -22,7 +22,7 @@ export interface InPlaceTiming {
   readonly kubeletHealthTimeoutMs: number;
 }
 
-export const defaultInPlaceTiming: InPlaceTiming = {
+const defaultInPlaceTiming: InPlaceTiming = {
   osUpdateRetryIntervalMs: 30_000,
   osUpdateRetryWindowMs: 120_000,
   kubeletHealthIntervalMs: 5_000,

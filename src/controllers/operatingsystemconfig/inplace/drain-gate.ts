@@ -1,15 +1,13 @@
-import type { ObjectKey } from "../../../kube/reconcile.ts";
-import type { Predicate } from "../../../kube/predicate.ts";
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject, ObjectKey, Predicate } from "../../../kube/index.ts";
 import type { GateHold } from "../gate.ts";
 import { anyInPlaceFlag, type InPlaceFlags, kubeletFlagSet } from "./flags.ts";
 import { readyForUpdate, secretNameLabel, updateResult } from "./node.ts";
 
 /** A safety net only: the Node watch enqueues the Secret the moment the condition appears. */
-export const drainGateRequeueMs = 60_000;
+const drainGateRequeueMs = 60_000;
 
 /** What is pending, in words for the hold message (never file content). */
-export function pendingInPlaceWork(f: InPlaceFlags): string[] {
+function pendingInPlaceWork(f: InPlaceFlags): string[] {
   const out: string[] = [];
   if (f.operatingSystem) out.push("operating system update");
   if (kubeletFlagSet(f)) out.push("kubelet update");

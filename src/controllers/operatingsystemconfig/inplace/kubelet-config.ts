@@ -1,10 +1,9 @@
-import { decodeInline, type Osc } from "../../../osc/index.ts";
-import { readYaml } from "../../../osc/yaml-read.ts";
-import { parseSemVer } from "../../../config/semver.ts";
+import { decodeInline, type Osc, readYaml } from "../../../osc/index.ts";
+import { parseSemVer } from "../../../config/index.ts";
 
-export const kubeletConfigPath = "/var/lib/kubelet/config/kubelet";
+const kubeletConfigPath = "/var/lib/kubelet/config/kubelet";
 
-export class KubeletConfigError extends Error {
+class KubeletConfigError extends Error {
   override readonly name = "KubeletConfigError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

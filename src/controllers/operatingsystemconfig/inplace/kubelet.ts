@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { ApplyContext } from "../context.ts";
 import { timingOf, type InPlaceDeps } from "./deps.ts";
 import { kubeletFlagSet } from "./flags.ts";
@@ -6,10 +6,10 @@ import { markFailed } from "./node.ts";
 import { runJob } from "../units.ts";
 import { errorText } from "../../../log/index.ts";
 
-export const kubeletUnitName = "kubelet.service";
-export const cpuManagerStatePath = "/var/lib/kubelet/cpu_manager_state";
+const kubeletUnitName = "kubelet.service";
+const cpuManagerStatePath = "/var/lib/kubelet/cpu_manager_state";
 
-export class KubeletHealthError extends Error {
+class KubeletHealthError extends Error {
   override readonly name = "KubeletHealthError";
   constructor(message: string) {
     super(message);
@@ -29,7 +29,7 @@ export async function removeCpuManagerState(ctx: ApplyContext): Promise<void> {
 }
 
 /** Polls kubelet's healthz until HTTP 200 or the timeout; false when it never became healthy. */
-export async function waitForKubeletHealthy(ctx: ApplyContext, inPlace: InPlaceDeps): Promise<{ healthy: boolean; lastError: string }> {
+async function waitForKubeletHealthy(ctx: ApplyContext, inPlace: InPlaceDeps): Promise<{ healthy: boolean; lastError: string }> {
   const { clock } = ctx.deps;
   const timing = timingOf(inPlace);
   const deadline = clock.now() + timing.kubeletHealthTimeoutMs;

@@ -1,9 +1,9 @@
-import { nodes } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { nodes } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 
 /** Set by machine-controller-manager once the node is drained for the in-place update. */
-export const inPlaceConditionType = "InPlaceUpdate";
-export const readyForUpdateReason = "ReadyForUpdate";
+const inPlaceConditionType = "InPlaceUpdate";
+const readyForUpdateReason = "ReadyForUpdate";
 export const updateResultLabel = "node.machine.sapcloud.io/update-result";
 export const updateFailedReasonAnnotation = "node.machine.sapcloud.io/update-failed-reason";
 export const updatingOsVersionAnnotation = "node-agent.gardener.cloud/updating-operating-system-version";

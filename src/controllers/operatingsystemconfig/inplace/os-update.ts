@@ -1,5 +1,5 @@
-import { TerminalError } from "../../../kube/reconcile.ts";
-import type { KubeObject } from "../../../kube/types.ts";
+import { TerminalError } from "../../../kube/index.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { InPlaceDeps } from "./deps.ts";
@@ -10,11 +10,11 @@ import { inPlaceSpecOf, osUpdateOf } from "./spec.ts";
 import { errorText } from "../../../log/index.ts";
 
 /** Network problems are retried for a while and then every 10 minutes (§2.4, §9.3). */
-export const networkRetryRequeueMs = 10 * 60 * 1000;
+const networkRetryRequeueMs = 10 * 60 * 1000;
 const maxReasonChars = 1024;
 const reportTimeoutMs = 10_000;
 
-export class OsUpdateError extends Error {
+class OsUpdateError extends Error {
   override readonly name = "OsUpdateError";
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -23,14 +23,14 @@ export class OsUpdateError extends Error {
 
 type Classification = "network" | "fatal";
 /** §9.3: `network problems` is retriable; `invalid arguments`, `system failure` and anything else are not. */
-export const classifyOsUpdateOutput = (output: string): Classification => (/network problems/i.test(output) ? "network" : "fatal");
+const classifyOsUpdateOutput = (output: string): Classification => (/network problems/i.test(output) ? "network" : "fatal");
 
 const tail = (s: string): string => (s.length <= maxReasonChars ? s.trim() : `…${s.slice(-maxReasonChars).trim()}`);
 
-export const bootIdPath = "/proc/sys/kernel/random/boot_id";
+const bootIdPath = "/proc/sys/kernel/random/boot_id";
 
 /** This boot's id (under the root, so a sandbox can "reboot"); "" when unknown. */
-export async function readBootId(ctx: ApplyContext): Promise<string> {
+async function readBootId(ctx: ApplyContext): Promise<string> {
   return ((await ctx.deps.host.readText(bootIdPath)) ?? "").trim();
 }
 
@@ -43,7 +43,7 @@ type Resume = "run" | "wait-for-reboot";
  * After a reboot (or without our record, e.g. started by the Go agent) the machine came back on the
  * old version: a rollback, reported once (an existing reason is kept) and never retried.
  */
-export async function detectRollback(ctx: ApplyContext, node: KubeObject, desired: string, current: string): Promise<Resume> {
+async function detectRollback(ctx: ApplyContext, node: KubeObject, desired: string, current: string): Promise<Resume> {
   const started = annotation(node, updatingOsVersionAnnotation);
   if (started === undefined || started !== desired || !ctx.store.changes.inPlaceUpdates.operatingSystem) return "run";
   const record = ctx.store.changes.inPlaceUpdates.operatingSystemUpdate;

@@ -1,7 +1,7 @@
-import { parseSemVer, SemVerError } from "../../../config/semver.ts";
+import { parseSemVer, SemVerError } from "../../../config/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 
-export const osReleasePath = "/etc/os-release";
+const osReleasePath = "/etc/os-release";
 
 export class OsVersionError extends Error {
   override readonly name = "OsVersionError";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { TerminalError } from "../../../kube/reconcile.ts";
+import { TerminalError } from "../../../kube/index.ts";
 import type { Plain } from "../../../../test/fixtures/osc/acceptance-osc.ts";
 import type { OscWorld } from "../../../../test/fixtures/osc/harness.ts";
 import { createReconciler } from "../reconcile.ts";

@@ -1,5 +1,5 @@
-import { pods } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { pods } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
 import type { ApplyContext } from "../context.ts";
 import type { OscControllerDeps } from "../deps.ts";
@@ -14,7 +14,7 @@ import { osVersionsEqual, readOsVersion } from "./os-version.ts";
 import { updateOperatingSystem } from "./os-update.ts";
 import { inPlaceSpecOf } from "./spec.ts";
 
-export class InPlaceNotWiredError extends Error {
+class InPlaceNotWiredError extends Error {
   override readonly name = "InPlaceNotWiredError";
   constructor() {
     super("the operating system config asks for an in-place update but this agent was started without in-place update support");

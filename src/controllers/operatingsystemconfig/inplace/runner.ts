@@ -17,7 +17,7 @@ export function createCommandRunner(): RunCommand {
   };
 }
 
-export const kubeletHealthzUrl = "http://127.0.0.1:10248/healthz";
+const kubeletHealthzUrl = "http://127.0.0.1:10248/healthz";
 const probeTimeoutMs = 10_000;
 
 /** One GET of kubelet's healthz with a 10 s timeout (§9.3): true on HTTP 200. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { TerminalError } from "../../../kube/reconcile.ts";
+import { TerminalError } from "../../../kube/index.ts";
 import { decodeOsc } from "../../../osc/index.ts";
 import { checkInPlaceFields, inPlaceSpecOf, osUpdateOf, UnsupportedOscFieldError } from "./spec.ts";
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { TerminalError } from "../../../kube/reconcile.ts";
+import { TerminalError } from "../../../kube/index.ts";
 import { issuesMessage, type Osc } from "../../../osc/index.ts";
 
 /**
@@ -24,7 +24,7 @@ const kubeletField = v.union([
   }),
 ]);
 
-export const inPlaceSpecSchema = v.strictObject({
+const inPlaceSpecSchema = v.strictObject({
   operatingSystemVersion: v.optional(v.string(), ""),
   kubelet: v.optional(kubeletField, ""),
   credentialsRotation: v.optional(
@@ -32,7 +32,7 @@ export const inPlaceSpecSchema = v.strictObject({
   ),
 });
 
-export const inPlaceStatusSchema = v.strictObject({
+const inPlaceStatusSchema = v.strictObject({
   osUpdate: v.optional(v.nullable(v.strictObject({ command: v.optional(v.string(), ""), args: v.optional(v.nullable(v.array(v.string()))) }))),
 });
 

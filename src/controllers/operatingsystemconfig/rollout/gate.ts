@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { OscControllerDeps } from "../deps.ts";
 import type { GateHold } from "../gate.ts";
 import { UnitCommandsError } from "../units.ts";

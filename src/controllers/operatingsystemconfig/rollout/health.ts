@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { RolloutTimings } from "./timings.ts";
 
 /** Whether a verifying node may release its slot, must keep waiting, or failed its change. */

@@ -1,21 +1,9 @@
-export { enterRollout, failRolloutOnUnitError, rolloutOff, type RolloutDeps, type RolloutEntry, type RolloutMetrics, verifyRollout } from "./gate.ts";
-export { type HealthVerdict, verifyHealth } from "./health.ts";
+export { enterRollout, failRolloutOnUnitError, type RolloutDeps, rolloutOff, verifyRollout } from "./gate.ts";
+export { verifyHealth } from "./health.ts";
 export { healthHold, slotDecisionHold } from "./holds.ts";
 export { readLease, updateSlots } from "./lease-slots.ts";
-export { PoolNodes, poolLabel } from "./pool-nodes.ts";
-export {
-  decide,
-  formatSlot,
-  liveSlots,
-  parallelismAnnotation,
-  parseSlot,
-  rolloutParallelism,
-  type Slot,
-  slotAnnotationPrefix,
-  type SlotDecision,
-  slotsOf,
-  slotTime,
-  viewOf,
-} from "./slots.ts";
+export { PoolNodes } from "./pool-nodes.ts";
+export { decide, formatSlot, liveSlots, rolloutParallelism, type Slot, slotsOf, slotTime } from "./slots.ts";
 export { defaultRolloutTimings, parseRolloutTimings, type RolloutTimings, RolloutTimingsError } from "./timings.ts";
 export { slotsChangedPredicate } from "./watch.ts";
+export type { RolloutEntry } from "./gate.ts";

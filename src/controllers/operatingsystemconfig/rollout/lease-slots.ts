@@ -1,13 +1,12 @@
-import { isAlreadyExists, isConflict, isNotFound } from "../../../kube/errors.ts";
-import { leases } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { isAlreadyExists, isConflict, isNotFound, leases } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 
 const namespace = "kube-system";
 /** Conflicting writers re-read this many times before the reconcile fails (and retries with backoff). */
 const attempts = 8;
 
-export class SlotConflictError extends Error {
+class SlotConflictError extends Error {
   override readonly name = "SlotConflictError";
 }
 

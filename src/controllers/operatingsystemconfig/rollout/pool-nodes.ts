@@ -1,9 +1,9 @@
 import type { Clock } from "../../../clock/index.ts";
-import { nodes } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { nodes } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 
 /** Label the machine template puts on every Node of a pool (the OSC Secret's name). */
-export const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
+const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 
 /**
  * Names of the pool's Nodes, listed by the pool label and kept for `ttlMs`: slots of Nodes that no

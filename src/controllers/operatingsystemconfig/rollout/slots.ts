@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import type { RolloutTimings } from "./timings.ts";
 
 /** Lease annotation prefix of a node's slot: `slot.node-agent.gardener.cloud/<node>`. */
-export const slotAnnotationPrefix = "slot.node-agent.gardener.cloud/";
+const slotAnnotationPrefix = "slot.node-agent.gardener.cloud/";
 /** Node annotation that turns chunked rollouts on: at most N nodes of the pool change at once. */
-export const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
+const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
 
 export type SlotState = "waiting" | "applying" | "verifying" | "failed";
 
@@ -92,7 +92,7 @@ export function liveSlots(slots: ReadonlyMap<string, Slot>, me: string, live: Re
 /** How a slot of the current checksum counts, seen at `nowMs`. */
 export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
 
-export function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
+function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
   const stale = nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
   if (s.state === "failed") return "failed";
   if (s.state === "waiting") return stale ? "stale-waiting" : "waiting";

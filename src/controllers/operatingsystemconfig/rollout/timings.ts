@@ -1,4 +1,4 @@
-import { parseDuration } from "../../../config/duration.ts";
+import { parseDuration } from "../../../config/index.ts";
 
 /** The clock constants of chunked rollouts (issue 16); tests shorten them, production uses the defaults. */
 export interface RolloutTimings {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import { formatSlot, type Slot } from "./slots.ts";
 import { slotsChangedPredicate as p } from "./watch.ts";
 

@@ -1,5 +1,4 @@
-import type { Predicate } from "../../../kube/predicate.ts";
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject, Predicate } from "../../../kube/index.ts";
 import { slotsOf } from "./slots.ts";
 
 /** node → "checksum state" of every slot: what a waiting node's decision depends on (not `renewed`). */

@@ -1,15 +1,5 @@
-export {
-  acquiredSpec,
-  heldByAnother,
-  leaseSpecOf,
-  microTime,
-  releasedSpec,
-  remainingMs,
-  renewedInTime,
-  type SerialLeaseSpec,
-  serialLeaseDurationSeconds,
-  serialLockHold,
-} from "./lease-spec.ts";
-export { acquireSerialLock, getLease as getSerialLease, releaseSerialLock, type SerialLockDeps, type SerialLockOutcome, serialLeaseNamespace } from "./lock.ts";
-export { enqueueSecretWhenOutdated, isOutdated, type LeaseHandlerDeps, serialLeasePredicate } from "./watch.ts";
-export { enterSerial, leaveSerial, type SerialEntry } from "./gate.ts";
+export { leaseSpecOf, serialLockHold } from "./lease-spec.ts";
+export { getLease as getSerialLease } from "./lock.ts";
+export { enterSerial, leaveSerial } from "./gate.ts";
+export { serialLeaseWatch } from "./lease-watch.ts";
+export type { SerialEntry } from "./gate.ts";

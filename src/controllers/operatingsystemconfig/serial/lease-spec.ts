@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import type { GateHold } from "../gate.ts";
 
 /** The serial Lease's `spec` fields the agent reads and writes (coordination.k8s.io/v1). */
@@ -10,10 +10,10 @@ export interface SerialLeaseSpec {
 }
 
 /** Upstream's lease duration for the serial lock (9.2): a dead holder blocks the others this long. */
-export const serialLeaseDurationSeconds = 600;
+const serialLeaseDurationSeconds = 600;
 
 /** metav1.MicroTime: UTC with exactly 6 fractional digits. */
-export function microTime(ms: number): string {
+function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 

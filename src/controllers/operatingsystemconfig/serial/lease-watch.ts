@@ -1,15 +1,10 @@
 import type { Clock } from "../../../clock/index.ts";
-import type { Controller } from "../../../kube/controller.ts";
-import { Informer } from "../../../kube/informer.ts";
-import type { Reader } from "../../../kube/readers.ts";
-import { leases, nodes, secrets } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
-import type { Logger } from "../../../log/types.ts";
+import type { Controller, Kube, KubeObject, Predicate, Reader } from "../../../kube/index.ts";
+import { Informer, leases, nodes, or, secrets } from "../../../kube/index.ts";
+import type { Logger } from "../../../log/index.ts";
 import { checksumAnnotation } from "../node.ts";
 import { serialLeaseNamespace } from "./lock.ts";
 import { enqueueSecretWhenOutdated, isOutdated, serialLeasePredicate } from "./watch.ts";
-import type { Predicate } from "../../../kube/predicate.ts";
-import { or } from "../../../kube/predicate.ts";
 
 /** How long a reconcile waits for the Lease watch's first list. */
 const syncWaitMs = 10_000;

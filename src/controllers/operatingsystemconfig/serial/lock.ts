@@ -1,8 +1,7 @@
 import type { Clock } from "../../../clock/index.ts";
-import { isConflict, isNotFound } from "../../../kube/errors.ts";
-import { leases } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
-import type { Logger } from "../../../log/types.ts";
+import { isConflict, isNotFound, leases } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
+import type { Logger } from "../../../log/index.ts";
 import type { GateHold } from "../gate.ts";
 import { acquiredSpec, leaseSpecOf, releasedSpec, type SerialLeaseSpec, serialLockHold } from "./lease-spec.ts";
 

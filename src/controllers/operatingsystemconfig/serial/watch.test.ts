@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import { enqueueSecretWhenOutdated, isOutdated, serialLeasePredicate } from "./watch.ts";
 
 const lease = (holder?: string): KubeObject => ({

@@ -1,8 +1,5 @@
-import type { EventHandler } from "../../../kube/handler.ts";
-import type { Predicate } from "../../../kube/predicate.ts";
-import type { ObjectKey } from "../../../kube/reconcile.ts";
-import type { KubeObject } from "../../../kube/types.ts";
-import type { Logger } from "../../../log/types.ts";
+import type { EventHandler, KubeObject, ObjectKey, Predicate } from "../../../kube/index.ts";
+import type { Logger } from "../../../log/index.ts";
 import { leaseSpecOf } from "./lease-spec.ts";
 
 const holderOf = (lease: KubeObject): string => leaseSpecOf(lease).holderIdentity ?? "";

@@ -1,12 +1,12 @@
-import { pods } from "../../../kube/resources.ts";
-import type { Kube, KubeObject } from "../../../kube/types.ts";
+import { pods } from "../../../kube/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import type { GateHold } from "../gate.ts";
 import { desiredStaticPods } from "./manifests.ts";
 import { staticPodsVerdict } from "./verdict.ts";
 
 /** §2.4: static pods not converged → look again after 5 s (no Pod watch). */
-export const staticPodsRequeueMs = 5_000;
+const staticPodsRequeueMs = 5_000;
 
 /**
  * §4 step 29 / 9.1: holds the checksum annotation until every static pod of the OSC runs as its manifest

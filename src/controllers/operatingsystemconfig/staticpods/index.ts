@@ -1,3 +1,2 @@
-export { checkStaticPods, staticPodsRequeueMs } from "./gate.ts";
-export { configMirrorAnnotation, decodeStaticPod, desiredStaticPods, manifestsDir, StaticPodManifestError, staticPodFiles } from "./manifests.ts";
-export { staticPodName, staticPodsVerdict, type StaticPodsVerdict } from "./verdict.ts";
+export { checkStaticPods } from "./gate.ts";
+export { manifestsDir, staticPodFiles, StaticPodManifestError } from "./manifests.ts";

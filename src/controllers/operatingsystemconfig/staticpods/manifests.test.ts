@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { Kube } from "../../../kube/types.ts";
+import type { Kube } from "../../../kube/index.ts";
 import { decodeOsc } from "../../../osc/index.ts";
 import { decodeStaticPod, desiredStaticPods, StaticPodManifestError } from "./manifests.ts";
 

@@ -1,5 +1,5 @@
-import { yamlPackage } from "../../../config/yaml-package.ts";
-import type { Kube } from "../../../kube/types.ts";
+import { yamlPackage } from "../../../config/index.ts";
+import type { Kube } from "../../../kube/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import { allFiles } from "../merge.ts";
 import { fileBytes } from "../plan.ts";

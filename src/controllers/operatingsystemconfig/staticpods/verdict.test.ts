@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import { staticPodName, staticPodsVerdict } from "./verdict.ts";
 
 const mirror = (name: string, hash: string | undefined, phase: string, ready: boolean): KubeObject => ({

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../kube/types.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import { configMirrorAnnotation } from "./manifests.ts";
 
 /** Either every static pod runs as its manifest says, or the first reason it does not. */
