@@ -181,7 +181,12 @@ describe("Informer", () => {
     expect(kube.lists).toBe(2);
     expect(events.slice(3)).toEqual(["update b@2->7", "add d@8", "delete c"]);
     expect(kube.watches[1]?.opts.resourceVersion).toBe("30");
-    expect(inf.list().map((o) => o.metadata.name).sort()).toEqual(["a", "b", "d"]);
+    expect(
+      inf
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(["a", "b", "d"]);
   });
 
   test("should back off 200 ms, then 400 ms on consecutive watch errors, then resume from the same resourceVersion", async () => {

@@ -36,8 +36,7 @@ export interface InformerOptions {
   initialList?: KubeList<KubeObject>;
 }
 
-const objectKey = (o: KubeObject): string =>
-  keyString({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" });
+const objectKey = (o: KubeObject): string => keyString({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" });
 
 /**
  * List → cache → watch from the list's resourceVersion, for one resource and selector. BOOKMARKs
