@@ -13,7 +13,11 @@ export { issuesMessage };
  */
 export function decodeOsc(text: string | Uint8Array): Osc {
   const src = typeof text === "string" ? text : new TextDecoder().decode(text);
-  const raw = readYaml(src);
+  return decodeOscDocument(readYaml(src));
+}
+
+/** decodeOsc for a document already read from YAML (or built as plain data): validated and defaulted. */
+export function decodeOscDocument(raw: unknown): Osc {
   if (raw === null || raw === undefined) throw new OscDecodeError("empty OperatingSystemConfig document");
   if (typeof raw !== "object" || Array.isArray(raw)) throw new OscDecodeError("OperatingSystemConfig document is not a mapping");
   const res = v.safeParse(oscSchema, raw);

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { decodeChanges, emptyChanges, encodeChanges } from "./changes.ts";
 import { decodeOsc } from "./decode.ts";
-import { encodeOsc } from "./encode.ts";
+import { acceptanceOsc } from "../../test/fixtures/osc/acceptance-osc.ts";
+import { encodeOsc, encodeOscAndDecoded } from "./encode.ts";
 
 describe("encodeOsc", () => {
   test("should write apiVersion/kind, sorted keys and decimal permissions", () => {
@@ -37,6 +38,27 @@ describe("encodeOsc", () => {
       "spec:\n  criConfig:\n    name: containerd\n    containerd:\n      sandboxImage: p\n      plugins:\n      - path: [a, b]\n        values: {x: 1}\n  units:\n  - name: u\n    content: \"a\\nb\\n\"\n    dropIns:\n    - name: d\n      content: yes\nstatus:\n  extensionFiles:\n  - path: /x\n    hostName: h\n";
     const osc = decodeOsc(src);
     expect(decodeOsc(encodeOsc(osc))).toEqual(osc);
+  });
+});
+
+describe("encodeOscAndDecoded", () => {
+  const rich =
+    "spec:\n  criConfig:\n    name: containerd\n    containerd:\n      sandboxImage: p\n      plugins:\n      - path: [a, b]\n        values: {x: 1, y: [true, null, 2.5], z: {w: ''}}\n  units:\n  - name: u\n    enable: true\n    content: \"a\\nb\\n\"\n    filePaths: [/a]\n    dropIns:\n    - name: d\n      content: yes\n  - name: v\n  files:\n  - path: /a\n    permissions: 0644\n    content:\n      inline: {encoding: b64, data: eA==}\n  - path: /b\n    content:\n      imageRef: {image: i, filePathInImage: /f}\nstatus:\n  extensionFiles:\n  - path: /x\n    hostName: h\n";
+  test.each([
+    ["a small OSC with every kind of part", () => decodeOsc(rich)],
+    ["the acceptance OSC", () => decodeOsc(JSON.stringify(acceptanceOsc()))],
+  ])("should give exactly what decoding its own text gives for %s", (_, make) => {
+    const osc = make();
+    const { text, decoded } = encodeOscAndDecoded(osc);
+    expect(text).toBe(encodeOsc(osc));
+    expect(decoded).toStrictEqual(decodeOsc(text));
+  });
+
+  test("should not share objects with the OSC it encodes", () => {
+    const osc = decodeOsc(rich);
+    const { decoded } = encodeOscAndDecoded(osc);
+    expect(decoded.spec.units?.[0]).not.toBe(osc.spec.units?.[0] as NonNullable<unknown>);
+    expect(decoded.spec.criConfig?.containerd?.plugins?.[0]).not.toBe(osc.spec.criConfig?.containerd?.plugins?.[0] as NonNullable<unknown>);
   });
 });
 

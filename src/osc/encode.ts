@@ -1,3 +1,4 @@
+import { decodeOscDocument } from "./decode.ts";
 import { type Osc, oscApiVersion, oscKind } from "./schema.ts";
 import { toPlain, writeYaml } from "./yaml-write.ts";
 
@@ -13,4 +14,15 @@ export function oscToPlain(osc: Osc): Record<string, unknown> {
 /** `last-applied-osc.yaml` bytes: keys sorted, permissions decimal, Kubernetes JSON field names. */
 export function encodeOsc(osc: Osc): string {
   return writeYaml(oscToPlain(osc));
+}
+
+/**
+ * `encodeOsc(osc)` and what `decodeOsc` returns for that text, without reading the YAML back: the
+ * writer's output reads as the plain document it was written from (round-trip tests), so validating
+ * that document gives the same OSC. Reading back a 1000-file OSC's YAML costs ~9 ms and ~3 MB of garbage.
+ */
+export function encodeOscAndDecoded(osc: Osc): { readonly text: string; readonly decoded: Osc } {
+  const plain = oscToPlain(osc);
+  const text = writeYaml(plain);
+  return { text, decoded: decodeOscDocument(plain) };
 }

@@ -1,5 +1,5 @@
 import type { HostFs } from "../../host/index.ts";
-import { decodeOsc, encodeOsc, type Osc, readYaml } from "../../osc/index.ts";
+import { decodeOsc, encodeOscAndDecoded, type Osc, readYaml } from "../../osc/index.ts";
 import { lastAppliedPath } from "./state-paths.ts";
 
 // The one reader (and writer) of last-applied-osc.yaml for every controller: the OSC controller
@@ -29,8 +29,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function remember(host: HostFs, text: string): Entry {
-  const entry: Entry = { text, osc: deepFreeze(decodeOsc(text)) };
+function remember(host: HostFs, text: string, decoded: Osc = decodeOsc(text)): Entry {
+  const entry: Entry = { text, osc: deepFreeze(decoded) };
   memo.set(host, entry);
   return entry;
 }
@@ -69,9 +69,13 @@ export async function readLastAppliedWithTypeMeta(
   return { osc: entry.osc, typeMetaInFile: entry.typeMetaInFile };
 }
 
-/** Writes last-applied and decodes it once now, after the apply, so the next reconcile need not. */
+/**
+ * Writes last-applied and remembers its decoded form (taken from the encoder, not by parsing the
+ * text again), so the next reconcile need not decode it.
+ */
 export async function writeLastApplied(host: HostFs, osc: Osc): Promise<void> {
-  const text = encodeOsc(osc);
+  const { text, decoded } = encodeOscAndDecoded(osc);
   await host.writeFileAtomic(lastAppliedPath, text, 0o600);
-  remember(host, text);
+  // encodeOsc always writes apiVersion and kind: the unit check need not parse the text to learn that.
+  remember(host, text, decoded).typeMetaInFile = true;
 }
