@@ -61,14 +61,23 @@ async function main(): Promise<void> {
     const nodeName = "bench-node";
     const oscSecret = "gardener-node-agent-bench-0123456789abcdef";
     const tokenSecret = "gardener-valitail";
-    sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
+    sim.store.create("nodes", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } },
+    });
     sim.store.create("secrets", {
       apiVersion: "v1",
       kind: "Secret",
       metadata: { namespace: "kube-system", name: oscSecret, annotations: { "checksum/data-script": sha256(oscYaml) } },
       data: { "osc.yaml": b64(oscYaml) },
     });
-    sim.store.create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { namespace: "kube-system", name: tokenSecret }, data: { token: b64("valitail-token") } });
+    sim.store.create("secrets", {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { namespace: "kube-system", name: tokenSecret },
+      data: { token: b64("valitail-token") },
+    });
     sim.setMachineNode(machine, nodeName);
     sim.allowSecret(machine, oscSecret);
     const user = `gardener.cloud:node-agent:machine:${machine}`;
@@ -133,7 +142,17 @@ async function main(): Promise<void> {
       }),
     );
     controllers.push(
-      setupTokenController({ kube, host, events, node, clock, log: silent, syncConfigs, syncPeriodMs: 12 * 3_600_000, resync: tokenResync }),
+      setupTokenController({
+        kube,
+        host,
+        events,
+        node,
+        clock,
+        log: silent,
+        syncConfigs,
+        syncPeriodMs: 12 * 3_600_000,
+        resync: tokenResync,
+      }),
     );
     const lease = setupLeaseController({ kube, informers, node, clock, log: silent, health, metrics });
     if (lease !== undefined) controllers.push(lease.controller);
@@ -163,10 +182,15 @@ async function main(): Promise<void> {
 
     const byKind = new Map<string, number>();
     for (const r of steady) byKind.set(`${r.verb} ${r.resource}`, (byKind.get(`${r.verb} ${r.resource}`) ?? 0) + 1);
-    const breakdown = [...byKind].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}=${n}`).join(", ");
+    const breakdown = [...byKind]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k}=${n}`)
+      .join(", ");
     const perHour = Math.round((steady.length * 3600) / window);
     const errors = steady.filter((r) => r.code >= 400).length;
-    console.log(`steady state: ${steady.length} requests in ${window.toFixed(1)} s → ${perHour}/h (target ≤ 361); ${openWatches} open watches (target ≤ 3)`);
+    console.log(
+      `steady state: ${steady.length} requests in ${window.toFixed(1)} s → ${perHour}/h (target ≤ 361); ${openWatches} open watches (target ≤ 3)`,
+    );
     console.log(`by verb and resource: ${breakdown}`);
     console.log(
       JSON.stringify({

@@ -35,7 +35,11 @@ function oscYaml(files: number, generation: number): string {
   }
   lines.push("  files:");
   for (let f = 0; f < files; f++) {
-    lines.push(`  - path: /etc/bench/${f % unitCount}/file-${f}.conf`, "    permissions: 420", `    content: {inline: {data: "generation ${generation} file ${f}\\n"}}`);
+    lines.push(
+      `  - path: /etc/bench/${f % unitCount}/file-${f}.conf`,
+      "    permissions: 420",
+      `    content: {inline: {data: "generation ${generation} file ${f}\\n"}}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

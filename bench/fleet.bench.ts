@@ -58,7 +58,8 @@ try {
 
   const applied = () =>
     Array.from({ length: agents }, (_, i) => sim.store.get("nodes", "", `fleet-${i}`)).filter(
-      (n) => (n?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations?.["checksum/cloud-config-data"] === checksum,
+      (n) =>
+        (n?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations?.["checksum/cloud-config-data"] === checksum,
     ).length;
   const deadline = Date.now() + 300_000;
   while (applied() < agents) {
@@ -80,7 +81,9 @@ try {
   const leaseWrites = window.filter((r) => r.resource === "leases" && (r.verb === "update" || r.verb === "create"));
   let rssKb = 0;
   for (const p of procs) {
-    const status = await Bun.file(`/proc/${p.pid}/status`).text().catch(() => "");
+    const status = await Bun.file(`/proc/${p.pid}/status`)
+      .text()
+      .catch(() => "");
     rssKb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   }
   const kinds = new Map<string, number>();
@@ -88,7 +91,10 @@ try {
     const k = `${r.verb} ${r.resource}${r.subresource === "" ? "" : `/${r.subresource}`}`;
     kinds.set(k, (kinds.get(k) ?? 0) + 1);
   }
-  const breakdown = [...kinds].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}=${n}`).join(", ");
+  const breakdown = [...kinds]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k}=${n}`)
+    .join(", ");
   console.error(`fleet: ${agents} agents, ${window.length} requests in ${elapsed.toFixed(1)} s, ${leaseWrites.length} lease writes`);
   console.log(
     JSON.stringify({
@@ -96,7 +102,12 @@ try {
       fleet_seconds: Number(elapsed.toFixed(1)),
       fleet_api_requests_per_second: Number((window.length / elapsed).toFixed(2)),
       fleet_lease_renewals_per_second: Number((leaseWrites.length / elapsed).toFixed(2)),
-      fleet_lease_renewal_latency_ms_p99: Number(percentile(leaseWrites.map((r) => r.durationMs), 99).toFixed(2)),
+      fleet_lease_renewal_latency_ms_p99: Number(
+        percentile(
+          leaseWrites.map((r) => r.durationMs),
+          99,
+        ).toFixed(2),
+      ),
       fleet_agent_rss_mb_mean: Number((rssKb / 1024 / agents).toFixed(1)),
       fleet_request_breakdown: breakdown,
     }),

@@ -33,7 +33,15 @@ async function layerSizes(): Promise<Record<string, number>> {
 const work = await mkdtemp(join(tmpdir(), "gna-oci-size-"));
 try {
   await Bun.write(join(work, "floor.ts"), 'console.log("hello");\n');
-  const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", join(work, "floor.ts"), "--outfile", join(work, "floor")]);
+  const build = Bun.spawnSync([
+    process.execPath,
+    "build",
+    "--compile",
+    "--minify",
+    join(work, "floor.ts"),
+    "--outfile",
+    join(work, "floor"),
+  ]);
   if (build.exitCode !== 0) throw new Error(`floor build failed: ${build.stderr.toString()}`);
   const floor = new Uint8Array(await Bun.file(join(work, "floor")).arrayBuffer());
   const agent = new Uint8Array(await Bun.file(join(repo, "dist/gardener-node-agent-linux-amd64")).arrayBuffer());

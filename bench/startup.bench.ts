@@ -22,7 +22,10 @@ const work = mkdtempSync(join(tmpdir(), "gna-bench-"));
 const cleanup: (() => void | Promise<void>)[] = [() => rmSync(work, { recursive: true, force: true })];
 const sim = await startApiServer();
 const systemd = await startSystemdDouble();
-cleanup.push(() => sim.stop(), () => systemd.stop());
+cleanup.push(
+  () => sim.stop(),
+  () => systemd.stop(),
+);
 const agentEnv = {
   PATH: process.env["PATH"] ?? "",
   DBUS_SYSTEM_BUS_ADDRESS: systemd.address,
@@ -38,10 +41,7 @@ const freePort = (): number => {
 
 const buildFloor = async (): Promise<string> => {
   const src = join(work, "floor.ts");
-  writeFileSync(
-    src,
-    'Bun.serve({ hostname: "127.0.0.1", port: Number(process.argv[2]), fetch: () => new Response("ok") });\n',
-  );
+  writeFileSync(src, 'Bun.serve({ hostname: "127.0.0.1", port: Number(process.argv[2]), fetch: () => new Response("ok") });\n');
   const out = join(work, "floor");
   const proc = Bun.spawn([process.execPath, "build", "--compile", "--minify", "--sourcemap=none", src, "--outfile", out], {
     stdout: "ignore",
@@ -136,7 +136,10 @@ const main = async () => {
   const idle = Bun.spawn(cmd, { stdout: "ignore", stderr: "inherit", env: agentEnv });
   const floorIdleLaunch = await floorLaunch();
   const floorIdle = Bun.spawn(floorIdleLaunch.cmd, { stdout: "ignore", stderr: "ignore" });
-  cleanup.push(() => idle.kill("SIGKILL"), () => floorIdle.kill("SIGKILL"));
+  cleanup.push(
+    () => idle.kill("SIGKILL"),
+    () => floorIdle.kill("SIGKILL"),
+  );
   await waitReady(url, idle);
   await waitReady(floorIdleLaunch.url, floorIdle);
   // Scrape once, as Prometheus would, so the metrics path is paged in.

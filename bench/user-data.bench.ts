@@ -39,7 +39,8 @@ try {
     if (run.exitCode !== 0) throw new Error(`render --provision --format=${format} failed: ${run.stderr.toString().trim()}`);
     // latin1 keeps every byte as one char, so the replacement is byte for byte like MCM's.
     const template = run.stdout.toString("latin1");
-    for (const p of ["<<BOOTSTRAP_TOKEN>>", "<<MACHINE_NAME>>"]) if (!template.includes(p)) throw new Error(`${format} user data lacks ${p}`);
+    for (const p of ["<<BOOTSTRAP_TOKEN>>", "<<MACHINE_NAME>>"])
+      if (!template.includes(p)) throw new Error(`${format} user data lacks ${p}`);
     const received = template
       .replaceAll("<<BOOTSTRAP_TOKEN>>", "k8s3df.0123456789abcdef")
       .replaceAll("<<MACHINE_NAME>>", "shoot--my-project--prod-eu1-worker-z1-7d9c5-x2x4k");
@@ -48,7 +49,9 @@ try {
   const gzip = render("gzip");
   const text = render("cloud-config");
   const base64 = gzip.toString("base64").length;
-  console.error(`bench user data: gzip ${gzip.length} bytes (base64 ${base64}), cloud-config ${text.length} bytes (CA ${ca.stdout.length} bytes)`);
+  console.error(
+    `bench user data: gzip ${gzip.length} bytes (base64 ${base64}), cloud-config ${text.length} bytes (CA ${ca.stdout.length} bytes)`,
+  );
   console.log(
     JSON.stringify({
       node_init_user_data_bytes: gzip.length,

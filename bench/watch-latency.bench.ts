@@ -74,7 +74,9 @@ async function main(): Promise<void> {
     const p50 = percentile(samples, 50);
     const p95 = percentile(samples, 95);
     const round3 = (n: number) => Math.round(n * 1000) / 1000;
-    console.log(`watch event → reconcile start over ${samples.length} rounds: p50 ${p50.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms, max ${(samples.at(-1) ?? 0).toFixed(3)} ms`);
+    console.log(
+      `watch event → reconcile start over ${samples.length} rounds: p50 ${p50.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms, max ${(samples.at(-1) ?? 0).toFixed(3)} ms`,
+    );
     console.log(JSON.stringify({ watch_to_reconcile_ms_p50: round3(p50), watch_to_reconcile_ms_p95: round3(p95) }));
   } finally {
     stop.abort();

@@ -46,7 +46,9 @@ export function renderCloudConfigTemplate(initScriptTemplate: string): string {
   });
   const files = (osc.spec.files ?? []).map((f) => {
     if (f.path.endsWith("/init.sh")) {
-      const script = initScriptForUserData(initScriptTemplate, { registryCa: false, verifySignature: false }).replace(initScriptImagePlaceholder, () => p.image).replace(initScriptRegistryCaPlaceholder, "");
+      const script = initScriptForUserData(initScriptTemplate, { registryCa: false, verifySignature: false })
+        .replace(initScriptImagePlaceholder, () => p.image)
+        .replace(initScriptRegistryCaPlaceholder, "");
       return plain(f, script);
     }
     if (f.path.includes("/config-")) {

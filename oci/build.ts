@@ -32,7 +32,9 @@ async function main(): Promise<number> {
   }
   // Reproducible builds: SOURCE_DATE_EPOCH pins the only time-dependent field.
   const epoch = process.env["SOURCE_DATE_EPOCH"];
-  const created = new Date(epoch !== undefined && /^\d+$/.test(epoch) ? Number(epoch) * 1000 : Date.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const created = new Date(epoch !== undefined && /^\d+$/.test(epoch) ? Number(epoch) * 1000 : Date.now())
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z");
   const outDir = values.out ?? `${values.dist}/oci`;
   const result = await buildOciLayout({
     binaries,

@@ -96,6 +96,9 @@ export async function buildOciLayout(input: BuildInput): Promise<BuildResult> {
     annotations: { "org.opencontainers.image.ref.name": input.version },
   });
   await writeFile(join(input.outDir, "oci-layout"), JSON.stringify({ imageLayoutVersion: "1.0.0" }));
-  await writeFile(join(input.outDir, "index.json"), JSON.stringify({ schemaVersion: 2, mediaType: MediaType.ociIndex, manifests: [indexDesc] }));
+  await writeFile(
+    join(input.outDir, "index.json"),
+    JSON.stringify({ schemaVersion: 2, mediaType: MediaType.ociIndex, manifests: [indexDesc] }),
+  );
   return { indexDigest: indexDesc.digest, indexSize: indexDesc.size, layers };
 }

@@ -58,7 +58,8 @@ export async function pushOciLayout(layoutDir: string, target: string, transport
       ...(signal ? { signal } : {}),
     });
   const expect = async (res: Response, ok: number[], what: string) => {
-    if (!ok.includes(res.status)) throw new RegistryHttpError(res.status, `${formatImageReference(ref)} ${what}`, (await res.text()).slice(0, 300));
+    if (!ok.includes(res.status))
+      throw new RegistryHttpError(res.status, `${formatImageReference(ref)} ${what}`, (await res.text()).slice(0, 300));
     await res.body?.cancel();
   };
 

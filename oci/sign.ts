@@ -1,7 +1,13 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cosignSignatureAnnotation, cosignSignatureTag, signPayload, simpleSigningMediaType, simpleSigningPayload } from "../src/registry/cosign.ts";
+import {
+  cosignSignatureAnnotation,
+  cosignSignatureTag,
+  signPayload,
+  simpleSigningMediaType,
+  simpleSigningPayload,
+} from "../src/registry/cosign.ts";
 import { sha256Digest } from "../src/registry/digest.ts";
 import { MediaType } from "../src/registry/manifest.ts";
 import { formatImageReference, parseImageReference } from "../src/registry/reference.ts";
@@ -36,9 +42,19 @@ export async function signImage(pinned: string, key: CryptoKey, transport: Trans
     };
     const layer = await put(payload, simpleSigningMediaType, { annotations: { [cosignSignatureAnnotation]: signature } });
     // cosign's config: no platform, the payload as the only diff_id.
-    const configJson = { architecture: "", created: "0001-01-01T00:00:00Z", history: [{ created: "0001-01-01T00:00:00Z" }], os: "", rootfs: { type: "layers", diff_ids: [layer.digest] }, config: {} };
+    const configJson = {
+      architecture: "",
+      created: "0001-01-01T00:00:00Z",
+      history: [{ created: "0001-01-01T00:00:00Z" }],
+      os: "",
+      rootfs: { type: "layers", diff_ids: [layer.digest] },
+      config: {},
+    };
     const config = await put(new TextEncoder().encode(JSON.stringify(configJson)), MediaType.ociConfig);
-    const manifest = await put(new TextEncoder().encode(JSON.stringify({ schemaVersion: 2, mediaType: MediaType.ociManifest, config, layers: [layer] })), MediaType.ociManifest);
+    const manifest = await put(
+      new TextEncoder().encode(JSON.stringify({ schemaVersion: 2, mediaType: MediaType.ociManifest, config, layers: [layer] })),
+      MediaType.ociManifest,
+    );
     await writeFile(join(dir, "oci-layout"), JSON.stringify({ imageLayoutVersion: "1.0.0" }));
     await writeFile(join(dir, "index.json"), JSON.stringify({ schemaVersion: 2, manifests: [manifest] }));
     const signatureTag = formatImageReference({ registry: ref.registry, repository: ref.repository, tag: cosignSignatureTag(ref.digest) });

@@ -176,7 +176,11 @@ function facesOnStartUpPath(): Finding[] {
   const findings: Finding[] = [];
   for (const file of startUpPath()) {
     if (!file.endsWith("/index.ts")) continue;
-    const reexported = new Set(staticImports(readFileSync(file, "utf8")).filter((i) => !i.typeOnly && i.spec.startsWith(".") && i.spec.endsWith(".ts")).map((i) => i.spec));
+    const reexported = new Set(
+      staticImports(readFileSync(file, "utf8"))
+        .filter((i) => !i.typeOnly && i.spec.startsWith(".") && i.spec.endsWith(".ts"))
+        .map((i) => i.spec),
+    );
     if (reexported.size > 0) findings.push({ file, detail: `is on the start-up path and loads ${[...reexported].join(", ")}` });
   }
   return findings;
@@ -239,7 +243,11 @@ describe("architecture", () => {
       ["src/cli/run.ts", "src/kube/client.ts", "src/kube"],
       ["src/kube/client.ts", "src/kube/errors.ts", undefined],
       ["src/cli/status.ts", "src/controllers/operatingsystemconfig/rollout/index.ts", "src/controllers/operatingsystemconfig"],
-      ["src/controllers/operatingsystemconfig/apply.ts", "src/controllers/operatingsystemconfig/rollout/gate.ts", "src/controllers/operatingsystemconfig/rollout"],
+      [
+        "src/controllers/operatingsystemconfig/apply.ts",
+        "src/controllers/operatingsystemconfig/rollout/gate.ts",
+        "src/controllers/operatingsystemconfig/rollout",
+      ],
       ["src/cli/run.ts", "src/controllers/events.ts", undefined],
     ])("should find the face %s must use for %s", (importer, target, face) => {
       const found = faceFor(join(repo, importer), join(repo, target));

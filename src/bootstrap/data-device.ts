@@ -68,11 +68,7 @@ async function mustRun(runner: CommandRunner, argv: readonly string[], signal?: 
  * first one, which can wipe the wrong disk when two equal-sized blank disks are attached); a failing
  * mkfs/mount/cp/umount is an error (upstream's script ignores them and exits 0).
  */
-export async function prepareKubeletDataDevice(
-  deps: DataDeviceDeps,
-  sizeBytes: number,
-  signal?: AbortSignal,
-): Promise<DataDeviceOutcome> {
+export async function prepareKubeletDataDevice(deps: DataDeviceDeps, sizeBytes: number, signal?: AbortSignal): Promise<DataDeviceOutcome> {
   const { host, runner, log } = deps;
   // Stricter than upstream: size 0 would match empty devices such as zram0 (lsblk reports SIZE="0").
   if (!Number.isSafeInteger(sizeBytes) || sizeBytes <= 0) {

@@ -16,9 +16,24 @@ describe("createConnectivityProbe", () => {
   beforeAll(async () => {
     certDir = await mkdtemp(join(tmpdir(), "gna-probe-cert-"));
     const res = Bun.spawnSync([
-      "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
-      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-      "-keyout", join(certDir, "key.pem"), "-out", join(certDir, "cert.pem"),
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost,IP:127.0.0.1",
+      "-keyout",
+      join(certDir, "key.pem"),
+      "-out",
+      join(certDir, "cert.pem"),
     ]);
     if (res.exitCode !== 0) throw new Error(res.stderr.toString());
     server = Bun.serve({
@@ -65,8 +80,22 @@ describe("createConnectivityProbe", () => {
 
   test("fails when the server certificate is not signed by the CA file", async () => {
     const other = Bun.spawnSync([
-      "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
-      "-subj", "/CN=other-ca", "-keyout", "/dev/null", "-out", "/dev/stdout",
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=other-ca",
+      "-keyout",
+      "/dev/null",
+      "-out",
+      "/dev/stdout",
     ]);
     await host.writeFileAtomic("/other-ca.crt", other.stdout, 0o644);
     const probe = createConnectivityProbe({

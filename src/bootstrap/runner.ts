@@ -25,11 +25,7 @@ export function createProcessRunner(): CommandRunner {
         stderr: "pipe",
         ...(signal === undefined ? {} : { signal }),
       });
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]);
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       return { code, stdout, stderr };
     },
   };

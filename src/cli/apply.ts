@@ -18,7 +18,13 @@ export const command: Command = {
   ].join("\n"),
   flags: [
     { name: "offline", kind: "bool", default: "false", usage: "apply into --root without an API server or running systemd (required)" },
-    { name: "osc", kind: "string", default: "", usage: "OperatingSystemConfig file (YAML or JSON), '-' for stdin; also the bare argument", positional: true },
+    {
+      name: "osc",
+      kind: "string",
+      default: "",
+      usage: "OperatingSystemConfig file (YAML or JSON), '-' for stdin; also the bare argument",
+      positional: true,
+    },
     { name: "arch", kind: "string", default: "", usage: "architecture of the image for imageRef files (default: this machine's)" },
   ],
   async run(ctx: CommandContext): Promise<number> {

@@ -39,7 +39,13 @@ describe("runCli", () => {
       return 7;
     });
     expect(await h.cli(["sub", "--root=/r", "--binary", "/b"])).toBe(7);
-    expect(seen).toMatchObject({ command: "sub", root: "/r", configDir: "/var/lib/gardener-node-agent", env: { A: "1" }, version: "v1.2.3" });
+    expect(seen).toMatchObject({
+      command: "sub",
+      root: "/r",
+      configDir: "/var/lib/gardener-node-agent",
+      env: { A: "1" },
+      version: "v1.2.3",
+    });
     expect(seen?.flags["binary"]).toBe("/b");
     expect([...(seen?.explicitFlags ?? [])]).toEqual(["root", "binary"]);
   });

@@ -9,7 +9,8 @@ const indent = (text: string, by: string): string =>
 
 function fileLine(f: FilePreview): string {
   const facts: string[] = [];
-  if (f.mode !== undefined) facts.push(f.mode.from === undefined || f.mode.from === f.mode.to ? `mode ${f.mode.to}` : `mode ${f.mode.from} → ${f.mode.to}`);
+  if (f.mode !== undefined)
+    facts.push(f.mode.from === undefined || f.mode.from === f.mode.to ? `mode ${f.mode.to}` : `mode ${f.mode.from} → ${f.mode.to}`);
   const { from, to } = f.size ?? {};
   if (from !== undefined && to !== undefined) facts.push(`${from} → ${to} bytes`);
   else if (to !== undefined) facts.push(`${to} bytes`);
@@ -37,7 +38,12 @@ const gateTitles: Readonly<Record<GateName, string>> = {
 function gateLine(g: GatePreview): string {
   const title = `  ${gateTitles[g.gate].padEnd(11)} `;
   if (g.verdict === "not-checked") return `${title}${g.message}`;
-  const what = g.verdict === "stops" ? "holds the apply" : g.reason === "ApplyFailed" ? "fails after the files are written" : "holds the checksum after the apply";
+  const what =
+    g.verdict === "stops"
+      ? "holds the apply"
+      : g.reason === "ApplyFailed"
+        ? "fails after the files are written"
+        : "holds the checksum after the apply";
   return `${title}${what} (${g.reason ?? ""}): ${g.message}`;
 }
 

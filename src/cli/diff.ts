@@ -4,7 +4,6 @@ import type { Command, CommandContext } from "./command.ts";
 import type { AgentEnv } from "./env.ts";
 import { UsageError } from "./errors.ts";
 
-
 /** What `diff` previews: the OSC, its checksum, and (online) the Secret and the Node. */
 interface DiffInput {
   readonly osc: Uint8Array;
@@ -51,7 +50,8 @@ async function onlineInput(ctx: CommandContext, env: AgentEnv): Promise<DiffInpu
 
 async function runDiff(ctx: CommandContext): Promise<number> {
   const output = ctx.flags["output"] ?? "text";
-  if (output !== "text" && output !== "json") throw new UsageError(`invalid argument ${JSON.stringify(output)} for --output (supported: text, json)`);
+  if (output !== "text" && output !== "json")
+    throw new UsageError(`invalid argument ${JSON.stringify(output)} for --output (supported: text, json)`);
   const offline = ctx.flags["offline"] === "true";
   if (!offline && ctx.explicitFlags.has("osc")) throw new UsageError("an OSC file is read only with --offline");
   const { parseAgentEnv } = await import("./env.ts");
@@ -101,14 +101,20 @@ export const command: Command = {
     "diff [-o text|json]                       the OSC Secret, read with the node's own credentials",
     "diff --offline [--root DIR] [-o json] FILE   an OSC file against the state under --root (image roots)",
     "Lists files to create, change or delete (mode, size, unified diff; secretRef files and files with mode",
-    "0600 or stricter only as \"content differs, N bytes\"), drop-ins, units to enable, disable, restart or",
+    '0600 or stricter only as "content differs, N bytes"), drop-ins, units to enable, disable, restart or',
     "stop, the containerd restart, whether the agent restarts itself, and the gates (hold, serial lock, rollout",
     "slot, drain, static pods) that would hold the apply or its checksum; offline the API gates are not checked.",
     "Compares against last-applied-osc.yaml and resumes an interrupted change set like the agent. Writes nothing.",
   ].join("\n"),
   flags: [
     { name: "offline", kind: "bool", default: "false", usage: "read the OSC from FILE instead of the API server" },
-    { name: "osc", kind: "string", default: "", usage: "OperatingSystemConfig file for --offline, '-' for stdin; also the bare argument", positional: true },
+    {
+      name: "osc",
+      kind: "string",
+      default: "",
+      usage: "OperatingSystemConfig file for --offline, '-' for stdin; also the bare argument",
+      positional: true,
+    },
     { name: "output", short: "o", kind: "string", default: "text", usage: "output format: text or json" },
     { name: "arch", kind: "string", default: "", usage: "architecture for the agent binary check (default: this machine's)" },
   ],

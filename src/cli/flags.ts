@@ -3,7 +3,12 @@ import { UsageError } from "./errors.ts";
 
 /** Flags every command has. */
 export const commonFlags: readonly FlagSpec[] = [
-  { name: "config-dir", kind: "string", default: "/var/lib/gardener-node-agent", usage: "directory holding the config file config-<version>.yaml" },
+  {
+    name: "config-dir",
+    kind: "string",
+    default: "/var/lib/gardener-node-agent",
+    usage: "directory holding the config file config-<version>.yaml",
+  },
   { name: "root", kind: "string", default: "/", usage: "host root every host path is resolved under" },
   { name: "log-level", kind: "string", default: "", usage: "log level (debug, info, error); overrides logLevel of the config" },
   { name: "log-format", kind: "string", default: "", usage: "log format (json, text); overrides logFormat of the config" },

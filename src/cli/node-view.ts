@@ -25,7 +25,10 @@ export async function nodeClient(config: NodeAgentConfiguration, host: HostFs, e
   if (explicit === "" && (await host.stat(path)) === undefined) {
     throw new NoNodeCredentialsError(`no kubeconfig at ${path}: the agent has not bootstrapped its credentials yet`);
   }
-  const restConfig = await loadKubeconfig(path, { resolvePath: (p) => host.resolve(p), legacyRestrictions: path === config.clientConnection.kubeconfig });
+  const restConfig = await loadKubeconfig(path, {
+    resolvePath: (p) => host.resolve(p),
+    legacyRestrictions: path === config.clientConnection.kubeconfig,
+  });
   return new KubeClient({ config: restConfig, userAgent: defaultUserAgent(), timeoutMs: requestTimeoutMs });
 }
 

@@ -30,7 +30,13 @@ export const command: Command = {
     "       [--format cloud-config|gzip|bash]",
   ].join("\n"),
   flags: [
-    { name: "osc", kind: "string", default: "", usage: "provision OperatingSystemConfig (YAML or JSON), '-' for stdin; also the bare argument", positional: true },
+    {
+      name: "osc",
+      kind: "string",
+      default: "",
+      usage: "provision OperatingSystemConfig (YAML or JSON), '-' for stdin; also the bare argument",
+      positional: true,
+    },
     {
       name: "format",
       kind: "string",
@@ -47,7 +53,12 @@ export const command: Command = {
     { name: "kubelet-data-volume-size", kind: "string", default: "", usage: "kubelet data volume size in bytes" },
     { name: "agent-version", kind: "string", default: "", usage: "version naming the config file (default: this build)" },
     { name: "registry-ca", kind: "bool", default: "false", usage: "init.sh installs the registry CA from the API server first" },
-    { name: "cosign-key", kind: "string", default: "", usage: "cosign public key (PEM): written to the node, init.sh installs only images signed by it" },
+    {
+      name: "cosign-key",
+      kind: "string",
+      default: "",
+      usage: "cosign public key (PEM): written to the node, init.sh installs only images signed by it",
+    },
   ],
   async run(ctx: CommandContext): Promise<number> {
     const render = await import("../render/index.ts");

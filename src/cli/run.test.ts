@@ -75,7 +75,11 @@ describe("run command", () => {
     };
     expect(await createRunCommand(start).run(ctx)).toBe(1);
     const last = JSON.parse(out.at(-1) ?? "{}") as Record<string, unknown>;
-    expect(last).toMatchObject({ level: "error", msg: "Stopping after a fatal error", error: "found more than one node with label: 2 nodes" });
+    expect(last).toMatchObject({
+      level: "error",
+      msg: "Stopping after a fatal error",
+      error: "found more than one node with label: 2 nodes",
+    });
   });
 
   test("should exit 0 on the shutdown signal and wait for the controllers to stop", async () => {
@@ -116,7 +120,13 @@ describe("run command", () => {
     expect(readyWhileRunning).toBe(true);
     expect((await health?.run("readyz"))?.ok).toBe(false);
     const logged = out.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(logged).toContainEqual(expect.objectContaining({ level: "error", msg: "Controller failed", controller: "token", error: "watch loop crashed" }));
-    expect(logged.at(-1)).toMatchObject({ level: "error", msg: "Stopping after a fatal error", error: "controller token failed: watch loop crashed" });
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: "error", msg: "Controller failed", controller: "token", error: "watch loop crashed" }),
+    );
+    expect(logged.at(-1)).toMatchObject({
+      level: "error",
+      msg: "Stopping after a fatal error",
+      error: "controller token failed: watch loop crashed",
+    });
   });
 });

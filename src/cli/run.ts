@@ -1,6 +1,13 @@
 import { realClock } from "../clock/index.ts";
 import { RestartRequested } from "../kube/index.ts";
-import { buildInfoCollector, createMetricsRegistry, HealthChecks, processCollector, startHealthServer, startMetricsServer } from "../server/index.ts";
+import {
+  buildInfoCollector,
+  createMetricsRegistry,
+  HealthChecks,
+  processCollector,
+  startHealthServer,
+  startMetricsServer,
+} from "../server/index.ts";
 import type { RunningServer } from "../server/index.ts";
 import type { Command, CommandContext } from "./command.ts";
 import { parseAgentEnv } from "./env.ts";
@@ -33,7 +40,10 @@ const settleWithin = async (p: Promise<unknown>, ms: number): Promise<boolean> =
 };
 
 /** The command line as given (program and the flags set), for `/debug/pprof/cmdline`. */
-const commandLine = (ctx: CommandContext): string[] => ["gardener-node-agent", ...[...ctx.explicitFlags].map((n) => `--${n}=${ctx.flags[n] ?? ""}`)];
+const commandLine = (ctx: CommandContext): string[] => [
+  "gardener-node-agent",
+  ...[...ctx.explicitFlags].map((n) => `--${n}=${ctx.flags[n] ?? ""}`),
+];
 
 const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<number> => {
   // The one parse of the environment: a bad value stops the start before anything is served.
@@ -71,7 +81,10 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
     const { healthProbes, metrics: metricsEndpoint } = config.server;
     // Profiles on both ports: the metrics server as upstream serves pprof, the health port as
     // operators reach it for probes already.
-    const profiling = config.debugging?.enableProfiling === true ? (await import("../server/profiling.ts")).createProfilingHandler(commandLine(ctx)) : undefined;
+    const profiling =
+      config.debugging?.enableProfiling === true
+        ? (await import("../server/profiling.ts")).createProfilingHandler(commandLine(ctx))
+        : undefined;
     servers.push(startHealthServer(healthProbes, health, profiling));
     log.info("Serving health probes", { address: `${healthProbes.bindAddress}:${servers[0]?.port}` });
     servers.push(startMetricsServer(metricsEndpoint, metrics, profiling));

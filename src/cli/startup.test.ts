@@ -59,7 +59,12 @@ describe("createCommandSink", () => {
   // Without journald (CI containers) records fall back to priority-prefixed lines; with it they go to the journal.
   test("should use the journal under systemd, or <N>-prefixed lines when it is not reachable", async () => {
     const out: string[] = [];
-    (await createCommandSink(context({}, { JOURNAL_STREAM: "8:123" }, out), "text")).write({ time: 0, severity: "error", msg: "M", fields: {} });
+    (await createCommandSink(context({}, { JOURNAL_STREAM: "8:123" }, out), "text")).write({
+      time: 0,
+      severity: "error",
+      msg: "M",
+      fields: {},
+    });
     expect(out).toEqual(existsSync("/run/systemd/journal/socket") ? [] : ["<3>1970-01-01T00:00:00.000Z\tERROR\tM\n"]);
   });
 });
@@ -69,7 +74,12 @@ describe("startCommandLogger", () => {
     const out: string[] = [];
     await startCommandLogger(context({}, {}, out), loaded(), "gardener-node-init");
     const records = out.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(records[0]).toMatchObject({ level: "info", logger: "gardener-node-init", msg: "Starting gardener-node-init", version: "v1.2.3" });
+    expect(records[0]).toMatchObject({
+      level: "info",
+      logger: "gardener-node-init",
+      msg: "Starting gardener-node-init",
+      version: "v1.2.3",
+    });
     expect(records.slice(1, 7).map((r) => r["msg"])).toEqual(flagLines(context({})));
     expect(records[7]).toMatchObject({ level: "warn", msg: "Config file x not found", path: "/etc/c.yaml" });
   });

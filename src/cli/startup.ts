@@ -20,7 +20,8 @@ export const loadCommandConfig = (ctx: CommandContext): Promise<LoadedConfig> =>
 
 const pick = <T extends string>(flag: string | undefined, fromConfig: string, allowed: readonly string[], name: string, fallback: T): T => {
   if (flag !== undefined && flag !== "") {
-    if (!allowed.includes(flag)) throw new UsageError(`invalid argument ${JSON.stringify(flag)} for --${name} (supported: ${allowed.join(", ")})`);
+    if (!allowed.includes(flag))
+      throw new UsageError(`invalid argument ${JSON.stringify(flag)} for --${name} (supported: ${allowed.join(", ")})`);
     return flag as T;
   }
   return (fromConfig === "" ? fallback : fromConfig) as T;
@@ -62,4 +63,3 @@ export const startCommandLogger = async (ctx: CommandContext, loaded: LoadedConf
   for (const warning of loaded.warnings) log.warn(warning, { path: loaded.path });
   return log;
 };
-

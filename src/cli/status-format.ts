@@ -7,7 +7,11 @@ const row = (key: string, value: string): string => `  ${key.padEnd(14)}${value}
 
 function applyLine(r: ApplyRecord): string {
   // A Secret without checksum/data-script is recorded as a failure with an empty checksum.
-  const parts = [r.checksum === "" ? "(no checksum)" : short(r.checksum), r.outcome.toLowerCase(), `at ${r.startedAt.replace(/\.\d{3}Z$/, "Z")}`];
+  const parts = [
+    r.checksum === "" ? "(no checksum)" : short(r.checksum),
+    r.outcome.toLowerCase(),
+    `at ${r.startedAt.replace(/\.\d{3}Z$/, "Z")}`,
+  ];
   if (r.durationMs !== undefined) parts.push(`took ${seconds(r.durationMs)}`);
   if (r.filesChanged !== undefined) parts.push(`${r.filesChanged} file(s) changed, ${r.filesDeleted ?? 0} deleted`);
   if (r.unitsRestarted !== undefined && r.unitsRestarted.length > 0) parts.push(`restarts ${r.unitsRestarted.join(", ")}`);
@@ -16,7 +20,11 @@ function applyLine(r: ApplyRecord): string {
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}`;
+  const line = (cells: readonly string[]) =>
+    `  ${cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd()}`;
   return [line(header), ...rows.map(line)];
 }
 
@@ -24,7 +32,16 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 export function formatStatus(s: StatusReport): string {
   const out = ["Operating system config"];
   out.push(row("Secret", s.secret || "(unknown)"));
-  out.push(row("Applied", s.lastSuccess !== undefined ? applyLine(s.lastSuccess) : s.lastAppliedFile ? "yes (no apply record by this agent yet)" : "nothing yet"));
+  out.push(
+    row(
+      "Applied",
+      s.lastSuccess !== undefined
+        ? applyLine(s.lastSuccess)
+        : s.lastAppliedFile
+          ? "yes (no apply record by this agent yet)"
+          : "nothing yet",
+    ),
+  );
   if (s.lastApply !== undefined && s.lastApply.outcome === "Applying") out.push(row("Applying", applyLine(s.lastApply)));
   const p = s.pending;
   const pending: string[] = [];
@@ -45,15 +62,28 @@ export function formatStatus(s: StatusReport): string {
 
   out.push("", "Units (live state from systemd)");
   if (s.units.length === 0) out.push("  none applied yet");
-  else out.push(...table(["UNIT", "ENABLED", "ACTIVE", "SUB"], s.units.map((u) => [u.name, u.enabled, u.active, u.sub])));
+  else
+    out.push(
+      ...table(
+        ["UNIT", "ENABLED", "ACTIVE", "SUB"],
+        s.units.map((u) => [u.name, u.enabled, u.active, u.sub]),
+      ),
+    );
   if (s.unitsError !== undefined) out.push(`  (${s.unitsError})`);
 
   if (s.node !== undefined) {
     const n = s.node;
     out.push("", `Node ${n.name} (API server)`);
     const c = n.condition;
-    out.push(row("Condition", c === undefined ? "OperatingSystemConfigApplied not set" : `${c.status}/${c.reason} since ${c.since}: ${c.message}`));
-    const wanted = n.secretChecksum === undefined ? " (the OSC Secret does not exist)" : n.secretChecksum === n.checksum ? " (= the Secret's)" : `, the Secret has ${short(n.secretChecksum)}`;
+    out.push(
+      row("Condition", c === undefined ? "OperatingSystemConfigApplied not set" : `${c.status}/${c.reason} since ${c.since}: ${c.message}`),
+    );
+    const wanted =
+      n.secretChecksum === undefined
+        ? " (the OSC Secret does not exist)"
+        : n.secretChecksum === n.checksum
+          ? " (= the Secret's)"
+          : `, the Secret has ${short(n.secretChecksum)}`;
     out.push(row("Checksum", `${n.checksum === undefined ? "(none)" : short(n.checksum)}${wanted}`));
     out.push(row("Hold", n.hold ?? "none"));
     if (n.history !== undefined) {
@@ -67,7 +97,10 @@ export function formatStatus(s: StatusReport): string {
             seconds(Number(h["durationMs"] ?? 0)),
             String(h["filesChanged"] ?? 0),
             String(h["filesDeleted"] ?? 0),
-            [...((h["unitsRestarted"] as string[] | undefined) ?? []), ...(h["moreUnits"] !== undefined ? [`+${String(h["moreUnits"])}`] : [])].join(",") || "-",
+            [
+              ...((h["unitsRestarted"] as string[] | undefined) ?? []),
+              ...(h["moreUnits"] !== undefined ? [`+${String(h["moreUnits"])}`] : []),
+            ].join(",") || "-",
             String(h["outcome"] ?? ""),
           ]),
         ).map((l) => `  ${l}`),

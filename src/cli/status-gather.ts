@@ -56,8 +56,13 @@ function changeSetOf(c: OscChanges | undefined): StatusReport["pending"]["change
   if (c === undefined) return undefined;
   const commands = c.units.commands.map((u) => `${u.command || "apply"} ${u.name}`);
   const work =
-    c.files.changed.length + c.files.deleted.length + c.units.changed.length + c.units.deleted.length + commands.length +
-    (c.containerd.configFileChanged ? 1 : 0) + (c.mustRestartNodeAgent ? 1 : 0);
+    c.files.changed.length +
+    c.files.deleted.length +
+    c.units.changed.length +
+    c.units.deleted.length +
+    commands.length +
+    (c.containerd.configFileChanged ? 1 : 0) +
+    (c.mustRestartNodeAgent ? 1 : 0);
   if (work === 0) return undefined;
   return {
     checksum: c.operatingSystemConfigChecksum,
@@ -96,21 +101,40 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
 }
 
 /** The units of last-applied with their live state; systemd's error is reported, not thrown. */
-export async function unitStates(host: HostFs, connect: () => Promise<Systemd>, signal: AbortSignal): Promise<{ units: UnitState[]; error?: string }> {
+export async function unitStates(
+  host: HostFs,
+  connect: () => Promise<Systemd>,
+  signal: AbortSignal,
+): Promise<{ units: UnitState[]; error?: string }> {
   const { readLastApplied } = await import("../controllers/shared/index.ts");
   const { mergeUnits } = await import("../controllers/operatingsystemconfig/merge.ts");
   const osc = await readLastApplied(host);
-  const names = osc === undefined ? [] : mergeUnits(osc).map((u) => u.name).sort();
+  const names =
+    osc === undefined
+      ? []
+      : mergeUnits(osc)
+          .map((u) => u.name)
+          .sort();
   if (names.length === 0) return { units: [] };
   let systemd: Systemd | undefined;
   try {
     systemd = await connect();
     const sd = systemd;
     const props = await Promise.all(names.map((n) => sd.unitProperties(n, signal)));
-    return { units: names.map((name, i) => ({ name, enabled: props[i]?.unitFileState ?? "", active: props[i]?.activeState ?? "", sub: props[i]?.subState ?? "" })) };
+    return {
+      units: names.map((name, i) => ({
+        name,
+        enabled: props[i]?.unitFileState ?? "",
+        active: props[i]?.activeState ?? "",
+        sub: props[i]?.subState ?? "",
+      })),
+    };
   } catch (err) {
     // Without systemd the rest of the status is still worth showing.
-    return { units: names.map((name) => ({ name, enabled: "?", active: "?", sub: "?" })), error: `systemd not reachable: ${errorText(err)}` };
+    return {
+      units: names.map((name) => ({ name, enabled: "?", active: "?", sub: "?" })),
+      error: `systemd not reachable: ${errorText(err)}`,
+    };
   } finally {
     systemd?.close();
   }

@@ -28,7 +28,11 @@ async function gather(ctx: CommandContext): Promise<StatusReport> {
   const { parseAgentEnv } = await import("./env.ts");
   const env = parseAgentEnv(ctx.env);
   const address = env.dbusAddress;
-  const units = await unitStates(host, () => createDbusSystemd({ ...(address !== undefined ? { address } : {}), log: nopLogger, callTimeoutMs: 5_000 }), ctx.signal);
+  const units = await unitStates(
+    host,
+    () => createDbusSystemd({ ...(address !== undefined ? { address } : {}), log: nopLogger, callTimeoutMs: 5_000 }),
+    ctx.signal,
+  );
 
   let node: StatusReport["node"];
   let nodeError = configError;
@@ -69,7 +73,8 @@ export const command: Command = {
   flags: [{ name: "output", short: "o", kind: "string", default: "text", usage: "output format: text or json" }],
   async run(ctx: CommandContext): Promise<number> {
     const output = ctx.flags["output"] ?? "text";
-    if (output !== "text" && output !== "json") throw new UsageError(`invalid argument ${JSON.stringify(output)} for --output (supported: text, json)`);
+    if (output !== "text" && output !== "json")
+      throw new UsageError(`invalid argument ${JSON.stringify(output)} for --output (supported: text, json)`);
     const report = await gather(ctx);
     if (output === "json") {
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -17,7 +17,9 @@ const read = () => readApiServerConfig({ fs: createHostFs(root), version: "v1.2.
 
 describe("readApiServerConfig", () => {
   test("should return server and caFile of a valid config", async () => {
-    put("apiVersion: nodeagent.config.gardener.cloud/v1alpha1\nkind: NodeAgentConfiguration\napiServer: {server: https://api, caFile: /ca.crt}\n");
+    put(
+      "apiVersion: nodeagent.config.gardener.cloud/v1alpha1\nkind: NodeAgentConfiguration\napiServer: {server: https://api, caFile: /ca.crt}\n",
+    );
     expect(await read()).toEqual({ server: "https://api", caFile: "/ca.crt" });
   });
 

@@ -133,8 +133,16 @@ featureGates: {AllAlpha: false}
   test.each([
     ["a duration without unit", "controllers: {token: {syncPeriod: 10}}", "controllers.token.syncPeriod"],
     ["a bad duration", "controllers: {token: {syncPeriod: 1x}}", "controllers.token.syncPeriod"],
-    ["an empty version", 'controllers: {operatingSystemConfig: {kubernetesVersion: ""}}', "controllers.operatingSystemConfig.kubernetesVersion"],
-    ["a non-semver version", "controllers: {operatingSystemConfig: {kubernetesVersion: foo}}", "controllers.operatingSystemConfig.kubernetesVersion"],
+    [
+      "an empty version",
+      'controllers: {operatingSystemConfig: {kubernetesVersion: ""}}',
+      "controllers.operatingSystemConfig.kubernetesVersion",
+    ],
+    [
+      "a non-semver version",
+      "controllers: {operatingSystemConfig: {kubernetesVersion: foo}}",
+      "controllers.operatingSystemConfig.kubernetesVersion",
+    ],
     ["a fractional burst", "clientConnection: {burst: 1.5}", "clientConnection.burst"],
     ["a string port", "server: {metrics: {port: abc}}", "server.metrics.port"],
     ["a list for a struct", "controllers: {token: {syncConfigs: {a: 1}}}", "controllers.token.syncConfigs"],
@@ -155,7 +163,9 @@ featureGates: {AllAlpha: false}
   });
 
   test("should accept a null kubernetesVersion (validation reports it)", () => {
-    expect(decodeConfig("controllers: {operatingSystemConfig: {kubernetesVersion: null}}").controllers.operatingSystemConfig.kubernetesVersion).toBeUndefined();
+    expect(
+      decodeConfig("controllers: {operatingSystemConfig: {kubernetesVersion: null}}").controllers.operatingSystemConfig.kubernetesVersion,
+    ).toBeUndefined();
   });
 
   test("should read YAML 1.1 booleans", () => {
@@ -188,18 +198,34 @@ describe("decodeConfig with bad input", () => {
   };
 
   test.each([
-    ["a number for a string (Go's decoder refuses it)", "controllers: {operatingSystemConfig: {secretName: 12345}}", "controllers.operatingSystemConfig.secretName: invalid type: expected string, got number"],
+    [
+      "a number for a string (Go's decoder refuses it)",
+      "controllers: {operatingSystemConfig: {secretName: 12345}}",
+      "controllers.operatingSystemConfig.secretName: invalid type: expected string, got number",
+    ],
     ["a boolean for a string", "logLevel: true", "logLevel: invalid type: expected string, got boolean"],
     ["a list for a struct", "apiServer: []", "apiServer: invalid type: expected mapping, got array"],
     ["a list for a map", "featureGates: [AllAlpha]", "featureGates: invalid type: expected mapping, got array"],
     ["a list for an optional struct", "bootstrap: [1]", "bootstrap: invalid type: expected mapping, got array"],
-    ["a list for a list entry", "controllers: {token: {syncConfigs: [[a]]}}", "controllers.token.syncConfigs[0]: invalid type: expected mapping, got array"],
+    [
+      "a list for a list entry",
+      "controllers: {token: {syncConfigs: [[a]]}}",
+      "controllers.token.syncConfigs[0]: invalid type: expected mapping, got array",
+    ],
     ["a string for a struct", `server: ${secret}`, "server: invalid type: expected object, got string"],
     ["a string for a number", `clientConnection: {qps: ${secret}}`, "clientConnection.qps: invalid type: expected number, got string"],
     ["a bad duration", `controllers: {token: {syncPeriod: ${secret}}}`, "controllers.token.syncPeriod: invalid duration"],
-    ["a bad version", `controllers: {operatingSystemConfig: {kubernetesVersion: ${secret}}}`, "controllers.operatingSystemConfig.kubernetesVersion: invalid semantic version"],
+    [
+      "a bad version",
+      `controllers: {operatingSystemConfig: {kubernetesVersion: ${secret}}}`,
+      "controllers.operatingSystemConfig.kubernetesVersion: invalid semantic version",
+    ],
     ["another kind", `kind: ${secret}`, 'kind: unexpected value, expected "NodeAgentConfiguration"'],
-    ["another apiVersion", `apiVersion: ${secret}\nkind: ${secret}`, 'apiVersion: unexpected value, expected "nodeagent.config.gardener.cloud/v1alpha1"'],
+    [
+      "another apiVersion",
+      `apiVersion: ${secret}\nkind: ${secret}`,
+      'apiVersion: unexpected value, expected "nodeagent.config.gardener.cloud/v1alpha1"',
+    ],
   ])("should refuse %s naming the field, never the value", (_what, text, reason) => {
     const err = failure(text);
     expect(err.message).toBe(`error decoding config: /c.yaml: ${reason}`);
@@ -208,8 +234,16 @@ describe("decodeConfig with bad input", () => {
 
   test.each([
     ["a recursive alias", "controllers: &c {token: *c}", "invalid YAML: a recursive alias (a node that contains itself)"],
-    ["a recursive alias the yaml package reads", "logLevel: yes\ncontrollers: &c {token: *c}", "invalid YAML: a recursive alias (a node that contains itself)"],
-    ["an alias bomb", `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [${"*a, ".repeat(10)}*a]\nc: &c [${"*b, ".repeat(10)}*b]\nd: &d [${"*c, ".repeat(10)}*c]\ne: &e [${"*d, ".repeat(10)}*d]\nf: &f [${"*e, ".repeat(10)}*e]\ng: [${"*f, ".repeat(10)}*f]`, "invalid YAML: an alias is unresolvable or expands too often"],
+    [
+      "a recursive alias the yaml package reads",
+      "logLevel: yes\ncontrollers: &c {token: *c}",
+      "invalid YAML: a recursive alias (a node that contains itself)",
+    ],
+    [
+      "an alias bomb",
+      `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [${"*a, ".repeat(10)}*a]\nc: &c [${"*b, ".repeat(10)}*b]\nd: &d [${"*c, ".repeat(10)}*c]\ne: &e [${"*d, ".repeat(10)}*d]\nf: &f [${"*e, ".repeat(10)}*e]\ng: [${"*f, ".repeat(10)}*f]`,
+      "invalid YAML: an alias is unresolvable or expands too often",
+    ],
     ["deep nesting", `a: ${"[".repeat(1000)}${"]".repeat(1000)}`, "invalid YAML: nesting deeper than 200 levels"],
     ["a syntax error", `logLevel: "${secret}\nx: [`, "invalid YAML: a closing quote or bracket is missing at line 2, column 5"],
   ])("should refuse %s with a decode error", (_what, text, reason) => {

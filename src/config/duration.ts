@@ -60,7 +60,8 @@ export const parseDurationNs = (input: string): bigint => {
     const unitText = s.slice(i, j);
     if (unitText === "") throw new DurationError(input, "missing unit in duration");
     const unit = NS_PER_UNIT[unitText];
-    if (unit === undefined) throw new DurationError(input, "unknown unit in duration", `unknown unit ${JSON.stringify(unitText)} in duration`);
+    if (unit === undefined)
+      throw new DurationError(input, "unknown unit in duration", `unknown unit ${JSON.stringify(unitText)} in duration`);
     let value = BigInt(intPart === "" ? "0" : intPart) * unit;
     if (fracPart !== "") {
       // Truncate like Go: only as many fractional digits as the unit can hold matter.

@@ -29,7 +29,9 @@ describe("encodeConfig", () => {
 
   test("should write sorted keys, canonical durations and versions, and explicit defaults", () => {
     const text = encodeConfig(
-      decodeConfig("controllers: {operatingSystemConfig: {secretName: osc, kubernetesVersion: v1.33}, token: {syncPeriod: 720m}}\nbootstrap: {}"),
+      decodeConfig(
+        "controllers: {operatingSystemConfig: {secretName: osc, kubernetesVersion: v1.33}, token: {syncPeriod: 720m}}\nbootstrap: {}",
+      ),
     );
     expect(text).toBe(`apiServer:
   caFile: ""

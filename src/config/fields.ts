@@ -91,5 +91,4 @@ export const notArray = v.check((x: unknown) => !Array.isArray(x), "invalid type
 export const maybeMapping = <const S extends v.GenericSchema>(schema: S) => maybe(v.pipe(v.unknown(), notArray, schema));
 
 /** A struct field: absent or null reads as `{}`, so every default inside it applies. A list is refused. */
-export const section = <const S extends v.GenericSchema>(schema: S) =>
-  v.pipe(v.nullish(v.unknown(), {}), notArray, schema);
+export const section = <const S extends v.GenericSchema>(schema: S) => v.pipe(v.nullish(v.unknown(), {}), notArray, schema);

@@ -64,12 +64,18 @@ describe("validateConfig", () => {
     ],
     [
       "a second token config without secretName",
-      withLine("      path: /var/lib/gardener-node-agent/credentials/token", "      path: /var/lib/gardener-node-agent/credentials/token\n    - path: /other"),
+      withLine(
+        "      path: /var/lib/gardener-node-agent/credentials/token",
+        "      path: /var/lib/gardener-node-agent/credentials/token\n    - path: /other",
+      ),
       [{ path: "controllers.token.syncConfigs[1].secretName", type: "Required" }],
     ],
     [
       "a second token config without path",
-      withLine("      path: /var/lib/gardener-node-agent/credentials/token", "      path: /var/lib/gardener-node-agent/credentials/token\n    - secretName: other"),
+      withLine(
+        "      path: /var/lib/gardener-node-agent/credentials/token",
+        "      path: /var/lib/gardener-node-agent/credentials/token\n    - secretName: other",
+      ),
       [{ path: "controllers.token.syncConfigs[1].path", type: "Required" }],
     ],
     [
@@ -80,7 +86,11 @@ describe("validateConfig", () => {
       ),
       [{ path: "controllers.token.syncConfigs[1].path", type: "Duplicate" }],
     ],
-    ["a token syncPeriod of 10s", withLine("syncPeriod: 1h", "syncPeriod: 10s"), [{ path: "controllers.token.syncPeriod", type: "Invalid" }]],
+    [
+      "a token syncPeriod of 10s",
+      withLine("syncPeriod: 1h", "syncPeriod: 10s"),
+      [{ path: "controllers.token.syncPeriod", type: "Invalid" }],
+    ],
     [
       "a systemdUnitCheck syncPeriod of 10s",
       withLine("    syncPeriod: 1m\n    stuckThreshold", "    syncPeriod: 10s\n    stuckThreshold"),
@@ -130,10 +140,17 @@ describe("validateConfig", () => {
 describe("formatFieldIssue", () => {
   test.each<[FieldIssue, string]>([
     [
-      { path: "controllers.operatingSystemConfig.secretName", type: "Required", detail: "must provide the secret name for the operating system config" },
+      {
+        path: "controllers.operatingSystemConfig.secretName",
+        type: "Required",
+        detail: "must provide the secret name for the operating system config",
+      },
       "controllers.operatingSystemConfig.secretName: Required value: must provide the secret name for the operating system config",
     ],
-    [{ path: "clientConnection.burst", type: "Invalid", value: -1, detail: "must be non-negative" }, "clientConnection.burst: Invalid value: -1: must be non-negative"],
+    [
+      { path: "clientConnection.burst", type: "Invalid", value: -1, detail: "must be non-negative" },
+      "clientConnection.burst: Invalid value: -1: must be non-negative",
+    ],
     [{ path: "a[1].path", type: "Duplicate", value: "/x", detail: "" }, 'a[1].path: Duplicate value: "/x"'],
     [
       { path: "logFormat", type: "NotSupported", value: "xml", detail: 'supported values: "json", "text"' },
@@ -165,11 +182,31 @@ describe("validateConfig of what the Go agent only finds at run time", () => {
   });
 
   test.each([
-    ["a bind address with a port", "server: {healthProbes: {bindAddress: '127.0.0.1:80'}}", 'server.healthProbes.bindAddress: Invalid value: "127.0.0.1:80": must be empty, an IP address or a host name'],
-    ["a bind address with spaces", "server: {metrics: {bindAddress: 'a b'}}", 'server.metrics.bindAddress: Invalid value: "a b": must be empty, an IP address or a host name'],
-    ["a port above 65535", "server: {metrics: {port: 70000}}", "server.metrics.port: Invalid value: 70000: must be between 0 and 65535, inclusive"],
-    ["a negative port", "server: {healthProbes: {port: -1}}", "server.healthProbes.port: Invalid value: -1: must be between 0 and 65535, inclusive"],
-    ["a relative kubeconfig path", "clientConnection: {kubeconfig: kubeconfig}", 'clientConnection.kubeconfig: Invalid value: "kubeconfig": must be an absolute path'],
+    [
+      "a bind address with a port",
+      "server: {healthProbes: {bindAddress: '127.0.0.1:80'}}",
+      'server.healthProbes.bindAddress: Invalid value: "127.0.0.1:80": must be empty, an IP address or a host name',
+    ],
+    [
+      "a bind address with spaces",
+      "server: {metrics: {bindAddress: 'a b'}}",
+      'server.metrics.bindAddress: Invalid value: "a b": must be empty, an IP address or a host name',
+    ],
+    [
+      "a port above 65535",
+      "server: {metrics: {port: 70000}}",
+      "server.metrics.port: Invalid value: 70000: must be between 0 and 65535, inclusive",
+    ],
+    [
+      "a negative port",
+      "server: {healthProbes: {port: -1}}",
+      "server.healthProbes.port: Invalid value: -1: must be between 0 and 65535, inclusive",
+    ],
+    [
+      "a relative kubeconfig path",
+      "clientConnection: {kubeconfig: kubeconfig}",
+      'clientConnection.kubeconfig: Invalid value: "kubeconfig": must be an absolute path',
+    ],
   ])("should refuse %s", (_what, patch, message) => {
     expect(validateConfig(decodeConfig(baseline(patch))).map(formatFieldIssue)).toEqual([message]);
   });

@@ -19,7 +19,14 @@ const supported = (values: readonly string[]) => `supported values: ${values.map
 
 const atLeast = (path: string, ms: number | undefined, minMs: number): FieldIssue[] =>
   ms === undefined || ms < minMs
-    ? [{ path, type: "Invalid", value: ms === undefined ? undefined : formatDuration(ms), detail: `must be at least ${formatDuration(minMs)}` }]
+    ? [
+        {
+          path,
+          type: "Invalid",
+          value: ms === undefined ? undefined : formatDuration(ms),
+          detail: `must be at least ${formatDuration(minMs)}`,
+        },
+      ]
     : [];
 
 const validateTokenSyncConfigs = (config: NodeAgentConfiguration): FieldIssue[] => {
@@ -53,7 +60,12 @@ const validateRuntimeFields = (config: NodeAgentConfiguration): FieldIssue[] => 
   for (const name of ["healthProbes", "metrics"] as const) {
     const { bindAddress, port } = config.server[name];
     if (bindAddress !== "" && isIP(bindAddress) === 0 && !HOSTNAME.test(bindAddress)) {
-      issues.push({ path: `server.${name}.bindAddress`, type: "Invalid", value: bindAddress, detail: "must be empty, an IP address or a host name" });
+      issues.push({
+        path: `server.${name}.bindAddress`,
+        type: "Invalid",
+        value: bindAddress,
+        detail: "must be empty, an IP address or a host name",
+      });
     }
     if (port < 0 || port > 65535) {
       issues.push({ path: `server.${name}.port`, type: "Invalid", value: port, detail: "must be between 0 and 65535, inclusive" });

@@ -22,7 +22,7 @@ const samples: readonly string[] = [
   "a: &x {b: 1}\nc: *x",
   "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",
   "---\na: 1\n",
-  "a: !!str 1\nb: !!int \"3\"",
+  'a: !!str 1\nb: !!int "3"',
   "%YAML 1.1\n---\na: yes\n",
   "? a\n: c\n",
   "1: a\ntrue: b\nnull: c\n",

@@ -15,14 +15,26 @@ function setup(fail = false) {
     },
   } as unknown as Kube;
   const log: Logger = { debug() {}, info() {}, warn() {}, error: (m, f) => errors.push([m, f]), child: () => log };
-  const rec = createEventRecorder({ kube, clock: { now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 678), sleep: async () => {} }, log, component: "gardener-node-agent", host: "h" });
+  const rec = createEventRecorder({
+    kube,
+    clock: { now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 678), sleep: async () => {} },
+    log,
+    component: "gardener-node-agent",
+    host: "h",
+  });
   return { rec, created, errors };
 }
 
 describe("createEventRecorder", () => {
   test("should record a Node event in namespace default", async () => {
     const { rec, created } = setup();
-    await rec.event(nodeRef({ metadata: { name: "n1", uid: "u1" } }), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
+    await rec.event(
+      nodeRef({ metadata: { name: "n1", uid: "u1" } }),
+      "Normal",
+      "OSCApplied",
+      "Reconcile",
+      "Operating system config has been applied successfully",
+    );
     expect(created).toHaveLength(1);
     const { namespace, obj } = created[0] as { namespace: string; obj: KubeObject };
     expect(namespace).toBe("default");
@@ -52,7 +64,13 @@ describe("createEventRecorder names", () => {
   test("should give events recorded in the same millisecond distinct names", async () => {
     const names: string[] = [];
     const kube = { create: async (_r: unknown, _ns: string, obj: { metadata: { name: string } }) => (names.push(obj.metadata.name), obj) };
-    const rec = createEventRecorder({ kube: kube as never, clock: { now: () => 1_700_000_000_000, sleep: async () => {} }, log: nopLogger, component: "c", host: "h" });
+    const rec = createEventRecorder({
+      kube: kube as never,
+      clock: { now: () => 1_700_000_000_000, sleep: async () => {} },
+      log: nopLogger,
+      component: "c",
+      host: "h",
+    });
     await Promise.all(Array.from({ length: 50 }, () => rec.event({ kind: "Node", apiVersion: "v1", name: "n" }, "Normal", "R", "a", "x")));
     expect(new Set(names).size).toBe(50);
     for (const n of names) expect(n).toMatch(/^n\.[0-9a-f]+$/);

@@ -7,7 +7,10 @@ import { createCsrPem, p1363ToDer, parseCsrPem } from "./csr.ts";
 import { csrName } from "./csr-name.ts";
 import { decodeEcPrivateKeyPem, encodeEcPrivateKeyPem, generateEcKey, publicKeyInfoDer } from "./ec-key.ts";
 
-const subject = { commonName: "gardener.cloud:node-agent:machine:shoot--foo--bar-worker-abc12-xyz", organization: "gardener.cloud:node-agents" };
+const subject = {
+  commonName: "gardener.cloud:node-agent:machine:shoot--foo--bar-worker-abc12-xyz",
+  organization: "gardener.cloud:node-agents",
+};
 
 const openssl = (args: string[], stdin?: string) => {
   const res = Bun.spawnSync(["openssl", ...args], stdin === undefined ? {} : { stdin: Buffer.from(stdin) });

@@ -1,4 +1,16 @@
-import { bitString, children, contextTag, DerError, directoryString, objectIdentifier, readTlv, sequence, set, smallInteger, unsignedInteger } from "./der.ts";
+import {
+  bitString,
+  children,
+  contextTag,
+  DerError,
+  directoryString,
+  objectIdentifier,
+  readTlv,
+  sequence,
+  set,
+  smallInteger,
+  unsignedInteger,
+} from "./der.ts";
 import type { EcKey } from "./ec-key.ts";
 import { publicKeyInfoDer } from "./ec-key.ts";
 import { decodePem, encodePem } from "./pem.ts";

@@ -59,8 +59,7 @@ export function objectIdentifier(dotted: string): Uint8Array {
 const printable = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 
 /** PrintableString when the text fits its alphabet (like Go's crypto/x509), else UTF8String. */
-export const directoryString = (s: string): Uint8Array =>
-  tlv(printable.test(s) ? 0x13 : 0x0c, new TextEncoder().encode(s));
+export const directoryString = (s: string): Uint8Array => tlv(printable.test(s) ? 0x13 : 0x0c, new TextEncoder().encode(s));
 
 /** A decoded TLV: tag byte, content bytes, and the whole encoding. */
 export interface Tlv {

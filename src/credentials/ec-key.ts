@@ -47,12 +47,7 @@ export const publicKeyInfoDer = (key: Pick<EcKey, "publicPoint">): Uint8Array =>
 
 /** SEC1 ECPrivateKey DER (RFC 5915), as Go's x509.MarshalECPrivateKey writes it. */
 const sec1Der = (key: EcKey): Uint8Array =>
-  sequence(
-    smallInteger(1),
-    octetString(key.d),
-    contextTag(0, objectIdentifier(oidPrime256v1)),
-    contextTag(1, bitString(key.publicPoint)),
-  );
+  sequence(smallInteger(1), octetString(key.d), contextTag(0, objectIdentifier(oidPrime256v1)), contextTag(1, bitString(key.publicPoint)));
 
 /** PEM block `EC PRIVATE KEY`. */
 export const encodeEcPrivateKeyPem = (key: EcKey): string => encodePem("EC PRIVATE KEY", sec1Der(key));

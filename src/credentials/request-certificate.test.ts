@@ -202,9 +202,7 @@ describe("requestClientCertificate", () => {
 
   test("gives up after 15 minutes without a certificate", async () => {
     const deps = { kube, host, clock, log: silent };
-    const err = await driveUntilSettled(clock, requestClientCertificate(deps, "machine-a", ac.signal), () => {}).catch(
-      (e: unknown) => e,
-    );
+    const err = await driveUntilSettled(clock, requestClientCertificate(deps, "machine-a", ac.signal), () => {}).catch((e: unknown) => e);
     expect((err as CertificateRequestError).kind).toBe("timeout");
     expect(kube.gets).toBe(451); // one GET at t=0 and one every 2 s up to and including t=900 s
   });

@@ -81,8 +81,7 @@ function checkCompatible(existing: Csr, name: string, requestPem: string): void 
   } catch {
     throw new CertificateRequestError("incompatible", `retrieved csr ${name} is not compatible: unparsable request`);
   }
-  const sameUsages =
-    existing.spec.usages.length === csrUsages.length && csrUsages.every((u) => existing.spec.usages.includes(u));
+  const sameUsages = existing.spec.usages.length === csrUsages.length && csrUsages.every((u) => existing.spec.usages.includes(u));
   if (existing.spec.signerName !== signerName || !sameUsages) {
     throw new CertificateRequestError("incompatible", `retrieved csr ${name} is not compatible: signer or usages differ`);
   }
@@ -153,7 +152,10 @@ function issuedCertificate(csr: Csr, name: string, uid: string): string | undefi
   }
   for (const c of csr.status.conditions) {
     if (c.type === "Denied") {
-      throw new CertificateRequestError("denied", `CertificateSigningRequest ${name} is denied, reason: ${c.reason}, message: ${c.message}`);
+      throw new CertificateRequestError(
+        "denied",
+        `CertificateSigningRequest ${name} is denied, reason: ${c.reason}, message: ${c.message}`,
+      );
     }
     if (c.type === "Failed") {
       throw new CertificateRequestError("failed", `CertificateSigningRequest ${name} failed, reason: ${c.reason}, message: ${c.message}`);

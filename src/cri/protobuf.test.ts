@@ -12,7 +12,12 @@ describe("protobuf wire format", () => {
 
   test("should read back what it wrote and skip unknown fixed-width fields", () => {
     const inner = new MessageWriter().string(1, "pod");
-    const bytes = new MessageWriter().message(1, inner).message(1, inner).varint(3, 1).varint(4, 2n ** 63n).finish();
+    const bytes = new MessageWriter()
+      .message(1, inner)
+      .message(1, inner)
+      .varint(3, 1)
+      .varint(4, 2n ** 63n)
+      .finish();
     const withFixed = Uint8Array.from([...bytes, 0x29, 1, 2, 3, 4, 5, 6, 7, 8, 0x35, 1, 2, 3, 4]);
     const fields = readFields(withFixed);
     expect(messageFields(fields, 1).map((b) => stringField(readFields(b), 1))).toEqual(["pod", "pod"]);

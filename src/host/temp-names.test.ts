@@ -13,10 +13,15 @@ describe("tempNameFor", () => {
 });
 
 describe("isOwnTempName", () => {
-  test.each([".x.tmp", ".x.tmp-0123456789AB", ".x.tmp-0123456789a", ".x.tmp-0123456789abc", "x.tmp-0123456789ab", ".x.tmp-0123456789ab~", "..tmp-0123456789ab"])(
-    "should not take %p for a temp file of ours",
-    (name) => {
-      expect(isOwnTempName(name)).toBe(false);
-    },
-  );
+  test.each([
+    ".x.tmp",
+    ".x.tmp-0123456789AB",
+    ".x.tmp-0123456789a",
+    ".x.tmp-0123456789abc",
+    "x.tmp-0123456789ab",
+    ".x.tmp-0123456789ab~",
+    "..tmp-0123456789ab",
+  ])("should not take %p for a temp file of ours", (name) => {
+    expect(isOwnTempName(name)).toBe(false);
+  });
 });

@@ -1,5 +1,18 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { closeSync, constants, lstatSync, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs } from "./host-fs.ts";
@@ -116,7 +129,9 @@ describe("HostFs", () => {
       expect(allEntries()).toEqual(["real", "real/a", "real/b", "real/new", "real/new/c", "via"]);
       expect(readFileSync(join(root, "real/b"), "utf8")).toBe("2");
       symlinkSync("../..", join(root, "out"));
-      await expect(host.writeFilesAtomic([{ path: "/out/x/f", data: "4", mode: 0o644 }])).rejects.toThrow(new HostPathError("/out/x/f", "a symlink points outside the root"));
+      await expect(host.writeFilesAtomic([{ path: "/out/x/f", data: "4", mode: 0o644 }])).rejects.toThrow(
+        new HostPathError("/out/x/f", "a symlink points outside the root"),
+      );
     });
 
     test("should complete a group on a second attempt after some files were written", async () => {

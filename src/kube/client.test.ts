@@ -22,7 +22,10 @@ beforeAll(() => {
       const url = new URL(req.url);
       seen.push({ method: req.method, url: url.pathname + url.search, headers: Object.fromEntries(req.headers), body: await req.text() });
       if (url.pathname.endsWith("/missing")) {
-        return Response.json({ kind: "Status", status: "Failure", reason: "NotFound", code: 404, message: 'secrets "missing" not found' }, { status: 404 });
+        return Response.json(
+          { kind: "Status", status: "Failure", reason: "NotFound", code: 404, message: 'secrets "missing" not found' },
+          { status: 404 },
+        );
       }
       if (url.pathname.endsWith("/html")) return new Response("<html>bad gateway</html>", { status: 502 });
       if (url.pathname.endsWith("/garbage")) return new Response("[1,2,3]");
@@ -95,18 +98,24 @@ describe("KubeClient", () => {
   });
 
   test("should parse a Status body into a typed error", async () => {
-    const err = await newClient().get(secrets, "ns", "missing").catch((e: unknown) => e);
+    const err = await newClient()
+      .get(secrets, "ns", "missing")
+      .catch((e: unknown) => e);
     expect(isNotFound(err)).toBe(true);
     expect((err as Error).message).toBe('secrets "missing" not found');
   });
 
   test("should keep a non-JSON error page as the message and derive the reason from the code", async () => {
-    const err = await newClient().get(secrets, "ns", "html").catch((e: unknown) => e);
+    const err = await newClient()
+      .get(secrets, "ns", "html")
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 502, reason: "Unknown", message: "<html>bad gateway</html>" });
   });
 
   test("should reject a response that is not a Kubernetes object", async () => {
-    const err = await newClient().get(secrets, "ns", "garbage").catch((e: unknown) => e);
+    const err = await newClient()
+      .get(secrets, "ns", "garbage")
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
   });
 

@@ -14,7 +14,10 @@ interface Line {
   fields: LogFields;
 }
 function recordingLogger(lines: Line[] = [], base: LogFields = {}): Logger {
-  const at = (level: string) => (msg: string, fields: LogFields = {}) => lines.push({ level, msg, fields: { ...base, ...fields } });
+  const at =
+    (level: string) =>
+    (msg: string, fields: LogFields = {}) =>
+      lines.push({ level, msg, fields: { ...base, ...fields } });
   return {
     debug: at("debug"),
     info: at("info"),

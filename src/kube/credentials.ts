@@ -57,11 +57,7 @@ export class TokenFileSource implements AuthSource {
   }
 }
 
-export function authSourceFor(
-  creds: Credentials,
-  readFile: ReadTextFile = bunReadTextFile,
-  statFile: StatFile = bunStatFile,
-): AuthSource {
+export function authSourceFor(creds: Credentials, readFile: ReadTextFile = bunReadTextFile, statFile: StatFile = bunStatFile): AuthSource {
   switch (creds.kind) {
     case "none":
       return { header: async () => undefined };

@@ -19,7 +19,10 @@ export class TransportError extends Error {
   }
 }
 
-const statusIs = (status: number) => (err: unknown): err is ApiError => err instanceof ApiError && err.status === status;
+const statusIs =
+  (status: number) =>
+  (err: unknown): err is ApiError =>
+    err instanceof ApiError && err.status === status;
 
 export const isNotFound = statusIs(404);
 export const isConflict = statusIs(409);

@@ -34,11 +34,10 @@ describe("handler", () => {
   describe("enqueueMapped", () => {
     test("should enqueue a key once when old and new objects map to it", () => {
       const q = recorder();
-      enqueueMapped<KubeObject>((o) => [{ namespace: "", name: o.metadata.name ?? "" }, { namespace: "", name: "shared" }]).update(
-        secret("x"),
-        secret("x"),
-        q,
-      );
+      enqueueMapped<KubeObject>((o) => [
+        { namespace: "", name: o.metadata.name ?? "" },
+        { namespace: "", name: "shared" },
+      ]).update(secret("x"), secret("x"), q);
       expect(q.keys.map((k) => k.name)).toEqual(["x", "shared"]);
     });
 

@@ -1,5 +1,16 @@
 export type { Kube, KubeList, KubeObject, OwnerReference, Selectors, WatchEvent } from "./types.ts";
-export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isNotFound, isServerError, isTooManyRequests, isUnauthorized, TransportError } from "./errors.ts";
+export {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isNotFound,
+  isServerError,
+  isTooManyRequests,
+  isUnauthorized,
+  TransportError,
+} from "./errors.ts";
 export { certificateSigningRequests, events, leases, nodes, pods, secrets } from "./resources.ts";
 export type { Resource } from "./resources.ts";
 export { keyString, RestartRequested, TerminalError } from "./reconcile.ts";

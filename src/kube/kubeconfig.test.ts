@@ -59,7 +59,10 @@ describe("kubeconfig", () => {
 
     test("should read CA and client cert/key files under the root, relative to the kubeconfig", async () => {
       const cfg = await parseKubeconfig(
-        doc(`    server: api.example\n    certificate-authority: /etc/ca.crt`, `    client-certificate: client.crt\n    client-key: ./client.key`),
+        doc(
+          `    server: api.example\n    certificate-authority: /etc/ca.crt`,
+          `    client-certificate: client.crt\n    client-key: ./client.key`,
+        ),
         "/var/lib/gna/credentials/kubeconfig",
         opts,
       );
@@ -89,11 +92,10 @@ describe("kubeconfig", () => {
     });
 
     test("should reject client certificate files on the legacy path", async () => {
-      const p = parseKubeconfig(
-        doc("    server: https://a", "    client-certificate: /x.crt\n    client-key: /x.key"),
-        "/k",
-        { ...opts, legacyRestrictions: true },
-      );
+      const p = parseKubeconfig(doc("    server: https://a", "    client-certificate: /x.crt\n    client-key: /x.key"), "/k", {
+        ...opts,
+        legacyRestrictions: true,
+      });
       await expect(p).rejects.toThrow("users[0].user.client-certificate is not supported");
     });
 
@@ -103,14 +105,26 @@ describe("kubeconfig", () => {
     });
 
     test.each([
-      ["a field of the wrong type", doc("    server: 42", "    token: t"), "clusters[0].cluster.server: invalid type: expected string, got number"],
+      [
+        "a field of the wrong type",
+        doc("    server: 42", "    token: t"),
+        "clusters[0].cluster.server: invalid type: expected string, got number",
+      ],
       ["a missing server", doc("    certificate-authority: /x", "    token: t"), "clusters[0].cluster.server"],
       ["an unknown current context", "current-context: nope\ncontexts: []", 'context "nope" not found'],
       ["no current context", "clusters: []", "current-context is not set"],
       ["a non-mapping", "- a\n- b", "not a mapping"],
-      ["bad base64", doc("    server: https://a\n    certificate-authority-data: '@@@'", "    token: t"), "certificate-authority-data: not valid base64"],
+      [
+        "bad base64",
+        doc("    server: https://a\n    certificate-authority-data: '@@@'", "    token: t"),
+        "certificate-authority-data: not valid base64",
+      ],
       ["a cert without key", doc("    server: https://a", `    client-certificate-data: ${b64("C")}`), "must be given together"],
-      ["a missing CA file", doc("    server: https://a\n    certificate-authority: /missing", "    token: t"), "certificate-authority: cannot read /missing"],
+      [
+        "a missing CA file",
+        doc("    server: https://a\n    certificate-authority: /missing", "    token: t"),
+        "certificate-authority: cannot read /missing",
+      ],
     ])("should name the problem for %s", async (_what, text, msg) => {
       const p = parseKubeconfig(text, "/k", opts);
       await expect(p).rejects.toBeInstanceOf(KubeconfigError);
@@ -120,7 +134,9 @@ describe("kubeconfig", () => {
 
   test("should name an unknown context escaped and cut to 80 characters, never the rest of it", async () => {
     const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA";
-    const err = await parseKubeconfig(`current-context: "${"n".repeat(90)}\\n${secret}"\ncontexts: []`, "/k", opts).catch((e: unknown) => e as Error);
+    const err = await parseKubeconfig(`current-context: "${"n".repeat(90)}\\n${secret}"\ncontexts: []`, "/k", opts).catch(
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(KubeconfigError);
     expect((err as Error).message).toBe(`kubeconfig /k: context "${"n".repeat(77)}..." not found`);
   });

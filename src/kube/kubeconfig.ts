@@ -140,9 +140,7 @@ export async function parseKubeconfig(text: string, kubeconfigPath: string, opts
     clientKeyPem = await readPem(`${uf}.client-key`, fileRef(user["client-key"]), opts);
   }
   if ((clientCertPem === undefined) !== (clientKeyPem === undefined)) {
-    throw new KubeconfigError(
-      `kubeconfig ${kubeconfigPath}: ${uf}: client certificate and client key must be given together`,
-    );
+    throw new KubeconfigError(`kubeconfig ${kubeconfigPath}: ${uf}: client certificate and client key must be given together`);
   }
 
   let credentials: Credentials = { kind: "none" };

@@ -1,11 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../test/doubles/fake-clock.ts";
-import {
-  defaultControllerRateLimiter,
-  ExponentialFailureRateLimiter,
-  MaxOfRateLimiter,
-  TokenBucket,
-} from "./rate-limiter.ts";
+import { defaultControllerRateLimiter, ExponentialFailureRateLimiter, MaxOfRateLimiter, TokenBucket } from "./rate-limiter.ts";
 
 describe("ExponentialFailureRateLimiter", () => {
   test("should double from 5 ms per failure and cap at 1000 s", () => {

@@ -101,4 +101,3 @@ export async function* watchStream<T extends KubeObject>(
     throw new TransportError(`watch ${res.resource}: stream broken: ${errorText(err)}`, { cause: err });
   }
 }
-

@@ -25,7 +25,12 @@ describe("createLogger", () => {
   test("should merge child fields with call fields, call fields winning", () => {
     const { log, records } = capture("info");
     log.child({ controller: "token", a: 1 }).child({ a: 2 }).info("Reconciling", { b: 3 });
-    expect(records[0]).toEqual({ time: 1_700_000_000_000, severity: "info", msg: "Reconciling", fields: { logger: "gna", controller: "token", a: 2, b: 3 } });
+    expect(records[0]).toEqual({
+      time: 1_700_000_000_000,
+      severity: "info",
+      msg: "Reconciling",
+      fields: { logger: "gna", controller: "token", a: 2, b: 3 },
+    });
   });
 
   test("should redact secrets in call fields and child fields", () => {

@@ -21,16 +21,24 @@ describe("isSecretKey", () => {
     expect(isSecretKey(key)).toBe(true);
   });
 
-  test.each(["secret", "secretName", "secretRef", "path", "tokenFile", "name", "node", "controller", "metadata", "err"])("should log %p", (key) => {
-    expect(isSecretKey(key)).toBe(false);
-  });
+  test.each(["secret", "secretName", "secretRef", "path", "tokenFile", "name", "node", "controller", "metadata", "err"])(
+    "should log %p",
+    (key) => {
+      expect(isSecretKey(key)).toBe(false);
+    },
+  );
 });
 
 describe("redactFields", () => {
   test("should redact nested objects and arrays without touching the input", () => {
     const input = { secret: { metadata: { name: "s" }, data: { token: "dG9r" } }, items: [{ password: "p", user: "u" }] };
-    expect(redactFields(input)).toEqual({ secret: { metadata: { name: "s" }, data: "[redacted]" }, items: [{ password: "[redacted]", user: "u" }] });
-    expect(redactFields({ obj: { metadata: { name: "s" }, data: { token: "x" } } })).toEqual({ obj: { metadata: { name: "s" }, data: "[redacted]" } });
+    expect(redactFields(input)).toEqual({
+      secret: { metadata: { name: "s" }, data: "[redacted]" },
+      items: [{ password: "[redacted]", user: "u" }],
+    });
+    expect(redactFields({ obj: { metadata: { name: "s" }, data: { token: "x" } } })).toEqual({
+      obj: { metadata: { name: "s" }, data: "[redacted]" },
+    });
     expect(input.items[0]?.password).toBe("p");
   });
 
@@ -48,7 +56,9 @@ describe("redactFields on what the controllers log", () => {
       path: "/var/lib/x/token",
     });
     const secret = { metadata: { name: "osc", namespace: "kube-system" }, data: { "osc.yaml": "c3BlYw==" }, stringData: { token: "t" } };
-    expect(redactFields({ secret })).toEqual({ secret: { metadata: { name: "osc", namespace: "kube-system" }, data: "[redacted]", stringData: "[redacted]" } });
+    expect(redactFields({ secret })).toEqual({
+      secret: { metadata: { name: "osc", namespace: "kube-system" }, data: "[redacted]", stringData: "[redacted]" },
+    });
   });
 
   test("should hide file contents and client secrets", () => {

@@ -25,4 +25,3 @@ export const createSyslogPrefixSink = (out: LineWriter, format: LogFormat): LogS
     out.write(`<${syslogPriority[r.severity]}>${formatRecord(r, format)}\n`);
   },
 });
-

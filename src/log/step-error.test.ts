@@ -24,7 +24,9 @@ describe("step", () => {
 
   test("should not repeat a nested step's text", () => {
     const inner = new StepError("failed writing /etc/a", new Error("disk full"));
-    expect(new StepError("failed applying changed files", inner).message).toBe("failed applying changed files: failed writing /etc/a: disk full");
+    expect(new StepError("failed applying changed files", inner).message).toBe(
+      "failed applying changed files: failed writing /etc/a: disk full",
+    );
   });
 
   test("should turn a thrown non-error into text", () => {

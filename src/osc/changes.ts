@@ -113,6 +113,7 @@ export function encodeChanges(c: OscChanges): string {
     commands: c.units.commands,
   };
   // Present only while it lists something, so a finished change set reads exactly like upstream's.
-  const attempted = attemptedWrites !== undefined && (attemptedWrites.files.length > 0 || attemptedWrites.units.length > 0) ? { attemptedWrites } : {};
+  const attempted =
+    attemptedWrites !== undefined && (attemptedWrites.files.length > 0 || attemptedWrites.units.length > 0) ? { attemptedWrites } : {};
   return writeYaml(toPlain({ ...upstreamFields, units, ...attempted }));
 }

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { decodeOsc } from "./decode.ts";
 import { OscDecodeError } from "./errors.ts";
 
-const withPermissions = (p: string) => `spec:\n  files:\n  - path: /a\n    permissions: ${p}\n    content:\n      inline:\n        data: x\n`;
+const withPermissions = (p: string) =>
+  `spec:\n  files:\n  - path: /a\n    permissions: ${p}\n    content:\n      inline:\n        data: x\n`;
 
 describe("decodeOsc", () => {
   describe("permissions", () => {
@@ -85,9 +86,17 @@ describe("decodeOsc with bad input", () => {
   };
 
   test.each([
-    ["an unclosed quote", `spec:\n  files:\n  - path: /a\n    content:\n      inline:\n        data: "${secret}\n  x: [y\n`, /^invalid YAML: .* at line \d+, column \d+$/],
+    [
+      "an unclosed quote",
+      `spec:\n  files:\n  - path: /a\n    content:\n      inline:\n        data: "${secret}\n  x: [y\n`,
+      /^invalid YAML: .* at line \d+, column \d+$/,
+    ],
     ["a nested compact mapping", `spec: ${secret}: x\n`, "invalid YAML: a block collection cannot be an implicit key at line 1, column 7"],
-    ["a wrong type", `spec:\n  files:\n  - path: /a\n    permissions: ${secret}\n`, "invalid OperatingSystemConfig: spec.files.0.permissions: invalid type: expected number, got string"],
+    [
+      "a wrong type",
+      `spec:\n  files:\n  - path: /a\n    permissions: ${secret}\n`,
+      "invalid OperatingSystemConfig: spec.files.0.permissions: invalid type: expected number, got string",
+    ],
     ["another apiVersion", `apiVersion: ${secret}\n`, 'apiVersion: unexpected value, expected "extensions.gardener.cloud/v1alpha1"'],
     ["another kind", `kind: ${secret}\n`, 'kind: unexpected value, expected "OperatingSystemConfig"'],
   ])("should name the place of %s, never the text", (_what, src, message) => {
@@ -100,7 +109,11 @@ describe("decodeOsc with bad input", () => {
 
   test.each([
     ["a recursive alias", "spec: &s\n  units: [*s]\n", "invalid YAML: a recursive alias (a node that contains itself)"],
-    ["an alias bomb", `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [${"*a, ".repeat(10)}*a]\nc: &c [${"*b, ".repeat(10)}*b]\nspec: {}\n`, "invalid YAML: an alias is unresolvable or expands too often"],
+    [
+      "an alias bomb",
+      `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [${"*a, ".repeat(10)}*a]\nc: &c [${"*b, ".repeat(10)}*b]\nspec: {}\n`,
+      "invalid YAML: an alias is unresolvable or expands too often",
+    ],
     ["nesting deeper than 200 levels", `spec: ${"[".repeat(500)}${"]".repeat(500)}\n`, "invalid YAML: nesting deeper than 200 levels"],
   ])("should refuse %s with an OscDecodeError", (_what, src, message) => {
     expect(failure(src).message).toBe(message);

@@ -35,7 +35,7 @@ describe("encodeOsc", () => {
 
   test("should round-trip through decodeOsc", () => {
     const src =
-      "spec:\n  criConfig:\n    name: containerd\n    containerd:\n      sandboxImage: p\n      plugins:\n      - path: [a, b]\n        values: {x: 1}\n  units:\n  - name: u\n    content: \"a\\nb\\n\"\n    dropIns:\n    - name: d\n      content: yes\nstatus:\n  extensionFiles:\n  - path: /x\n    hostName: h\n";
+      'spec:\n  criConfig:\n    name: containerd\n    containerd:\n      sandboxImage: p\n      plugins:\n      - path: [a, b]\n        values: {x: 1}\n  units:\n  - name: u\n    content: "a\\nb\\n"\n    dropIns:\n    - name: d\n      content: yes\nstatus:\n  extensionFiles:\n  - path: /x\n    hostName: h\n';
     const osc = decodeOsc(src);
     expect(decodeOsc(encodeOsc(osc))).toEqual(osc);
   });
@@ -109,7 +109,9 @@ units: {}
     const c = emptyChanges("x");
     c.units.changed.push({ name: "a.service", enable: true, dropInsChanges: { changed: [], deleted: [] } });
     c.units.commands.push({ name: "a.service", command: "restart" });
-    expect(encodeChanges(c)).toContain("units:\n  changed:\n  - dropInsChanges: {}\n    enable: true\n    name: a.service\n  commands:\n  - command: restart\n    name: a.service\n");
+    expect(encodeChanges(c)).toContain(
+      "units:\n  changed:\n  - dropInsChanges: {}\n    enable: true\n    name: a.service\n  commands:\n  - command: restart\n    name: a.service\n",
+    );
   });
 
   test("should read a Go-written file with missing sections", () => {

@@ -17,7 +17,11 @@ function benchOsc(files: number): string {
   }
   lines.push("  files:");
   for (let f = 0; f < files; f++) {
-    lines.push(`  - path: /etc/bench/${f % 3}/file-${f}.conf`, "    permissions: 420", `    content: {inline: {data: "generation 1 file ${f}\\n"}}`);
+    lines.push(
+      `  - path: /etc/bench/${f % 3}/file-${f}.conf`,
+      "    permissions: 420",
+      `    content: {inline: {data: "generation 1 file ${f}\\n"}}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -51,7 +55,10 @@ describe("fastYamlEligible", () => {
     ["single-line JSON", '{"apiVersion": "v1", "spec": {"files": [{"path": "/a", "permissions": 420}]}}'],
     ["block scalars with shell content", "a: |\n  #!/bin/bash\n  if ! x; then echo *; fi &\n  k: !!binary x\nb: c\n"],
     ["a last-applied file as written", encodeOsc(decodeOsc(benchOsc(3)))],
-    ["a checksum starting with a digit", "operatingSystemConfigChecksum: 865ccc6fe08da9f045e9474805d549cd9cdcac6e677b88f810be77d9951d5aec\n"],
+    [
+      "a checksum starting with a digit",
+      "operatingSystemConfigChecksum: 865ccc6fe08da9f045e9474805d549cd9cdcac6e677b88f810be77d9951d5aec\n",
+    ],
     ["a digit-led word with an exponent letter and another letter", "a: 1E9f\n"],
   ])("should accept %s", (_, text) => {
     expect(fastYamlEligible(text)).toBe(true);
@@ -183,12 +190,80 @@ function mulberry32(seed: number): () => number {
 }
 
 const scalars = [
-  "a", "b c", "420", "0644", "0", "-1", "1.5", "yes", "No", "on", "y", "true", "False", "null", "~", "", "0x1F", "1e3", ".inf",
-  "/etc/x", "_x", "$x", "(x)", "x#y", "x #y", "x: y", "x:y", "'q'", '"q"', "'it''s'", '"a\\nb"', "&x", "*x", "!t", "<<", "- a", "[a]",
-  "{a: b}", "[a, {b: c}]", "|", "|-", ">", "a,b", "%x", "@x", "`x", "?", ": x", "-", "\tx", "x\t", "1_0", "2001-01-01", "1:20",
+  "a",
+  "b c",
+  "420",
+  "0644",
+  "0",
+  "-1",
+  "1.5",
+  "yes",
+  "No",
+  "on",
+  "y",
+  "true",
+  "False",
+  "null",
+  "~",
+  "",
+  "0x1F",
+  "1e3",
+  ".inf",
+  "/etc/x",
+  "_x",
+  "$x",
+  "(x)",
+  "x#y",
+  "x #y",
+  "x: y",
+  "x:y",
+  "'q'",
+  '"q"',
+  "'it''s'",
+  '"a\\nb"',
+  "&x",
+  "*x",
+  "!t",
+  "<<",
+  "- a",
+  "[a]",
+  "{a: b}",
+  "[a, {b: c}]",
+  "|",
+  "|-",
+  ">",
+  "a,b",
+  "%x",
+  "@x",
+  "`x",
+  "?",
+  ": x",
+  "-",
+  "\tx",
+  "x\t",
+  "1_0",
+  "2001-01-01",
+  "1:20",
 ];
 /** Scalars the fast path accepts, so that generated documents also reach Bun's parser. */
-const plainScalars = ["a", "b c", "420", "0", "-7", "true", "false", "null", "~", "/etc/x", "x#y", "'q'", '"a\\nb"', "[a, b]", "{a: b}", "x:y"];
+const plainScalars = [
+  "a",
+  "b c",
+  "420",
+  "0",
+  "-7",
+  "true",
+  "false",
+  "null",
+  "~",
+  "/etc/x",
+  "x#y",
+  "'q'",
+  '"a\\nb"',
+  "[a, b]",
+  "{a: b}",
+  "x:y",
+];
 const keys = ["a", "permissions", "enable", "path", "b c", "'k'", '"k"', "1", "true", "null", "x-y", "__a"];
 
 function randomDoc(rnd: () => number): string {

@@ -58,9 +58,11 @@ function quotedEnd(line: string, i: number): number {
   const q = line.charCodeAt(i);
   for (let j = i + 1; j < line.length; j++) {
     const c = line.charCodeAt(j);
-    if (q === 0x22 && c === 0x5c) j++; // backslash escape: skip the escaped character
+    if (q === 0x22 && c === 0x5c)
+      j++; // backslash escape: skip the escaped character
     else if (c === q) {
-      if (q === 0x27 && line.charCodeAt(j + 1) === 0x27) j++; // '' inside single quotes
+      if (q === 0x27 && line.charCodeAt(j + 1) === 0x27)
+        j++; // '' inside single quotes
       else return j + 1;
     }
   }

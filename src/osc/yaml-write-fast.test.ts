@@ -16,7 +16,11 @@ function benchOsc(files: number): string {
   }
   lines.push("  files:");
   for (let f = 0; f < files; f++) {
-    lines.push(`  - path: /etc/bench/${f % 3}/file-${f}.conf`, "    permissions: 420", `    content: {inline: {data: "generation 1 file ${f}\\n"}}`);
+    lines.push(
+      `  - path: /etc/bench/${f % 3}/file-${f}.conf`,
+      "    permissions: 420",
+      `    content: {inline: {data: "generation 1 file ${f}\\n"}}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -132,9 +136,61 @@ function mulberry32(seed: number): () => number {
 }
 
 const strings = [
-  "a", "b c", "/etc/x", "_x", "$x", "(x)", "x#y", "x:y", "aGVsbG8=", "0644", "123", "1e5", "1234e56", "0x1f", "1:20", "2001-01-01", "9fe3", "0b11", "1E9f",
-  "yes", "On", "null", "~", "", " x", "x ", "x:", "x: y", "x #y", "'q'", '"q"', "[a]", "{a}", "-", "- a", "?", "%x", "@x", "*x", "&x", "!x",
-  "é", "a\u2028b", "x\ny", "x\ny\n", "x\ny\n\n", "\nx", " x\ny", "x\n y", "x\n\ty", "x\n  ", "x \ny", "#c\nd", "a\n\n\nb\n", "x\ty",
+  "a",
+  "b c",
+  "/etc/x",
+  "_x",
+  "$x",
+  "(x)",
+  "x#y",
+  "x:y",
+  "aGVsbG8=",
+  "0644",
+  "123",
+  "1e5",
+  "1234e56",
+  "0x1f",
+  "1:20",
+  "2001-01-01",
+  "9fe3",
+  "0b11",
+  "1E9f",
+  "yes",
+  "On",
+  "null",
+  "~",
+  "",
+  " x",
+  "x ",
+  "x:",
+  "x: y",
+  "x #y",
+  "'q'",
+  '"q"',
+  "[a]",
+  "{a}",
+  "-",
+  "- a",
+  "?",
+  "%x",
+  "@x",
+  "*x",
+  "&x",
+  "!x",
+  "é",
+  "a\u2028b",
+  "x\ny",
+  "x\ny\n",
+  "x\ny\n\n",
+  "\nx",
+  " x\ny",
+  "x\n y",
+  "x\n\ty",
+  "x\n  ",
+  "x \ny",
+  "#c\nd",
+  "a\n\n\nb\n",
+  "x\ty",
 ];
 const keys = ["a", "b", "path", "permissions", "n", "y", "a b", "x.y", "x/y", "_k", "1", "K"];
 
@@ -151,6 +207,7 @@ function randomValue(rnd: () => number, depth: number): unknown {
 function randomMap(rnd: () => number, depth: number): Record<string, unknown> {
   const m: Record<string, unknown> = {};
   const safe = rnd() < 0.6;
-  for (let i = Math.floor(rnd() * 4); i >= 0; i--) m[(safe ? keys.slice(0, 4) : keys)[Math.floor(rnd() * (safe ? 4 : keys.length))] ?? "a"] = randomValue(rnd, depth);
+  for (let i = Math.floor(rnd() * 4); i >= 0; i--)
+    m[(safe ? keys.slice(0, 4) : keys)[Math.floor(rnd() * (safe ? 4 : keys.length))] ?? "a"] = randomValue(rnd, depth);
   return m;
 }

@@ -3,7 +3,9 @@ import { parseChallenge } from "./auth.ts";
 
 describe("parseChallenge", () => {
   test("should read a bearer challenge with quoted parameters", () => {
-    expect(parseChallenge('Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/busybox:pull"')).toEqual({
+    expect(
+      parseChallenge('Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/busybox:pull"'),
+    ).toEqual({
       scheme: "bearer",
       params: { realm: "https://auth.docker.io/token", service: "registry.docker.io", scope: "repository:library/busybox:pull" },
     });

@@ -32,9 +32,17 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
 /** A Registry over an existing transport (shares its auth cache, e.g. with a pusher). */
 function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["hostsDir"]): Registry {
   /** Runs `request` against each candidate endpoint until one succeeds; the last failure is thrown. */
-  async function viaEndpoints<T>(ref: ImageReference, capability: "pull" | "resolve", signal: AbortSignal | undefined, request: (endpoint: RegistryEndpoint | undefined) => Promise<T>): Promise<T> {
+  async function viaEndpoints<T>(
+    ref: ImageReference,
+    capability: "pull" | "resolve",
+    signal: AbortSignal | undefined,
+    request: (endpoint: RegistryEndpoint | undefined) => Promise<T>,
+  ): Promise<T> {
     const hosts = hostsDir === undefined ? undefined : await loadRegistryHosts(hostsDir.hostFs, hostsDir.dir, ref.registry);
-    const candidates: (RegistryEndpoint | undefined)[] = [...(hosts?.mirrors.filter((m) => m.capabilities.includes(capability)) ?? []), hosts?.server];
+    const candidates: (RegistryEndpoint | undefined)[] = [
+      ...(hosts?.mirrors.filter((m) => m.capabilities.includes(capability)) ?? []),
+      hosts?.server,
+    ];
     let lastError: unknown;
     for (const endpoint of candidates) {
       try {
@@ -53,7 +61,12 @@ function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["ho
     return viaEndpoints(ref, capability, signal, (endpoint) => getManifestFrom(ref, reference, endpoint, signal));
   }
 
-  async function getManifestFrom(ref: ImageReference, reference: string, endpoint: RegistryEndpoint | undefined, signal?: AbortSignal): Promise<{ digest: string; parsed: ParsedManifest }> {
+  async function getManifestFrom(
+    ref: ImageReference,
+    reference: string,
+    endpoint: RegistryEndpoint | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ digest: string; parsed: ParsedManifest }> {
     const res = await transport.send({
       registry: ref.registry,
       repository: ref.repository,
@@ -62,7 +75,8 @@ function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["ho
       ...(endpoint ? { endpoint } : {}),
       ...(signal ? { signal } : {}),
     });
-    if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(ref)} manifest ${reference}`, await responseErrorCodes(res));
+    if (!res.ok)
+      throw new RegistryHttpError(res.status, `${formatImageReference(ref)} manifest ${reference}`, await responseErrorCodes(res));
     const declared = Number(res.headers.get("content-length") ?? "0");
     if (declared > MAX_MANIFEST_BYTES) throw new RegistryError(`manifest ${reference} is too large (${declared} bytes)`);
     const body = new Uint8Array(await res.arrayBuffer());
@@ -82,10 +96,13 @@ function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["ho
         const entry = pickPlatform(parsed.doc.manifests, platform);
         if (entry === undefined) {
           const offered = parsed.doc.manifests.map((m) => (m.platform ? `${m.platform.os}/${m.platform.architecture}` : "?")).join(", ");
-          throw new RegistryError(`image ${image} has no manifest for ${platform.os}/${platform.architecture} (offers: ${offered || "none"})`);
+          throw new RegistryError(
+            `image ${image} has no manifest for ${platform.os}/${platform.architecture} (offers: ${offered || "none"})`,
+          );
         }
         ({ digest, parsed } = await getManifest(ref, entry.digest, signal));
-        if (parsed.kind === "index") throw new RegistryError(`image ${image}: nested image index for ${platform.architecture} is not supported`);
+        if (parsed.kind === "index")
+          throw new RegistryError(`image ${image}: nested image index for ${platform.architecture} is not supported`);
       }
       return { reference: ref, manifestDigest: digest, layers: parsed.doc.layers.map(toDescriptor) } satisfies ResolvedImage;
     },
@@ -106,7 +123,8 @@ function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["ho
           ...(endpoint ? { endpoint } : {}),
           ...(signal ? { signal } : {}),
         });
-        if (!res.ok) throw new RegistryHttpError(res.status, `${formatImageReference(reference)} blob ${digest}`, await responseErrorCodes(res));
+        if (!res.ok)
+          throw new RegistryHttpError(res.status, `${formatImageReference(reference)} blob ${digest}`, await responseErrorCodes(res));
         const bytes = new Uint8Array(await res.arrayBuffer());
         verifyDigest(bytes, digest, `blob of ${formatImageReference(reference)}`);
         return bytes;
@@ -127,6 +145,8 @@ function toDescriptor(d: DescriptorDoc): Descriptor {
     digest: d.digest,
     size: d.size,
     ...(d.annotations !== undefined ? { annotations: d.annotations } : {}),
-    ...(p !== undefined ? { platform: { os: p.os, architecture: p.architecture, ...(p.variant !== undefined ? { variant: p.variant } : {}) } } : {}),
+    ...(p !== undefined
+      ? { platform: { os: p.os, architecture: p.architecture, ...(p.variant !== undefined ? { variant: p.variant } : {}) } }
+      : {}),
   };
 }

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { derToRawSignature, ImageSignatureError, importCosignPublicKey, rawToDerSignature, signPayload, simpleSigningPayload } from "./cosign.ts";
+import {
+  derToRawSignature,
+  ImageSignatureError,
+  importCosignPublicKey,
+  rawToDerSignature,
+  signPayload,
+  simpleSigningPayload,
+} from "./cosign.ts";
 
 const ecdsa = { name: "ECDSA", namedCurve: "P-256" } as const;
 
@@ -46,7 +53,11 @@ describe("ECDSA signature encodings", () => {
   test("should write the simple-signing payload cosign writes", () => {
     const text = new TextDecoder().decode(simpleSigningPayload("r.example/agent", "sha256:00"));
     expect(JSON.parse(text)).toEqual({
-      critical: { identity: { "docker-reference": "r.example/agent" }, image: { "docker-manifest-digest": "sha256:00" }, type: "cosign container image signature" },
+      critical: {
+        identity: { "docker-reference": "r.example/agent" },
+        image: { "docker-manifest-digest": "sha256:00" },
+        type: "cosign container image signature",
+      },
       optional: null,
     });
   });

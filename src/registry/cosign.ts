@@ -38,7 +38,10 @@ const payloadSchema = v.object({
 
 /** The simple-signing payload cosign signs for `digest` of `repository` ("registry/repo"). */
 export function simpleSigningPayload(repository: string, digest: string): Uint8Array {
-  const payload = { critical: { identity: { "docker-reference": repository }, image: { "docker-manifest-digest": digest }, type: cosignSignatureType }, optional: null };
+  const payload = {
+    critical: { identity: { "docker-reference": repository }, image: { "docker-manifest-digest": digest }, type: cosignSignatureType },
+    optional: null,
+  };
   return new TextEncoder().encode(JSON.stringify(payload));
 }
 
@@ -135,11 +138,14 @@ async function verifyImageSignature(registry: Registry, image: string, key: Cryp
   try {
     sig = await registry.fetchManifest(sigImage, signal);
   } catch (err) {
-    if (err instanceof RegistryHttpError && err.status === 404) throw new ImageSignatureError(`image ${pinned} has no signature (no ${cosignSignatureTag(top.digest)} tag)`);
+    if (err instanceof RegistryHttpError && err.status === 404)
+      throw new ImageSignatureError(`image ${pinned} has no signature (no ${cosignSignatureTag(top.digest)} tag)`);
     throw err;
   }
   if (sig.manifest.kind !== "manifest") throw new ImageSignatureError(`signature ${sigImage} is an index, not a signature manifest`);
-  const layers = sig.manifest.doc.layers.filter((l) => l.mediaType === simpleSigningMediaType && l.annotations?.[cosignSignatureAnnotation] !== undefined);
+  const layers = sig.manifest.doc.layers.filter(
+    (l) => l.mediaType === simpleSigningMediaType && l.annotations?.[cosignSignatureAnnotation] !== undefined,
+  );
   for (const layer of layers) {
     const payload = await registry.fetchBlob(sig.reference, layer.digest, signal);
     if (!payloadNames(payload, top.digest)) continue;
@@ -158,7 +164,11 @@ function payloadNames(payload: Uint8Array, digest: string): boolean {
     return false;
   }
   const parsed = v.safeParse(payloadSchema, json);
-  return parsed.success && parsed.output.critical.type === cosignSignatureType && parsed.output.critical.image["docker-manifest-digest"] === digest;
+  return (
+    parsed.success &&
+    parsed.output.critical.type === cosignSignatureType &&
+    parsed.output.critical.image["docker-manifest-digest"] === digest
+  );
 }
 
 /** Where an OSC (or provisioning) puts the public key the agent image must be signed with. */
@@ -169,7 +179,11 @@ const cosignPublicKeyPath = "/var/lib/gardener-node-agent/cosign.pub";
  * file the image is taken as named; with one, the image must carry a valid signature and the
  * verified digest is what gets pulled. The key file is read on every call (it may arrive with an OSC).
  */
-export function createAgentImageVerifier(registry: Registry, host: HostFs, keyPath = cosignPublicKeyPath): (image: string, signal?: AbortSignal) => Promise<string> {
+export function createAgentImageVerifier(
+  registry: Registry,
+  host: HostFs,
+  keyPath = cosignPublicKeyPath,
+): (image: string, signal?: AbortSignal) => Promise<string> {
   return async (image, signal) => {
     const pem = await host.readText(keyPath);
     if (pem === undefined) return image;

@@ -72,7 +72,8 @@ function entryCredentials(entry: v.InferOutput<typeof authEntrySchema>, where: s
   }
   const identityToken = entry.identitytoken;
   if (identityToken !== undefined && identityToken !== "") return { username, password, identityToken };
-  if (username === "" && password === "") throw new RegistryAuthConfigError(`${where} has neither auth, username/password nor identitytoken`);
+  if (username === "" && password === "")
+    throw new RegistryAuthConfigError(`${where} has neither auth, username/password nor identitytoken`);
   return { username, password };
 }
 
@@ -89,7 +90,9 @@ export async function loadRegistryCredentials(host: HostFs, path = registryAuthP
   const st = await host.stat(path);
   if (st === undefined) return {};
   if ((st.mode & 0o777 & ~allowedModeBits) !== 0) {
-    throw new RegistryAuthConfigError(`${path}: mode ${st.mode.toString(8).padStart(4, "0")} lets others read registry credentials, want 0600`);
+    throw new RegistryAuthConfigError(
+      `${path}: mode ${st.mode.toString(8).padStart(4, "0")} lets others read registry credentials, want 0600`,
+    );
   }
   const text = await host.readText(path);
   if (text === undefined) return {};

@@ -49,9 +49,21 @@ const descriptor = { mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", d
 describe("parseManifest", () => {
   test.each([
     ["a body that is not JSON", new TextEncoder().encode(`{"layers": ${secret}}`), "manifest is not valid JSON"],
-    ["a string for a size", json({ schemaVersion: 2, config: descriptor, layers: [{ ...descriptor, size: secret }] }), "invalid image manifest: layers.0.size: invalid type: expected number, got string"],
-    ["a bad digest", json({ schemaVersion: 2, config: { ...descriptor, digest: `sha256:${secret}` }, layers: [] }), "invalid image manifest: config.digest: invalid value (regex)"],
-    ["a string for the manifests", json({ schemaVersion: 2, manifests: secret }), "invalid image index: manifests: invalid type: expected array, got string"],
+    [
+      "a string for a size",
+      json({ schemaVersion: 2, config: descriptor, layers: [{ ...descriptor, size: secret }] }),
+      "invalid image manifest: layers.0.size: invalid type: expected number, got string",
+    ],
+    [
+      "a bad digest",
+      json({ schemaVersion: 2, config: { ...descriptor, digest: `sha256:${secret}` }, layers: [] }),
+      "invalid image manifest: config.digest: invalid value (regex)",
+    ],
+    [
+      "a string for the manifests",
+      json({ schemaVersion: 2, manifests: secret }),
+      "invalid image index: manifests: invalid type: expected array, got string",
+    ],
   ])("should refuse %s naming the field, never the value", (_what, body, message) => {
     const err = thrown(() => parseManifest(body, null));
     expect(err).toBeInstanceOf(RegistryError);
@@ -62,13 +74,17 @@ describe("parseManifest", () => {
 
 describe("parseHostsToml", () => {
   test("should name the file, line and column of a TOML syntax error, not the line", () => {
-    const err = thrown(() => parseHostsToml(`server = "https://r"\n[host."https://m"]\n  ca = "${secret}\n`, "/etc/containerd/certs.d/r/hosts.toml"));
+    const err = thrown(() =>
+      parseHostsToml(`server = "https://r"\n[host."https://m"]\n  ca = "${secret}\n`, "/etc/containerd/certs.d/r/hosts.toml"),
+    );
     expect(err.message).toBe("/etc/containerd/certs.d/r/hosts.toml: invalid TOML at line 3, column 40");
     expect(messages(err)).not.toContain(secret);
   });
 
   test("should name the file and field of a type error, not the value", () => {
-    const err = thrown(() => parseHostsToml(`[host."https://m"]\n  override_path = "${secret}"\n  capabilities = ["${secret}"]\n`, "/d/hosts.toml"));
+    const err = thrown(() =>
+      parseHostsToml(`[host."https://m"]\n  override_path = "${secret}"\n  capabilities = ["${secret}"]\n`, "/d/hosts.toml"),
+    );
     expect(err.message).toBe(
       '/d/hosts.toml: invalid hosts.toml: host.https://m.capabilities.0: invalid type: expected ("pull" | "resolve" | "push"), got string; host.https://m.override_path: invalid type: expected boolean, got string',
     );
@@ -78,7 +94,11 @@ describe("parseHostsToml", () => {
 
 describe("errorCodes", () => {
   test.each([
-    ["OCI error codes", `{"errors":[{"code":"UNAUTHORIZED","message":"${secret}","detail":{"x":"${secret}"}},{"code":"DENIED"}]}`, "UNAUTHORIZED, DENIED"],
+    [
+      "OCI error codes",
+      `{"errors":[{"code":"UNAUTHORIZED","message":"${secret}","detail":{"x":"${secret}"}},{"code":"DENIED"}]}`,
+      "UNAUTHORIZED, DENIED",
+    ],
     ["an OAuth2 error", `{"error":"invalid_grant","error_description":"${secret}"}`, "invalid_grant"],
     ["a code that is free text", `{"errors":[{"code":"${secret} and more"}]}`, ""],
     ["an HTML page", `<html>${secret}</html>`, ""],
@@ -112,8 +132,12 @@ describe("transport and client errors", () => {
   });
 
   test("should show a redirect target without its query (a pre-signed URL's signature)", async () => {
-    const fetch = fakeFetch((url) => new Response("", { status: 307, headers: { location: `https://store.example${url.pathname}?X-Amz-Signature=${secret}` } }));
-    const err = await rejected(createTransport({ fetch }).send({ registry: "r.example", repository: "a/b", path: "/v2/a/b/blobs/x", followRedirects: true }));
+    const fetch = fakeFetch(
+      (url) => new Response("", { status: 307, headers: { location: `https://store.example${url.pathname}?X-Amz-Signature=${secret}` } }),
+    );
+    const err = await rejected(
+      createTransport({ fetch }).send({ registry: "r.example", repository: "a/b", path: "/v2/a/b/blobs/x", followRedirects: true }),
+    );
     expect(err.message).toBe("https://store.example/v2/a/b/blobs/x: HTTP 307: too many redirects");
     expect(messages(err)).not.toContain(secret);
   });
@@ -121,8 +145,12 @@ describe("transport and client errors", () => {
   test("should show a mirror URL without its user info", async () => {
     const fetch = fakeFetch(() => new Response("", { status: 401, headers: { "www-authenticate": 'Basic realm="m"' } }));
     const endpoint = { url: `https://user:${secret}@m.example`, capabilities: ["pull" as const], overridePath: false };
-    const err = await rejected(createTransport({ fetch }).send({ registry: "r.example", repository: "a/b", path: "/v2/a/b/manifests/x", endpoint }));
-    expect(err.message).toBe("https://m.example/v2/a/b/manifests/x: HTTP 401: registry r.example wants basic auth and no credentials are configured");
+    const err = await rejected(
+      createTransport({ fetch }).send({ registry: "r.example", repository: "a/b", path: "/v2/a/b/manifests/x", endpoint }),
+    );
+    expect(err.message).toBe(
+      "https://m.example/v2/a/b/manifests/x: HTTP 401: registry r.example wants basic auth and no credentials are configured",
+    );
     expect(messages(err)).not.toContain(secret);
   });
 
@@ -136,12 +164,20 @@ describe("transport and client errors", () => {
 
 describe("names in registry errors", () => {
   test.each([
-    ["an image reference", () => parseImageReference(`r.example/a/b:${"x".repeat(200)}\n${secret}`), 'invalid image reference "r.example/a/b:'],
+    [
+      "an image reference",
+      () => parseImageReference(`r.example/a/b:${"x".repeat(200)}\n${secret}`),
+      'invalid image reference "r.example/a/b:',
+    ],
     ["a layer media type", () => decompressLayer(new Uint8Array(), `${"x".repeat(80)}${secret}`), 'unsupported layer media type "xxxx'],
     ["a digest", () => verifyDigest(new Uint8Array(), `md5:${"x".repeat(80)}${secret}`, "blob"), 'unsupported digest algorithm in "md5:'],
-    ["a path in an image", () => {
-      throw new FileNotInImageError("r.example/a:v1", `/${"p".repeat(90)}\n${secret}`, "absent");
-    }, `file "/${"p".repeat(76)}..." not found in image "r.example/a:v1"`],
+    [
+      "a path in an image",
+      () => {
+        throw new FileNotInImageError("r.example/a:v1", `/${"p".repeat(90)}\n${secret}`, "absent");
+      },
+      `file "/${"p".repeat(76)}..." not found in image "r.example/a:v1"`,
+    ],
   ])("should cut %s to 80 characters and escape it", (_what, f, start) => {
     const err = thrown(f);
     expect(err.message).toStartWith(start);

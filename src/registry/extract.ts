@@ -41,7 +41,11 @@ export class FileNotInImageError extends RegistryError {
     readonly path: string,
     readonly reason: "absent" | "not-regular",
   ) {
-    super(reason === "absent" ? `file ${quoteName(path)} not found in image ${quoteName(image)}` : `${quoteName(path)} in image ${quoteName(image)} is not a regular file`);
+    super(
+      reason === "absent"
+        ? `file ${quoteName(path)} not found in image ${quoteName(image)}`
+        : `${quoteName(path)} in image ${quoteName(image)} is not a regular file`,
+    );
   }
 }
 

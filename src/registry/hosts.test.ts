@@ -22,7 +22,7 @@ describe("parseHostsToml", () => {
     });
   });
 
-  test.each(["server = [", 'server = 1', '[host."x"]\ncapabilities = ["fly"]'])("should reject %p", (text) => {
+  test.each(["server = [", "server = 1", '[host."x"]\ncapabilities = ["fly"]'])("should reject %p", (text) => {
     expect(() => parseHostsToml(text)).toThrow(RegistryError);
   });
 });

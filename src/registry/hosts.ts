@@ -28,7 +28,12 @@ const HostsTomlSchema = v.object({
 
 export interface ParsedHostsToml {
   readonly server: string | undefined;
-  readonly hosts: readonly { url: string; capabilities: readonly ("pull" | "resolve" | "push")[]; overridePath: boolean; ca: readonly string[] }[];
+  readonly hosts: readonly {
+    url: string;
+    capabilities: readonly ("pull" | "resolve" | "push")[];
+    overridePath: boolean;
+    ca: readonly string[];
+  }[];
 }
 
 /**
@@ -77,12 +82,23 @@ export async function loadRegistryHosts(hostFs: HostFs, hostsDir: string, regist
       const pems: string[] = [];
       for (const path of h.ca) {
         const pem = await hostFs.readText(path.startsWith("/") ? path : `${dir}/${path}`);
-        if (pem === undefined) throw new RegistryError(`CA file ${quoteName(path)} of mirror ${quoteName(urlForMessage(h.url))} (${dir}/hosts.toml) does not exist`);
+        if (pem === undefined)
+          throw new RegistryError(
+            `CA file ${quoteName(path)} of mirror ${quoteName(urlForMessage(h.url))} (${dir}/hosts.toml) does not exist`,
+          );
         pems.push(pem);
       }
-      mirrors.push({ url: h.url, capabilities: h.capabilities, overridePath: h.overridePath, ...(pems.length > 0 ? { caPem: pems.join("\n") } : {}) });
+      mirrors.push({
+        url: h.url,
+        capabilities: h.capabilities,
+        overridePath: h.overridePath,
+        ...(pems.length > 0 ? { caPem: pems.join("\n") } : {}),
+      });
     }
-    const server = parsed.server !== undefined && parsed.server !== "" ? { url: parsed.server, capabilities: ["pull", "resolve", "push"] as const, overridePath: false } : undefined;
+    const server =
+      parsed.server !== undefined && parsed.server !== ""
+        ? { url: parsed.server, capabilities: ["pull", "resolve", "push"] as const, overridePath: false }
+        : undefined;
     return { mirrors, server };
   }
   return { mirrors: [], server: undefined };

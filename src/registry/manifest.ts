@@ -62,7 +62,8 @@ export function parseManifest(body: Uint8Array, contentType: string | null): Par
     throw new RegistryError("manifest is not valid JSON");
   }
   const type = contentType?.split(";")[0]?.trim();
-  const bodyType = typeof json === "object" && json !== null && "mediaType" in json ? (json as { mediaType: unknown }).mediaType : undefined;
+  const bodyType =
+    typeof json === "object" && json !== null && "mediaType" in json ? (json as { mediaType: unknown }).mediaType : undefined;
   const isIndex =
     type === MediaType.ociIndex ||
     type === MediaType.dockerList ||

@@ -12,7 +12,10 @@ describe("parseImageReference", () => {
     ["index.docker.io/alpine", { registry: "docker.io", repository: "library/alpine", tag: "latest" }],
     ["127.0.0.1:5000/gna:v1.2.3", { registry: "127.0.0.1:5000", repository: "gna", tag: "v1.2.3" }],
     ["localhost/a/b/c", { registry: "localhost", repository: "a/b/c", tag: "latest" }],
-    [`europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent@${D}`, { registry: "europe-docker.pkg.dev", repository: "gardener-project/releases/gardener/node-agent", digest: D }],
+    [
+      `europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent@${D}`,
+      { registry: "europe-docker.pkg.dev", repository: "gardener-project/releases/gardener/node-agent", digest: D },
+    ],
     [`reg:443/x:v1@${D}`, { registry: "reg:443", repository: "x", tag: "v1", digest: D }],
   ])("should parse %p", (input, expected) => {
     expect(parseImageReference(input)).toEqual(expected);

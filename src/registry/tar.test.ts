@@ -37,7 +37,13 @@ describe("findInTar", () => {
     ["a ./-prefixed name", tar(entry("./gardener-node-agent", "x", "0", 0o755)), "/gardener-node-agent", "x", 0o755],
     ["a GNU long name", tar(entry("././@LongLink", long, "L"), entry("truncated", "long")), `/${long}`, "long", 0o644],
     ["a pax path", tar(entry("PaxHeaders/x", pax({ path: long }), "x"), entry("short", "pax")), `/${long}`, "pax", 0o644],
-    ["a ustar prefix", tar(entry("file", "pre", "0", 0o600, (h) => h.set(enc.encode("usr/local/bin"), 345))), "/usr/local/bin/file", "pre", 0o600],
+    [
+      "a ustar prefix",
+      tar(entry("file", "pre", "0", 0o600, (h) => h.set(enc.encode("usr/local/bin"), 345))),
+      "/usr/local/bin/file",
+      "pre",
+      0o600,
+    ],
     ["the last of duplicate entries", tar(entry("f", "one"), entry("f", "two")), "/f", "two", 0o644],
   ])("should find a file by %s", (_, archive, path, content, mode) => {
     const found = findInTar(archive, path);

@@ -28,7 +28,10 @@ export function findInTar(tar: Uint8Array, path: string): TarLookup {
   const slash = wanted.lastIndexOf("/");
   const dir = slash < 0 ? "" : wanted.slice(0, slash);
   const whiteout = `${dir === "" ? "" : `${dir}/`}.wh.${wanted.slice(slash + 1)}`;
-  const parents = wanted.split("/").slice(0, -1).map((_, i, all) => all.slice(0, i + 1).join("/"));
+  const parents = wanted
+    .split("/")
+    .slice(0, -1)
+    .map((_, i, all) => all.slice(0, i + 1).join("/"));
   const opaque = new Set(["", ...parents].map((p) => (p === "" ? ".wh..wh..opq" : `${p}/.wh..wh..opq`)));
 
   let result: TarLookup = { kind: "absent" };

@@ -128,11 +128,13 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const challenge = parseChallenge(challengeHeader);
     const creds = await credentialsFor(req, url);
     if (challenge.scheme === "basic") {
-      if (creds === undefined) throw new RegistryHttpError(401, urlForMessage(url), `registry ${req.registry} wants basic auth and no credentials are configured`);
+      if (creds === undefined)
+        throw new RegistryHttpError(401, urlForMessage(url), `registry ${req.registry} wants basic auth and no credentials are configured`);
       return basicAuthorization(creds);
     }
     // The scheme only: a challenge's parameters are the server's text.
-    if (challenge.scheme !== "bearer") throw new RegistryHttpError(401, urlForMessage(url), `unsupported auth scheme ${quoteName(challenge.scheme)}`);
+    if (challenge.scheme !== "bearer")
+      throw new RegistryHttpError(401, urlForMessage(url), `unsupported auth scheme ${quoteName(challenge.scheme)}`);
     const realm = challenge.params["realm"];
     if (realm === undefined) throw new RegistryHttpError(401, urlForMessage(url), "bearer challenge without realm");
     const tokenUrl = new URL(realm);

@@ -27,7 +27,8 @@ const unsafe = /["'$`\\\n\r]/;
 
 function checkPath(field: string, path: string): void {
   if (!path.startsWith("/")) throw new RenderError("invalid", field, `path ${quoteName(path)} is not absolute`);
-  if (unsafe.test(path)) throw new RenderError("invalid", field, `path ${quoteName(path)} contains a quote, $, backtick, backslash or newline`);
+  if (unsafe.test(path))
+    throw new RenderError("invalid", field, `path ${quoteName(path)} contains a quote, $, backtick, backslash or newline`);
 }
 
 function checkName(field: string, name: string): void {
@@ -46,13 +47,15 @@ export function resolveFile(file: OscFile, index: number, secrets: RenderSecrets
     try {
       data = decodeInline(inline.encoding, inline.data);
     } catch (err) {
-      if (err instanceof InvalidCodecError) throw new RenderError("invalid", `${field}.content.inline.encoding`, err.message, { cause: err });
+      if (err instanceof InvalidCodecError)
+        throw new RenderError("invalid", `${field}.content.inline.encoding`, err.message, { cause: err });
       if (err instanceof Base64Error) throw new RenderError("invalid", `${field}.content.inline.data`, err.message, { cause: err });
       throw err;
     }
   } else if (secretRef !== undefined) {
     const secret = secrets[secretRef.name];
-    if (secret === undefined) throw new RenderError("secret-not-found", `${field}.content.secretRef`, `secrets "${secretRef.name}" not found`);
+    if (secret === undefined)
+      throw new RenderError("secret-not-found", `${field}.content.secretRef`, `secrets "${secretRef.name}" not found`);
     // Missing key → empty content, like the upstream helper.
     data = toBytes(secret[secretRef.dataKey] ?? new Uint8Array());
   } else if (imageRef !== undefined) {

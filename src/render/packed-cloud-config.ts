@@ -118,7 +118,11 @@ export function renderGzipUserData(files: readonly ResolvedFile[], units: readon
     const text = new TextDecoder().decode(f.data);
     // Latin-1 without control characters: the comment is ISO 8859-1, one line per file.
     if (!/^[\x20-\x7e\xa0-\xff]*$/.test(text)) {
-      throw new RenderError("invalid", `spec.files[${i}].content`, "a transmitUnencoded file in gzip user data must be one line of printable Latin-1 text");
+      throw new RenderError(
+        "invalid",
+        `spec.files[${i}].content`,
+        "a transmitUnencoded file in gzip user data must be one line of printable Latin-1 text",
+      );
     }
     comment.push(text);
     preamble.push(`p ${comment.length} "${f.path}" ${f.permissions === undefined ? '""' : octalMode(f.permissions)}`);

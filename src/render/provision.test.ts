@@ -3,7 +3,15 @@ import { decodeConfig } from "../config/index.ts";
 import { filesToDiskScript, unitsToDiskScript } from "./bash.ts";
 import { resolveFile, resolveUnit } from "./content.ts";
 import { RenderError } from "./errors.ts";
-import { buildProvisionOsc, compactShell, cosignRefusal, initScriptForUserData, pullReference, renderInitConfig, renderInitScript } from "./provision.ts";
+import {
+  buildProvisionOsc,
+  compactShell,
+  cosignRefusal,
+  initScriptForUserData,
+  pullReference,
+  renderInitConfig,
+  renderInitScript,
+} from "./provision.ts";
 import { renderUserData, renderUserDataGzip } from "./render.ts";
 
 const initTemplate =
@@ -59,8 +67,23 @@ describe("renderInitConfig", () => {
 
 describe("compactShell", () => {
   test("should drop comment lines, blank lines and indentation but keep the shebang and heredoc bodies", () => {
-    const script = ["#!/bin/sh", "# a comment", "", "f() {", "  echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "  done", ""].join("\n");
-    expect(compactShell(script)).toBe(["#!/bin/sh", "f() {", "echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "done", ""].join("\n"));
+    const script = [
+      "#!/bin/sh",
+      "# a comment",
+      "",
+      "f() {",
+      "  echo 'x' # trailing stays",
+      "}",
+      "cat > k <<'EOF'",
+      "  # kept",
+      "",
+      "EOF",
+      "  done",
+      "",
+    ].join("\n");
+    expect(compactShell(script)).toBe(
+      ["#!/bin/sh", "f() {", "echo 'x' # trailing stays", "}", "cat > k <<'EOF'", "  # kept", "", "EOF", "done", ""].join("\n"),
+    );
   });
 });
 
@@ -84,7 +107,17 @@ describe("initScriptForUserData", () => {
 
   test("should drop the registry-CA block when the registry CA is off", () => {
     expect(initScriptForUserData(script, { registryCa: false, verifySignature: true })).toBe(
-      ["#!/bin/sh", 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'K="$CONF/cosign.pub"', 'if [ -f "$K" ]; then', "verify", "fi", "get() {", "}", ""].join("\n"),
+      [
+        "#!/bin/sh",
+        'R="${X:-__REGISTRY_CA_API_SERVER__}"',
+        'K="$CONF/cosign.pub"',
+        'if [ -f "$K" ]; then',
+        "verify",
+        "fi",
+        "get() {",
+        "}",
+        "",
+      ].join("\n"),
     );
   });
 
@@ -125,7 +158,14 @@ describe("buildProvisionOsc", () => {
   const osc = buildProvisionOsc(input);
 
   test("should list the node-init files in spec order with their modes and encodings", () => {
-    expect((osc.spec.files ?? []).map((f) => [f.path, (f.permissions ?? 0).toString(8), f.content.inline?.encoding, f.content.transmitUnencoded ?? false])).toEqual([
+    expect(
+      (osc.spec.files ?? []).map((f) => [
+        f.path,
+        (f.permissions ?? 0).toString(8),
+        f.content.inline?.encoding,
+        f.content.transmitUnencoded ?? false,
+      ]),
+    ).toEqual([
       ["/var/lib/gardener-node-agent/cluster-ca.crt", "640", "b64", false],
       ["/var/lib/gardener-node-agent/credentials/bootstrap-token", "640", "", true],
       ["/var/lib/gardener-node-agent/init.sh", "755", "b64", false],
@@ -136,7 +176,12 @@ describe("buildProvisionOsc", () => {
 
   test("should have exactly the init unit, enabled and started, depending on init.sh", () => {
     expect(osc.spec.units).toEqual([
-      expect.objectContaining({ name: "gardener-node-init.service", command: "start", enable: true, filePaths: ["/var/lib/gardener-node-agent/init.sh"] }),
+      expect.objectContaining({
+        name: "gardener-node-init.service",
+        command: "start",
+        enable: true,
+        filePaths: ["/var/lib/gardener-node-agent/init.sh"],
+      }),
     ]);
     expect(osc.spec.units?.[0]?.content).toContain("Requires=containerd.service\n");
   });
@@ -150,18 +195,38 @@ describe("buildProvisionOsc", () => {
 
   test("should add cosign.pub (0644) before the config and keep init.sh's signature check with a cosign key", () => {
     const key = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n";
-    const initSh = ["#!/bin/sh", 'IMAGE="${GNA_IMAGE:-__IMAGE__}"', 'R="${X:-__REGISTRY_CA_API_SERVER__}"', 'if [ -f "$K" ]; then', "  verify", "fi", ""].join("\n");
+    const initSh = [
+      "#!/bin/sh",
+      'IMAGE="${GNA_IMAGE:-__IMAGE__}"',
+      'R="${X:-__REGISTRY_CA_API_SERVER__}"',
+      'if [ -f "$K" ]; then',
+      "  verify",
+      "fi",
+      "",
+    ].join("\n");
     const files = buildProvisionOsc({ ...input, initScript: initSh, cosignPublicKey: key }).spec.files ?? [];
-    expect(files.map((f) => f.path).slice(-2)).toEqual(["/var/lib/gardener-node-agent/cosign.pub", "/var/lib/gardener-node-agent/config-v1.110.0.yaml"]);
-    expect(files.at(-2)).toMatchObject({ permissions: 0o644, content: { inline: { encoding: "b64", data: Buffer.from(key).toString("base64") } } });
-    const script = (f: typeof files) => Buffer.from(f.find((x) => x.path.endsWith("/init.sh"))?.content.inline?.data ?? "", "base64").toString();
+    expect(files.map((f) => f.path).slice(-2)).toEqual([
+      "/var/lib/gardener-node-agent/cosign.pub",
+      "/var/lib/gardener-node-agent/config-v1.110.0.yaml",
+    ]);
+    expect(files.at(-2)).toMatchObject({
+      permissions: 0o644,
+      content: { inline: { encoding: "b64", data: Buffer.from(key).toString("base64") } },
+    });
+    const script = (f: typeof files) =>
+      Buffer.from(f.find((x) => x.path.endsWith("/init.sh"))?.content.inline?.data ?? "", "base64").toString();
     expect(script(files)).toContain("verify\n");
     expect(script(buildProvisionOsc({ ...input, initScript: initSh }).spec.files ?? [])).toContain(`${cosignRefusal}\n`);
-    expect(() => buildProvisionOsc({ ...input, cosignPublicKey: "ssh-ed25519 AAAA" })).toThrow("cosignPublicKey: the cosign key is not one PEM public key");
+    expect(() => buildProvisionOsc({ ...input, cosignPublicKey: "ssh-ed25519 AAAA" })).toThrow(
+      "cosignPublicKey: the cosign key is not one PEM public key",
+    );
   });
 
   test("should refuse gzip user data for a placeholder file that is not one line", () => {
-    const multi = { ...osc, spec: { ...osc.spec, files: [{ path: "/x", content: { inline: { encoding: "", data: "a\nb" }, transmitUnencoded: true } }] } };
+    const multi = {
+      ...osc,
+      spec: { ...osc.spec, files: [{ path: "/x", content: { inline: { encoding: "", data: "a\nb" }, transmitUnencoded: true } }] },
+    };
     expect(() => renderUserDataGzip(multi)).toThrow("spec.files[0].content: a transmitUnencoded file in gzip user data must be one line");
   });
 
@@ -184,7 +249,11 @@ describe("compactShell on cloud-init/init.sh", () => {
     const script = compactShell(initSh);
     const check = Bun.spawnSync(["dash", "-n"], { stdin: new TextEncoder().encode(script) });
     expect(check.exitCode).toBe(0);
-    const code = (s: string) => s.split("\n").map((l) => l.trimStart()).filter((l) => l !== "" && !l.startsWith("#"));
+    const code = (s: string) =>
+      s
+        .split("\n")
+        .map((l) => l.trimStart())
+        .filter((l) => l !== "" && !l.startsWith("#"));
     expect(code(script)).toEqual(code(initSh));
     expect(script.length).toBeLessThan(initSh.length);
   });
@@ -196,7 +265,10 @@ describe("pullReference", () => {
     ["busybox", "registry-1.docker.io/library/busybox:latest"],
     [`docker.io/x/y@sha256:${"a".repeat(64)}`, `registry-1.docker.io/x/y@sha256:${"a".repeat(64)}`],
     [`10.0.2.101:5000/gna:v1@sha256:${"b".repeat(64)}`, `10.0.2.101:5000/gna:v1@sha256:${"b".repeat(64)}`],
-    ["europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0", "europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0"],
+    [
+      "europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0",
+      "europe-docker.pkg.dev/gardener-project/releases/gardener/gardener-node-agent:v1.110.0",
+    ],
   ])("should write %s as %s for init.sh", (image, expected) => {
     expect(pullReference(image)).toBe(expected);
   });

@@ -84,7 +84,9 @@ fi
  * The init config exactly as gardenlet serialises it (spec §3.2): keys sorted, zero values of
  * non-optional fields present, `bootstrap` always set; the agent fills defaults when decoding.
  */
-export function renderInitConfig(input: Pick<ProvisionInput, "server" | "secretName" | "kubernetesVersion" | "kubeletDataVolumeSize">): string {
+export function renderInitConfig(
+  input: Pick<ProvisionInput, "server" | "secretName" | "kubernetesVersion" | "kubeletDataVolumeSize">,
+): string {
   const doc = {
     apiServer: { caFile: clusterCaPath, server: input.server },
     apiVersion: "nodeagent.config.gardener.cloud/v1alpha1",
@@ -198,7 +200,8 @@ export function renderInitScript(template: string, image: string, registryCaServ
     throw new RenderError("invalid", "server", `invalid API server URL "${registryCaServer}"`);
   }
   for (const placeholder of [initScriptImagePlaceholder, initScriptRegistryCaPlaceholder]) {
-    if (!template.includes(placeholder)) throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
+    if (!template.includes(placeholder))
+      throw new RenderError("invalid", "initScript", `init.sh template has no ${placeholder} placeholder`);
   }
   return initScriptForUserData(template, { registryCa: registryCaServer !== "", verifySignature })
     .replace(initScriptImagePlaceholder, () => ref)
@@ -227,7 +230,11 @@ export function buildProvisionOsc(input: ProvisionInput): Osc {
   const files: OscFile[] = [
     b64File(clusterCaPath, 0o640, input.caBundle),
     placeholderFile(bootstrapTokenPath, bootstrapTokenPlaceholder),
-    b64File(initScriptPath, 0o755, renderInitScript(input.initScript, input.image, registryCa ? input.server : "", cosignKey !== undefined)),
+    b64File(
+      initScriptPath,
+      0o755,
+      renderInitScript(input.initScript, input.image, registryCa ? input.server : "", cosignKey !== undefined),
+    ),
     placeholderFile(machineNamePath, machineNamePlaceholder),
     ...(registryCa ? [b64File(updateCaScriptPath, 0o744, updateCaScript)] : []),
     ...(cosignKey === undefined ? [] : [b64File(cosignKeyPath, 0o644, cosignKey)]),

@@ -21,14 +21,39 @@ const errorOf = (fn: () => unknown): RenderError => {
 describe("renderUserData", () => {
   describe("should reject an invalid OSC naming the field", () => {
     test.each([
-      ["an unknown encoding", file("/a", { inline: { encoding: "gzip", data: "x" } }), 'spec.files[0].content.inline.encoding: invalid file codec id: expected "" or "b64"'],
-      ["invalid base64", file("/a", { inline: { encoding: "b64", data: "not base64!" } }), "spec.files[0].content.inline.data: illegal base64 data at input byte 3"],
-      ["an imageRef file", file("/a", { imageRef: { image: "img", filePathInImage: "/x" } }), "spec.files[0].content.imageRef: imageRef files cannot be rendered into user data"],
+      [
+        "an unknown encoding",
+        file("/a", { inline: { encoding: "gzip", data: "x" } }),
+        'spec.files[0].content.inline.encoding: invalid file codec id: expected "" or "b64"',
+      ],
+      [
+        "invalid base64",
+        file("/a", { inline: { encoding: "b64", data: "not base64!" } }),
+        "spec.files[0].content.inline.data: illegal base64 data at input byte 3",
+      ],
+      [
+        "an imageRef file",
+        file("/a", { imageRef: { image: "img", filePathInImage: "/x" } }),
+        "spec.files[0].content.imageRef: imageRef files cannot be rendered into user data",
+      ],
       ["a file without content", file("/a", {}), "spec.files[0].content: one of inline or secretRef is required"],
-      ["a relative path", file("relative/a", { inline: { encoding: "", data: "x" } }), 'spec.files[0].path: path "relative/a" is not absolute'],
-      ["a path with a quote", file('/a"b', { inline: { encoding: "", data: "x" } }), 'spec.files[0].path: path "/a\\"b" contains a quote, $, backtick, backslash or newline'],
-      ["a long path with a newline", file(`/${"a".repeat(100)}\nc2VjcmV0LXRva2VuLTk4NzY1NDMyMTA`, { inline: { encoding: "", data: "x" } }), `spec.files[0].path: path "/${"a".repeat(76)}..." contains a quote, $, backtick, backslash or newline`],
-      ["unencoded content with an EOF line", 
+      [
+        "a relative path",
+        file("relative/a", { inline: { encoding: "", data: "x" } }),
+        'spec.files[0].path: path "relative/a" is not absolute',
+      ],
+      [
+        "a path with a quote",
+        file('/a"b', { inline: { encoding: "", data: "x" } }),
+        'spec.files[0].path: path "/a\\"b" contains a quote, $, backtick, backslash or newline',
+      ],
+      [
+        "a long path with a newline",
+        file(`/${"a".repeat(100)}\nc2VjcmV0LXRva2VuLTk4NzY1NDMyMTA`, { inline: { encoding: "", data: "x" } }),
+        `spec.files[0].path: path "/${"a".repeat(76)}..." contains a quote, $, backtick, backslash or newline`,
+      ],
+      [
+        "unencoded content with an EOF line",
         file("/a", { inline: { encoding: "", data: "x\nEOF\ny" }, transmitUnencoded: true }),
         'spec.files[0].content: unencoded content must not contain a line "EOF"',
       ],

@@ -21,9 +21,21 @@ describe("parseRenderSecrets", () => {
   });
 
   test.each([
-    ["a value of the wrong type", `kind: Secret\nmetadata: {name: s}\ndata: ${secret}\n`, "secrets[0].data: invalid type: expected object, got string"],
-    ["a YAML syntax error", `kind: Secret\nmetadata: {name: s}\ndata: {a: "${secret}}\n`, "secrets[0]: invalid YAML: a closing quote or bracket is missing at line 4, column 1"],
-    ["a recursive alias", "kind: Secret\nmetadata: &m {name: s, self: *m}\n", "secrets[0]: invalid YAML: a recursive alias (a node that contains itself)"],
+    [
+      "a value of the wrong type",
+      `kind: Secret\nmetadata: {name: s}\ndata: ${secret}\n`,
+      "secrets[0].data: invalid type: expected object, got string",
+    ],
+    [
+      "a YAML syntax error",
+      `kind: Secret\nmetadata: {name: s}\ndata: {a: "${secret}}\n`,
+      "secrets[0]: invalid YAML: a closing quote or bracket is missing at line 4, column 1",
+    ],
+    [
+      "a recursive alias",
+      "kind: Secret\nmetadata: &m {name: s, self: *m}\n",
+      "secrets[0]: invalid YAML: a recursive alias (a node that contains itself)",
+    ],
   ])("should refuse %s naming the place, never the content", (_what, text, message) => {
     const err = errorOf(text);
     expect(err.message).toBe(message);

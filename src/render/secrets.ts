@@ -48,7 +48,8 @@ export function parseRenderSecrets(text: string): RenderSecrets {
     try {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (err) {
-      if (err instanceof ReferenceError) throw new RenderError("invalid", `secrets[${i}]`, "invalid YAML: an alias is unresolvable or expands too often");
+      if (err instanceof ReferenceError)
+        throw new RenderError("invalid", `secrets[${i}]`, "invalid YAML: an alias is unresolvable or expands too often");
       throw err;
     }
     const unsafe = unsafeStructure(value);

@@ -11,7 +11,11 @@ describe("tokenSyncConfigs", () => {
   });
 
   test.each([
-    ["the OpenTelemetry collector wins over valitail", { openTelemetryCollector: true, valitail: true }, ["gardener-opentelemetry-collector"]],
+    [
+      "the OpenTelemetry collector wins over valitail",
+      { openTelemetryCollector: true, valitail: true },
+      ["gardener-opentelemetry-collector"],
+    ],
     ["valitail alone", { valitail: true }, ["gardener-valitail"]],
     ["no log shipping on a worker pool", {}, []],
     [

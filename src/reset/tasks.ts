@@ -33,7 +33,8 @@ export class TaskGraphError extends Error {
 export async function runTasks(tasks: readonly Task[], reporter: TaskReporter, signal: AbortSignal): Promise<void> {
   const byName = new Map(tasks.map((t) => [t.name, t]));
   for (const t of tasks) {
-    for (const d of t.dependsOn) if (!byName.has(d)) throw new Error(`task ${JSON.stringify(t.name)} depends on unknown task ${JSON.stringify(d)}`);
+    for (const d of t.dependsOn)
+      if (!byName.has(d)) throw new Error(`task ${JSON.stringify(t.name)} depends on unknown task ${JSON.stringify(d)}`);
   }
   const errors: { task: string; error: unknown }[] = [];
   const done = new Map<string, Promise<TaskOutcome>>();

@@ -39,7 +39,17 @@ describe("reportBody", () => {
 
   test("should list checks like controller-runtime when unhealthy", () => {
     expect(
-      reportBody("readyz", { ok: false, results: [{ name: "ping", ok: true }, { name: "informer-sync", ok: false, reason: "x" }] }, false),
+      reportBody(
+        "readyz",
+        {
+          ok: false,
+          results: [
+            { name: "ping", ok: true },
+            { name: "informer-sync", ok: false, reason: "x" },
+          ],
+        },
+        false,
+      ),
     ).toBe("[+]ping ok\n[-]informer-sync failed: reason withheld\nreadyz check failed\n");
   });
 });

@@ -60,7 +60,11 @@ export class DuplicateMetricError extends Error {
 }
 
 const labelKey = (labels: Labels): string =>
-  JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+  JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, labels[k]]),
+  );
 
 const escapeLabel = (v: string): string => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 const escapeHelp = (v: string): string => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
@@ -115,11 +119,21 @@ export const createMetricsRegistry = (): MetricsRegistry => {
 
   return {
     counter(o) {
-      const get = register(o, "counter", () => ({ v: 0 }), (s) => [{ labels: s.labels, value: s.state.v }]);
+      const get = register(
+        o,
+        "counter",
+        () => ({ v: 0 }),
+        (s) => [{ labels: s.labels, value: s.state.v }],
+      );
       return { inc: (labels, by = 1) => void (get(labels).state.v += by) };
     },
     gauge(o) {
-      const get = register(o, "gauge", () => ({ v: 0 }), (s) => [{ labels: s.labels, value: s.state.v }]);
+      const get = register(
+        o,
+        "gauge",
+        () => ({ v: 0 }),
+        (s) => [{ labels: s.labels, value: s.state.v }],
+      );
       return {
         set: (value, labels) => void (get(labels).state.v = value),
         inc: (labels, by = 1) => void (get(labels).state.v += by),

@@ -1,6 +1,11 @@
 import type { Collector, MetricFamily } from "./metrics.ts";
 
-const gauge = (name: string, help: string, value: number): MetricFamily => ({ name, help, type: "gauge", samples: [{ labels: {}, value }] });
+const gauge = (name: string, help: string, value: number): MetricFamily => ({
+  name,
+  help,
+  type: "gauge",
+  samples: [{ labels: {}, value }],
+});
 
 const countOpenFds = async (): Promise<number | undefined> => {
   const { readdir } = await import("node:fs/promises");
@@ -24,7 +29,11 @@ export const processCollector: Collector = async () => {
       samples: [{ labels: {}, value: (cpu.user + cpu.system) / 1e6 }],
     },
     gauge("process_resident_memory_bytes", "Resident memory size in bytes.", process.memoryUsage.rss()),
-    gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", Math.floor(performance.timeOrigin / 1000)),
+    gauge(
+      "process_start_time_seconds",
+      "Start time of the process since unix epoch in seconds.",
+      Math.floor(performance.timeOrigin / 1000),
+    ),
   ];
   const fds = await countOpenFds();
   if (fds !== undefined) families.push(gauge("process_open_fds", "Number of open file descriptors.", fds));

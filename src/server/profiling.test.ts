@@ -13,7 +13,9 @@ describe("createProfilingHandler", () => {
 
   test("should list the profiles and give the command line NUL-separated", async () => {
     expect(await (await handler(get("/debug/pprof/")))?.text()).toContain("heap ");
-    expect(await (await handler(get("/debug/pprof/cmdline")))?.text()).toBe("gardener-node-agent\0--config-dir=/var/lib/gardener-node-agent");
+    expect(await (await handler(get("/debug/pprof/cmdline")))?.text()).toBe(
+      "gardener-node-agent\0--config-dir=/var/lib/gardener-node-agent",
+    );
     expect((await handler(get("/debug/pprof")))?.status).toBe(301);
   });
 

@@ -18,7 +18,10 @@ export interface RunningServer {
 
 export class ListenError extends Error {
   override readonly name = "ListenError";
-  constructor(readonly address: string, options?: ErrorOptions) {
+  constructor(
+    readonly address: string,
+    options?: ErrorOptions,
+  ) {
     super(`failed to listen on ${address}`, options);
   }
 }

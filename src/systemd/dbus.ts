@@ -12,14 +12,7 @@ import {
   decodeUnitProperties,
 } from "./dbus-decode.ts";
 import { JobTracker } from "./job-tracker.ts";
-import {
-  SystemdCallError,
-  SystemdJobError,
-  type JobOperation,
-  type Systemd,
-  type UnitProperties,
-  type UnitStatus,
-} from "./types.ts";
+import { SystemdCallError, SystemdJobError, type JobOperation, type Systemd, type UnitProperties, type UnitStatus } from "./types.ts";
 import { errorText } from "../log/index.ts";
 
 /** Upstream waits this long for a job's JobRemoved before it carries on as if the job succeeded. */
@@ -213,7 +206,14 @@ async function subscribe(conn: Connected): Promise<void> {
 }
 
 function manager(member: string, signature?: string, body?: readonly unknown[]): BusCall {
-  return { destination: SYSTEMD, path: MANAGER_PATH, iface: MANAGER, member, ...(signature ? { signature } : {}), ...(body ? { body } : {}) };
+  return {
+    destination: SYSTEMD,
+    path: MANAGER_PATH,
+    iface: MANAGER,
+    member,
+    ...(signature ? { signature } : {}),
+    ...(body ? { body } : {}),
+  };
 }
 
 function properties(path: string, member: string, signature: string, body: readonly unknown[]): BusCall {

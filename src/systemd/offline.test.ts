@@ -7,7 +7,8 @@ import { OfflineSystemd, OfflineUnitError, parseInstallSection } from "./offline
 
 describe("parseInstallSection", () => {
   test("collects WantedBy, RequiredBy and Alias of the [Install] section only", () => {
-    const unit = "[Unit]\nWantedBy=not-this.target\n[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target  other.target\n# WantedBy=commented.target\nRequiredBy=local-fs.target\nAlias=alias.service\n";
+    const unit =
+      "[Unit]\nWantedBy=not-this.target\n[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target  other.target\n# WantedBy=commented.target\nRequiredBy=local-fs.target\nAlias=alias.service\n";
     expect(parseInstallSection(unit)).toEqual({
       wantedBy: ["multi-user.target", "other.target"],
       requiredBy: ["local-fs.target"],
@@ -31,7 +32,11 @@ describe("OfflineSystemd", () => {
 
   test("enable creates the symlinks systemctl --root would, disable removes them", async () => {
     const host = createHostFs(root);
-    await host.writeFileAtomic("/etc/systemd/system/a.service", "[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\nAlias=b.service\n", 0o600);
+    await host.writeFileAtomic(
+      "/etc/systemd/system/a.service",
+      "[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\nAlias=b.service\n",
+      0o600,
+    );
     const systemd = new OfflineSystemd(host);
     await systemd.enable(["a.service"]);
     expect(await readlink(join(root, "etc/systemd/system/multi-user.target.wants/a.service"))).toBe("/etc/systemd/system/a.service");

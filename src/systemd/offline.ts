@@ -29,7 +29,11 @@ export function parseInstallSection(unitText: string): InstallSection {
     const eq = line.indexOf("=");
     if (eq < 0) continue;
     const key = line.slice(0, eq).trim();
-    const values = line.slice(eq + 1).trim().split(/\s+/).filter((v) => v !== "");
+    const values = line
+      .slice(eq + 1)
+      .trim()
+      .split(/\s+/)
+      .filter((v) => v !== "");
     if (key === "WantedBy") out.wantedBy.push(...values);
     else if (key === "RequiredBy") out.requiredBy.push(...values);
     else if (key === "Alias") out.alias.push(...values);
@@ -111,7 +115,14 @@ export class OfflineSystemd implements Systemd {
   }
 
   async unitProperties(): Promise<UnitProperties> {
-    return { activeState: "inactive", subState: "dead", loadState: "not-found", unitFileState: "", stateChangeTimestampMs: 0, invocationId: "" };
+    return {
+      activeState: "inactive",
+      subState: "dead",
+      loadState: "not-found",
+      unitFileState: "",
+      stateChangeTimestampMs: 0,
+      invocationId: "",
+    };
   }
 
   async triggeredBy(): Promise<string[]> {

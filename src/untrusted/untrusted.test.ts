@@ -38,7 +38,9 @@ describe("issuesMessage", () => {
     const res = v.safeParse(schema, { a: 12_345_678_901, b: [secret], c: secret, d: secret });
     expect(res.success).toBe(false);
     const text = issuesMessage(res.issues ?? []);
-    expect(text).toBe("a: invalid type: expected string, got number; b.0: invalid type: expected number, got string; c: invalid type: expected boolean, got string");
+    expect(text).toBe(
+      "a: invalid type: expected string, got number; b.0: invalid type: expected number, got string; c: invalid type: expected boolean, got string",
+    );
     expect(text).not.toContain(secret);
   });
 });

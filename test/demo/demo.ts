@@ -56,7 +56,9 @@ async function main(): Promise<number> {
     console.log(`  label worker.gardener.cloud/kubernetes-version = ${labels["worker.gardener.cloud/kubernetes-version"]}`);
     const lease = await sb.sim.waitFor("leases", "kube-system", `gardener-node-agent-${sb.nodeName}`, (l) => l !== undefined, 15_000);
     const spec = (lease?.["spec"] ?? {}) as { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string };
-    console.log(`  Lease kube-system/gardener-node-agent-${sb.nodeName}: holder ${spec.holderIdentity}, ${spec.leaseDurationSeconds}s, renewed ${spec.renewTime}`);
+    console.log(
+      `  Lease kube-system/gardener-node-agent-${sb.nodeName}: holder ${spec.holderIdentity}, ${spec.leaseDurationSeconds}s, renewed ${spec.renewTime}`,
+    );
 
     sb.systemd.clearActions();
     const second = sb.setOsc(sampleOsc({ greeting: "Hello again, Gardener!" }));
@@ -65,7 +67,9 @@ async function main(): Promise<number> {
     console.log(`  /etc/demo/greeting.txt now: ${(await sb.readHostFile("/etc/demo/greeting.txt")).trim()}`);
     showActions(sb);
 
-    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/hold": "demo: change freeze" } } });
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/hold": "demo: change freeze" } },
+    });
     const third = sb.setOsc(sampleOsc({ greeting: "Hello from a held version!" }));
     await sb.sim.waitFor("nodes", "", sb.nodeName, (n) => JSON.stringify(n?.["status"] ?? {}).includes('"reason":"Held"'), 15_000);
     section(`Held the Node (node-agent.gardener.cloud/hold) and published ${third.slice(0, 12)} — what an operator sees`);

@@ -54,9 +54,7 @@ export class FakeClock implements Clock {
   set(ms: number): void {
     if (ms < this.#now) throw new Error(`fake clock cannot go backwards (${ms} < ${this.#now})`);
     this.#now = ms;
-    const due = this.#sleepers
-      .filter((s) => s.deadline <= ms)
-      .sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
+    const due = this.#sleepers.filter((s) => s.deadline <= ms).sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
     this.#sleepers = this.#sleepers.filter((s) => s.deadline > ms);
     for (const s of due) s.resolve();
   }

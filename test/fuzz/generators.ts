@@ -22,8 +22,7 @@ const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 export const secretToken = (rnd: Rnd): string => `tok${Array.from({ length: 24 }, () => pick(rnd, [...alnum])).join("")}`;
 
 /** A value of some type other than the one expected, holding the secret where it can. */
-const wrongValue = (rnd: Rnd, s: string): unknown =>
-  pick(rnd, [s, [s], { k: s }, 12345, -1, 1.5, true, null, [], {}, [[s]], { k: [s] }]);
+const wrongValue = (rnd: Rnd, s: string): unknown => pick(rnd, [s, [s], { k: s }, 12345, -1, 1.5, true, null, [], {}, [[s]], { k: [s] }]);
 
 /** Text mutations that break or bend the YAML, each planting the secret near the damage. */
 function corrupt(rnd: Rnd, text: string, s: string): string {
@@ -73,7 +72,9 @@ function toYaml(value: unknown, indent = ""): string {
   }
   if (isCollection(value)) {
     return Object.entries(value)
-      .map(([k, v]) => (isCollection(v) ? `${indent}${JSON.stringify(k)}:\n${toYaml(v, `${indent}  `)}` : `${indent}${JSON.stringify(k)}: ${scalar(v)}\n`))
+      .map(([k, v]) =>
+        isCollection(v) ? `${indent}${JSON.stringify(k)}:\n${toYaml(v, `${indent}  `)}` : `${indent}${JSON.stringify(k)}: ${scalar(v)}\n`,
+      )
       .join("");
   }
   return `${indent}${scalar(value)}\n`;
@@ -131,7 +132,16 @@ export function randomConfig(rnd: Rnd, s: string): string {
 // ---- OSC documents ----
 
 const goodPaths = ["/etc/a.conf", "/etc/b.conf", "/opt/bin/tool", "/var/lib/x/y", "/var/lib/x/z", "/etc/systemd/system/k.conf"];
-const badPaths = ["relative", "/a/../b", "/etc/", "/etc/escape/f", "/etc/file-parent/x", "/etc/dir-target", "/opt/bin/gardener-node-agent", `/${"n".repeat(240)}`];
+const badPaths = [
+  "relative",
+  "/a/../b",
+  "/etc/",
+  "/etc/escape/f",
+  "/etc/file-parent/x",
+  "/etc/dir-target",
+  "/opt/bin/gardener-node-agent",
+  `/${"n".repeat(240)}`,
+];
 const goodUnits = ["kubelet.service", "containerd.service", "a@.service", "a@b.service", "c.socket", "ok.timer"];
 const badUnits = ["foo", "@.service", "\n.service", "x.conf", `${"u".repeat(300)}.service`, "esc.service"];
 const dropInPool = ["10-a.conf", "20-b.conf", "drop", "10-a.conf", "20-b.conf", "drop", "../evil", "", "a\nb"];
@@ -143,7 +153,8 @@ function randomContent(rnd: Rnd, s: string): unknown {
       return { inline: { data: `${s}\n` } };
     case 1: {
       const enc = pick(rnd, encodings);
-      const data = enc === "b64" && chance(rnd, 0.6) ? Buffer.from(`password=${s}`).toString("base64") : `${s}${pick(rnd, ["", "!", "==", "="])}`;
+      const data =
+        enc === "b64" && chance(rnd, 0.6) ? Buffer.from(`password=${s}`).toString("base64") : `${s}${pick(rnd, ["", "!", "==", "="])}`;
       return { inline: { encoding: enc, data } };
     }
     case 2:
@@ -165,15 +176,21 @@ export function randomOsc(rnd: Rnd, s: string): string {
     return f;
   });
   const units = Array.from({ length: Math.floor(rnd() * 4) }, () => {
-    const u: Record<string, unknown> = { name: pick(rnd, chance(rnd, 0.9) ? goodUnits : badUnits), content: `[Service]\nEnvironment=TOKEN=${s}\n` };
+    const u: Record<string, unknown> = {
+      name: pick(rnd, chance(rnd, 0.9) ? goodUnits : badUnits),
+      content: `[Service]\nEnvironment=TOKEN=${s}\n`,
+    };
     if (chance(rnd, 0.5)) u["dropIns"] = [{ name: pick(rnd, dropInPool), content: `TOKEN=${s}` }];
     if (chance(rnd, 0.3)) u["enable"] = chance(rnd, 0.1) ? wrongValue(rnd, s) : chance(rnd, 0.5);
     if (chance(rnd, 0.03)) u["dropIns"] = wrongValue(rnd, s);
     return u;
   });
-  const doc: Record<string, unknown> = { apiVersion: "extensions.gardener.cloud/v1alpha1", kind: "OperatingSystemConfig", spec: { files, units } };
+  const doc: Record<string, unknown> = {
+    apiVersion: "extensions.gardener.cloud/v1alpha1",
+    kind: "OperatingSystemConfig",
+    spec: { files, units },
+  };
   if (chance(rnd, 0.05)) doc["spec"] = wrongValue(rnd, s);
   const text = chance(rnd, 0.1) ? JSON.stringify(doc) : toYaml(doc);
   return chance(rnd, 0.2) ? corrupt(rnd, text, s) : text;
 }
-

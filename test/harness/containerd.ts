@@ -90,10 +90,15 @@ state = "${dir}/state"
       // NamespaceOption: network = NODE (2), pid = CONTAINER (1), ipc = NODE (2); no hostname with host network.
       const namespaces = new MessageWriter().varint(1, 2).varint(2, 1).varint(3, 2);
       const linux = new MessageWriter().message(2, new MessageWriter().message(1, namespaces));
-      const config = new MessageWriter().message(1, meta).string(3, join(dir, "pod-logs", name)).message(8, linux);
+      const config = new MessageWriter()
+        .message(1, meta)
+        .string(3, join(dir, "pod-logs", name))
+        .message(8, linux);
       const ch = await dialUnix(socket, 5_000);
       try {
-        const res = await ch.unary("/runtime.v1.RuntimeService/RunPodSandbox", new MessageWriter().message(1, config).finish(), { timeoutMs: 60_000 });
+        const res = await ch.unary("/runtime.v1.RuntimeService/RunPodSandbox", new MessageWriter().message(1, config).finish(), {
+          timeoutMs: 60_000,
+        });
         return stringField(readFields(res), 1);
       } finally {
         ch.close();

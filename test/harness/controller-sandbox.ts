@@ -145,7 +145,11 @@ export async function startControllerSandbox(sim: ApiServerSim, n: number, opts:
       running = controller.start(stop.signal);
     },
     createNode(status) {
-      sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } } });
+      sim.store.create("nodes", {
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: { name: nodeName, labels: { "kubernetes.io/hostname": hostName } },
+      });
       if (status === undefined) return;
       const node = sim.store.get("nodes", "", nodeName) as Plain;
       node["status"] = status;
@@ -227,8 +231,15 @@ interface QueueCounts {
  * Waits until a controller's queue has nothing queued and nothing in flight (with `delayed`, nothing
  * scheduled for later either); the failure shows the counts.
  */
-export async function waitForIdleQueue(queue: QueueCounts, opts: { readonly delayed?: boolean; readonly timeoutMs?: number } = {}): Promise<void> {
-  const counts = () => ({ queued: queue.len(), processing: queue.processingLen(), delayed: opts.delayed === true ? queue.delayedLen() : 0 });
+export async function waitForIdleQueue(
+  queue: QueueCounts,
+  opts: { readonly delayed?: boolean; readonly timeoutMs?: number } = {},
+): Promise<void> {
+  const counts = () => ({
+    queued: queue.len(),
+    processing: queue.processingLen(),
+    delayed: opts.delayed === true ? queue.delayedLen() : 0,
+  });
   await eventually("the controller to go idle", counts, {
     until: (c) => c.queued === 0 && c.processing === 0 && c.delayed === 0,
     ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),

@@ -17,11 +17,20 @@ export function nodeEvents(sim: ApiServerSim): RecordedEvent[] {
 }
 
 /** Waits until a Node event matches and returns it; on timeout the failure lists the events seen. */
-export async function waitForEvent(sim: ApiServerSim, match: (e: RecordedEvent) => boolean, timeoutMs: number, describe = ""): Promise<RecordedEvent> {
+export async function waitForEvent(
+  sim: ApiServerSim,
+  match: (e: RecordedEvent) => boolean,
+  timeoutMs: number,
+  describe = "",
+): Promise<RecordedEvent> {
   const matchOrSeen = (): RecordedEvent | string[] => {
     const all = nodeEvents(sim);
     return all.find(match) ?? all.map((e) => `${e.reason}: ${e.message}`);
   };
-  const found = await eventually(`a matching event ${describe}`.trimEnd(), matchOrSeen, { until: (v) => !Array.isArray(v), timeoutMs, intervalMs: 25 });
+  const found = await eventually(`a matching event ${describe}`.trimEnd(), matchOrSeen, {
+    until: (v) => !Array.isArray(v),
+    timeoutMs,
+    intervalMs: 25,
+  });
   return found as RecordedEvent;
 }

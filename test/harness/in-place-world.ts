@@ -75,7 +75,10 @@ export function cleanUpWorldsAfterEach(): void {
  * is the OS update: it counts its runs and, when `updates`, writes the version it was given into
  * <root>/etc/os-release.
  */
-export async function inPlaceWorld(name: string, opts: { updates?: boolean; blockFirstRun?: boolean; sandbox?: SandboxOptions } = {}): Promise<World> {
+export async function inPlaceWorld(
+  name: string,
+  opts: { updates?: boolean; blockFirstRun?: boolean; sandbox?: SandboxOptions } = {},
+): Promise<World> {
   const sb = await startSandbox({ nodeName: name, ...opts.sandbox });
   const dir = await mkdtemp(join(tmpdir(), "gna-inplace-"));
   const world: World = {
@@ -85,10 +88,18 @@ export async function inPlaceWorld(name: string, opts: { updates?: boolean; bloc
     runs: () => (existsSync(join(dir, "runs")) ? readFileSync(join(dir, "runs"), "utf8").length : 0),
     node: () => sb.node() as Plain,
     events: (reason) =>
-      (sb.sim.store.list("events", { namespace: "default" }) as Plain[]).filter((e) => e["involvedObject"]?.name === name && e["reason"] === reason),
+      (sb.sim.store.list("events", { namespace: "default" }) as Plain[]).filter(
+        (e) => e["involvedObject"]?.name === name && e["reason"] === reason,
+      ),
     setReadyForUpdate() {
       const conditions = [...((world.node()["status"]?.["conditions"] as Plain[] | undefined) ?? [])];
-      conditions.push({ type: "InPlaceUpdate", status: "True", reason: "ReadyForUpdate", message: "drained", lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, "Z") });
+      conditions.push({
+        type: "InPlaceUpdate",
+        status: "True",
+        reason: "ReadyForUpdate",
+        message: "drained",
+        lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+      });
       sb.sim.store.patch("nodes", "", name, "merge", { status: { conditions } }, { subresource: "status" });
     },
     restart() {
@@ -102,12 +113,15 @@ export async function inPlaceWorld(name: string, opts: { updates?: boolean; bloc
   await writeFile(join(sb.root, "etc/os-release"), 'NAME="Garden Linux"\nPRETTY_NAME="Garden Linux 1592.6"\n');
   await mkdir(join(sb.root, "proc/sys/kernel/random"), { recursive: true });
   await world.reboot("boot-1");
-  const write = opts.updates === false ? "" : `printf 'NAME="Garden Linux"\\nPRETTY_NAME="Garden Linux %s"\\n' "$1" > '${sb.root}/etc/os-release'\n`;
+  const write =
+    opts.updates === false ? "" : `printf 'NAME="Garden Linux"\\nPRETTY_NAME="Garden Linux %s"\\n' "$1" > '${sb.root}/etc/os-release'\n`;
   // blockFirstRun: the first run records its pid and hangs (the test kills it with the agent).
   const block = opts.blockFirstRun === true ? `if [ ! -f '${dir}/pid' ]; then echo $$ > '${dir}/pid'; exec sleep 60; fi\n` : "";
   await writeFile(join(dir, "update-os"), `#!/bin/sh\nprintf x >> '${dir}/runs'\n${block}${write}echo "updated to $1"\n`);
   await chmod(join(dir, "update-os"), 0o755);
-  sb.sim.store.patch("nodes", "", name, "merge", { metadata: { labels: { "worker.gardener.cloud/gardener-node-agent-secret-name": sb.secretName } } });
+  sb.sim.store.patch("nodes", "", name, "merge", {
+    metadata: { labels: { "worker.gardener.cloud/gardener-node-agent-secret-name": sb.secretName } },
+  });
 
   const checksum = sb.setOsc(inPlaceOsc());
   world.agent = sb.spawnAgent();
@@ -116,7 +130,8 @@ export async function inPlaceWorld(name: string, opts: { updates?: boolean; bloc
 }
 
 export const script = (w: World) => join(w.dir, "update-os");
-export const restartsOf = (actions: readonly SystemdAction[], unit: string) => actions.filter((a) => a.action === "Restart" && a.units.includes(unit)).length;
+export const restartsOf = (actions: readonly SystemdAction[], unit: string) =>
+  actions.filter((a) => a.action === "Restart" && a.units.includes(unit)).length;
 
 export function expectSuccessful(w: World): void {
   const meta = w.node()["metadata"];
@@ -127,5 +142,7 @@ export function expectSuccessful(w: World): void {
 
 export function expectFlagsCleared(w: World): void {
   const text = readFileSync(join(w.sb.root, changesFile), "utf8");
-  expect(text).toContain("inPlaceUpdates:\n  certificateAuthoritiesRotation:\n    kubelet: false\n    nodeAgent: false\n  kubelet:\n    config: false\n    cpuManagerPolicy: false\n    minorVersion: false\n  operatingSystem: false\n  serviceAccountKeyRotation: false\n");
+  expect(text).toContain(
+    "inPlaceUpdates:\n  certificateAuthoritiesRotation:\n    kubelet: false\n    nodeAgent: false\n  kubelet:\n    config: false\n    cpuManagerPolicy: false\n    minorVersion: false\n  operatingSystem: false\n  serviceAccountKeyRotation: false\n",
+  );
 }

@@ -52,7 +52,12 @@ export function pauseImageTar(ref: string): Uint8Array {
   const layer = put(layerTar, "application/vnd.oci.image.layer.v1.tar");
   const config = put(
     enc.encode(
-      JSON.stringify({ architecture: "amd64", os: "linux", config: { Entrypoint: ["/pause"] }, rootfs: { type: "layers", diff_ids: [layer.digest] } }),
+      JSON.stringify({
+        architecture: "amd64",
+        os: "linux",
+        config: { Entrypoint: ["/pause"] },
+        rootfs: { type: "layers", diff_ids: [layer.digest] },
+      }),
     ),
     "application/vnd.oci.image.config.v1+json",
   );

@@ -81,7 +81,10 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
     });
     // What the machine template puts on every Node of a pool; the authorizer's Lease rule relies on it.
     sim.store.patch("nodes", "", nodeName, "merge", {
-      metadata: { labels: { [secretNameLabel]: secretName, ...opts.nodeLabels }, ...(opts.nodeAnnotations ? { annotations: opts.nodeAnnotations } : {}) },
+      metadata: {
+        labels: { [secretNameLabel]: secretName, ...opts.nodeLabels },
+        ...(opts.nodeAnnotations ? { annotations: opts.nodeAnnotations } : {}),
+      },
     });
     const m: PoolMember = {
       nodeName,

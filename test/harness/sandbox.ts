@@ -138,7 +138,16 @@ function healthyNodeStatus(): Record<string, unknown> {
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   return {
     addresses: [{ type: "InternalIP", address: `10.250.${Math.floor(nodeIndex / 250)}.${(nodeIndex % 250) + 1}` }],
-    conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: now, lastTransitionTime: now }],
+    conditions: [
+      {
+        type: "Ready",
+        status: "True",
+        reason: "KubeletReady",
+        message: "kubelet is posting ready status",
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
+    ],
   };
 }
 

@@ -38,8 +38,16 @@ const SMP = "application/strategic-merge-patch+json";
 const JSONPATCH = "application/json-patch+json";
 /** NodeSystemInfo as Go serialises its zero value: ten empty strings. */
 const EMPTY_NODE_INFO = {
-  machineID: "", systemUUID: "", bootID: "", kernelVersion: "", osImage: "", containerRuntimeVersion: "", kubeletVersion: "",
-  kubeProxyVersion: "", operatingSystem: "", architecture: "",
+  machineID: "",
+  systemUUID: "",
+  bootID: "",
+  kernelVersion: "",
+  osImage: "",
+  containerRuntimeVersion: "",
+  kubeletVersion: "",
+  kubeProxyVersion: "",
+  operatingSystem: "",
+  architecture: "",
 };
 const meta = (b: unknown) => (b as { metadata: Record<string, unknown> }).metadata;
 
@@ -54,8 +62,14 @@ describe("apiserver simulator CRUD", () => {
     const again = await admin.call("POST", SECRETS, { body: { metadata: { name: "crud-a" } } });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({
-      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: 'secrets "crud-a" already exists',
-      reason: "AlreadyExists", details: { name: "crud-a", kind: "secrets" }, code: 409,
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: 'secrets "crud-a" already exists',
+      reason: "AlreadyExists",
+      details: { name: "crud-a", kind: "secrets" },
+      code: 409,
     });
 
     const list = await admin.call("GET", `${SECRETS}?fieldSelector=metadata.name%3Dcrud-a`);
@@ -67,20 +81,32 @@ describe("apiserver simulator CRUD", () => {
     const del = await admin.call("DELETE", `${SECRETS}/crud-a`);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({
-      kind: "Status", apiVersion: "v1", metadata: {}, status: "Success",
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Success",
       details: { name: "crud-a", kind: "secrets", uid: meta(created.body)["uid"] },
     });
     const gone = await admin.call("GET", `${SECRETS}/crud-a`);
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({
-      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: 'secrets "crud-a" not found',
-      reason: "NotFound", details: { name: "crud-a", kind: "secrets" }, code: 404,
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: 'secrets "crud-a" not found',
+      reason: "NotFound",
+      details: { name: "crud-a", kind: "secrets" },
+      code: 404,
     });
   });
 
   test("names a group in NotFound of grouped resources", async () => {
     const r = await admin.call("GET", `${LEASES}/nope`);
-    expect(r.body).toMatchObject({ message: 'leases.coordination.k8s.io "nope" not found', details: { name: "nope", group: "coordination.k8s.io", kind: "leases" } });
+    expect(r.body).toMatchObject({
+      message: 'leases.coordination.k8s.io "nope" not found',
+      details: { name: "nope", group: "coordination.k8s.io", kind: "leases" },
+    });
   });
 
   test("fills in generateName and rejects a missing name with 422 naming the Kind", async () => {
@@ -88,7 +114,11 @@ describe("apiserver simulator CRUD", () => {
     expect(String(meta(g.body)["name"])).toMatch(/^gen-[a-z0-9]{5}$/);
     const bad = await admin.call("POST", SECRETS, { body: { metadata: {} } });
     expect(bad.status).toBe(422);
-    expect(bad.body).toMatchObject({ reason: "Invalid", details: { kind: "Secret" }, message: 'Secret "" is invalid: metadata.name: Required value: name or generateName is required' });
+    expect(bad.body).toMatchObject({
+      reason: "Invalid",
+      details: { kind: "Secret" },
+      message: 'Secret "" is invalid: metadata.name: Required value: name or generateName is required',
+    });
   });
 
   test("rejects a body namespace that differs from the URL with 400", async () => {
@@ -101,11 +131,15 @@ describe("apiserver simulator CRUD", () => {
     const rv = meta(c.body)["resourceVersion"];
     const u1 = await admin.call("PUT", `${SECRETS}/upd`, { body: { metadata: { name: "upd", resourceVersion: rv, labels: { a: "1" } } } });
     expect(u1.status).toBe(200);
-    const stale = await admin.call("PUT", `${SECRETS}/upd`, { body: { metadata: { name: "upd", resourceVersion: rv, labels: { a: "2" } } } });
+    const stale = await admin.call("PUT", `${SECRETS}/upd`, {
+      body: { metadata: { name: "upd", resourceVersion: rv, labels: { a: "2" } } },
+    });
     expect(stale.status).toBe(409);
     expect(stale.body).toMatchObject({
-      reason: "Conflict", details: { name: "upd", kind: "secrets" },
-      message: 'Operation cannot be fulfilled on secrets "upd": the object has been modified; please apply your changes to the latest version and try again',
+      reason: "Conflict",
+      details: { name: "upd", kind: "secrets" },
+      message:
+        'Operation cannot be fulfilled on secrets "upd": the object has been modified; please apply your changes to the latest version and try again',
     });
     const unconditional = await admin.call("PUT", `${SECRETS}/upd`, { body: { metadata: { name: "upd", labels: { a: "3" } } } });
     expect(unconditional.status).toBe(200);
@@ -118,9 +152,15 @@ describe("apiserver simulator CRUD", () => {
     const w = await watch(`${SECRETS}?watch=1&fieldSelector=metadata.name%3Dnoop&resourceVersion=${rv}`);
     const same = await admin.call("PUT", `${SECRETS}/noop`, { body: c.body });
     expect(meta(same.body)["resourceVersion"]).toBe(rv);
-    const p = await admin.call("PATCH", `${SECRETS}/noop`, { body: { metadata: { labels: { x: "y" } } }, contentType: "application/merge-patch+json" });
+    const p = await admin.call("PATCH", `${SECRETS}/noop`, {
+      body: { metadata: { labels: { x: "y" } } },
+      contentType: "application/merge-patch+json",
+    });
     expect(meta(p.body)["resourceVersion"]).toBe(rv);
-    await admin.call("PATCH", `${SECRETS}/noop`, { body: { metadata: { labels: { x: "z" } } }, contentType: "application/merge-patch+json" });
+    await admin.call("PATCH", `${SECRETS}/noop`, {
+      body: { metadata: { labels: { x: "z" } } },
+      contentType: "application/merge-patch+json",
+    });
     const ev = await w.next();
     expect(ev.type).toBe("MODIFIED");
     expect(meta(ev.object)["labels"]).toEqual({ x: "z" });
@@ -137,9 +177,11 @@ describe("apiserver simulator watch", () => {
     const bm = await w.next();
     expect(bm.type).toBe("BOOKMARK");
     expect(bm.object).toEqual({
-      kind: "Secret", apiVersion: "v1",
+      kind: "Secret",
+      apiVersion: "v1",
       metadata: {
-        resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null,
+        resourceVersion: String(sim.store.resourceVersion),
+        creationTimestamp: null,
         annotations: { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Secret", "v1") },
       },
     });
@@ -151,11 +193,16 @@ describe("apiserver simulator watch", () => {
 
   test("marks the end of initial events when sendInitialEvents is used", async () => {
     await admin.call("POST", SECRETS, { body: { metadata: { name: "w-initial" } } });
-    const w = await watch(`${SECRETS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dw-initial`);
+    const w = await watch(
+      `${SECRETS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dw-initial`,
+    );
     expect((await w.next()).type).toBe("ADDED");
     const bm = await w.next();
     expect(bm.type).toBe("BOOKMARK");
-    expect(meta(bm.object)["annotations"]).toEqual({ "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Secret", "v1") });
+    expect(meta(bm.object)["annotations"]).toEqual({
+      "k8s.io/initial-events-end": "true",
+      "kubernetes.io/initial-events-list-blueprint": blueprint("Secret", "v1"),
+    });
   });
 
   test.each([
@@ -167,22 +214,25 @@ describe("apiserver simulator watch", () => {
     ["sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", []],
     ["resourceVersion=0&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", []],
     ["resourceVersion=CURRENT&allowWatchBookmarks=true", []],
-  ])("a watch with %p starts with %p (bookmark end only for sendInitialEvents, given or defaulted, with bookmarks)", async (query, expected) => {
-    const name = `w-dflt-${Bun.hash(query).toString(36)}`;
-    await admin.call("POST", SECRETS, { body: { metadata: { name } } });
-    const q = query.replace("CURRENT", String(sim.store.resourceVersion));
-    const w = await watch(`${SECRETS}?watch=1&fieldSelector=metadata.name%3D${name}${q === "" ? "" : `&${q}`}`);
-    // a marker written after the watch opened ends the initial part: whatever came before it is the replay
-    await admin.call("PATCH", `${SECRETS}/${name}`, { body: { metadata: { labels: { marker: "1" } } }, contentType: MERGE });
-    const seen: string[] = [];
-    for (;;) {
-      const ev = await w.next();
-      if (ev.type === "MODIFIED") break;
-      const end = ev.type === "BOOKMARK" && meta(ev.object)["annotations"] !== undefined;
-      seen.push(end ? "BOOKMARK:end" : ev.type);
-    }
-    expect(seen).toEqual(expected);
-  });
+  ])(
+    "a watch with %p starts with %p (bookmark end only for sendInitialEvents, given or defaulted, with bookmarks)",
+    async (query, expected) => {
+      const name = `w-dflt-${Bun.hash(query).toString(36)}`;
+      await admin.call("POST", SECRETS, { body: { metadata: { name } } });
+      const q = query.replace("CURRENT", String(sim.store.resourceVersion));
+      const w = await watch(`${SECRETS}?watch=1&fieldSelector=metadata.name%3D${name}${q === "" ? "" : `&${q}`}`);
+      // a marker written after the watch opened ends the initial part: whatever came before it is the replay
+      await admin.call("PATCH", `${SECRETS}/${name}`, { body: { metadata: { labels: { marker: "1" } } }, contentType: MERGE });
+      const seen: string[] = [];
+      for (;;) {
+        const ev = await w.next();
+        if (ev.type === "MODIFIED") break;
+        const end = ev.type === "BOOKMARK" && meta(ev.object)["annotations"] !== undefined;
+        seen.push(end ? "BOOKMARK:end" : ev.type);
+      }
+      expect(seen).toEqual(expected);
+    },
+  );
 
   test("sends the bookmark as an empty object of the watched type, with the type's zero-value fields", async () => {
     const w = await watch(`${NODES}?watch=1&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dno-such-node`);
@@ -190,9 +240,11 @@ describe("apiserver simulator watch", () => {
     expect(bm).toEqual({
       type: "BOOKMARK",
       object: {
-        kind: "Node", apiVersion: "v1",
+        kind: "Node",
+        apiVersion: "v1",
         metadata: {
-          resourceVersion: String(sim.store.resourceVersion), creationTimestamp: null,
+          resourceVersion: String(sim.store.resourceVersion),
+          creationTimestamp: null,
           annotations: { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": blueprint("Node", "v1") },
         },
         spec: {},
@@ -202,20 +254,29 @@ describe("apiserver simulator watch", () => {
     const lw = await watch(`${LEASES}?watch=1&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dnone`);
     const lbm = (await lw.next()).object;
     expect(lbm["spec"]).toEqual({});
-    expect(Buffer.from(String(meta(lbm)["annotations"] && (meta(lbm)["annotations"] as Record<string, string>)["kubernetes.io/initial-events-list-blueprint"]), "base64").toString())
-      .toBe('{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{},"items":null}\n');
+    expect(
+      Buffer.from(
+        String(
+          meta(lbm)["annotations"] && (meta(lbm)["annotations"] as Record<string, string>)["kubernetes.io/initial-events-list-blueprint"],
+        ),
+        "base64",
+      ).toString(),
+    ).toBe('{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{},"items":null}\n');
   });
 
   test("rejects sendInitialEvents without resourceVersionMatch=NotOlderThan with 422", async () => {
     const r = await admin.call("GET", `${SECRETS}?watch=1&sendInitialEvents=false&allowWatchBookmarks=true`);
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({
-      reason: "Invalid", details: { group: "meta.k8s.io", kind: "ListOptions" },
-      message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      reason: "Invalid",
+      details: { group: "meta.k8s.io", kind: "ListOptions" },
+      message:
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
     });
     const noMatch = await admin.call("GET", `${SECRETS}?watch=1&resourceVersion=5&resourceVersionMatch=NotOlderThan`);
     expect(noMatch.body).toMatchObject({
-      message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      message:
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
     });
   });
 
@@ -223,19 +284,35 @@ describe("apiserver simulator watch", () => {
     const r = await admin.call("GET", `${SECRETS}?resourceVersionMatch=Bogus&sendInitialEvents=true`);
     expect(r.status).toBe(422);
     expect((r.body as { details: { causes: unknown[] } }).details.causes).toEqual([
-      { reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided", field: "resourceVersionMatch" },
-      { reason: "FieldValueNotSupported", message: 'Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""', field: "resourceVersionMatch" },
+      {
+        reason: "FieldValueForbidden",
+        message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+        field: "resourceVersionMatch",
+      },
+      {
+        reason: "FieldValueNotSupported",
+        message: 'Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""',
+        field: "resourceVersionMatch",
+      },
       { reason: "FieldValueForbidden", message: "Forbidden: sendInitialEvents is forbidden for list", field: "sendInitialEvents" },
     ]);
     const exactZero = await admin.call("GET", `${SECRETS}?resourceVersion=0&resourceVersionMatch=Exact`);
-    expect(exactZero.body).toMatchObject({ message: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"` });
+    expect(exactZero.body).toMatchObject({
+      message: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`,
+    });
   });
 
   test("resumes from a resourceVersion and delivers every later event in order", async () => {
     const c = await admin.call("POST", SECRETS, { body: { metadata: { name: "w-resume" } } });
     const rv = String(meta(c.body)["resourceVersion"]);
-    await admin.call("PATCH", `${SECRETS}/w-resume`, { body: { metadata: { labels: { n: "1" } } }, contentType: "application/merge-patch+json" });
-    await admin.call("PATCH", `${SECRETS}/w-resume`, { body: { metadata: { labels: { n: "2" } } }, contentType: "application/merge-patch+json" });
+    await admin.call("PATCH", `${SECRETS}/w-resume`, {
+      body: { metadata: { labels: { n: "1" } } },
+      contentType: "application/merge-patch+json",
+    });
+    await admin.call("PATCH", `${SECRETS}/w-resume`, {
+      body: { metadata: { labels: { n: "2" } } },
+      contentType: "application/merge-patch+json",
+    });
     const w = await watch(`${SECRETS}?watch=1&fieldSelector=metadata.name%3Dw-resume&resourceVersion=${rv}`);
     const e1 = await w.next();
     const e2 = await w.next();
@@ -246,7 +323,10 @@ describe("apiserver simulator watch", () => {
   test("answers an expired resourceVersion with 200 and a single ERROR 410 event, then ends", async () => {
     const c = await admin.call("POST", SECRETS, { body: { metadata: { name: "w-expired" } } });
     const rv = String(meta(c.body)["resourceVersion"]);
-    await admin.call("PATCH", `${SECRETS}/w-expired`, { body: { metadata: { labels: { a: "b" } } }, contentType: "application/merge-patch+json" });
+    await admin.call("PATCH", `${SECRETS}/w-expired`, {
+      body: { metadata: { labels: { a: "b" } } },
+      contentType: "application/merge-patch+json",
+    });
     sim.compact();
     const w = await watch(`${SECRETS}?watch=1&resourceVersion=${rv}`);
     expect(w.status).toBe(200);
@@ -259,8 +339,14 @@ describe("apiserver simulator watch", () => {
   test("answers an exact LIST at a compacted resourceVersion with 410 and reconstructs a retained one", async () => {
     const c = await admin.call("POST", SECRETS, { body: { metadata: { name: "l-exact", labels: { v: "1" } } } });
     const rv = String(meta(c.body)["resourceVersion"]);
-    await admin.call("PATCH", `${SECRETS}/l-exact`, { body: { metadata: { labels: { v: "2" } } }, contentType: "application/merge-patch+json" });
-    const old = await admin.call("GET", `${SECRETS}?fieldSelector=metadata.name%3Dl-exact&resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    await admin.call("PATCH", `${SECRETS}/l-exact`, {
+      body: { metadata: { labels: { v: "2" } } },
+      contentType: "application/merge-patch+json",
+    });
+    const old = await admin.call(
+      "GET",
+      `${SECRETS}?fieldSelector=metadata.name%3Dl-exact&resourceVersion=${rv}&resourceVersionMatch=Exact`,
+    );
     expect((old.body as { items: { metadata: { labels: unknown } }[] }).items[0]!.metadata.labels).toEqual({ v: "1" });
     sim.compact();
     const gone = await admin.call("GET", `${SECRETS}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
@@ -269,13 +355,20 @@ describe("apiserver simulator watch", () => {
   });
 
   test("pages a list with limit and continue at one consistent resourceVersion", async () => {
-    for (const n of ["page-a", "page-b", "page-c"]) sim.store.create("configmaps", { metadata: { name: n, namespace: "default", labels: { page: "x" } } });
+    for (const n of ["page-a", "page-b", "page-c"])
+      sim.store.create("configmaps", { metadata: { name: n, namespace: "default", labels: { page: "x" } } });
     const base = "/api/v1/namespaces/default/configmaps?labelSelector=page%3Dx&limit=2";
-    const p1 = (await admin.call("GET", base)).body as { metadata: { continue: string; remainingItemCount: number; resourceVersion: string }; items: { metadata: { name: string } }[] };
+    const p1 = (await admin.call("GET", base)).body as {
+      metadata: { continue: string; remainingItemCount: number; resourceVersion: string };
+      items: { metadata: { name: string } }[];
+    };
     expect(p1.items.map((i) => i.metadata.name)).toEqual(["page-a", "page-b"]);
     expect(p1.metadata.remainingItemCount).toBe(1);
     sim.store.delete("configmaps", "default", "page-c");
-    const p2 = (await admin.call("GET", `${base}&continue=${p1.metadata.continue}`)).body as { metadata: Record<string, unknown>; items: { metadata: { name: string } }[] };
+    const p2 = (await admin.call("GET", `${base}&continue=${p1.metadata.continue}`)).body as {
+      metadata: Record<string, unknown>;
+      items: { metadata: { name: string } }[];
+    };
     expect(p2.items.map((i) => i.metadata.name)).toEqual(["page-c"]);
     expect(p2.metadata["continue"]).toBeUndefined();
     sim.compact();
@@ -287,12 +380,18 @@ describe("apiserver simulator watch", () => {
     await admin.call("POST", SECRETS, { body: { metadata: { name: "w-sel", labels: { role: "a" } } } });
     const w = await watch(`${SECRETS}?watch=1&labelSelector=role%20in%20(a)`);
     expect((await w.next()).type).toBe("ADDED");
-    await admin.call("PATCH", `${SECRETS}/w-sel`, { body: { metadata: { labels: { role: "b" } } }, contentType: "application/merge-patch+json" });
+    await admin.call("PATCH", `${SECRETS}/w-sel`, {
+      body: { metadata: { labels: { role: "b" } } },
+      contentType: "application/merge-patch+json",
+    });
     const del = await w.next();
     expect(del.type).toBe("DELETED");
     expect(meta(del.object)["labels"]).toEqual({ role: "a" });
     expect(meta(del.object)["resourceVersion"]).toBe(String(sim.store.resourceVersion));
-    await admin.call("PATCH", `${SECRETS}/w-sel`, { body: { metadata: { labels: { role: "a" } } }, contentType: "application/merge-patch+json" });
+    await admin.call("PATCH", `${SECRETS}/w-sel`, {
+      body: { metadata: { labels: { role: "a" } } },
+      contentType: "application/merge-patch+json",
+    });
     expect((await w.next()).type).toBe("ADDED");
   });
 
@@ -363,8 +462,14 @@ describe("apiserver simulator selectors", () => {
   });
 
   test("filters pods by spec.nodeName across namespaces and rejects unknown fields with 400", async () => {
-    sim.store.create("pods", { metadata: { name: "p-on-a", namespace: "default" }, spec: { nodeName: "node-a", containers: [{ name: "c", image: "i" }] } });
-    sim.store.create("pods", { metadata: { name: "p-on-b", namespace: "kube-system" }, spec: { nodeName: "node-b", containers: [{ name: "c", image: "i" }] } });
+    sim.store.create("pods", {
+      metadata: { name: "p-on-a", namespace: "default" },
+      spec: { nodeName: "node-a", containers: [{ name: "c", image: "i" }] },
+    });
+    sim.store.create("pods", {
+      metadata: { name: "p-on-b", namespace: "kube-system" },
+      spec: { nodeName: "node-b", containers: [{ name: "c", image: "i" }] },
+    });
     const r = await admin.call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-a");
     expect((r.body as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name)).toEqual(["p-on-a"]);
     const neq = await admin.call("GET", "/api/v1/pods?fieldSelector=spec.nodeName!%3Dnode-a,metadata.namespace%3Dkube-system");
@@ -374,67 +479,118 @@ describe("apiserver simulator selectors", () => {
   });
 });
 
-
 describe("apiserver simulator patch", () => {
   test("applies a strategic merge patch by merge key, with $patch: delete and null removal", async () => {
     sim.store.create("nodes", {
       metadata: { name: "smp-node", labels: { keep: "1", drop: "1" } },
-      status: { conditions: [{ type: "Ready", status: "False" }, { type: "Custom", status: "True" }], addresses: [{ type: "InternalIP", address: "10.0.0.1" }] },
+      status: {
+        conditions: [
+          { type: "Ready", status: "False" },
+          { type: "Custom", status: "True" },
+        ],
+        addresses: [{ type: "InternalIP", address: "10.0.0.1" }],
+      },
     });
     const patch = {
       metadata: { labels: { drop: null, added: "1" } },
-      status: { conditions: [{ type: "Ready", status: "True" }, { type: "Custom", $patch: "delete" }, { type: "New", status: "True" }] },
+      status: {
+        conditions: [
+          { type: "Ready", status: "True" },
+          { type: "Custom", $patch: "delete" },
+          { type: "New", status: "True" },
+        ],
+      },
     };
     const r = await admin.call("PATCH", `${NODES}/smp-node/status`, { body: patch, contentType: SMP });
     expect(r.status).toBe(200);
     const o = r.body as { metadata: { labels: unknown }; status: { conditions: unknown[]; addresses: unknown[] } };
     expect(o.metadata.labels).toEqual({ keep: "1", added: "1" });
     const untimed = { lastHeartbeatTime: null, lastTransitionTime: null };
-    expect(o.status.conditions).toEqual([{ type: "Ready", status: "True", ...untimed }, { type: "New", status: "True", ...untimed }]);
+    expect(o.status.conditions).toEqual([
+      { type: "Ready", status: "True", ...untimed },
+      { type: "New", status: "True", ...untimed },
+    ]);
     expect(o.status.addresses).toEqual([{ type: "InternalIP", address: "10.0.0.1" }]);
   });
 
   test("merges ownerReferences by uid under strategic merge and replaces lists under merge patch", async () => {
     const ref = (uid: string) => ({ apiVersion: "v1", kind: "Node", name: uid, uid });
     sim.store.create("configmaps", { metadata: { name: "owners", namespace: "default", ownerReferences: [ref("u1")] } });
-    const s = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/owners", { body: { metadata: { ownerReferences: [ref("u2")] } }, contentType: SMP });
+    const s = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/owners", {
+      body: { metadata: { ownerReferences: [ref("u2")] } },
+      contentType: SMP,
+    });
     expect(meta(s.body)["ownerReferences"]).toEqual([ref("u1"), ref("u2")]);
-    const m = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/owners", { body: { metadata: { ownerReferences: [ref("u3")] } }, contentType: MERGE });
+    const m = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/owners", {
+      body: { metadata: { ownerReferences: [ref("u3")] } },
+      contentType: MERGE,
+    });
     expect(meta(m.body)["ownerReferences"]).toEqual([ref("u3")]);
   });
 
   test("applies a JSON patch and answers a failing test op with 422 and a malformed one with 400", async () => {
     sim.store.create("configmaps", { metadata: { name: "jp", namespace: "default" }, data: { a: "1" } });
     const ok = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", {
-      body: [{ op: "test", path: "/data/a", value: "1" }, { op: "replace", path: "/data/a", value: "2" }, { op: "add", path: "/data/b", value: "3" }],
+      body: [
+        { op: "test", path: "/data/a", value: "1" },
+        { op: "replace", path: "/data/a", value: "2" },
+        { op: "add", path: "/data/b", value: "3" },
+      ],
       contentType: JSONPATCH,
     });
     expect((ok.body as { data: unknown }).data).toEqual({ a: "2", b: "3" });
-    const failed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: [{ op: "test", path: "/data/a", value: "1" }], contentType: JSONPATCH });
+    const failed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", {
+      body: [{ op: "test", path: "/data/a", value: "1" }],
+      contentType: JSONPATCH,
+    });
     expect(failed.status).toBe(422);
     expect(failed.body).toEqual({
-      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
-      message: "the server rejected our request due to an error in our request", reason: "Invalid", details: {}, code: 422,
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "the server rejected our request due to an error in our request",
+      reason: "Invalid",
+      details: {},
+      code: 422,
     });
-    const missing = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: [{ op: "remove", path: "/data/zzz" }], contentType: JSONPATCH });
+    const missing = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", {
+      body: [{ op: "remove", path: "/data/zzz" }],
+      contentType: JSONPATCH,
+    });
     expect(missing.status).toBe(422);
     const malformed = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/jp", { body: "{not json", contentType: JSONPATCH });
     expect(malformed.status).toBe(400);
   });
 
-  test.each(["application/json", "text/plain", "application/json-patch+json+x"])("answers a PATCH with Content-Type %p like go-restful: 415 with empty details", async (ct) => {
-    sim.store.create("configmaps", { metadata: { name: `ct-${Bun.hash(ct).toString(36)}`, namespace: "default" } });
-    const r = await admin.call("PATCH", `/api/v1/namespaces/default/configmaps/ct-${Bun.hash(ct).toString(36)}`, { body: { data: { a: "1" } }, contentType: ct });
-    expect(r.status).toBe(415);
-    expect(r.body).toEqual({
-      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "415: Unsupported Media Type",
-      reason: "UnsupportedMediaType", details: {}, code: 415,
-    });
-  });
+  test.each(["application/json", "text/plain", "application/json-patch+json+x"])(
+    "answers a PATCH with Content-Type %p like go-restful: 415 with empty details",
+    async (ct) => {
+      sim.store.create("configmaps", { metadata: { name: `ct-${Bun.hash(ct).toString(36)}`, namespace: "default" } });
+      const r = await admin.call("PATCH", `/api/v1/namespaces/default/configmaps/ct-${Bun.hash(ct).toString(36)}`, {
+        body: { data: { a: "1" } },
+        contentType: ct,
+      });
+      expect(r.status).toBe(415);
+      expect(r.body).toEqual({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: "415: Unsupported Media Type",
+        reason: "UnsupportedMediaType",
+        details: {},
+        code: 415,
+      });
+    },
+  );
 
   test("treats a resourceVersion inside a patch as a precondition", async () => {
     sim.store.create("configmaps", { metadata: { name: "pre", namespace: "default" } });
-    const r = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/pre", { body: { metadata: { resourceVersion: "1", labels: { a: "b" } } }, contentType: MERGE });
+    const r = await admin.call("PATCH", "/api/v1/namespaces/default/configmaps/pre", {
+      body: { metadata: { resourceVersion: "1", labels: { a: "b" } } },
+      contentType: MERGE,
+    });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ reason: "Conflict" });
   });
@@ -447,9 +603,14 @@ describe("apiserver simulator type rules", () => {
     expect(warned.status).toBe(201);
     expect((warned.body as { spec: unknown }).spec).toEqual({ holderIdentity: "h" });
     expect(warned.headers.get("warning")).toBe('299 - "unknown field \\"spec.holdrIdentity\\""');
-    const strict = await admin.call("POST", `${LEASES}?fieldValidation=Strict`, { body: { ...body, metadata: { name: "unknown-strict" } } });
+    const strict = await admin.call("POST", `${LEASES}?fieldValidation=Strict`, {
+      body: { ...body, metadata: { name: "unknown-strict" } },
+    });
     expect(strict.status).toBe(400);
-    expect(strict.body).toMatchObject({ reason: "BadRequest", message: 'Lease in version "v1" cannot be handled as a Lease: strict decoding error: unknown field "spec.holdrIdentity"' });
+    expect(strict.body).toMatchObject({
+      reason: "BadRequest",
+      message: 'Lease in version "v1" cannot be handled as a Lease: strict decoding error: unknown field "spec.holdrIdentity"',
+    });
   });
 
   test("adds the not-ready taint to a new Node", async () => {
@@ -481,14 +642,25 @@ describe("apiserver simulator type rules", () => {
   test("stores status and labels but not spec through nodes/status, and drops status sent to the main resource", async () => {
     sim.store.create("nodes", { metadata: { name: "status-node" }, spec: { podCIDR: "10.1.0.0/24" } });
     const s = await admin.call("PATCH", `${NODES}/status-node/status`, {
-      body: { metadata: { labels: { l: "v" } }, spec: { unschedulable: true }, status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: "2026-01-02T03:04:05.999Z" }] } },
+      body: {
+        metadata: { labels: { l: "v" } },
+        spec: { unschedulable: true },
+        status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: "2026-01-02T03:04:05.999Z" }] },
+      },
       contentType: SMP,
     });
-    const so = s.body as { metadata: { labels: unknown }; spec: Record<string, unknown>; status: { conditions: { lastHeartbeatTime: string }[] } };
+    const so = s.body as {
+      metadata: { labels: unknown };
+      spec: Record<string, unknown>;
+      status: { conditions: { lastHeartbeatTime: string }[] };
+    };
     expect(so.metadata.labels).toEqual({ l: "v" });
     expect(so.spec["unschedulable"]).toBeUndefined();
     expect(so.status.conditions[0]!.lastHeartbeatTime).toBe("2026-01-02T03:04:05Z");
-    const m = await admin.call("PATCH", `${NODES}/status-node`, { body: { spec: { unschedulable: true }, status: { conditions: [] } }, contentType: MERGE });
+    const m = await admin.call("PATCH", `${NODES}/status-node`, {
+      body: { spec: { unschedulable: true }, status: { conditions: [] } },
+      contentType: MERGE,
+    });
     const mo = m.body as { spec: Record<string, unknown>; status: { conditions: unknown[] } };
     expect(mo.spec["unschedulable"]).toBe(true);
     expect(mo.status.conditions).toHaveLength(1);
@@ -501,7 +673,9 @@ describe("apiserver simulator type rules", () => {
     ["2026-01-02T03:04:05Z", 400],
   ])("accepts a Lease renewTime of %p with %p", async (renewTime, code) => {
     const name = `mt-${code}-${renewTime.length}`;
-    const r = await admin.call("POST", LEASES, { body: { metadata: { name }, spec: { holderIdentity: "x", leaseDurationSeconds: 40, renewTime } } });
+    const r = await admin.call("POST", LEASES, {
+      body: { metadata: { name }, spec: { holderIdentity: "x", leaseDurationSeconds: 40, renewTime } },
+    });
     expect(r.status).toBe(code);
     if (code === 400) expect(r.body).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
     else expect((r.body as { spec: { renewTime: string } }).spec.renewTime).toBe(renewTime);
@@ -512,11 +686,22 @@ describe("apiserver simulator type rules", () => {
     ["kube-system", 422],
   ])("creating an Event about a Node in namespace %p answers %p", async (ns, code) => {
     const r = await admin.call("POST", `/api/v1/namespaces/${ns}/events`, {
-      body: { metadata: { name: `ev-${ns}` }, involvedObject: { kind: "Node", name: "n1", apiVersion: "v1" }, reason: "R", message: "m", type: "Normal", source: { component: "gardener-node-agent" } },
+      body: {
+        metadata: { name: `ev-${ns}` },
+        involvedObject: { kind: "Node", name: "n1", apiVersion: "v1" },
+        reason: "R",
+        message: "m",
+        type: "Normal",
+        source: { component: "gardener-node-agent" },
+      },
     });
     expect(r.status).toBe(code);
     if (code === 422)
-      expect(r.body).toMatchObject({ reason: "Invalid", details: { name: "ev-kube-system", kind: "Event" }, message: 'Event "ev-kube-system" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace' });
+      expect(r.body).toMatchObject({
+        reason: "Invalid",
+        details: { name: "ev-kube-system", kind: "Event" },
+        message: 'Event "ev-kube-system" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace',
+      });
   });
 
   test("gives a minimal core/v1 Event the zero values Go serialises, in field order", async () => {
@@ -524,21 +709,48 @@ describe("apiserver simulator type rules", () => {
     expect(r.status).toBe(201);
     const { metadata: _m, ...rest } = r.body as Record<string, unknown>;
     expect(rest).toEqual({
-      kind: "Event", apiVersion: "v1", involvedObject: {}, source: {}, firstTimestamp: null, lastTimestamp: null, eventTime: null,
-      reportingComponent: "", reportingInstance: "",
+      kind: "Event",
+      apiVersion: "v1",
+      involvedObject: {},
+      source: {},
+      firstTimestamp: null,
+      lastTimestamp: null,
+      eventTime: null,
+      reportingComponent: "",
+      reportingInstance: "",
     });
-    expect(Object.keys(rest)).toEqual(["kind", "apiVersion", "involvedObject", "source", "firstTimestamp", "lastTimestamp", "eventTime", "reportingComponent", "reportingInstance"]);
+    expect(Object.keys(rest)).toEqual([
+      "kind",
+      "apiVersion",
+      "involvedObject",
+      "source",
+      "firstTimestamp",
+      "lastTimestamp",
+      "eventTime",
+      "reportingComponent",
+      "reportingInstance",
+    ]);
     const view = await admin.call("GET", "/apis/events.k8s.io/v1/namespaces/default/events/ev-min");
     const { metadata: _vm, ...viewRest } = view.body as Record<string, unknown>;
     expect(viewRest).toEqual({
-      kind: "Event", apiVersion: "events.k8s.io/v1", regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null,
-      deprecatedLastTimestamp: null, eventTime: null,
+      kind: "Event",
+      apiVersion: "events.k8s.io/v1",
+      regarding: {},
+      deprecatedSource: {},
+      deprecatedFirstTimestamp: null,
+      deprecatedLastTimestamp: null,
+      eventTime: null,
     });
   });
 
   test("names each failing field of a core/v1 Event with eventTime in validation order, the reporting component first", async () => {
     const r = await admin.call("POST", "/api/v1/namespaces/default/events", {
-      body: { metadata: { name: "ev-new-style" }, eventTime: "2026-01-02T03:04:05.000001Z", involvedObject: { kind: "Node", name: "n1" }, type: "Normal" },
+      body: {
+        metadata: { name: "ev-new-style" },
+        eventTime: "2026-01-02T03:04:05.000001Z",
+        involvedObject: { kind: "Node", name: "n1" },
+        type: "Normal",
+      },
     });
     expect(r.status).toBe(422);
     const body = r.body as { message: string; details: { causes: unknown[] } };
@@ -546,45 +758,71 @@ describe("apiserver simulator type rules", () => {
       { reason: "FieldValueRequired", message: "Required value", field: "reportingComponent" },
       { reason: "FieldValueInvalid", message: 'Invalid value: "": name part must be non-empty', field: "reportingComponent" },
       {
-        reason: "FieldValueInvalid", field: "reportingComponent",
-        message: "Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        reason: "FieldValueInvalid",
+        field: "reportingComponent",
+        message:
+          "Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
       },
       { reason: "FieldValueRequired", message: "Required value", field: "reportingInstance" },
       { reason: "FieldValueRequired", message: "Required value", field: "action" },
       { reason: "FieldValueRequired", message: "Required value", field: "reason" },
     ]);
-    expect(body.message).toStartWith('Event "ev-new-style" is invalid: [reportingComponent: Required value, reportingComponent: Invalid value: "": name part must be non-empty, ');
+    expect(body.message).toStartWith(
+      'Event "ev-new-style" is invalid: [reportingComponent: Required value, reportingComponent: Invalid value: "": name part must be non-empty, ',
+    );
   });
 
   test("checks a core/v1 Event name only as a path segment, after the Event rules", async () => {
     const ok = await admin.call("POST", "/api/v1/namespaces/default/events", { body: { metadata: { name: "Node_A.17f0" } } });
     expect(ok.status).toBe(201);
     const bad = await admin.call("POST", "/api/v1/namespaces/default/events", { body: { metadata: { name: "a%b" } } });
-    expect(bad.body).toMatchObject({ code: 422, message: `Event "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain '%'` });
+    expect(bad.body).toMatchObject({
+      code: 422,
+      message: `Event "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain '%'`,
+    });
   });
 
   test("stores events.k8s.io/v1 Events as core Events and shows each in its own shape", async () => {
     const v1 = "/apis/events.k8s.io/v1/namespaces/default/events";
     const body = {
-      apiVersion: "events.k8s.io/v1", kind: "Event", metadata: { name: "ev-new" }, eventTime: "2026-01-02T03:04:05.000001Z",
-      regarding: { kind: "Node", name: "n1", apiVersion: "v1" }, reason: "OSCApplied", action: "Reconcile", note: "done", type: "Normal",
-      reportingController: "gardener.cloud/node-agent", reportingInstance: "n1",
+      apiVersion: "events.k8s.io/v1",
+      kind: "Event",
+      metadata: { name: "ev-new" },
+      eventTime: "2026-01-02T03:04:05.000001Z",
+      regarding: { kind: "Node", name: "n1", apiVersion: "v1" },
+      reason: "OSCApplied",
+      action: "Reconcile",
+      note: "done",
+      type: "Normal",
+      reportingController: "gardener.cloud/node-agent",
+      reportingInstance: "n1",
     };
     const w = await watch(`/api/v1/namespaces/default/events?watch=1&resourceVersion=${sim.store.resourceVersion}`);
     const created = await admin.call("POST", v1, { body });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ apiVersion: "events.k8s.io/v1", regarding: { name: "n1" }, note: "done" });
     const core = await admin.call("GET", "/api/v1/namespaces/default/events/ev-new");
-    expect(core.body).toMatchObject({ apiVersion: "v1", involvedObject: { name: "n1" }, message: "done", reportingComponent: "gardener.cloud/node-agent" });
+    expect(core.body).toMatchObject({
+      apiVersion: "v1",
+      involvedObject: { name: "n1" },
+      message: "done",
+      reportingComponent: "gardener.cloud/node-agent",
+    });
     expect((await w.next()).object).toMatchObject({ apiVersion: "v1", message: "done" });
     const { action: _a, ...noAction } = body;
     const bad = await admin.call("POST", v1, { body: { ...noAction, metadata: { name: "ev-bad" } } });
     expect(bad.status).toBe(422);
-    expect(bad.body).toMatchObject({ details: { group: "events.k8s.io", kind: "Event" }, message: 'Event.events.k8s.io "ev-bad" is invalid: action: Required value' });
+    expect(bad.body).toMatchObject({
+      details: { group: "events.k8s.io", kind: "Event" },
+      message: 'Event.events.k8s.io "ev-bad" is invalid: action: Required value',
+    });
   });
 
   test("deletes a pod bound to a node gracefully and removes it with gracePeriodSeconds=0", async () => {
-    sim.store.create("pods", { metadata: { name: "graceful", namespace: "default" }, spec: { nodeName: "node-a", containers: [{ name: "c", image: "i" }] } });
+    sim.store.create("pods", {
+      metadata: { name: "graceful", namespace: "default" },
+      spec: { nodeName: "node-a", containers: [{ name: "c", image: "i" }] },
+    });
     const first = await admin.call("DELETE", "/api/v1/namespaces/default/pods/graceful");
     expect(first.status).toBe(200);
     expect(meta(first.body)["deletionTimestamp"]).toBeString();
@@ -601,7 +839,10 @@ const AGENT_USER = `gardener.cloud:node-agent:machine:${MACHINE}`;
 async function makeCsrPem(cn: string, org: string): Promise<{ csrPem: string; keyPem: string }> {
   const dir = await Bun.$`mktemp -d`.text();
   const keyFile = `${dir.trim()}/key.pem`;
-  const csrPem = await Bun.$`openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${keyFile} -subj ${`/O=${org}/CN=${cn}`}`.quiet().text();
+  const csrPem =
+    await Bun.$`openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${keyFile} -subj ${`/O=${org}/CN=${cn}`}`
+      .quiet()
+      .text();
   const keyPem = await Bun.file(keyFile).text();
   await Bun.$`rm -rf ${dir.trim()}`;
   return { csrPem, keyPem };
@@ -624,7 +865,15 @@ describe("apiserver simulator authentication", () => {
   test("rejects missing, unknown and malformed credentials with 401", async () => {
     const none = await admin.with({}).call("GET", NODES);
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
+    expect(none.body).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "Unauthorized",
+      reason: "Unauthorized",
+      code: 401,
+    });
     expect((await admin.with({ token: "nope" }).call("GET", NODES)).status).toBe(401);
   });
 
@@ -632,7 +881,10 @@ describe("apiserver simulator authentication", () => {
     sim.addToken("viewer-token", "viewer", ["some-group"]);
     const r = await admin.with({ token: "viewer-token" }).call("GET", NODES);
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ message: 'nodes is forbidden: User "viewer" cannot list resource "nodes" in API group "" at the cluster scope', details: { kind: "nodes" } });
+    expect(r.body).toMatchObject({
+      message: 'nodes is forbidden: User "viewer" cannot list resource "nodes" in API group "" at the cluster scope',
+      details: { kind: "nodes" },
+    });
   });
 
   test("authenticates bootstrap tokens from their Secret and rejects a wrong or expired secret", async () => {
@@ -646,7 +898,12 @@ describe("apiserver simulator authentication", () => {
   test("takes user and groups of a client certificate from CN and O, and ignores certificates of another CA", async () => {
     const cert = await sim.issueClientCert("cert-admin", ["system:masters"]);
     expect((await admin.with({ cert }).call("GET", NODES)).status).toBe(200);
-    expect(sim.requests.at(-1)).toMatchObject({ user: "cert-admin", groups: ["system:masters", "system:authenticated"], verb: "list", resource: "nodes" });
+    expect(sim.requests.at(-1)).toMatchObject({
+      user: "cert-admin",
+      groups: ["system:masters", "system:authenticated"],
+      verb: "list",
+      resource: "nodes",
+    });
     const dir = (await Bun.$`mktemp -d`.text()).trim();
     await Bun.$`openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${dir}/k -out ${dir}/c -days 1 -subj /O=system:masters/CN=evil`.quiet();
     const certPem = await Bun.file(`${dir}/c`).text();
@@ -743,10 +1000,15 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
   });
 
   test("lets the agent create and update its own Lease but not patch it", async () => {
-    const body = { metadata: { name: "gardener-node-agent-agent-node" }, spec: { holderIdentity: "gardener-node-agent-agent-node", leaseDurationSeconds: 40, renewTime: "2026-01-02T03:04:05.123456Z" } };
+    const body = {
+      metadata: { name: "gardener-node-agent-agent-node" },
+      spec: { holderIdentity: "gardener-node-agent-agent-node", leaseDurationSeconds: 40, renewTime: "2026-01-02T03:04:05.123456Z" },
+    };
     const c = await agent.call("POST", LEASES, { body });
     expect(c.status).toBe(201);
-    const u = await agent.call("PUT", `${LEASES}/gardener-node-agent-agent-node`, { body: { ...body, metadata: { ...body.metadata, resourceVersion: meta(c.body)["resourceVersion"] } } });
+    const u = await agent.call("PUT", `${LEASES}/gardener-node-agent-agent-node`, {
+      body: { ...body, metadata: { ...body.metadata, resourceVersion: meta(c.body)["resourceVersion"] } },
+    });
     expect(u.status).toBe(200);
     expect((await agent.call("PATCH", `${LEASES}/gardener-node-agent-agent-node`, { body: {}, contentType: MERGE })).status).toBe(403);
   });
@@ -762,7 +1024,9 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     const { csrPem } = await makeCsrPem("uid-user", "o");
     const forged = { uid: "forged", username: "forged", groups: ["forged"], extra: { x: ["y"] } };
     sim.addToken("uid-token", "uid-user", ["system:masters"], "3b6a0f7e-uid");
-    const byToken = await admin.with({ token: "uid-token" }).call("POST", CSRS, { body: { ...csrBody("uid-csr", csrPem), spec: { ...csrBody("uid-csr", csrPem).spec, ...forged } } });
+    const byToken = await admin
+      .with({ token: "uid-token" })
+      .call("POST", CSRS, { body: { ...csrBody("uid-csr", csrPem), spec: { ...csrBody("uid-csr", csrPem).spec, ...forged } } });
     expect(byToken.status).toBe(201);
     const tokenSpec = (byToken.body as { spec: Record<string, unknown> }).spec;
     expect(tokenSpec).toMatchObject({ username: "uid-user", uid: "3b6a0f7e-uid", groups: ["system:masters", "system:authenticated"] });
@@ -773,7 +1037,9 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     const { X509Certificate, createHash } = await import("node:crypto");
     const der = new X509Certificate(agent.creds.cert!.certPem).raw;
     expect(certSpec["uid"]).toBeUndefined();
-    expect(certSpec["extra"]).toEqual({ "authentication.kubernetes.io/credential-id": [`X509SHA256=${createHash("sha256").update(der).digest("hex")}`] });
+    expect(certSpec["extra"]).toEqual({
+      "authentication.kubernetes.io/credential-id": [`X509SHA256=${createHash("sha256").update(der).digest("hex")}`],
+    });
   });
 
   test("stamps approval conditions written without times through the approval subresource", async () => {
@@ -873,18 +1139,32 @@ describe("apiserver simulator faults", () => {
 
   test("reopens by itself after the refusal period", async () => {
     await sim.faults.refuseConnections(100);
-    const status = await eventually("the simulator to answer again", () => admin.call("GET", NODES).then((r) => r.status, () => 0), {
-      until: (s) => s === 200,
-      timeoutMs: 5_000,
-      intervalMs: 0,
-    });
+    const status = await eventually(
+      "the simulator to answer again",
+      () =>
+        admin.call("GET", NODES).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      {
+        until: (s) => s === 200,
+        timeoutMs: 5_000,
+        intervalMs: 0,
+      },
+    );
     expect(status).toBe(200);
   });
 });
 
 describe("apiserver simulator test API", () => {
   test("waits for a condition on the store", async () => {
-    const waiting = sim.waitFor("configmaps", "default", "awaited", (o) => o !== undefined && (o["data"] as Record<string, string> | undefined)?.["k"] === "2", 5000);
+    const waiting = sim.waitFor(
+      "configmaps",
+      "default",
+      "awaited",
+      (o) => o !== undefined && (o["data"] as Record<string, string> | undefined)?.["k"] === "2",
+      5000,
+    );
     sim.store.create("configmaps", { metadata: { name: "awaited", namespace: "default" }, data: { k: "1" } });
     sim.store.patch("configmaps", "default", "awaited", "merge", { data: { k: "2" } });
     const o = await waiting;
@@ -893,24 +1173,42 @@ describe("apiserver simulator test API", () => {
 
   test("writes kubeconfigs a client can use", async () => {
     const { parse } = await import("yaml");
-    const kc = parse(sim.kubeconfig({ token: "abc" })) as { clusters: { cluster: Record<string, string> }[]; users: { user: Record<string, string> }[] };
+    const kc = parse(sim.kubeconfig({ token: "abc" })) as {
+      clusters: { cluster: Record<string, string> }[];
+      users: { user: Record<string, string> }[];
+    };
     expect(kc.clusters[0]!.cluster["server"]).toBe(sim.url);
     expect(Buffer.from(kc.clusters[0]!.cluster["certificate-authority-data"]!, "base64").toString()).toBe(sim.caPem);
     expect(kc.users[0]!.user).toEqual({ token: "abc" });
     const cert = parse(sim.kubeconfig({ clientCert: { certPem: "C", keyPem: "K" } })) as { users: { user: Record<string, string> }[] };
-    expect(cert.users[0]!.user).toEqual({ "client-certificate-data": Buffer.from("C").toString("base64"), "client-key-data": Buffer.from("K").toString("base64") });
+    expect(cert.users[0]!.user).toEqual({
+      "client-certificate-data": Buffer.from("C").toString("base64"),
+      "client-key-data": Buffer.from("K").toString("base64"),
+    });
   });
 
   test("logs requests with user, verb, resource, namespace, name and code", async () => {
     await admin.call("GET", `${SECRETS}/logged`);
-    expect(sim.requests.at(-1)).toMatchObject({ user: "admin", verb: "get", resource: "secrets", namespace: "kube-system", name: "logged", subresource: "", code: 404, watch: false });
+    expect(sim.requests.at(-1)).toMatchObject({
+      user: "admin",
+      verb: "get",
+      resource: "secrets",
+      namespace: "kube-system",
+      name: "logged",
+      subresource: "",
+      code: 404,
+      watch: false,
+    });
     expect(sim.counters().requests).toBe(sim.requests.length);
   });
 });
 
 describe("apiserver simulator standalone", () => {
   test("prints its connection facts and serves the control API", async () => {
-    const proc = Bun.spawn([process.execPath, "run", "test/doubles/apiserver/main.ts", "--port", "0", "--san", "10.0.2.100"], { stdout: "pipe", stderr: "inherit" });
+    const proc = Bun.spawn([process.execPath, "run", "test/doubles/apiserver/main.ts", "--port", "0", "--san", "10.0.2.100"], {
+      stdout: "pipe",
+      stderr: "inherit",
+    });
     try {
       const reader = proc.stdout.getReader();
       let line = "";
@@ -920,13 +1218,17 @@ describe("apiserver simulator standalone", () => {
         line += new TextDecoder().decode(value);
       }
       const info = JSON.parse(line) as { url: string; caFile: string; adminToken: string; controlUrl: string };
-      const created = await fetch(`${info.controlUrl}/_sim/objects/nodes`, { method: "POST", body: JSON.stringify({ metadata: { name: "via-control" } }) });
+      const created = await fetch(`${info.controlUrl}/_sim/objects/nodes`, {
+        method: "POST",
+        body: JSON.stringify({ metadata: { name: "via-control" } }),
+      });
       expect(created.status).toBe(201);
       const c = new SimClient(info.url, await Bun.file(info.caFile).text(), { token: info.adminToken });
       expect((await c.call("GET", `${NODES}/via-control`)).status).toBe(200);
       const log = (await (await fetch(`${info.controlUrl}/_sim/requests`)).json()) as { name: string }[];
       expect(log.map((r) => r.name)).toEqual(["via-control"]);
-      const post = (path: string, body: unknown) => fetch(`${info.controlUrl}/_sim/${path}`, { method: "POST", body: JSON.stringify(body) });
+      const post = (path: string, body: unknown) =>
+        fetch(`${info.controlUrl}/_sim/${path}`, { method: "POST", body: JSON.stringify(body) });
       expect((await post("faults/fail", { count: 1, status: 503 })).status).toBe(200);
       expect((await c.call("GET", NODES)).status).toBe(503);
       const { csrPem } = await makeCsrPem("remote", "group");
@@ -935,7 +1237,13 @@ describe("apiserver simulator standalone", () => {
       expect((await post("csrs/remote-csr/approve", {})).status).toBe(200);
       const signed = (await (await post("csrs/remote-csr/sign", {})).json()) as { certPem: string };
       expect(signed.certPem).toStartWith("-----BEGIN CERTIFICATE-----");
-      const waited = await post("wait", { resource: "certificatesigningrequests", name: "remote-csr", field: "spec.username", equals: "remote", timeoutMs: 100 });
+      const waited = await post("wait", {
+        resource: "certificatesigningrequests",
+        name: "remote-csr",
+        field: "spec.username",
+        equals: "remote",
+        timeoutMs: 100,
+      });
       expect(waited.status).toBe(408);
     } finally {
       proc.kill();

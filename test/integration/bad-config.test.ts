@@ -52,12 +52,28 @@ async function runAgent(root: string, env: Record<string, string> = {}): Promise
 
 describe("agent with a bad config", () => {
   test.each([
-    ["a number for a string", good.replace("secretName: osc", "secretName: 12345"), "controllers.operatingSystemConfig.secretName: invalid type: expected string, got number"],
+    [
+      "a number for a string",
+      good.replace("secretName: osc", "secretName: 12345"),
+      "controllers.operatingSystemConfig.secretName: invalid type: expected string, got number",
+    ],
     ["a list for a struct", `${good}apiServer: []\n`, "apiServer: invalid type: expected mapping, got array"],
     ["a recursive alias", `${good}extra: &loop {again: *loop}\n`, "invalid YAML: a recursive alias (a node that contains itself)"],
-    ["a bad bind address", `${good}server: {healthProbes: {bindAddress: "not an address"}}\n`, 'server.healthProbes.bindAddress: Invalid value: "not an address": must be empty, an IP address or a host name'],
-    ["a port out of range", `${good}server: {metrics: {port: 70000}}\n`, "server.metrics.port: Invalid value: 70000: must be between 0 and 65535, inclusive"],
-    ["a relative kubeconfig path", `${good}clientConnection: {kubeconfig: creds/kubeconfig}\n`, 'clientConnection.kubeconfig: Invalid value: "creds/kubeconfig": must be an absolute path'],
+    [
+      "a bad bind address",
+      `${good}server: {healthProbes: {bindAddress: "not an address"}}\n`,
+      'server.healthProbes.bindAddress: Invalid value: "not an address": must be empty, an IP address or a host name',
+    ],
+    [
+      "a port out of range",
+      `${good}server: {metrics: {port: 70000}}\n`,
+      "server.metrics.port: Invalid value: 70000: must be between 0 and 65535, inclusive",
+    ],
+    [
+      "a relative kubeconfig path",
+      `${good}clientConnection: {kubeconfig: creds/kubeconfig}\n`,
+      'clientConnection.kubeconfig: Invalid value: "creds/kubeconfig": must be an absolute path',
+    ],
   ])("should exit 1 at once naming the file and the field for %s", async (_what, text, message) => {
     const root = machine((file) => writeFileSync(file, text));
     const r = await runAgent(root);
@@ -121,12 +137,18 @@ describe("agent with a malformed kubeconfig", () => {
   test.each([
     ["a YAML syntax error in a flow mapping", `apiVersion: v1\nusers:\n- name: a\n  user: {token: ${secret}, x: [a}\n`],
     ["a YAML syntax error in a block mapping", `apiVersion: v1\nusers:\n- name: a\n  user:\n    token: ${secret}\n   bad: x\n`],
-    ["a value of the wrong type", `apiVersion: v1\nclusters:\n- cluster:\n    server: https://x\n    insecure-skip-tls-verify: ${secret}\n  name: a\n`],
+    [
+      "a value of the wrong type",
+      `apiVersion: v1\nclusters:\n- cluster:\n    server: https://x\n    insecure-skip-tls-verify: ${secret}\n  name: a\n`,
+    ],
     ["a collection as a key", `apiVersion: v1\nclusters:\n  ? [${secret}]\n  : x\n`],
   ])("should stop with exit 1 and print neither its bytes nor an unstructured warning for %s", async (_what, kubeconfig) => {
     const root = machine((file, dir) => {
       const port = () => 20_000 + Math.floor(Math.random() * 40_000);
-      writeFileSync(file, `${good}server:\n  healthProbes: {bindAddress: 127.0.0.1, port: ${port()}}\n  metrics: {bindAddress: 127.0.0.1, port: ${port()}}\n`);
+      writeFileSync(
+        file,
+        `${good}server:\n  healthProbes: {bindAddress: 127.0.0.1, port: ${port()}}\n  metrics: {bindAddress: 127.0.0.1, port: ${port()}}\n`,
+      );
       writeFileSync(join(dir, "credentials/kubeconfig"), kubeconfig);
     });
     const r = await runAgent(root);

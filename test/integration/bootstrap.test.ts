@@ -113,7 +113,11 @@ describe("bootstrap", () => {
         return { code: 0, stdout: argv[0] === "blkid" ? "/dev/sdb\n" : "", stderr: "" };
       },
     };
-    await bootstrap({ host, systemd, log: silent, runner, probe: okProbe, stdout }, { bootstrap: { kubeletDataVolumeSize: 1234 } }, ac.signal);
+    await bootstrap(
+      { host, systemd, log: silent, runner, probe: okProbe, stdout },
+      { bootstrap: { kubeletDataVolumeSize: 1234 } },
+      ac.signal,
+    );
     expect(calls).toEqual(["blkid"]);
     expect((await stat(join(root, "var/lib/kubelet"))).isDirectory()).toBe(true);
     expect(systemd.actions).toEqual(expectedActions);
@@ -141,7 +145,9 @@ describe("bootstrap", () => {
     const err = await bootstrap({ host, systemd, log: silent, runner: noRunner, probe: okProbe, stdout }, {}, ac.signal).catch(
       (e: unknown) => e,
     );
-    expect((err as Error).message).toBe("failed starting unit gardener-node-agent.service: start failed for gardener-node-agent.service, due failed");
+    expect((err as Error).message).toBe(
+      "failed starting unit gardener-node-agent.service: start failed for gardener-node-agent.service, due failed",
+    );
     expect((err as Error).cause).toBeInstanceOf(SystemdJobError);
     expect(systemd.actions.map((a) => a.action)).toEqual(["DaemonReload", "Enable", "Start"]);
   });
@@ -258,11 +264,14 @@ describe("gardener-node-agent bootstrap (CLI over D-Bus)", () => {
     ].join("\n");
 
   const run = async () => {
-    const p = Bun.spawn([process.execPath, join(repo, "src/cli/main.ts"), "bootstrap", `--root=${root}`, "--config-dir=/var/lib/gardener-node-agent"], {
-      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", DBUS_SYSTEM_BUS_ADDRESS: bus.address },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const p = Bun.spawn(
+      [process.execPath, join(repo, "src/cli/main.ts"), "bootstrap", `--root=${root}`, "--config-dir=/var/lib/gardener-node-agent"],
+      {
+        env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", DBUS_SYSTEM_BUS_ADDRESS: bus.address },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     return { code, stdout, stderr };
   };
@@ -285,7 +294,11 @@ describe("gardener-node-agent bootstrap (CLI over D-Bus)", () => {
       const host = createHostFs(root);
       await host.writeFileAtomic("/var/lib/gardener-node-agent/config-v9.9.9.yaml", config(sim.url), 0o600);
       await host.writeFileAtomic("/var/lib/gardener-node-agent/cluster-ca.crt", sim.caPem, 0o640);
-      await host.writeFileAtomic("/var/lib/gardener-node-agent/credentials/bootstrap-token", `${sim.addBootstrapToken("abcdef", "0123456789abcdef")}\n`, 0o640);
+      await host.writeFileAtomic(
+        "/var/lib/gardener-node-agent/credentials/bootstrap-token",
+        `${sim.addBootstrapToken("abcdef", "0123456789abcdef")}\n`,
+        0o640,
+      );
       const out = await run();
       expect(out.code).toBe(0);
       expect(out.stdout).toContain("API server connectivity test succeeded");

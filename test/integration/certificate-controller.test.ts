@@ -161,7 +161,9 @@ describe("certificate controller", () => {
     } finally {
       kube.close();
     }
-    expect(env.sim.requests.some((r) => r.resource === "events" && r.user === `${machinePrefix}${a.machineName}` && r.code === 201)).toBe(true);
+    expect(env.sim.requests.some((r) => r.resource === "events" && r.user === `${machinePrefix}${a.machineName}` && r.code === 201)).toBe(
+      true,
+    );
     // The pending CSR key is gone once the kubeconfig is written.
     expect(await a.host.stat("/var/lib/gardener-node-agent/credentials/bootstrap-csr.key")).toBeUndefined();
   });
@@ -197,7 +199,9 @@ describe("certificate controller", () => {
     await drive(a.clock, () => a.logs.length > 0, "the failed rotation");
     const err = (a.logs[0]!.fields as { err: Error }).err;
     expect(err).toBeInstanceOf(CertificateRotationError);
-    expect(err.message).toBe(`error rotating certificate: CertificateSigningRequest ${first} is denied, reason: RequestDenied, message: denied by test`);
+    expect(err.message).toBe(
+      `error rotating certificate: CertificateSigningRequest ${first} is denied, reason: RequestDenied, message: denied by test`,
+    );
     expect(a.restarts).toEqual([]);
 
     // Backoff on the agent's clock, then a new key and therefore a new CSR name.

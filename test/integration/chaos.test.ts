@@ -200,7 +200,11 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
       expect(sb.systemd.units.get(name)?.activeState).toBe("active");
     }
     // The start-up clean-up runs beside the controllers: give it the moment it needs.
-    await eventually("no stray temp file", () => strayTemps(sb.root), { until: (temps) => temps.length === 0, timeoutMs: 5_000, intervalMs: 2 });
+    await eventually("no stray temp file", () => strayTemps(sb.root), {
+      until: (temps) => temps.length === 0,
+      timeoutMs: 5_000,
+      intervalMs: 2,
+    });
     expect(strayTemps(sb.root)).toEqual([]);
     return { label, convergeMs: ms };
   };
@@ -213,7 +217,8 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
 
   /** The Node says the current generation is applied: nothing left to interrupt. */
   const applied = () =>
-    (sb.node()?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations?.["checksum/cloud-config-data"] === checksumOf(gen);
+    (sb.node()?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations?.["checksum/cloud-config-data"] ===
+    checksumOf(gen);
   const occurrences = (a: AgentProcess | undefined, text: string) => (a === undefined ? 0 : a.output().split(text).length - 1);
 
   /** One kill: a new generation most of the time, then a SIGKILL at the chosen moment. */
@@ -311,7 +316,9 @@ test("the agent converges after 20 random kills, a 30 s API outage and a bus res
   figures.push(await expectConverged(gen, "final"));
   // The Node may have been annotated before the last kill: the agent started after it must heartbeat.
   const renewed = () => {
-    const lease = sb.sim.store.get("leases", "kube-system", "gardener-node-agent-chaos-worker") as { spec: { renewTime: string } } | undefined;
+    const lease = sb.sim.store.get("leases", "kube-system", "gardener-node-agent-chaos-worker") as
+      | { spec: { renewTime: string } }
+      | undefined;
     return Date.parse(lease?.spec.renewTime ?? "") > lastKill;
   };
   await eventually("the Lease renewal", renewed, { timeoutMs: 30_000, intervalMs: 2 });

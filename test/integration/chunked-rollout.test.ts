@@ -69,11 +69,14 @@ class RolloutRecorder {
 
   #onEvent(e: StoreEvent): void {
     if (e.def.resource !== "leases") return;
-    const ann = (o: unknown) => ((o as { metadata?: { annotations?: Record<string, string> } } | undefined)?.metadata?.annotations ?? {});
+    const ann = (o: unknown) => (o as { metadata?: { annotations?: Record<string, string> } } | undefined)?.metadata?.annotations ?? {};
     const active = (a: Record<string, string>, checksum?: string) =>
       new Set(
         Object.entries(a)
-          .filter(([k, v]) => k.startsWith(slotPrefix) && (checksum === undefined || v.includes(checksum)) && /"state":"(applying|verifying)"/.test(v))
+          .filter(
+            ([k, v]) =>
+              k.startsWith(slotPrefix) && (checksum === undefined || v.includes(checksum)) && /"state":"(applying|verifying)"/.test(v),
+          )
           .map(([k]) => k.slice(slotPrefix.length)),
       );
     const now = active(ann(e.object), this.checksum);
@@ -86,7 +89,8 @@ class RolloutRecorder {
   async #poll(): Promise<void> {
     while (this.#polling) {
       for (const m of this.pool.members) {
-        if (!this.firstWrite.has(m.nodeName) && (await m.readHostFile("/etc/demo/version")) === `${this.version}\n`) this.firstWrite.set(m.nodeName, Date.now());
+        if (!this.firstWrite.has(m.nodeName) && (await m.readHostFile("/etc/demo/version")) === `${this.version}\n`)
+          this.firstWrite.set(m.nodeName, Date.now());
       }
       await Bun.sleep(20);
     }
@@ -132,13 +136,19 @@ function maxOverlap(xs: readonly Interval[]): number {
   return max;
 }
 
-const lease = (p: Pool) => p.sim.store.get("leases", "kube-system", p.secretName) as { metadata: { annotations?: Record<string, string> } } | undefined;
+const lease = (p: Pool) =>
+  p.sim.store.get("leases", "kube-system", p.secretName) as { metadata: { annotations?: Record<string, string> } } | undefined;
 const slotOf = (p: Pool, node: string) => {
   const v = lease(p)?.metadata.annotations?.[`${slotPrefix}${node}`];
   return v === undefined ? undefined : (JSON.parse(v) as { checksum: string; state: string });
 };
 const events = (p: Pool, reason: string) =>
-  p.sim.store.list("events", { namespace: "default" }).filter((e) => e["reason"] === reason) as { metadata: { name: string }; type: string; message: string; involvedObject: { name: string } }[];
+  p.sim.store.list("events", { namespace: "default" }).filter((e) => e["reason"] === reason) as {
+    metadata: { name: string };
+    type: string;
+    message: string;
+    involvedObject: { name: string };
+  }[];
 const version = async (m: PoolMember) => m.readHostFile("/etc/demo/version");
 
 let pool: Pool;
@@ -168,7 +178,10 @@ describe("chunked rollout with six agents, N = 2", () => {
   test("never has more than two nodes between their first host write and their slot release", async () => {
     const { checksum, rec } = await rollOut("v1");
     for (const m of pool.members) m.spawn(env);
-    await eventually("all six nodes applied v1", () => pool.members.every((m) => m.appliedChecksum() === checksum), { timeoutMs: 240_000, intervalMs: 50 });
+    await eventually("all six nodes applied v1", () => pool.members.every((m) => m.appliedChecksum() === checksum), {
+      timeoutMs: 240_000,
+      intervalMs: 50,
+    });
     await rec.stop();
     expect(rec.firstWrite.size).toBe(6);
     expect(rec.releases.size).toBe(6);
@@ -181,8 +194,21 @@ describe("chunked rollout with six agents, N = 2", () => {
   test("a change whose restarted unit fails halts with exactly two nodes changed", async () => {
     for (const m of pool.members) m.systemd.failJobs("broken.service");
     const { checksum, rec } = await rollOut("v2", brokenUnit);
-    await eventually("two failed slots", () => nodes.filter((n) => slotOf(pool, n)?.checksum === checksum && slotOf(pool, n)?.state === "failed").length === 2, { timeoutMs: 120_000, intervalMs: 50 });
-    await eventually("four nodes halted", () => new Set(events(pool, "RolloutHalted").filter((e) => e.message.startsWith("Rollout halted")).map((e) => e.involvedObject.name)).size === 4, { timeoutMs: 60_000, intervalMs: 50 });
+    await eventually(
+      "two failed slots",
+      () => nodes.filter((n) => slotOf(pool, n)?.checksum === checksum && slotOf(pool, n)?.state === "failed").length === 2,
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
+    await eventually(
+      "four nodes halted",
+      () =>
+        new Set(
+          events(pool, "RolloutHalted")
+            .filter((e) => e.message.startsWith("Rollout halted"))
+            .map((e) => e.involvedObject.name),
+        ).size === 4,
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
     await Bun.sleep(3_000); // a quiet period: no further node may change in it
     await rec.stop();
     const changed = (await Promise.all(pool.members.map(version))).filter((v) => v === "v2\n");
@@ -200,7 +226,10 @@ describe("chunked rollout with six agents, N = 2", () => {
   test("a fixed OSC then proceeds to all six nodes", async () => {
     for (const m of pool.members) m.systemd.clearInjections();
     const { checksum, rec } = await rollOut("v3");
-    await eventually("all six nodes applied v3", () => pool.members.every((m) => m.appliedChecksum() === checksum), { timeoutMs: 240_000, intervalMs: 50 });
+    await eventually("all six nodes applied v3", () => pool.members.every((m) => m.appliedChecksum() === checksum), {
+      timeoutMs: 240_000,
+      intervalMs: 50,
+    });
     await rec.stop();
     expect(maxOverlap(rec.intervals())).toBeLessThanOrEqual(2);
     for (const m of pool.members) expect(await version(m)).toBe("v3\n");
@@ -212,7 +241,8 @@ describe("chunked rollout with six agents, N = 2", () => {
     const earlier = new Set(events(pool, "RolloutHalted").map((e) => e.metadata.name));
     for (const m of pool.members) {
       m.onAction = (a) => {
-        if (victims.length >= 2 || victims.includes(m) || a.action !== "Restart" || a.at < since || !a.units.includes("demo.service")) return;
+        if (victims.length >= 2 || victims.includes(m) || a.action !== "Restart" || a.at < since || !a.units.includes("demo.service"))
+          return;
         victims.push(m);
         m.agent?.proc.kill("SIGKILL");
       };
@@ -224,12 +254,16 @@ describe("chunked rollout with six agents, N = 2", () => {
     const others = pool.members.filter((m) => !victims.includes(m));
     for (const d of dead) expect(slotOf(pool, d)).toMatchObject({ checksum, state: "applying" });
     // Not renewed for 6 s (the shortened 5 minutes): the two slots count as failed and the rest halt.
-    await eventually("the other four halted behind the stale slots", () =>
+    await eventually(
+      "the other four halted behind the stale slots",
+      () =>
         new Set(
           events(pool, "RolloutHalted")
             .filter((e) => !earlier.has(e.metadata.name) && e.message.includes(dead.join(", ")))
             .map((e) => e.involvedObject.name),
-        ).size === 4, { timeoutMs: 60_000, intervalMs: 50 });
+        ).size === 4,
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
     for (const m of others) expect(await version(m)).toBe("v3\n");
     // The halted nodes report their wait in the metrics.
     const metrics = await (await fetch(`http://127.0.0.1:${others[0]!.metricsPort}/metrics`)).text();
@@ -237,7 +271,10 @@ describe("chunked rollout with six agents, N = 2", () => {
     expect(Number(/^gardener_node_agent_rollout_wait_seconds (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(5);
 
     for (const v of victims) v.spawn(env);
-    await eventually("all six nodes applied v4", () => pool.members.every((m) => m.appliedChecksum() === checksum), { timeoutMs: 240_000, intervalMs: 50 });
+    await eventually("all six nodes applied v4", () => pool.members.every((m) => m.appliedChecksum() === checksum), {
+      timeoutMs: 240_000,
+      intervalMs: 50,
+    });
     await rec.stop();
     for (const d of dead) expect(slotOf(pool, d)).toBeUndefined();
     expect(maxOverlap(rec.intervals())).toBeLessThanOrEqual(2);

@@ -140,13 +140,16 @@ describe("gardener-node-agent binary", () => {
     expect(out.stdout).toMatch(/^gardener-node-agent v\S+\n$/);
   });
 
-  test.each([[[]], [["bootstrap"]], [["reset"]], [["render"]], [["apply"]], [["install"]]])("prints help for %p and exits 0", async (cmd) => {
-    const out = await run([...cmd, "--help"]);
-    expect(out.code).toBe(0);
-    expect(out.stdout).toContain(`Usage:\n  gardener-node-agent${cmd.length === 0 ? "" : ` ${cmd[0]}`} [flags]`);
-    expect(out.stdout).toContain("--config-dir string");
-    expect(out.stderr).toBe("");
-  });
+  test.each([[[]], [["bootstrap"]], [["reset"]], [["render"]], [["apply"]], [["install"]]])(
+    "prints help for %p and exits 0",
+    async (cmd) => {
+      const out = await run([...cmd, "--help"]);
+      expect(out.code).toBe(0);
+      expect(out.stdout).toContain(`Usage:\n  gardener-node-agent${cmd.length === 0 ? "" : ` ${cmd[0]}`} [flags]`);
+      expect(out.stdout).toContain("--config-dir string");
+      expect(out.stderr).toBe("");
+    },
+  );
 
   test("lists reset among the commands and describes it", async () => {
     const top = await run(["--help"]);
@@ -214,14 +217,20 @@ describe("gardener-node-agent binary", () => {
     expect(scrape?.body).toMatch(/^process_resident_memory_bytes \d+$/m);
     expect(await stopAndWait(r)).toBe(0);
     await r.stdout.done;
-    const lines = r.stdout().trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ level: "info", logger: "gardener-node-agent", msg: "Starting gardener-node-agent", version });
     expect(lines.map((l) => l["msg"])).toContain(`FLAG: --root=${JSON.stringify(root)}`);
     expect(lines.at(-1)).toMatchObject({ msg: "Stopped gardener-node-agent" });
   });
 
   test("serves on :2751 and :2752 with the default config", async () => {
-    const root = tempRoot({ [`config-${version}.yaml`]: "controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: 1.34.0}}\n" });
+    const root = tempRoot({
+      [`config-${version}.yaml`]: "controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: 1.34.0}}\n",
+    });
     const r = start(["--root", root]);
     await untilReady(r, 2751);
     expect((await get("http://127.0.0.1:2752/metrics"))?.status).toBe(200);

@@ -48,11 +48,15 @@ test("a control-plane node syncs the three shoot-access tokens to their paths wi
   sb.setOsc(osc);
   const agent = sb.spawnAgent();
   // The checksum itself waits for the kube-apiserver mirror pod (no kubelet here): the static pod gate.
-  await eventually("the static pod gate", () => {
-    const status = sb.node()?.["status"] as { conditions?: { type: string; reason?: string }[] } | undefined;
-    const applied = status?.conditions?.find((c) => c.type === "OperatingSystemConfigApplied");
-    return applied?.reason === "WaitingForStaticPods" ? true : undefined;
-  }, { timeoutMs: 30_000 });
+  await eventually(
+    "the static pod gate",
+    () => {
+      const status = sb.node()?.["status"] as { conditions?: { type: string; reason?: string }[] } | undefined;
+      const applied = status?.conditions?.find((c) => c.type === "OperatingSystemConfigApplied");
+      return applied?.reason === "WaitingForStaticPods" ? true : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
 
   const expected: Record<string, string> = {
     "/var/lib/static-pods/kube-controller-manager/kubeconfig/token": "kcm-token",

@@ -117,7 +117,9 @@ describe("client identity through the CSR flow against the API server simulator"
     expect((await host.stat("/var/lib/gardener-node-agent/credentials/kubeconfig"))?.mode).toBe(0o600);
     expect(parse(kubeconfig ?? "")).toMatchObject({
       "current-context": "node-agent",
-      clusters: [{ name: "node-agent", cluster: { server: sim.url, "certificate-authority": "/var/lib/gardener-node-agent/cluster-ca.crt" } }],
+      clusters: [
+        { name: "node-agent", cluster: { server: sim.url, "certificate-authority": "/var/lib/gardener-node-agent/cluster-ca.crt" } },
+      ],
       contexts: [{ name: "node-agent", context: { cluster: "node-agent", user: "node-agent" } }],
       users: [{ name: "node-agent", user: { "client-certificate-data": expect.any(String), "client-key-data": expect.any(String) } }],
     });
@@ -134,7 +136,12 @@ describe("client identity through the CSR flow against the API server simulator"
     // Short CN: the simulator issues with `openssl req`, which caps CN at 64 characters (Go does not).
     const { certPem, keyPem } = await sim.issueClientCert("gardener.cloud:node-agent:machine:m1", ["gardener.cloud:node-agents"]);
     const { writeAgentKubeconfig } = await import("../../src/credentials/index.ts");
-    await writeAgentKubeconfig(host, { server: sim.url, caFile: "/var/lib/gardener-node-agent/cluster-ca.crt", certificatePem: certPem, keyPem });
+    await writeAgentKubeconfig(host, {
+      server: sim.url,
+      caFile: "/var/lib/gardener-node-agent/cluster-ca.crt",
+      certificatePem: certPem,
+      keyPem,
+    });
     const restConfig = await selectRestConfig(deps(), { server: sim.url }, ac.signal);
     expect(restConfig.clientCertPem).toBe(certPem);
     expect(sim.store.list("certificatesigningrequests")).toHaveLength(0);

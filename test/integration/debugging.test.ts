@@ -10,11 +10,19 @@ import { eventually } from "../harness/eventually.ts";
 
 const startSandbox = useSandbox();
 
-const readyz = (sb: Sandbox): Promise<number> => fetch(`http://127.0.0.1:${sb.healthPort}/readyz`).then((r) => r.status, () => 0);
-const waitReady = (sb: Sandbox): Promise<number> => eventually("/readyz to answer 200", () => readyz(sb), { until: (status) => status === 200, timeoutMs: 30_000, intervalMs: 50 });
+const readyz = (sb: Sandbox): Promise<number> =>
+  fetch(`http://127.0.0.1:${sb.healthPort}/readyz`).then(
+    (r) => r.status,
+    () => 0,
+  );
+const waitReady = (sb: Sandbox): Promise<number> =>
+  eventually("/readyz to answer 200", () => readyz(sb), { until: (status) => status === 200, timeoutMs: 30_000, intervalMs: 50 });
 
 test("enableProfiling serves heap and CPU profiles on the health port and on the metrics port", async () => {
-  const sb = await startSandbox({ nodeName: "prof-node", extraConfig: { debugging: { enableProfiling: true }, featureGates: { AllBeta: true } } });
+  const sb = await startSandbox({
+    nodeName: "prof-node",
+    extraConfig: { debugging: { enableProfiling: true }, featureGates: { AllBeta: true } },
+  });
   const agent = sb.spawnAgent();
   await waitReady(sb);
   const metrics = `http://127.0.0.1:${sb.metricsPort}`;

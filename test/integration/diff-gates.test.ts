@@ -81,7 +81,10 @@ describe("diff names the gates", () => {
 
     const lease = sb.sim.store.get("leases", "kube-system", sb.secretName) as Record<string, unknown>;
     const expired = Date.now() - 601_000;
-    sb.sim.store.update("leases", { ...lease, spec: { holderIdentity: "other-node", leaseDurationSeconds: 600, acquireTime: microTime(expired), renewTime: microTime(expired) } });
+    sb.sim.store.update("leases", {
+      ...lease,
+      spec: { holderIdentity: "other-node", leaseDurationSeconds: 600, acquireTime: microTime(expired), renewTime: microTime(expired) },
+    });
     const free = await diff(sb);
     expect(free.text).toContain("Gates: none would hold the apply or its checksum\n");
     expect(free.gates).toEqual([]);
@@ -103,7 +106,9 @@ describe("diff names the gates", () => {
 
   test("a halted chunked rollout names the failed nodes; with the slot free, the slot's verification holds the checksum", async () => {
     const sb = await node("r-1");
-    sb.sim.store.patch("nodes", "", "r-1", "merge", { metadata: { annotations: { "node-agent.gardener.cloud/rollout-parallelism": "1" } } });
+    sb.sim.store.patch("nodes", "", "r-1", "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/rollout-parallelism": "1" } },
+    });
     sb.sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: "r-0", labels: { [poolLabel]: sb.secretName } } });
     const checksum = sb.setOsc(sampleOsc({ greeting: "chunked" }));
     const now = new Date().toISOString();
@@ -140,17 +145,30 @@ describe("diff names the gates", () => {
 
   test("static pods: the checksum waits for mirror pods running the new manifest; offline the API gates are not checked", async () => {
     const sb = await node("cp-1");
-    const manifest = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-apiserver\n  namespace: kube-system\n  annotations:\n    gardener.cloud/config.mirror: hash-2\nspec:\n  containers:\n  - name: kube-apiserver\n    image: example.org/kube-apiserver:v1.33.1\n";
+    const manifest =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-apiserver\n  namespace: kube-system\n  annotations:\n    gardener.cloud/config.mirror: hash-2\nspec:\n  containers:\n  - name: kube-apiserver\n    image: example.org/kube-apiserver:v1.33.1\n";
     const osc = `${sampleOsc({ greeting: "static" })}  - path: /etc/kubernetes/manifests/kube-apiserver.yaml\n    permissions: 0600\n    content:\n      inline:\n        encoding: b64\n        data: ${Buffer.from(manifest).toString("base64")}\n`;
     sb.setOsc(osc);
     // kubelet runs the previous manifest (hash-1), Running and Ready.
     sb.sim.store.create("pods", {
       apiVersion: "v1",
       kind: "Pod",
-      metadata: { name: "kube-apiserver-cp-1", namespace: "kube-system", labels: { "static-pod": "true" }, annotations: { "gardener.cloud/config.mirror": "hash-1" } },
+      metadata: {
+        name: "kube-apiserver-cp-1",
+        namespace: "kube-system",
+        labels: { "static-pod": "true" },
+        annotations: { "gardener.cloud/config.mirror": "hash-1" },
+      },
       spec: { nodeName: "cp-1", containers: [{ name: "kube-apiserver", image: "example.org/kube-apiserver:v1.33.0" }] },
     });
-    sb.sim.store.patch("pods", "kube-system", "kube-apiserver-cp-1", "merge", { status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }, { subresource: "status" });
+    sb.sim.store.patch(
+      "pods",
+      "kube-system",
+      "kube-apiserver-cp-1",
+      "merge",
+      { status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } },
+      { subresource: "status" },
+    );
     const path = "/etc/kubernetes/manifests/kube-apiserver.yaml";
     const message = `Waiting for static pods: static pod kube-apiserver does not run the current manifest yet (the new config writes ${path}; the checksum waits for their mirror pods)`;
 
@@ -173,6 +191,11 @@ describe("diff names the gates", () => {
       ].join("\n"),
     );
     const json = JSON.parse((await run(["diff", "--offline", "-o", "json", `--root=${sb.root}`, file], env)).stdout) as { gates: Gate[] };
-    expect(json.gates.map((g) => `${g.gate} ${g.verdict}`)).toEqual(["hold not-checked", "serial-lock not-checked", "rollout not-checked", "static-pods not-checked"]);
+    expect(json.gates.map((g) => `${g.gate} ${g.verdict}`)).toEqual([
+      "hold not-checked",
+      "serial-lock not-checked",
+      "rollout not-checked",
+      "static-pods not-checked",
+    ]);
   }, 60_000);
 });

@@ -55,7 +55,8 @@ spec:
 `;
 
 const host = (p: string) => join(sb.root, p);
-const restartsAndStops = () => sb.systemd.actions.filter((a) => a.action === "Restart" || a.action === "Stop").map((a) => `${a.action} ${a.units.join(",")}`);
+const restartsAndStops = () =>
+  sb.systemd.actions.filter((a) => a.action === "Restart" || a.action === "Stop").map((a) => `${a.action} ${a.units.join(",")}`);
 async function metric(): Promise<string> {
   const text = await (await fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`)).text();
   return text.split("\n").find((l) => l.startsWith("gardener_node_agent_drift_paths ")) ?? "";
@@ -86,7 +87,9 @@ describe("drift detection and repair (whole binary)", () => {
   }, 60_000);
 
   test("should repair with drift-policy=repair and restart exactly the units of the drifted paths", async () => {
-    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/drift-policy": "repair" } } });
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/drift-policy": "repair" } },
+    });
     const repaired = await waitForEvent(sb.sim, (e) => e.reason === "DriftRepaired", 15_000);
     expect(repaired.type).toBe("Normal");
     expect(repaired.message).toBe(
@@ -97,7 +100,10 @@ describe("drift detection and repair (whole binary)", () => {
     expect(readFileSync(host("/etc/systemd/system/idle.service"), "utf8")).toContain("ExecStart=/opt/bin/idle");
     expect(statSync(host("/etc/systemd/system/idle.service")).mode & 0o7777).toBe(0o600);
     expect(restartsAndStops().sort()).toEqual(["Restart app.service", "Restart idle.service"]);
-    await eventually("the drift metric back at 0", metric, { until: (line) => line === "gardener_node_agent_drift_paths 0", intervalMs: 25 });
+    await eventually("the drift metric back at 0", metric, {
+      until: (line) => line === "gardener_node_agent_drift_paths 0",
+      intervalMs: 25,
+    });
   }, 60_000);
 
   test("should fetch secretRef content again, restore a drop-in and re-enable a unit without restarting it", async () => {
@@ -107,7 +113,9 @@ describe("drift detection and repair (whole binary)", () => {
     writeFileSync(host("/etc/systemd/system/app.service.d/10-env.conf"), "[Service]\nEnvironment=A=2\n");
     (sb.systemd.units.get("idle.service") as FakeUnit).unitFileState = "disabled";
     await eventually("a second repair", () => count("DriftRepaired"), { until: (n) => n > before, timeoutMs: 15_000, intervalMs: 25 });
-    const repaired = nodeEvents(sb.sim).filter((e) => e.reason === "DriftRepaired").at(-1)!;
+    const repaired = nodeEvents(sb.sim)
+      .filter((e) => e.reason === "DriftRepaired")
+      .at(-1)!;
     expect(repaired.message).toBe(
       "restored /etc/app/password (content), /etc/systemd/system/app.service.d/10-env.conf (content), idle.service (enablement); restarted: app.service, creds-user.service",
     );

@@ -64,7 +64,10 @@ test("a fresh node joins with its bootstrap token, applies the OSC, restarts onc
   expect(existsSync(state("credentials/bootstrap-token"))).toBe(false);
   expect(existsSync(join(sb.root, "var/lib/kubelet/kubeconfig-bootstrap"))).toBe(false);
   // The OSC was applied before the restart: the second run restarts nothing.
-  expect(sb.systemd.actions.filter((a) => a.action === "Restart").map((a) => a.units[0])).toEqual(["kubelet.service", "containerd.service"]);
+  expect(sb.systemd.actions.filter((a) => a.action === "Restart").map((a) => a.units[0])).toEqual([
+    "kubelet.service",
+    "containerd.service",
+  ]);
   expect(sb.sim.store.list("certificatesigningrequests")).toHaveLength(1);
   await second.stop();
 }, 60_000);

@@ -56,7 +56,9 @@ const createNode = (sb: Sandbox, secretName: string) =>
   });
 
 const secretLists = (sb: Sandbox) =>
-  sb.sim.requests.filter((r) => r.resource === "secrets" && r.verb === "list" && r.user.startsWith("gardener.cloud:node-agent:")).map((r) => `${r.code} ${decodeURIComponent(r.path)}`);
+  sb.sim.requests
+    .filter((r) => r.resource === "secrets" && r.verb === "list" && r.user.startsWith("gardener.cloud:node-agent:"))
+    .map((r) => `${r.code} ${decodeURIComponent(r.path)}`);
 
 test("a self-hosted machine watches every pool's OSC Secret before its Node exists and only its own afterwards", async () => {
   const secretName = "gardener-node-agent-control-plane";
@@ -73,7 +75,9 @@ test("a self-hosted machine watches every pool's OSC Secret before its Node exis
   sb.sim.store.create("secrets", poolSecret("gardener-node-agent-workers", "workers", oscFor("reconcile", "worker-marker")));
 
   const first = sb.spawnAgent();
-  await eventually("the own pool's OSC", () => (existsSync(join(sb.root, "etc/control-plane-marker")) ? true : undefined), { timeoutMs: 30_000 });
+  await eventually("the own pool's OSC", () => (existsSync(join(sb.root, "etc/control-plane-marker")) ? true : undefined), {
+    timeoutMs: 30_000,
+  });
   expect(existsSync(join(sb.root, "etc/worker-marker"))).toBe(false);
   expect(await sb.readHostFile("/etc/from-secret-ref")).toBe("from a secret ref");
   expect(secretLists(sb)).toEqual(["200 /api/v1/namespaces/kube-system/secrets?labelSelector=worker.gardener.cloud/pool"]);
@@ -98,7 +102,9 @@ test("a provision OSC of a self-hosted machine is applied without state files an
   sb.sim.store.create("secrets", own);
 
   const agent = sb.spawnAgent();
-  await eventually("the provision OSC", () => (existsSync(join(sb.root, "etc/provision-marker")) ? true : undefined), { timeoutMs: 30_000 });
+  await eventually("the provision OSC", () => (existsSync(join(sb.root, "etc/provision-marker")) ? true : undefined), {
+    timeoutMs: 30_000,
+  });
   createNode(sb, secretName);
   await sb.waitForApplied(own.metadata.annotations["checksum/data-script"]);
   expect(agent.proc.exitCode).toBeNull();

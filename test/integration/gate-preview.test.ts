@@ -44,7 +44,12 @@ async function gates(w: OscWorld, text: string, clock: FakeClock, withNode = tru
 
 function putSlots(w: OscWorld, slots: Record<string, unknown>): void {
   const annotations = Object.fromEntries(Object.entries(slots).map(([n, s]) => [`slot.node-agent.gardener.cloud/${n}`, JSON.stringify(s)]));
-  env.sim.store.create("leases", { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: w.secretName, namespace: "kube-system", annotations }, spec: {} });
+  env.sim.store.create("leases", {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: w.secretName, namespace: "kube-system", annotations },
+    spec: {},
+  });
 }
 
 function poolNode(w: OscWorld, name: string): void {
@@ -90,7 +95,12 @@ describe("previewGates", () => {
     });
     env.sim.store.patch("nodes", "", w.nodeName, "merge", { status: healthy(verifyingSince - 600_000) }, { subresource: "status" });
     expect(await gates(w, oscText(), new FakeClock(start))).toEqual([
-      { gate: "rollout", verdict: "after-apply", reason: "VerifyingRollout", message: "Verifying the node after the change: healthy for 30s of 60s" },
+      {
+        gate: "rollout",
+        verdict: "after-apply",
+        reason: "VerifyingRollout",
+        message: "Verifying the node after the change: healthy for 30s of 60s",
+      },
     ]);
     expect(await gates(w, oscText(), new FakeClock(verifyingSince + 60_000))).toEqual([]);
   });
@@ -98,12 +108,25 @@ describe("previewGates", () => {
   test("should check only the serial lock when the Secret is serial (serial wins over rollout-parallelism)", async () => {
     const w = await world({ "node-agent.gardener.cloud/rollout-parallelism": "1" });
     w.setOsc(oscText());
-    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } } });
-    const checksum = (env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject).metadata.annotations?.["checksum/data-script"] ?? "";
+    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", {
+      metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } },
+    });
+    const checksum =
+      (env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject).metadata.annotations?.["checksum/data-script"] ?? "";
     const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
     const osc = decodeOsc(oscText());
     const { changes } = await pendingChanges(w.host, osc, checksum, w.hostName, "/usr/bin");
-    const input = { kube: w.kube, node: w.node() as KubeObject, secret, osc, checksum, hostName: w.hostName, changes, clock: new FakeClock(start), rolloutTimings: defaultRolloutTimings };
+    const input = {
+      kube: w.kube,
+      node: w.node() as KubeObject,
+      secret,
+      osc,
+      checksum,
+      hostName: w.hostName,
+      changes,
+      clock: new FakeClock(start),
+      rolloutTimings: defaultRolloutTimings,
+    };
     // The Lease does not exist: the lock is free and this node would take it.
     expect(await previewGates(input, AbortSignal.timeout(10_000))).toEqual([]);
   });
@@ -134,7 +157,8 @@ describe("previewGates", () => {
       {
         gate: "static-pods",
         verdict: "not-checked",
-        message: "not checked (no Node yet): the new config writes /etc/kubernetes/manifests/etcd.yaml; the checksum is recorded only once kubelet runs the mirror pods of the manifests",
+        message:
+          "not checked (no Node yet): the new config writes /etc/kubernetes/manifests/etcd.yaml; the checksum is recorded only once kubelet runs the mirror pods of the manifests",
       },
     ]);
   });

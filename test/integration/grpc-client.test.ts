@@ -33,7 +33,10 @@ beforeAll(async () => {
         stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
         stream.end(frame(Uint8Array.from([0x0a, 0x02, 0x68, 0x69])));
       } else if (path === "/test.Svc/Missing") {
-        stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": "5", "grpc-message": "sandbox%20%22x%22%20not%20found" }, { endStream: true });
+        stream.respond(
+          { ":status": 200, "content-type": "application/grpc", "grpc-status": "5", "grpc-message": "sandbox%20%22x%22%20not%20found" },
+          { endStream: true },
+        );
       } else if (path === "/test.Svc/Http") {
         stream.respond({ ":status": 503 }, { endStream: true });
       }

@@ -21,7 +21,13 @@ async function agent() {
     n["status"] = status;
     sim.store.update("nodes", n, { subresource: "status" });
   };
-  setStatus({ conditions: [{ type: "Ready", status: "True" }], addresses: [{ type: "InternalIP", address: "10.0.0.5" }, { type: "Hostname", address: hostName }] });
+  setStatus({
+    conditions: [{ type: "Ready", status: "True" }],
+    addresses: [
+      { type: "InternalIP", address: "10.0.0.5" },
+      { type: "Hostname", address: hostName },
+    ],
+  });
 
   let healthzStatus = 200;
   let healthzHits = 0;

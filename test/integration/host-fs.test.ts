@@ -221,7 +221,11 @@ describe("HostFs", () => {
 
       const removed = await host.removeStaleTemps("/etc/app");
 
-      expect(removed.sort()).toEqual(["/etc/app/.config.tmp-0123456789ab", "/etc/app/.link.tmp-ffffffffffff", "/etc/app/.other name.tmp-a1b2c3d4e5f6"]);
+      expect(removed.sort()).toEqual([
+        "/etc/app/.config.tmp-0123456789ab",
+        "/etc/app/.link.tmp-ffffffffffff",
+        "/etc/app/.other name.tmp-a1b2c3d4e5f6",
+      ]);
       expect(readdirSync(etc).sort()).toEqual([...lookAlikes, ".dir.tmp-0123456789ab", "config"].sort());
       expect(readFileSync(join(etc, "config"), "utf8")).toBe("x");
     });

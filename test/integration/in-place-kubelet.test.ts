@@ -41,7 +41,8 @@ describe("in-place kubelet and credential updates of the compiled agent", () => 
       sandbox: {
         systemd: {
           onAction: (a) => {
-            if (a.action === "Restart" && a.units.includes("kubelet.service") && root !== "") stateAtRestart = existsSync(join(root, "var/lib/kubelet/cpu_manager_state"));
+            if (a.action === "Restart" && a.units.includes("kubelet.service") && root !== "")
+              stateAtRestart = existsSync(join(root, "var/lib/kubelet/cpu_manager_state"));
           },
         },
       },
@@ -61,7 +62,8 @@ describe("in-place kubelet and credential updates of the compiled agent", () => 
   test("rotates the certificate authorities: new kubelet and agent credentials, then a restart", async () => {
     const w = await inPlaceWorld("inplace-ca");
     const { sb } = w;
-    const realKubeconfig = "apiVersion: v1\nkind: Config\nclusters:\n- name: default-cluster\n  cluster:\n    server: https://old\n    certificate-authority: /old/ca.crt\ncontexts:\n- name: default-context\n  context:\n    cluster: default-cluster\n    user: default-auth\ncurrent-context: default-context\nusers:\n- name: default-auth\n  user:\n    client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem\n    client-key: /var/lib/kubelet/pki/kubelet-client-current.pem\n";
+    const realKubeconfig =
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: default-cluster\n  cluster:\n    server: https://old\n    certificate-authority: /old/ca.crt\ncontexts:\n- name: default-context\n  context:\n    cluster: default-cluster\n    user: default-auth\ncurrent-context: default-context\nusers:\n- name: default-auth\n  user:\n    client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem\n    client-key: /var/lib/kubelet/pki/kubelet-client-current.pem\n";
     await mkdir(join(sb.root, "var/lib/kubelet/pki"), { recursive: true });
     await writeFile(join(sb.root, "var/lib/kubelet/kubeconfig-real"), realKubeconfig);
     await writeFile(join(sb.root, "var/lib/kubelet/pki/kubelet-client-current.pem"), "KUBELET-PEM");
@@ -85,7 +87,9 @@ describe("in-place kubelet and credential updates of the compiled agent", () => 
     expect(existsSync(join(sb.root, "var/lib/kubelet/pki"))).toBe(false);
     expect(restartsOf(sb.systemd.actions, "kubelet.service")).toBe(before + 1);
     expect(await sb.readHostFile("/var/lib/gardener-node-agent/credentials/kubeconfig")).not.toBe(oldKubeconfig);
-    expect(readFileSync(join(sb.root, "var/lib/gardener-node-agent/last-applied-osc.yaml"), "utf8")).toContain("lastInitiationTime: \"2026-11-24T10:00:00Z\"");
+    expect(readFileSync(join(sb.root, "var/lib/gardener-node-agent/last-applied-osc.yaml"), "utf8")).toContain(
+      'lastInitiationTime: "2026-11-24T10:00:00Z"',
+    );
 
     w.restart();
     await sb.waitForApplied(checksum);

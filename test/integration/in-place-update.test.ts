@@ -23,8 +23,18 @@ describe("in-place OS updates of the compiled agent", () => {
   test("holds the update until the node is drained, then updates the OS and reports success", async () => {
     const w = await inPlaceWorld("inplace-os");
     const { sb } = w;
-    sb.sim.store.create("pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "ds-pod", namespace: "kube-system" }, spec: { nodeName: "inplace-os", containers: [{ name: "c", image: "i" }] } });
-    sb.sim.store.create("pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "other-pod", namespace: "kube-system" }, spec: { nodeName: "elsewhere", containers: [{ name: "c", image: "i" }] } });
+    sb.sim.store.create("pods", {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "ds-pod", namespace: "kube-system" },
+      spec: { nodeName: "inplace-os", containers: [{ name: "c", image: "i" }] },
+    });
+    sb.sim.store.create("pods", {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "other-pod", namespace: "kube-system" },
+      spec: { nodeName: "elsewhere", containers: [{ name: "c", image: "i" }] },
+    });
     const restartsBefore = restartsOf(sb.systemd.actions, "kubelet.service");
 
     const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", motd: "new", updateScript: script(w) }));
@@ -61,14 +71,22 @@ describe("in-place OS updates of the compiled agent", () => {
     const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", updateScript: script(w) }));
 
     // The command succeeded but the OS is still the old one: the machine is expected to reboot.
-    await eventually("the wait for the reboot", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"), { timeoutMs: 30_000 });
+    await eventually(
+      "the wait for the reboot",
+      () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"),
+      { timeoutMs: 30_000 },
+    );
     expect(w.runs()).toBe(1);
     expect(w.node()["metadata"]["annotations"]["node-agent.gardener.cloud/updating-operating-system-version"]).toBe("1600.0");
 
     // A restart of the agent alone (same boot) keeps waiting for the reboot: no failure, no second run.
     await w.agent.stop("SIGKILL");
     w.restart();
-    await eventually("the wait after the agent restart", () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"), { timeoutMs: 30_000 });
+    await eventually(
+      "the wait after the agent restart",
+      () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"),
+      { timeoutMs: 30_000 },
+    );
     expect(w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"]).toBeUndefined();
     expect(w.runs()).toBe(1);
 
@@ -76,12 +94,18 @@ describe("in-place OS updates of the compiled agent", () => {
     await w.agent.stop("SIGKILL");
     await w.reboot("boot-2");
     w.restart();
-    const failed = await eventually("the failed label", () => (w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"] === "failed" ? w.node() : undefined), { timeoutMs: 30_000 });
+    const failed = await eventually(
+      "the failed label",
+      () => (w.node()["metadata"]["labels"]["node.machine.sapcloud.io/update-result"] === "failed" ? w.node() : undefined),
+      { timeoutMs: 30_000 },
+    );
     const reason: string = failed["metadata"]["annotations"]["node.machine.sapcloud.io/update-failed-reason"];
     expect(reason).toContain("1600.0");
     expect(reason).toContain("1592.6");
     expect(reason).toContain("rollback");
-    await eventually("the warning event", () => w.events("OSCApplyFailed").find((e) => String(e["message"]).includes("rollback")), { timeoutMs: 30_000 });
+    await eventually("the warning event", () => w.events("OSCApplyFailed").find((e) => String(e["message"]).includes("rollback")), {
+      timeoutMs: 30_000,
+    });
     // Never a loop: a further start reports the same reason and runs nothing.
     await w.agent.stop("SIGKILL");
     w.restart();
@@ -96,10 +120,18 @@ describe("in-place OS updates of the compiled agent", () => {
     const { sb } = w;
     w.setReadyForUpdate();
     const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", updateScript: script(w) }));
-    const pid = Number(await eventually("the hanging update command", () => (existsSync(join(w.dir, "pid")) ? readFileSync(join(w.dir, "pid"), "utf8").trim() || undefined : undefined), { timeoutMs: 30_000 }));
+    const pid = Number(
+      await eventually(
+        "the hanging update command",
+        () => (existsSync(join(w.dir, "pid")) ? readFileSync(join(w.dir, "pid"), "utf8").trim() || undefined : undefined),
+        { timeoutMs: 30_000 },
+      ),
+    );
     await w.agent.stop("SIGKILL");
     process.kill(pid, "SIGKILL");
-    expect(readFileSync(join(sb.root, changesFile), "utf8")).toContain("  operatingSystemUpdate:\n    bootID: boot-1\n    state: running\n");
+    expect(readFileSync(join(sb.root, changesFile), "utf8")).toContain(
+      "  operatingSystemUpdate:\n    bootID: boot-1\n    state: running\n",
+    );
 
     w.restart();
     await sb.waitForApplied(checksum);
@@ -118,7 +150,9 @@ describe("in-place OS updates of the compiled agent", () => {
     const checksum = sb.setOsc(JSON.stringify(osc));
     const warning = await eventually("the warning", () => w.events("OSCApplyFailed")[0], { timeoutMs: 30_000 });
     expect(warning["type"]).toBe("Warning");
-    expect(warning["message"]).toContain("operating system config field spec.inPlaceUpdates.machineImageDigest is not supported by this agent");
+    expect(warning["message"]).toContain(
+      "operating system config field spec.inPlaceUpdates.machineImageDigest is not supported by this agent",
+    );
     expect(await sb.readHostFile("/etc/demo/motd")).toBe("base\n");
     expect(w.runs()).toBe(0);
     expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).not.toBe(checksum);

@@ -21,7 +21,14 @@ let runs = 0;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "gna-init-sh-"));
   registry = await startRegistry();
-  await buildOciLayout({ binaries: { amd64, arm64 }, outDir: join(dir, "oci"), version: "v9.9.9", revision: "r", created: "2026-01-01T00:00:00Z", source: "s" });
+  await buildOciLayout({
+    binaries: { amd64, arm64 },
+    outDir: join(dir, "oci"),
+    version: "v9.9.9",
+    revision: "r",
+    created: "2026-01-01T00:00:00Z",
+    source: "s",
+  });
   tagRef = `${registry.host}/gardener/node-agent:v9.9.9`;
   digestRef = (await pushOciLayout(join(dir, "oci"), tagRef, createTransport({ plainHttpHosts: [registry.host] }))).reference;
 });
@@ -34,7 +41,14 @@ afterAll(async () => {
 async function runInit(image: string, env: Record<string, string> = {}, root = join(dir, `root-${++runs}`), script = INIT_SH) {
   mkdirSync(root, { recursive: true });
   const proc = Bun.spawn(["dash", script], {
-    env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", GNA_IMAGE: image, GNA_ROOT: root, GNA_EXEC: "0", GNA_REGISTRY_PLAIN_HTTP: "1", ...env },
+    env: {
+      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+      GNA_IMAGE: image,
+      GNA_ROOT: root,
+      GNA_EXEC: "0",
+      GNA_REGISTRY_PLAIN_HTTP: "1",
+      ...env,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -69,7 +83,10 @@ describe("cloud-init/init.sh", () => {
 
   test("should take the binary from /ko-app/gardener-node-agent when /gardener-node-agent is absent", async () => {
     const layout = writeTestLayout(join(dir, "ko"), [
-      { architecture: "amd64", layers: [{ compression: "gzip", files: [{ path: "./ko-app/gardener-node-agent", data: amd64, mode: 0o555, mtime: 0 }] }] },
+      {
+        architecture: "amd64",
+        layers: [{ compression: "gzip", files: [{ path: "./ko-app/gardener-node-agent", data: amd64, mode: 0o555, mtime: 0 }] }],
+      },
     ]);
     const image = `${registry.host}/ko/agent:v1`;
     await pushOciLayout(layout, image, createTransport({ plainHttpHosts: [registry.host] }));
@@ -82,7 +99,10 @@ describe("cloud-init/init.sh", () => {
   test("should exec the installed binary with bootstrap and the config dir", async () => {
     const script = new TextEncoder().encode('#!/bin/sh\nprintf "%s\\n" "$@" > "$GNA_ROOT/args"\n');
     const layout = writeTestLayout(join(dir, "exec"), [
-      { architecture: "amd64", layers: [{ compression: "gzip", files: [{ path: "gardener-node-agent", data: script, mode: 0o755, mtime: 0 }] }] },
+      {
+        architecture: "amd64",
+        layers: [{ compression: "gzip", files: [{ path: "gardener-node-agent", data: script, mode: 0o755, mtime: 0 }] }],
+      },
     ]);
     const image = `${registry.host}/exec/agent:v1`;
     await pushOciLayout(layout, image, createTransport({ plainHttpHosts: [registry.host] }));
@@ -120,10 +140,25 @@ describe("cloud-init/init.sh", () => {
   });
 
   test.each([
-    ["an unknown tag", () => `${registry.host}/gardener/node-agent:nope`, "x86_64", /^init\.sh: GET http:\/\/.*\/manifests\/nope failed with HTTP 404\n$/],
-    ["an unreachable registry", () => "127.0.0.1:1/x:v1", "x86_64", /^init\.sh: cannot reach http:\/\/127\.0\.0\.1:1\/v2\/x\/manifests\/v1: curl: \(7\)[^\n]*\n$/],
+    [
+      "an unknown tag",
+      () => `${registry.host}/gardener/node-agent:nope`,
+      "x86_64",
+      /^init\.sh: GET http:\/\/.*\/manifests\/nope failed with HTTP 404\n$/,
+    ],
+    [
+      "an unreachable registry",
+      () => "127.0.0.1:1/x:v1",
+      "x86_64",
+      /^init\.sh: cannot reach http:\/\/127\.0\.0\.1:1\/v2\/x\/manifests\/v1: curl: \(7\)[^\n]*\n$/,
+    ],
     // The ko image of the test above is amd64-only.
-    ["a missing platform", () => `${registry.host}/ko/agent:v1`, "aarch64", /^init\.sh: image .*\/ko\/agent:v1 has no manifest for linux\/arm64\n$/],
+    [
+      "a missing platform",
+      () => `${registry.host}/ko/agent:v1`,
+      "aarch64",
+      /^init\.sh: image .*\/ko\/agent:v1 has no manifest for linux\/arm64\n$/,
+    ],
     ["an unsupported machine", () => tagRef, "riscv64", /^init\.sh: unsupported machine architecture/],
     // The template as it is (no __IMAGE__ filled in) and no GNA_IMAGE.
     ["an unrendered template", () => "", "x86_64", /^init\.sh: no image reference\n$/],
@@ -139,7 +174,26 @@ describe("cloud-init/init.sh registry CA block", () => {
   test("should install the registry CA from the API server, and fail when the ConfigMap is missing", async () => {
     const certDir = join(dir, "api-tls");
     mkdirSync(certDir);
-    const openssl = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", join(certDir, "key.pem"), "-out", join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=api", "-addext", "subjectAltName=IP:127.0.0.1"]);
+    const openssl = Bun.spawnSync([
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      join(certDir, "key.pem"),
+      "-out",
+      join(certDir, "cert.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=api",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ]);
     expect(openssl.exitCode).toBe(0);
     const pem = "-----BEGIN CERTIFICATE-----\nMIIBregistry\n-----END CERTIFICATE-----\n";
     const seen: (string | null)[] = [];
@@ -150,7 +204,8 @@ describe("cloud-init/init.sh registry CA block", () => {
       tls: { cert: readFileSync(join(certDir, "cert.pem"), "utf8"), key: readFileSync(join(certDir, "key.pem"), "utf8") },
       fetch(req) {
         seen.push(req.headers.get("authorization"));
-        if (new URL(req.url).pathname !== "/api/v1/namespaces/kube-system/configmaps/registry-ca-bundle" || configMap === undefined) return new Response("{}", { status: 404 });
+        if (new URL(req.url).pathname !== "/api/v1/namespaces/kube-system/configmaps/registry-ca-bundle" || configMap === undefined)
+          return new Response("{}", { status: 404 });
         return Response.json(configMap);
       },
     });

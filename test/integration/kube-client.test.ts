@@ -296,7 +296,8 @@ describe("Informer against the API server simulator", () => {
   });
 
   test("should re-list after 410 Gone and deliver the difference", async () => {
-    for (const n of ["g1", "g2", "g3"]) sim.store.create("secrets", { metadata: { name: n, namespace: "kube-system", labels: { set: "gone" } } });
+    for (const n of ["g1", "g2", "g3"])
+      sim.store.create("secrets", { metadata: { name: n, namespace: "kube-system", labels: { set: "gone" } } });
     const { set, inf, seen } = informerFor(client(), { labelSelector: "set=gone" }, 200);
     startInformer(set);
     await inf.waitForSync(ac.signal);
@@ -311,7 +312,12 @@ describe("Informer against the API server simulator", () => {
     await eventually("six events", () => seen.length, { until: (n) => n === 6 });
     expect(seen.slice(3).sort()).toEqual(["add g4 ", "delete g2", `update g3 ${v(3)}`]);
     expect(sim.requests.filter((r) => r.verb === "list").length).toBeGreaterThan(listsBefore);
-    expect(inf.list().map((o) => o.metadata.name).sort()).toEqual(["g1", "g3", "g4"]);
+    expect(
+      inf
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(["g1", "g3", "g4"]);
   });
 
   // The issue's scenario, in real time with the production backoff (200 ms doubling to 30 s, +50 %

@@ -43,7 +43,10 @@ async function agent(opts: { knownNodeName?: boolean; startMs?: number } = {}) {
   const since = Date.now();
   const leaseWrites = () =>
     sim.requests.filter(
-      (r) => r.resource === "leases" && r.code < 300 && ((r.verb === "update" && r.name === leaseName) || (r.verb === "create" && r.time >= since)),
+      (r) =>
+        r.resource === "leases" &&
+        r.code < 300 &&
+        ((r.verb === "update" && r.name === leaseName) || (r.verb === "create" && r.time >= since)),
     ).length;
   return { id, hostName, nodeName, node, clock, kube, informers, health, metrics, setup, start, lease, leaseName, leaseWrites };
 }
@@ -106,7 +109,9 @@ describe("lease controller", () => {
     ]);
     expect(a.leaseWrites()).toBe(4);
     // One request per renewal: the only read is the GET (404) before the create.
-    expect(env.sim.requests.filter((r) => r.resource === "leases" && r.verb === "get" && r.name === a.leaseName).map((r) => r.code)).toEqual([404]);
+    expect(
+      env.sim.requests.filter((r) => r.resource === "leases" && r.verb === "get" && r.name === a.leaseName).map((r) => r.code),
+    ).toEqual([404]);
     expect(a.setup?.heartbeat.renewals).toBe(4);
     const text = await a.metrics.render();
     expect(text).toContain("gardener_node_agent_lease_renewals_total 4\n");
@@ -136,11 +141,15 @@ describe("lease controller", () => {
     // Someone else writes the Lease: the agent's next PUT carries a stale resourceVersion (409), the retry succeeds.
     env.sim.store.update("leases", { ...lease, metadata: { ...lease["metadata"], labels: { touched: "yes" } } });
     await advance(a, 10_000);
-    await eventually("the renewal after the conflict", async () => {
-      a.clock.step(50);
-      await a.clock.settle();
-      return a.leaseWrites() === 2;
-    }, { timeoutMs: 5_000 });
+    await eventually(
+      "the renewal after the conflict",
+      async () => {
+        a.clock.step(50);
+        await a.clock.settle();
+        return a.leaseWrites() === 2;
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(env.sim.requests.some((r) => r.resource === "leases" && r.name === a.leaseName && r.code === 409)).toBe(true);
     expect((a.lease() as Plain)["metadata"]["labels"]).toEqual({ touched: "yes" });
   });
@@ -167,11 +176,15 @@ describe("lease controller", () => {
     expect(verbose).toContain("[-]lease-renewal failed");
 
     await env.sim.faults.clear();
-    await eventually("the renewal after the fault", async () => {
-      a.clock.step(1_000);
-      await a.clock.settle();
-      return a.setup?.heartbeat.renewals === 2;
-    }, { timeoutMs: 20_000 });
+    await eventually(
+      "the renewal after the fault",
+      async () => {
+        a.clock.step(1_000);
+        await a.clock.settle();
+        return a.setup?.heartbeat.renewals === 2;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(await healthz()).toBe(200);
   });
 
@@ -194,7 +207,9 @@ describe("lease controller", () => {
     await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
 
     // The restarted process discovers the node name at start-up, so the lease controller now exists.
-    const kube = new KubeClient({ config: { server: env.sim.url, caPem: env.sim.caPem, credentials: { kind: "token", token: env.sim.adminToken } } });
+    const kube = new KubeClient({
+      config: { server: env.sim.url, caPem: env.sim.caPem, credentials: { kind: "token", token: env.sim.adminToken } },
+    });
     env.afterTest(() => kube.close());
     const found = await kube.list(nodes, "", { labelSelector: `kubernetes.io/hostname=${w.hostName}` });
     expect(found.items.map((n) => n.metadata.name)).toEqual([w.nodeName]);
@@ -222,7 +237,11 @@ describe("lease controller", () => {
     await a.start();
     await eventually("the first renewal", () => a.leaseWrites() === 1, { timeoutMs: 5_000 });
     env.sim.store.delete("nodes", "", a.nodeName, { gracePeriodSeconds: 0 });
-    await eventually("the cache to drop the node", () => a.informers.informersOf(nodes, "").every((inf) => inf.get(a.nodeName) === undefined), { timeoutMs: 5_000 });
+    await eventually(
+      "the cache to drop the node",
+      () => a.informers.informersOf(nodes, "").every((inf) => inf.get(a.nodeName) === undefined),
+      { timeoutMs: 5_000 },
+    );
     await advance(a, 30_000);
     expect(a.leaseWrites()).toBe(1);
   });

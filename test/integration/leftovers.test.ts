@@ -88,7 +88,9 @@ describe("no leftovers after a reverted broken OSC (whole binary)", () => {
       expect(actions).toContainEqual({ action: "Restart", units: ["app.service"] });
       expect(sb.systemd.units.get("sidecar.service")?.unitFileState).toBe("disabled");
       // The record is dropped once the apply completed: the file reads like upstream's again.
-      expect(readFileSync(hostPath("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml"), "utf8")).not.toContain("attemptedWrites");
+      expect(readFileSync(hostPath("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml"), "utf8")).not.toContain(
+        "attemptedWrites",
+      );
 
       // And a later no-op reconcile stays a no-op.
       sb.systemd.clearActions();

@@ -54,8 +54,18 @@ ${units}`);
   await sb.waitForApplied(checksum, 120_000);
   console.log(`many-units: 1000 units applied in ${Date.now() - started} ms`);
   await agent.stop();
-  expect(agent.output().split("\n").filter((l) => l.includes("maximum number of pending replies"))).toEqual([]);
+  expect(
+    agent
+      .output()
+      .split("\n")
+      .filter((l) => l.includes("maximum number of pending replies")),
+  ).toEqual([]);
   for (const i of [0, 499, 999]) expect(sb.systemd.units.get(unitName(i))?.activeState).toBe("active");
-  const restarted = new Set(sb.systemd.actions.filter((a) => a.action === "Restart").flatMap((a) => a.units).filter((u) => u.startsWith("many-")));
+  const restarted = new Set(
+    sb.systemd.actions
+      .filter((a) => a.action === "Restart")
+      .flatMap((a) => a.units)
+      .filter((u) => u.startsWith("many-")),
+  );
   expect(restarted.size).toBe(UNITS);
 }, 180_000);

@@ -21,7 +21,14 @@ afterAll(() => {
 });
 
 const build = (out: string, created = "2026-01-01T00:00:00Z") =>
-  buildOciLayout({ binaries: { amd64, arm64 }, outDir: join(dir, out), version: "v1.2.3", revision: "abc123", created, source: "https://example.invalid/gna" });
+  buildOciLayout({
+    binaries: { amd64, arm64 },
+    outDir: join(dir, out),
+    version: "v1.2.3",
+    revision: "abc123",
+    created,
+    source: "https://example.invalid/gna",
+  });
 
 describe("oci layout", () => {
   test("should write an index with one manifest per platform, each with one gzip layer holding the binary", async () => {
@@ -112,15 +119,23 @@ describe("oci push", () => {
     writeFileSync(join(dist, "gardener-node-agent-linux-amd64"), amd64);
     writeFileSync(join(dist, "gardener-node-agent-linux-arm64"), arm64);
     const run = async (args: string[], env: Record<string, string> = {}) => {
-      const proc = Bun.spawn([process.execPath, "run", ...args], { cwd: join(import.meta.dir, "../.."), env: { PATH: process.env["PATH"] ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn([process.execPath, "run", ...args], {
+        cwd: join(import.meta.dir, "../.."),
+        env: { PATH: process.env["PATH"] ?? "", ...env },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
       return { code, stdout, stderr };
     };
-    const build = () => run(["oci/build.ts", "--version", "v7.0.0", "--revision", "cafe", "--dist", dist], { SOURCE_DATE_EPOCH: "1767225600" });
+    const build = () =>
+      run(["oci/build.ts", "--version", "v7.0.0", "--revision", "cafe", "--dist", dist], { SOURCE_DATE_EPOCH: "1767225600" });
     const first = await build();
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^layer linux\/amd64: tar 0\.3 MiB → gzip \d+\.\d MiB\nlayer linux\/arm64: .*\nimage index sha256:[0-9a-f]{64} written to /);
+    expect(first.stdout).toMatch(
+      /^layer linux\/amd64: tar 0\.3 MiB → gzip \d+\.\d MiB\nlayer linux\/arm64: .*\nimage index sha256:[0-9a-f]{64} written to /,
+    );
     const again = await build();
     expect(again.stdout).toBe(first.stdout); // SOURCE_DATE_EPOCH makes the whole layout reproducible
     const index = JSON.parse(readFileSync(join(dist, "oci/blobs/sha256", first.stdout.match(/sha256:([0-9a-f]{64})/)![1]!), "utf8"));
@@ -137,7 +152,10 @@ describe("oci push", () => {
 
   test("should fail with a clear error when the credentials are wrong", async () => {
     await build("push-bad");
-    const transport = createTransport({ plainHttpHosts: [registry.host], credentials: { [registry.host]: { username: "pusher", password: "wrong" } } });
+    const transport = createTransport({
+      plainHttpHosts: [registry.host],
+      credentials: { [registry.host]: { username: "pusher", password: "wrong" } },
+    });
     await expect(pushOciLayout(join(dir, "push-bad"), `${registry.host}/gardener/node-agent:bad`, transport)).rejects.toThrow(/HTTP 401/);
   });
 });

@@ -62,7 +62,9 @@ describe("diff --offline --root (image root)", () => {
     // Mode 0600: size only, never the content.
     expect(first.stdout).toContain("create /var/lib/kubelet/config/kubelet (mode 0600, 91 bytes): content differs, 91 bytes");
     expect(first.stdout).not.toContain("KubeletConfiguration");
-    expect(first.stdout).toContain("create /etc/demo/greeting.txt (mode 0644, 6 bytes)\n    --- /dev/null\n    +++ /etc/demo/greeting.txt\n    @@ -0,0 +1 @@\n    +baked\n");
+    expect(first.stdout).toContain(
+      "create /etc/demo/greeting.txt (mode 0644, 6 bytes)\n    --- /dev/null\n    +++ /etc/demo/greeting.txt\n    @@ -0,0 +1 @@\n    +baked\n",
+    );
     expect(first.stdout).toContain("kubelet.service: write, enable, restart\n    drop-in 10-extra-args.conf: create");
     expect(first.stdout).toContain("containerd: restarts");
 
@@ -74,13 +76,19 @@ describe("diff --offline --root (image root)", () => {
     // status on the image root: no config, no systemd, no API server — still the local state; a damaged
     // status file is named, not fatal.
     await Bun.write(join(sb.root, "var/lib/gardener-node-agent/apply-status.json"), "{broken");
-    const st = await run(["status", `--root=${sb.root}`, "-o", "json"], { PATH: process.env["PATH"] ?? "", DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent" });
+    const st = await run(["status", `--root=${sb.root}`, "-o", "json"], {
+      PATH: process.env["PATH"] ?? "",
+      DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent",
+    });
     expect(st.code).toBe(0);
     const report = JSON.parse(st.stdout) as { lastAppliedFile: boolean; problems: string[]; units: { name: string; active: string }[] };
     expect(report.lastAppliedFile).toBe(true);
     expect(report.problems).toHaveLength(1);
     expect(report.problems[0]).toStartWith("/var/lib/gardener-node-agent/apply-status.json is not valid JSON");
-    expect(report.units.map((u) => [u.name, u.active])).toEqual([["greeter.service", "?"], ["kubelet.service", "?"]]);
+    expect(report.units.map((u) => [u.name, u.active])).toEqual([
+      ["greeter.service", "?"],
+      ["kubelet.service", "?"],
+    ]);
     await rm(join(sb.root, "var/lib/gardener-node-agent/apply-status.json"));
 
     const v2 = await oscFile(sb, "v2", sampleOsc({ greeting: "rebaked" }));
@@ -88,7 +96,11 @@ describe("diff --offline --root (image root)", () => {
     const changed = await run(["diff", "--offline", `--root=${sb.root}`, "-o", "json", v2]);
     expect(changed.code).toBe(1);
     expect(await hashRoot(sb.root)).toBe(applied);
-    const preview = JSON.parse(changed.stdout) as { changes: boolean; files: { path: string; action: string; diff?: string }[]; units: { name: string; actions: string[] }[] };
+    const preview = JSON.parse(changed.stdout) as {
+      changes: boolean;
+      files: { path: string; action: string; diff?: string }[];
+      units: { name: string; actions: string[] }[];
+    };
     expect(preview.changes).toBe(true);
     expect(preview.files).toEqual([
       {
@@ -137,7 +149,9 @@ describe("diff and status on a node", () => {
     const agent = sb.spawnAgent();
     const v1 = sb.setOsc(sampleOsc({ greeting: "before" }));
     await sb.waitForApplied(v1);
-    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/hold": "change freeze" } } });
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/hold": "change freeze" } },
+    });
     const v2 = sb.setOsc(sampleOsc({ greeting: "after" }));
     await sb.sim.waitFor("nodes", "", sb.nodeName, (n) => JSON.stringify(n?.["status"] ?? {}).includes('"reason":"Held"'), 30_000);
     await agent.stop();
@@ -164,7 +178,10 @@ describe("diff and status on a node", () => {
     expect(status.stdout).toContain("Hold          change freeze");
     expect(status.stdout).toContain(`Checksum      ${v1.slice(0, 12)}, the Secret has ${v2.slice(0, 12)}`);
 
-    const json = JSON.parse((await run(["status", "-o", "json", ...flags], env)).stdout) as { node: { hold: string; checksum: string }; pending: { gate: { reason: string } } };
+    const json = JSON.parse((await run(["status", "-o", "json", ...flags], env)).stdout) as {
+      node: { hold: string; checksum: string };
+      pending: { gate: { reason: string } };
+    };
     expect(json.node.hold).toBe("change freeze");
     expect(json.node.checksum).toBe(v1);
     expect(json.pending.gate.reason).toBe("Held");

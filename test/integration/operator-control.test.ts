@@ -20,15 +20,22 @@ interface Condition {
 }
 
 const conditionOf = (sb: Sandbox): Condition | undefined =>
-  ((sb.node()?.["status"] as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => (c as unknown as Plain)["type"] === "OperatingSystemConfigApplied");
+  ((sb.node()?.["status"] as { conditions?: Condition[] } | undefined)?.conditions ?? []).find(
+    (c) => (c as unknown as Plain)["type"] === "OperatingSystemConfigApplied",
+  );
 
 const waitForReason = (sb: Sandbox, reason: string, timeoutMs = 30_000): Promise<Condition> =>
-  eventually(`condition reason ${reason}`, () => {
-    const c = conditionOf(sb);
-    return c?.reason === reason ? c : undefined;
-  }, { timeoutMs: timeoutMs });
+  eventually(
+    `condition reason ${reason}`,
+    () => {
+      const c = conditionOf(sb);
+      return c?.reason === reason ? c : undefined;
+    },
+    { timeoutMs: timeoutMs },
+  );
 
-const annotations = (sb: Sandbox): Record<string, string> => ((sb.node()?.["metadata"] as Plain)["annotations"] as Record<string, string> | undefined) ?? {};
+const annotations = (sb: Sandbox): Record<string, string> =>
+  ((sb.node()?.["metadata"] as Plain)["annotations"] as Record<string, string> | undefined) ?? {};
 const history = (sb: Sandbox): Plain[] => JSON.parse(annotations(sb)["node-agent.gardener.cloud/apply-history"] ?? "[]") as Plain[];
 const events = (sb: Sandbox, reason: string): Plain[] =>
   (sb.sim.store.list("events", { namespace: "default" }) as Plain[]).filter((e) => e["reason"] === reason);
@@ -78,10 +85,14 @@ describe("Node condition OperatingSystemConfigApplied", () => {
     expect(failed.status).toBe("False");
     expect(failed.message).toStartWith(`Applying operating system config ${checksum.slice(0, 12)} failed: failed executing unit commands:`);
     expect(failed.message).toContain("greeter.service");
-    const entry = await eventually("a failed history entry", () => history(sb).find((e) => e["outcome"] === "Failed"), { timeoutMs: 30_000 });
+    const entry = await eventually("a failed history entry", () => history(sb).find((e) => e["outcome"] === "Failed"), {
+      timeoutMs: 30_000,
+    });
     expect(entry["checksum"]).toBe(checksum.slice(0, 12));
     // The retry fails again: status unchanged, so the transition time stays.
-    await eventually("a second failed apply", () => (history(sb).filter((e) => e["outcome"] === "Failed").length >= 2 ? true : undefined), { timeoutMs: 30_000 });
+    await eventually("a second failed apply", () => (history(sb).filter((e) => e["outcome"] === "Failed").length >= 2 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     expect(conditionOf(sb)?.lastTransitionTime).toBe(failed.lastTransitionTime);
     expect(await metric(sb, "gardener_node_agent_osc_up_to_date")).toBe(0);
 
@@ -121,13 +132,19 @@ describe("hold annotation", () => {
       `Held by node-agent.gardener.cloud/hold (waiting for the kernel fix); pending operating system config ${second.slice(0, 12)}: 1 file to write, restarts greeter.service`,
     );
     expect((await sb.readHostFile("/etc/demo/greeting.txt")).trim()).toBe("before");
-    expect(await eventually("held metric", async () => ((await metric(sb, "gardener_node_agent_osc_held")) === 1 ? 1 : undefined), { timeoutMs: 30_000 })).toBe(1);
+    expect(
+      await eventually("held metric", async () => ((await metric(sb, "gardener_node_agent_osc_held")) === 1 ? 1 : undefined), {
+        timeoutMs: 30_000,
+      }),
+    ).toBe(1);
     await eventually("the Held event", () => (events(sb, "Held").length > 0 ? true : undefined), { timeoutMs: 30_000 });
 
     // The node controller still acts on the restart annotation while the OSC is held.
     sb.systemd.clearActions();
     annotate(sb, { "worker.gardener.cloud/restart-systemd-services": "kubelet.service" });
-    await eventually("kubelet restart", () => sb.systemd.actions.find((a) => a.action === "Restart" && a.units[0] === "kubelet.service"), { timeoutMs: 30_000 });
+    await eventually("kubelet restart", () => sb.systemd.actions.find((a) => a.action === "Restart" && a.units[0] === "kubelet.service"), {
+      timeoutMs: 30_000,
+    });
     // Still one event for this held version after the Node changed (each change wakes the controller).
     expect(events(sb, "Held")).toHaveLength(1);
     expect(annotations(sb)["checksum/cloud-config-data"]).toBe(first);
@@ -151,9 +168,15 @@ describe("missing OSC Secret", () => {
     const missing = await waitForReason(sb, "SecretMissing");
     expect(missing.status).toBe("False");
     expect(missing.message).toContain(`kube-system/${sb.secretName}`);
-    await eventually("the OSCSecretMissing event", () => (events(sb, "OSCSecretMissing").length > 0 ? true : undefined), { timeoutMs: 30_000 });
+    await eventually("the OSCSecretMissing event", () => (events(sb, "OSCSecretMissing").length > 0 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     expect(events(sb, "OSCSecretMissing")[0]?.["type"]).toBe("Warning");
-    await eventually("a retry log line", () => ((agent.output().match(/Operating system config secret not found/g) ?? []).length >= 2 ? true : undefined), { timeoutMs: 20_000 });
+    await eventually(
+      "a retry log line",
+      () => ((agent.output().match(/Operating system config secret not found/g) ?? []).length >= 2 ? true : undefined),
+      { timeoutMs: 20_000 },
+    );
     expect(agent.proc.exitCode).toBeNull();
 
     const checksum = sb.setOsc(sampleOsc({ greeting: "late" }));

@@ -13,8 +13,14 @@ const world = env.world;
 const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA=";
 const warnings = (w: OscWorld, reason = "OSCApplyFailed") => w.events().filter((e) => e["type"] === "Warning" && e["reason"] === reason);
 const oscCondition = (w: OscWorld) =>
-  ((w.node()["status"] as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? []).find((c) => c["type"] === "OperatingSystemConfigApplied");
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as Error);
+  ((w.node()["status"] as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? []).find(
+    (c) => c["type"] === "OperatingSystemConfigApplied",
+  );
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
 
 /** Nothing of the OSC reached the host: no file, no state, no systemd call. */
 async function expectUntouched(w: OscWorld): Promise<void> {
@@ -95,14 +101,19 @@ describe("OSC controller with bad input", () => {
       w.setOsc(osc);
       const err = await failure(w.reconcile());
       expect(err).toBeInstanceOf(TerminalError);
-      expect(err?.message).toContain(`invalid unit name ${JSON.stringify(name.length > 80 ? `${name.slice(0, 77)}...` : name)}: ${problem}`);
+      expect(err?.message).toContain(
+        `invalid unit name ${JSON.stringify(name.length > 80 ? `${name.slice(0, 77)}...` : name)}: ${problem}`,
+      );
       await expectUntouched(w);
     });
 
     test("should accept template and instance unit names", async () => {
       const w = await world();
       const osc = acceptanceOsc();
-      osc["spec"]["units"].push({ name: "getty@.service", content: "[Service]\n" }, { name: "getty@tty1.service", enable: false, content: "[Service]\n" });
+      osc["spec"]["units"].push(
+        { name: "getty@.service", content: "[Service]\n" },
+        { name: "getty@tty1.service", enable: false, content: "[Service]\n" },
+      );
       w.setOsc(osc);
       await w.reconcile();
       expect(await w.text("/etc/systemd/system/getty@.service")).toBe("[Service]\n");
@@ -204,7 +215,13 @@ describe("OSC controller runtime with bad input", () => {
     await rejected.promise;
 
     const good = w.setOsc(acceptanceOsc());
-    await env.sim.waitFor("nodes", "", w.nodeName, (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good, 20_000);
+    await env.sim.waitFor(
+      "nodes",
+      "",
+      w.nodeName,
+      (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === good,
+      20_000,
+    );
     expect(await w.text("/example/file")).toBe("file1");
     const stats = controller.stats();
     // Exactly one failed attempt: with backoff it would have been retried every few milliseconds meanwhile.

@@ -1,7 +1,14 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { realClock } from "../../src/clock/index.ts";
 import { decodeOsc } from "../../src/osc/index.ts";
-import { checkedView, createOscCheckerEventRecorder, LastAppliedParseError, OscCheckerError, runOscChecker, type OscCheckerDeps } from "../../src/controllers/oscchecker/index.ts";
+import {
+  checkedView,
+  createOscCheckerEventRecorder,
+  LastAppliedParseError,
+  OscCheckerError,
+  runOscChecker,
+  type OscCheckerDeps,
+} from "../../src/controllers/oscchecker/index.ts";
 import { ApiError } from "../../src/kube/errors.ts";
 import { CachedReader } from "../../src/kube/readers.ts";
 import { nodes } from "../../src/kube/resources.ts";
@@ -30,7 +37,13 @@ async function agent(opts: { node?: boolean; loaded?: string[] } = {}) {
     hostIsNodeName: true,
     createNode: opts.node !== false,
     systemd: { units: (opts.loaded ?? []).map((name) => ({ name })), realClock: true },
-    restConfig: { server: sim.url, caPem: sim.caPem, clientCertPem: agentCert.certPem, clientKeyPem: agentCert.keyPem, credentials: { kind: "none" } },
+    restConfig: {
+      server: sim.url,
+      caPem: sim.caPem,
+      clientCertPem: agentCert.certPem,
+      clientKeyPem: agentCert.keyPem,
+      credentials: { kind: "none" },
+    },
   });
   const { nodeName, host, kube, informers, fake: systemd } = sb;
   informers.informerFor<KubeObject>(nodes, "", { fieldSelector: `metadata.name=${nodeName}` });
@@ -202,7 +215,10 @@ spec:
       await a.run();
       // Two findings: one aggregated event naming both units.
       expect(a.events().map((e) => [e.reason, e.message])).toEqual([
-        ["UnitEnableMismatch", "2 files or units differ from the last applied OSC (UnitEnableMismatch: 2): loaded.service, unloaded.service"],
+        [
+          "UnitEnableMismatch",
+          "2 files or units differ from the last applied OSC (UnitEnableMismatch: 2): loaded.service, unloaded.service",
+        ],
       ]);
       expect(a.systemd.actions.map((x) => x.action)).toEqual(["List"]);
     });
@@ -224,7 +240,9 @@ spec:
 
     test("does not count files and units the last computed changes are about to write", async () => {
       const a = await agent();
-      await a.writeLastApplied(`${manyFiles(3)}  units:\n  - name: pending.service\n    content: x\n  - name: gone.service\n    content: y\n`);
+      await a.writeLastApplied(
+        `${manyFiles(3)}  units:\n  - name: pending.service\n    content: x\n  - name: gone.service\n    content: y\n`,
+      );
       await a.host.writeFileAtomic(
         "/var/lib/gardener-node-agent/last-computed-osc-changes.yaml",
         `operatingSystemConfigChecksum: abc
@@ -300,7 +318,10 @@ units:
     test("fails when the Node cannot be read for another reason than NotFound", async () => {
       const a = await agent();
       await a.writeLastApplied(fileOsc);
-      const broken = { get: () => Promise.reject(new ApiError(500, "InternalError", "etcd down")), list: () => Promise.reject(new Error("unused")) };
+      const broken = {
+        get: () => Promise.reject(new ApiError(500, "InternalError", "etcd down")),
+        list: () => Promise.reject(new Error("unused")),
+      };
       const err = await a.runWith({ nodes: broken }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OscCheckerError);
       expect((err as Error).message).toBe("failed getting node: etcd down");

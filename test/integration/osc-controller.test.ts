@@ -72,7 +72,12 @@ describe("OSC controller", () => {
     expect(await w.text("/etc/systemd/system/existing-unit.service.d/existing-dropin.conf")).toBe("#existingdropin");
     expect(await w.text("/etc/systemd/system/existing-unit.service.d/drop")).toBe("#existingunitdrop");
 
-    for (const d of ["/var/bin/containerruntimes", "/etc/containerd/certs.d", "/etc/containerd/conf.d", "/etc/systemd/system/containerd.service.d"]) {
+    for (const d of [
+      "/var/bin/containerruntimes",
+      "/etc/containerd/certs.d",
+      "/etc/containerd/conf.d",
+      "/etc/systemd/system/containerd.service.d",
+    ]) {
       expect((await w.host.stat(d))?.kind).toBe("dir");
     }
     expect(await w.text("/etc/systemd/system/containerd.service.d/30-env_config.conf")).toBe(
@@ -143,20 +148,28 @@ describe("OSC controller", () => {
     const spec = osc["spec"];
     const status = osc["status"];
     spec["units"] = spec["units"].filter((u: Plain) => u.name !== "unit1.service");
-    Object.assign(spec["units"].find((u: Plain) => u.name === "unit2.service"), {
-      enable: true,
-      command: "start",
-      dropIns: [{ name: "dropdropdrop", content: "#dropdropdrop" }],
-    });
+    Object.assign(
+      spec["units"].find((u: Plain) => u.name === "unit2.service"),
+      {
+        enable: true,
+        command: "start",
+        dropIns: [{ name: "dropdropdrop", content: "#dropdropdrop" }],
+      },
+    );
     spec["units"][1].dropIns = spec["units"][1].dropIns.filter((d: Plain) => d.name !== "drop1");
     delete spec["units"].find((u: Plain) => u.name === "unit6.service").filePaths;
     spec["files"].find((f: Plain) => f.path === "/changed/file").content.inline.data = "changeme";
     status["extensionFiles"] = status["extensionFiles"].filter((f: Plain) => f.path !== "/another/file");
     status["extensionFiles"].find((f: Plain) => f.path === "/sixth/file").content.inline.data = "changed";
     status["extensionFiles"].find((f: Plain) => f.path === "/seventh/file").content.inline.data = "changed-as-well";
-    Object.assign(status["extensionUnits"].find((u: Plain) => u.name === "unit4.service"), { enable: false });
+    Object.assign(
+      status["extensionUnits"].find((u: Plain) => u.name === "unit4.service"),
+      { enable: false },
+    );
     delete status["extensionUnits"].find((u: Plain) => u.name === "unit4.service").dropIns;
-    status["extensionUnits"] = status["extensionUnits"].filter((u: Plain) => u.name !== "existing-unit.service" && u.name !== "containerd.service");
+    status["extensionUnits"] = status["extensionUnits"].filter(
+      (u: Plain) => u.name !== "existing-unit.service" && u.name !== "containerd.service",
+    );
     const sum = w.setOsc(osc);
     expect(await w.reconcile()).toEqual({ requeueAfterMs: 600_000 });
 
@@ -290,7 +303,11 @@ describe("OSC controller", () => {
     const osc = acceptanceOsc();
     // A decodable Pod: an undecodable static pod manifest fails the reconcile (9.1) after the labels.
     const apiserver = "apiVersion: v1\nkind: Pod\nmetadata: {name: kube-apiserver}\n";
-    if (controlPlane) osc["spec"]["files"].push({ path: "/etc/kubernetes/manifests/kube-apiserver.yaml", content: { inline: { encoding: "", data: apiserver } } });
+    if (controlPlane)
+      osc["spec"]["files"].push({
+        path: "/etc/kubernetes/manifests/kube-apiserver.yaml",
+        content: { inline: { encoding: "", data: apiserver } },
+      });
     w.setOsc(osc);
     await w.reconcile();
     expect(w.node()["metadata"]["labels"][label]).toBe("");
@@ -353,12 +370,24 @@ describe("OSC controller", () => {
   });
 
   test.each([
-    ["an unknown encoding", { path: "/bad", content: { inline: { encoding: "gzip", data: "x" } } }, 'invalid file codec id: expected "" or "b64"'],
-    ["the base64 encoding name", { path: "/bad", content: { inline: { encoding: "base64", data: "eA==" } } }, 'invalid file codec id: expected "" or "b64"'],
+    [
+      "an unknown encoding",
+      { path: "/bad", content: { inline: { encoding: "gzip", data: "x" } } },
+      'invalid file codec id: expected "" or "b64"',
+    ],
+    [
+      "the base64 encoding name",
+      { path: "/bad", content: { inline: { encoding: "base64", data: "eA==" } } },
+      'invalid file codec id: expected "" or "b64"',
+    ],
     ["invalid base64", { path: "/bad", content: { inline: { encoding: "b64", data: "!!!" } } }, "illegal base64"],
     ["a relative path", { path: "bad", content: { inline: { encoding: "", data: "x" } } }, "is not absolute"],
     ["an escaping path", { path: "/../../bad", content: { inline: { encoding: "", data: "x" } } }, '".." segments'],
-    ["a missing secret key", { path: "/bad", content: { secretRef: { name: "file9-secret", dataKey: "nope" } } }, 'does not contain key "nope"'],
+    [
+      "a missing secret key",
+      { path: "/bad", content: { secretRef: { name: "file9-secret", dataKey: "nope" } } },
+      'does not contain key "nope"',
+    ],
   ])("fails on %s before touching the host (scenario 21)", async (_n, file, message) => {
     const w = await applied();
     const lastApplied = await w.text(lastAppliedPath);
@@ -412,7 +441,11 @@ describe("OSC controller", () => {
     w.images.set("agent-image:v2 /gardener-node-agent", new TextEncoder().encode("#!/bin/sh\necho not elf\n"));
     w.images.set("agent-image:v3 /gardener-node-agent", fakeElf(183));
     const osc = acceptanceOsc();
-    osc["spec"]["files"].push({ path: "/opt/bin/gardener-node-agent", permissions: 0o755, content: { imageRef: { image: "agent-image:v2", filePathInImage: "/gardener-node-agent" } } });
+    osc["spec"]["files"].push({
+      path: "/opt/bin/gardener-node-agent",
+      permissions: 0o755,
+      content: { imageRef: { image: "agent-image:v2", filePathInImage: "/gardener-node-agent" } },
+    });
     w.setOsc(osc);
     await expect(w.reconcile()).rejects.toThrow("not an executable for amd64");
     expect(await w.host.readFile("/opt/bin/gardener-node-agent")).toEqual(fakeElf());
@@ -428,7 +461,11 @@ describe("OSC controller", () => {
     const w = await applied();
     w.images.set("agent-image:v2 /gardener-node-agent", fakeElf());
     const osc = acceptanceOsc();
-    osc["spec"]["files"].push({ path: "/opt/bin/gardener-node-agent", permissions: 0o755, content: { imageRef: { image: "agent-image:v2", filePathInImage: "/gardener-node-agent" } } });
+    osc["spec"]["files"].push({
+      path: "/opt/bin/gardener-node-agent",
+      permissions: 0o755,
+      content: { imageRef: { image: "agent-image:v2", filePathInImage: "/gardener-node-agent" } },
+    });
     osc["spec"]["units"].push({ name: "gardener-node-agent.service", content: "#gna", filePaths: ["/opt/bin/gardener-node-agent"] });
     w.setOsc(osc);
     await expect(w.reconcile()).rejects.toBeInstanceOf(RestartRequested);
@@ -462,12 +499,15 @@ describe("OSC controller", () => {
   test("reconciles through the watch: create at once, new osc.yaml after the node's delay", async () => {
     const w = await world();
     w.startController();
-    const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
+    const annotated = (sum: string) => (o: Record<string, any> | undefined) =>
+      o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
 
     const first = w.setOsc(acceptanceOsc());
     await env.sim.waitFor("nodes", "", w.nodeName, annotated(first), 20_000);
 
-    env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
+    env.sim.store.patch("nodes", "", w.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } },
+    });
     const osc = acceptanceOsc();
     osc["spec"]["files"][0].content.inline.data = "file1-v2";
     const second = w.setOsc(osc);
@@ -477,11 +517,16 @@ describe("OSC controller", () => {
 
   test("queues a new Secret version behind the running apply and applies it after (one apply at a time)", async () => {
     const w = await world();
-    env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } } });
+    env.sim.store.patch("nodes", "", w.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/reconciliation-delay": "0s" } },
+    });
     // Cues: the first version's unit1 start waits for the test; the handler's log line says the update was enqueued.
     const unitStarted = w.systemd.holdNextJob("unit1.service");
     const enqueued = Promise.withResolvers<void>();
-    const log = { ...silentLog, info: (msg: string) => void (msg.startsWith("Enqueuing operating system config secret") && enqueued.resolve()) };
+    const log = {
+      ...silentLog,
+      info: (msg: string) => void (msg.startsWith("Enqueuing operating system config secret") && enqueued.resolve()),
+    };
     const seen: string[] = [];
     let active = 0;
     let maxActive = 0;
@@ -498,7 +543,8 @@ describe("OSC controller", () => {
         }
       },
     });
-    const annotated = (sum: string) => (o: Record<string, any> | undefined) => o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
+    const annotated = (sum: string) => (o: Record<string, any> | undefined) =>
+      o?.["metadata"]?.["annotations"]?.["checksum/cloud-config-data"] === sum;
 
     w.setOsc(acceptanceOsc());
     await unitStarted.reached; // the first apply is in its unit commands now

@@ -42,7 +42,10 @@ function putLease(w: OscWorld, spec: Plain): void {
 const lease = (w: OscWorld) => env.sim.store.get("leases", "kube-system", w.secretName) as Plain | undefined;
 const nodeChecksum = (w: OscWorld) => w.node()["metadata"]?.annotations?.["checksum/cloud-config-data"];
 const reasons = (w: OscWorld) =>
-  w.events().filter((e) => !String(e["reason"]).startsWith("SystemDUnit")).map((e) => `${e["type"]} ${e["reason"]}`);
+  w
+    .events()
+    .filter((e) => !String(e["reason"]).startsWith("SystemDUnit"))
+    .map((e) => `${e["type"]} ${e["reason"]}`);
 const gateEvents = (w: OscWorld) => w.events().filter((e) => !String(e["reason"]).startsWith("SystemDUnit"));
 
 describe("serial reconciliation (9.2)", () => {
@@ -72,7 +75,12 @@ describe("serial reconciliation (9.2)", () => {
     const sum = w.setOsc(smallOsc());
     makeSerial(w);
     const renewed = Date.now() - 100_000;
-    putLease(w, { holderIdentity: "other-host", leaseDurationSeconds: 600, acquireTime: microTime(renewed), renewTime: microTime(renewed) });
+    putLease(w, {
+      holderIdentity: "other-host",
+      leaseDurationSeconds: 600,
+      acquireTime: microTime(renewed),
+      renewTime: microTime(renewed),
+    });
     const reconcile = createReconciler(w.deps());
     const key = { namespace: "kube-system", name: w.secretName };
     const res = await reconcile(key, AbortSignal.timeout(30_000));
@@ -82,7 +90,9 @@ describe("serial reconciliation (9.2)", () => {
     expect(w.systemd.actions).toHaveLength(0);
     expect(nodeChecksum(w)).toBeUndefined();
     expect(reasons(w)).toEqual(["Normal WaitingForSerialLock"]);
-    expect(gateEvents(w)[0]?.["message"]).toBe(`Waiting for the serial reconciliation lock (Lease kube-system/${w.secretName}) held by other-host until ${new Date(renewed + 600_000).toISOString().replace(/\.\d{3}Z$/, "Z")}`);
+    expect(gateEvents(w)[0]?.["message"]).toBe(
+      `Waiting for the serial reconciliation lock (Lease kube-system/${w.secretName}) held by other-host until ${new Date(renewed + 600_000).toISOString().replace(/\.\d{3}Z$/, "Z")}`,
+    );
     // A second wait for the same checksum does not repeat the event.
     await reconcile(key, AbortSignal.timeout(30_000));
     expect(reasons(w)).toEqual(["Normal WaitingForSerialLock"]);
@@ -100,7 +110,12 @@ describe("serial reconciliation (9.2)", () => {
     const w = await world();
     const sum = w.setOsc(smallOsc());
     makeSerial(w);
-    putLease(w, { holderIdentity: "dead-host", leaseDurationSeconds: 600, acquireTime: microTime(Date.now() - 700_000), renewTime: microTime(Date.now() - 700_000) });
+    putLease(w, {
+      holderIdentity: "dead-host",
+      leaseDurationSeconds: 600,
+      acquireTime: microTime(Date.now() - 700_000),
+      renewTime: microTime(Date.now() - 700_000),
+    });
     expect(await w.reconcile()).toEqual({ requeueAfterMs: 600_000 });
     expect(nodeChecksum(w)).toBe(sum);
     expect(lease(w)?.["spec"]).toEqual({});
@@ -157,7 +172,9 @@ describe("serial reconciliation (9.2)", () => {
         return w.kube.update(res, ns, obj, opts);
       }) as typeof w.kube.update,
     };
-    await expect(w.reconcile({ kube: failingRelease })).rejects.toThrow("failed releasing serial reconciliation lock: injected release failure");
+    await expect(w.reconcile({ kube: failingRelease })).rejects.toThrow(
+      "failed releasing serial reconciliation lock: injected release failure",
+    );
     expect(updates).toBe(1);
     expect(nodeChecksum(w)).toBe(sum);
     expect(lease(w)?.["spec"]?.holderIdentity).toBe(w.hostName);
@@ -171,21 +188,45 @@ function mirrorPod(w: OscWorld, name: string, hash: string): void {
   env.sim.store.create("pods", {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: `${name}-${w.nodeName}`, namespace: "kube-system", labels: { "static-pod": "true" }, annotations: { "gardener.cloud/config.mirror": hash } },
+    metadata: {
+      name: `${name}-${w.nodeName}`,
+      namespace: "kube-system",
+      labels: { "static-pod": "true" },
+      annotations: { "gardener.cloud/config.mirror": hash },
+    },
     spec: { nodeName: w.nodeName, containers: [{ name: "c", image: "example.org/c:1" }] },
   });
 }
 
 function podStatus(w: OscWorld, name: string, phase: string, ready: boolean): void {
-  env.sim.store.patch("pods", "kube-system", `${name}-${w.nodeName}`, "merge", { status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } }, { subresource: "status" });
+  env.sim.store.patch(
+    "pods",
+    "kube-system",
+    `${name}-${w.nodeName}`,
+    "merge",
+    { status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } },
+    { subresource: "status" },
+  );
 }
 
 describe("static pods (9.1, scenario 13)", () => {
-  const apiserverFile = (content: string) => ({ path: "/etc/kubernetes/manifests/kube-apiserver.yaml", permissions: 0o600, content: { inline: { encoding: "b64", data: b64(content) } } });
+  const apiserverFile = (content: string) => ({
+    path: "/etc/kubernetes/manifests/kube-apiserver.yaml",
+    permissions: 0o600,
+    content: { inline: { encoding: "b64", data: b64(content) } },
+  });
 
   test.each([
-    ["content that cannot be decoded", "{", 'failed checking static pods: static pod manifest "/etc/kubernetes/manifests/kube-apiserver.yaml": cannot be decoded'],
-    ["a manifest that is not a Pod", "apiVersion: v1\nkind: Service\nmetadata: {name: foo}\n", 'failed checking static pods: static pod manifest "/etc/kubernetes/manifests/kube-apiserver.yaml": is not a Pod (apiVersion "v1", kind "Service")'],
+    [
+      "content that cannot be decoded",
+      "{",
+      'failed checking static pods: static pod manifest "/etc/kubernetes/manifests/kube-apiserver.yaml": cannot be decoded',
+    ],
+    [
+      "a manifest that is not a Pod",
+      "apiVersion: v1\nkind: Service\nmetadata: {name: foo}\n",
+      'failed checking static pods: static pod manifest "/etc/kubernetes/manifests/kube-apiserver.yaml": is not a Pod (apiVersion "v1", kind "Service")',
+    ],
   ])("should fail the reconcile with a Warning event for %s", async (_name, content, message) => {
     const w = await world();
     w.setOsc(smallOsc([apiserverFile(content)]));
@@ -225,7 +266,9 @@ describe("static pods (9.1, scenario 13)", () => {
     mirrorPod(w, "foo", "old");
     await waiting("static pod foo does not run the current manifest yet");
     // kubelet replaced the manifest's mirror pod with the current hash.
-    env.sim.store.patch("pods", "kube-system", `foo-${w.nodeName}`, "merge", { metadata: { annotations: { "gardener.cloud/config.mirror": "abc" } } });
+    env.sim.store.patch("pods", "kube-system", `foo-${w.nodeName}`, "merge", {
+      metadata: { annotations: { "gardener.cloud/config.mirror": "abc" } },
+    });
     podStatus(w, "foo", "Pending", false);
     await waiting("static pod foo is Pending");
     podStatus(w, "foo", "Running", false);

@@ -19,8 +19,14 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "gna-registry-auth-"));
   registry = await startRegistry({ basicAuth: creds });
-  const layout = writeTestLayout(join(dir, "layout"), [{ architecture: "amd64", layers: [{ compression: "gzip", files: [{ path: "tool", data: tool, mode: 0o755, mtime: 0 }] }] }]);
-  await pushOciLayout(layout, `${registry.host}/private/tool:v1`, createTransport({ plainHttpHosts: [registry.host], credentials: { [registry.host]: creds } }));
+  const layout = writeTestLayout(join(dir, "layout"), [
+    { architecture: "amd64", layers: [{ compression: "gzip", files: [{ path: "tool", data: tool, mode: 0o755, mtime: 0 }] }] },
+  ]);
+  await pushOciLayout(
+    layout,
+    `${registry.host}/private/tool:v1`,
+    createTransport({ plainHttpHosts: [registry.host], credentials: { [registry.host]: creds } }),
+  );
   sb = await startSandbox();
 });
 afterAll(async () => {
@@ -50,8 +56,14 @@ describe("imageRef files from an authenticated registry (whole binary)", () => {
     const agent = sb.spawnAgent({ GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES: registry.host });
     try {
       sb.setOsc(osc(undefined));
-      await waitForEvent(sb.sim, (e) => e.reason === "OSCApplyFailed" && e.message.includes("wants basic auth and no credentials are configured"), 30_000);
-      const auth = JSON.stringify({ auths: { [`http://${registry.host}`]: { auth: Buffer.from(`${creds.username}:${creds.password}`).toString("base64") } } });
+      await waitForEvent(
+        sb.sim,
+        (e) => e.reason === "OSCApplyFailed" && e.message.includes("wants basic auth and no credentials are configured"),
+        30_000,
+      );
+      const auth = JSON.stringify({
+        auths: { [`http://${registry.host}`]: { auth: Buffer.from(`${creds.username}:${creds.password}`).toString("base64") } },
+      });
       const checksum = sb.setOsc(osc(auth));
       await sb.waitForApplied(checksum, 30_000);
       const installed = new Uint8Array(await Bun.file(join(sb.root, "opt/bin/tool")).arrayBuffer());

@@ -75,16 +75,35 @@ describe("registry client against docker-registry (anonymous)", () => {
       { architecture: "arm64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", armBin)] }] },
     ]);
     const registryClient = createRegistryClient({ plainHttpHosts: [registry.host] });
-    const got = await extractFileFromImage({ registry: registryClient, cacheDir: "/cache", image: tagRef, filePathInImage: "/gardener-node-agent", platform: arm64 });
+    const got = await extractFileFromImage({
+      registry: registryClient,
+      cacheDir: "/cache",
+      image: tagRef,
+      filePathInImage: "/gardener-node-agent",
+      platform: arm64,
+    });
     expect(got.data).toEqual(armBin);
     expect(got.mode).toBe(0o755);
-    await expect(registryClient.resolve(tagRef, { os: "linux", architecture: "ppc64le" })).rejects.toThrow(/no manifest for linux\/ppc64le/);
+    await expect(registryClient.resolve(tagRef, { os: "linux", architecture: "ppc64le" })).rejects.toThrow(
+      /no manifest for linux\/ppc64le/,
+    );
   });
 
   test("should read a single-platform manifest without an index, from a zstd layer", async () => {
-    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "zstd", files: [file("./usr/bin/tool", bin, 0o750)] }] }], {}, true);
+    const { tagRef } = await push(
+      registry,
+      [{ architecture: "amd64", layers: [{ compression: "zstd", files: [file("./usr/bin/tool", bin, 0o750)] }] }],
+      {},
+      true,
+    );
     const registryClient = createRegistryClient({ plainHttpHosts: [registry.host] });
-    const got = await extractFileFromImage({ registry: registryClient, cacheDir: "/cache", image: tagRef, filePathInImage: "/usr/bin/tool", platform: amd64 });
+    const got = await extractFileFromImage({
+      registry: registryClient,
+      cacheDir: "/cache",
+      image: tagRef,
+      filePathInImage: "/usr/bin/tool",
+      platform: amd64,
+    });
     expect(got.data).toEqual(bin);
     expect(got.mode).toBe(0o750);
   });
@@ -94,14 +113,18 @@ describe("registry client against docker-registry (anonymous)", () => {
       {
         architecture: "amd64",
         layers: [
-          { compression: "gzip", files: [file("gardener-node-agent", "old"), file("etc/gone", "x"), file("ko-app/gardener-node-agent", bin)] },
+          {
+            compression: "gzip",
+            files: [file("gardener-node-agent", "old"), file("etc/gone", "x"), file("ko-app/gardener-node-agent", bin)],
+          },
           { compression: "none", files: [file("etc/.wh.gone", ""), file("etc/kept", "lower")] },
           { compression: "gzip", files: [file("etc/kept", "upper", 0o600), file(".wh.gardener-node-agent", "")] },
         ],
       },
     ]);
     const registryClient = createRegistryClient({ plainHttpHosts: [registry.host] });
-    const get = (path: string) => extractFileFromImage({ registry: registryClient, cacheDir: "/c", image: tagRef, filePathInImage: path, platform: amd64 });
+    const get = (path: string) =>
+      extractFileFromImage({ registry: registryClient, cacheDir: "/c", image: tagRef, filePathInImage: path, platform: amd64 });
     expect(new TextDecoder().decode((await get("/etc/kept")).data)).toBe("upper");
     expect((await get("/gardener-node-agent")).data).toEqual(bin);
     const gone = get("/etc/gone");
@@ -110,12 +133,17 @@ describe("registry client against docker-registry (anonymous)", () => {
   });
 
   test("should reject a blob whose bytes do not match its digest", async () => {
-    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }]);
+    const { tagRef } = await push(registry, [
+      { architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] },
+    ]);
     const registryClient = createRegistryClient({ plainHttpHosts: [registry.host] });
     const resolved = await registryClient.resolve(tagRef, amd64);
     const digest = resolved.layers[0]!.digest;
     const hex = digest.slice(7);
-    writeFileSync(join(registry.storageDir, "docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data"), Bun.gzipSync(new Uint8Array([1, 2, 3])));
+    writeFileSync(
+      join(registry.storageDir, "docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data"),
+      Bun.gzipSync(new Uint8Array([1, 2, 3])),
+    );
     const err = await registryClient.fetchBlob(resolved.reference, digest).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DigestMismatchError);
     expect((err as DigestMismatchError).expected).toBe(digest);
@@ -126,10 +154,18 @@ describe("registry client against docker-registry (anonymous)", () => {
     mkdirSync(root);
     const hostFs = createHostFs(root);
     const cachedBin = fakeElf("amd64", 50_000, 9); // a blob no other test tampers with
-    const { tagRef, digestRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", cachedBin)] }] }]);
+    const { tagRef, digestRef } = await push(registry, [
+      { architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", cachedBin)] }] },
+    ]);
     const counter = countingFetch();
     const registryClient = createRegistryClient({ plainHttpHosts: [registry.host], fetch: counter.fetch });
-    const opts = { registry: registryClient, hostFs, cacheDir: "/var/lib/gardener-node-agent/tmp/image-cache", filePathInImage: "/gardener-node-agent", platform: amd64 };
+    const opts = {
+      registry: registryClient,
+      hostFs,
+      cacheDir: "/var/lib/gardener-node-agent/tmp/image-cache",
+      filePathInImage: "/gardener-node-agent",
+      platform: amd64,
+    };
 
     const first = await extractFileFromImage({ ...opts, image: tagRef });
     expect(first.cached).toBe(false);
@@ -161,7 +197,9 @@ describe("registry client against docker-registry (anonymous)", () => {
 
     // A new version under the same tag replaces the old entries of that repository and path.
     const newer = fakeElf("amd64", 50_000, 10);
-    const layout = writeTestLayout(join(dir, "layout-newer"), [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", newer)] }] }]);
+    const layout = writeTestLayout(join(dir, "layout-newer"), [
+      { architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", newer)] }] },
+    ]);
     await pushOciLayout(layout, tagRef, createTransport({ plainHttpHosts: [registry.host] }));
     const updated = await extractFileFromImage({ ...opts, image: tagRef });
     expect(updated.cached).toBe(false);
@@ -188,8 +226,18 @@ describe("registry client with bearer token auth (docker-registry auth: token)",
 
   test("should answer the challenge with a token fetched with basic credentials, per scope", async () => {
     const options = { plainHttpHosts: [registry.host], credentials: { [registry.host]: creds } };
-    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }], options);
-    const got = await extractFileFromImage({ registry: createRegistryClient(options), cacheDir: "/c", image: tagRef, filePathInImage: "/gardener-node-agent", platform: amd64 });
+    const { tagRef } = await push(
+      registry,
+      [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }],
+      options,
+    );
+    const got = await extractFileFromImage({
+      registry: createRegistryClient(options),
+      cacheDir: "/c",
+      image: tagRef,
+      filePathInImage: "/gardener-node-agent",
+      platform: amd64,
+    });
     expect(got.data).toEqual(bin);
     const scopes = registry.tokenServer!.requests.map((r) => `${r.scope} ${r.basic}`);
     expect(scopes).toContain(`repository:test/image${n}:pull,push true`);
@@ -200,13 +248,29 @@ describe("registry client with bearer token auth (docker-registry auth: token)",
     const root = join(dir, "token-auth-root");
     mkdirSync(root);
     const hostFs = createHostFs(root);
-    await hostFs.writeFileAtomic(registryAuthPath, JSON.stringify({ auths: { [registry.host]: { auth: Buffer.from(`${creds.username}:${creds.password}`).toString("base64") } } }), 0o600);
-    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }], { credentials: { [registry.host]: creds } });
+    await hostFs.writeFileAtomic(
+      registryAuthPath,
+      JSON.stringify({ auths: { [registry.host]: { auth: Buffer.from(`${creds.username}:${creds.password}`).toString("base64") } } }),
+      0o600,
+    );
+    const { tagRef } = await push(
+      registry,
+      [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }],
+      { credentials: { [registry.host]: creds } },
+    );
     const before = registry.tokenServer!.requests.length;
     const client = createRegistryClient({ plainHttpHosts: [registry.host], credentialSource: () => loadRegistryCredentials(hostFs) });
-    const got = await extractFileFromImage({ registry: client, cacheDir: "/c", image: tagRef, filePathInImage: "/gardener-node-agent", platform: amd64 });
+    const got = await extractFileFromImage({
+      registry: client,
+      cacheDir: "/c",
+      image: tagRef,
+      filePathInImage: "/gardener-node-agent",
+      platform: amd64,
+    });
     expect(got.data).toEqual(bin);
-    expect(registry.tokenServer!.requests.slice(before).map((r) => `${r.scope} ${r.basic}`)).toContain(`repository:test/image${n}:pull true`);
+    expect(registry.tokenServer!.requests.slice(before).map((r) => `${r.scope} ${r.basic}`)).toContain(
+      `repository:test/image${n}:pull true`,
+    );
   });
 
   test("should fail with HTTP 401 when the token server refuses anonymous requests", async () => {
@@ -245,18 +309,40 @@ describe("registry client with containerd hosts.toml mirrors", () => {
     const hostFs = createHostFs(root);
     const hostsToml = (mirrors: string) => `# managed by gardener-node-agent\nserver = "http://${upstream.host}"\n${mirrors}\n`;
     const counter = countingFetch();
-    const client = createRegistryClient({ plainHttpHosts: [upstream.host], fetch: counter.fetch, hostsDir: { hostFs, dir: "/etc/containerd/certs.d" } });
-    const get = () => extractFileFromImage({ registry: client, cacheDir: "/c", image: `${upstream.host}/${name}`, filePathInImage: "/gardener-node-agent", platform: amd64 });
+    const client = createRegistryClient({
+      plainHttpHosts: [upstream.host],
+      fetch: counter.fetch,
+      hostsDir: { hostFs, dir: "/etc/containerd/certs.d" },
+    });
+    const get = () =>
+      extractFileFromImage({
+        registry: client,
+        cacheDir: "/c",
+        image: `${upstream.host}/${name}`,
+        filePathInImage: "/gardener-node-agent",
+        platform: amd64,
+      });
 
     // A dead mirror first, then a pull-only mirror (override_path): tags resolve upstream, the blob comes from the mirror.
     await hostFs.writeFileAtomic(
       `/etc/containerd/certs.d/${upstream.host}/hosts.toml`,
-      hostsToml(`\n[host."http://127.0.0.1:1"]\n  capabilities = ["pull","resolve"]\n\n[host."http://${mirror.host}/v2"]\n  capabilities = ["pull"]\n  override_path = true\n`),
+      hostsToml(
+        `\n[host."http://127.0.0.1:1"]\n  capabilities = ["pull","resolve"]\n\n[host."http://${mirror.host}/v2"]\n  capabilities = ["pull"]\n  override_path = true\n`,
+      ),
       0o644,
     );
     expect((await get()).data).toEqual(mirrored);
-    const hosts = counter.calls.map((c) => new URL(c.split(" ")[1]!).host + (c.includes("/manifests/v") ? " tag" : c.includes("/blobs/") ? " blob" : " digest"));
-    expect(hosts).toEqual(["127.0.0.1:1 tag", `${upstream.host} tag`, "127.0.0.1:1 digest", `${mirror.host} digest`, "127.0.0.1:1 blob", `${mirror.host} blob`]);
+    const hosts = counter.calls.map(
+      (c) => new URL(c.split(" ")[1]!).host + (c.includes("/manifests/v") ? " tag" : c.includes("/blobs/") ? " blob" : " digest"),
+    );
+    expect(hosts).toEqual([
+      "127.0.0.1:1 tag",
+      `${upstream.host} tag`,
+      "127.0.0.1:1 digest",
+      `${mirror.host} digest`,
+      "127.0.0.1:1 blob",
+      `${mirror.host} blob`,
+    ]);
 
     // Without mirrors the tampered upstream blob is refused.
     await hostFs.writeFileAtomic(`/etc/containerd/certs.d/${upstream.host}/hosts.toml`, hostsToml(""), 0o644);
@@ -274,10 +360,18 @@ describe("registry client over TLS", () => {
   });
 
   test("should trust the configured CA and refuse the registry without it", async () => {
-    const layout = writeTestLayout(join(dir, "layout-tls"), [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }]);
+    const layout = writeTestLayout(join(dir, "layout-tls"), [
+      { architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] },
+    ]);
     const image = `${registry.host}/tls/agent:v1`;
     await pushOciLayout(layout, image, createTransport({ caPem: registry.caPem! }));
-    const got = await extractFileFromImage({ registry: createRegistryClient({ caPem: registry.caPem! }), cacheDir: "/c", image, filePathInImage: "/gardener-node-agent", platform: amd64 });
+    const got = await extractFileFromImage({
+      registry: createRegistryClient({ caPem: registry.caPem! }),
+      cacheDir: "/c",
+      image,
+      filePathInImage: "/gardener-node-agent",
+      platform: amd64,
+    });
     expect(got.data).toEqual(bin);
     await expect(createRegistryClient().resolve(image, amd64)).rejects.toBeInstanceOf(RegistryUnreachableError);
   });
@@ -302,7 +396,10 @@ describe("registry transport", () => {
         if (url.pathname === "/token") return Response.json({ token: "tkn" });
         seen.push({ where: "api", auth: req.headers.get("authorization") });
         if (req.headers.get("authorization") !== "Bearer tkn") {
-          return new Response("no", { status: 401, headers: { "www-authenticate": `Bearer realm="http://127.0.0.1:${api.port}/token",service="svc"` } });
+          return new Response("no", {
+            status: 401,
+            headers: { "www-authenticate": `Bearer realm="http://127.0.0.1:${api.port}/token",service="svc"` },
+          });
         }
         return new Response(null, { status: 307, headers: { location: `http://127.0.0.1:${storage.port}/data` } });
       },
@@ -346,15 +443,24 @@ describe("registry client with docker config credentials (registry-auth.json)", 
 
   test("should pull from an htpasswd registry with the file's auth entry, and fail without it", async () => {
     const hostFs = createHostFs(root);
-    const { tagRef } = await push(registry, [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }], { credentials: { [registry.host]: creds } });
+    const { tagRef } = await push(
+      registry,
+      [{ architecture: "amd64", layers: [{ compression: "gzip", files: [file("gardener-node-agent", bin)] }] }],
+      { credentials: { [registry.host]: creds } },
+    );
     const client = createRegistryClient({ plainHttpHosts: [registry.host], credentialSource: () => loadRegistryCredentials(hostFs) });
-    const get = () => extractFileFromImage({ registry: client, cacheDir: "/c", image: tagRef, filePathInImage: "/gardener-node-agent", platform: amd64 });
+    const get = () =>
+      extractFileFromImage({ registry: client, cacheDir: "/c", image: tagRef, filePathInImage: "/gardener-node-agent", platform: amd64 });
 
     const missing = await get().catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(RegistryHttpError);
     expect((missing as RegistryHttpError).message).toContain("wants basic auth and no credentials are configured");
 
-    await hostFs.writeFileAtomic(registryAuthPath, authFile({ [`http://${registry.host}`]: { auth: Buffer.from(`${creds.username}:${creds.password}`).toString("base64") } }), 0o600);
+    await hostFs.writeFileAtomic(
+      registryAuthPath,
+      authFile({ [`http://${registry.host}`]: { auth: Buffer.from(`${creds.username}:${creds.password}`).toString("base64") } }),
+      0o600,
+    );
     expect((await get()).data).toEqual(bin);
 
     // username/password fields work the same; a wrong password is a 401.
@@ -387,7 +493,10 @@ describe("registry client with docker config credentials (registry-auth.json)", 
           return form["refresh_token"] === "rt-1" ? Response.json({ access_token: "at-1" }) : new Response("bad", { status: 401 });
         }
         if (req.headers.get("authorization") !== "Bearer at-1") {
-          return new Response("no", { status: 401, headers: { "www-authenticate": `Bearer realm="http://127.0.0.1:${api.port}/oauth2/token",service="svc"` } });
+          return new Response("no", {
+            status: 401,
+            headers: { "www-authenticate": `Bearer realm="http://127.0.0.1:${api.port}/oauth2/token",service="svc"` },
+          });
         }
         return new Response("blob-bytes");
       },
@@ -400,7 +509,15 @@ describe("registry client with docker config credentials (registry-auth.json)", 
       const digest = `sha256:${new Bun.CryptoHasher("sha256").update("blob-bytes").digest("hex")}`;
       const bytes = await client.fetchBlob({ registry: host, repository: "x/y" }, digest);
       expect(new TextDecoder().decode(bytes)).toBe("blob-bytes");
-      expect(grants).toEqual([{ grant_type: "refresh_token", refresh_token: "rt-1", client_id: "gardener-node-agent", service: "svc", scope: "repository:x/y:pull" }]);
+      expect(grants).toEqual([
+        {
+          grant_type: "refresh_token",
+          refresh_token: "rt-1",
+          client_id: "gardener-node-agent",
+          service: "svc",
+          scope: "repository:x/y:pull",
+        },
+      ]);
     } finally {
       await api.stop(true);
     }

@@ -68,7 +68,10 @@ function expectedTree(o: Osc): Map<string, { data: Buffer; mode: number }> {
   const out = new Map<string, { data: Buffer; mode: number }>();
   for (const f of o.spec.files ?? []) {
     const { inline, secretRef, transmitUnencoded } = f.content;
-    let data = inline !== undefined ? Buffer.from(decodeInline(inline.encoding, inline.data)) : Buffer.from(secretRef !== undefined ? "bar-content" : "");
+    let data =
+      inline !== undefined
+        ? Buffer.from(decodeInline(inline.encoding, inline.data))
+        : Buffer.from(secretRef !== undefined ? "bar-content" : "");
     // The unencoded heredoc adds a newline (spec §3.2: consumers trim).
     if (transmitUnencoded === true) data = Buffer.concat([data, Buffer.from("\n")]);
     out.set(f.path, { data, mode: f.permissions ?? 0o644 });
@@ -106,7 +109,8 @@ function useScratchMachine(prefix: string): { readonly dir: string; readonly roo
  * absolute path `"/…"` and the unquoted marker paths get the temp root prefixed. Base64 payloads and the
  * placeholder lines contain neither, so nothing else changes.
  */
-const relocate = (script: string, root: string): string => script.replaceAll('"/', `"${root}/`).replaceAll(" /var/lib/osc", ` ${root}/var/lib/osc`);
+const relocate = (script: string, root: string): string =>
+  script.replaceAll('"/', `"${root}/`).replaceAll(" /var/lib/osc", ` ${root}/var/lib/osc`);
 
 /** Runs a script of the scratch machine under umask 022 with the systemctl stub first on PATH. */
 const runScript = (m: { dir: string }, script: string) =>
@@ -309,7 +313,20 @@ describe("gardener-node-agent render (CLI)", () => {
   });
 
   const rsa3072Ca = () => {
-    const ca = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:3072", "-nodes", "-keyout", "/dev/null", "-subj", "/CN=kubernetes", "-days", "1"]);
+    const ca = Bun.spawnSync([
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:3072",
+      "-nodes",
+      "-keyout",
+      "/dev/null",
+      "-subj",
+      "/CN=kubernetes",
+      "-days",
+      "1",
+    ]);
     expect(ca.exitCode).toBe(0);
     return ca.stdout;
   };
@@ -349,13 +366,20 @@ describe("gardener-node-agent render (CLI)", () => {
     expect([...gz.stdout.subarray(0, 4)]).toEqual([0x1f, 0x8b, 8, 0x10]); // gzip, deflate, FCOMMENT
     const received = substitute(gz.stdout);
     await writeFile(join(dir, "user-data.txt"), received);
-    const py = Bun.spawnSync(["python3", "-c", "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(open(sys.argv[1],'rb').read()))", join(dir, "user-data.txt")]);
+    const py = Bun.spawnSync([
+      "python3",
+      "-c",
+      "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(open(sys.argv[1],'rb').read()))",
+      join(dir, "user-data.txt"),
+    ]);
     expect(py.stderr.toString()).toBe("");
     const script = py.stdout.toString();
-    expect(script).toStartWith("#!/bin/bash\nif [ -f \"/var/lib/osc/provision-osc-applied\" ]; then\n");
+    expect(script).toStartWith('#!/bin/bash\nif [ -f "/var/lib/osc/provision-osc-applied" ]; then\n');
     expect(script).not.toMatch(/<<[A-Z_]+>>/);
     expect(script).toContain('cat > "/var/lib/gardener-node-agent/config-v1.110.0.yaml"');
-    expect(script).toContain("systemctl enable 'gardener-node-init.service' && systemctl restart --no-block 'gardener-node-init.service'\n");
+    expect(script).toContain(
+      "systemctl enable 'gardener-node-init.service' && systemctl restart --no-block 'gardener-node-init.service'\n",
+    );
 
     // Run the placeholder part of the script (guard to the last placeholder line) against a sandbox root.
     const lines = script.split("\n");
@@ -381,7 +405,11 @@ describe("gardener-node-agent render (CLI)", () => {
 
   test("writes cosign.pub and keeps init.sh's signature check with --cosign-key", async () => {
     await writeFile(join(dir, "ca.crt"), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
-    const key = Bun.spawnSync(["sh", "-c", "openssl ecparam -name prime256v1 -genkey -noout | openssl ec -pubout 2>/dev/null"]).stdout.toString();
+    const key = Bun.spawnSync([
+      "sh",
+      "-c",
+      "openssl ecparam -name prime256v1 -genkey -noout | openssl ec -pubout 2>/dev/null",
+    ]).stdout.toString();
     await writeFile(join(dir, "cosign.pub"), key);
     const withKey = cliBytes(...productionFlags, "--format=gzip", "--cosign-key=cosign.pub");
     expect(withKey.exitCode).toBe(0);
@@ -389,7 +417,7 @@ describe("gardener-node-agent render (CLI)", () => {
     expect(script).toContain(`cat > "/var/lib/gardener-node-agent/cosign.pub" << 'GNA_EOF'\n${key}GNA_EOF\nchmod "0644"`);
     expect(script).toContain('if [ -f "$K" ]; then');
     const without = gunzipSync(cliBytes(...productionFlags, "--format=gzip").stdout).toString();
-    expect(without).not.toContain("cosign.pub\" <<");
+    expect(without).not.toContain('cosign.pub" <<');
     expect(without).toContain('[ ! -f "$K" ] || die');
 
     await writeFile(join(dir, "bad.pub"), "not a key\n");

@@ -81,20 +81,28 @@ test("a restart after a kill mid-apply renews the Lease within seconds and repor
 
   const third = sb.spawnAgent();
   const started = Date.now();
-  await eventually("the Lease renewal", () => {
-    const t = renewTime();
-    return t !== undefined && t >= killedAt - 1 ? t : undefined;
-  }, { timeoutMs: 30_000 });
+  await eventually(
+    "the Lease renewal",
+    () => {
+      const t = renewTime();
+      return t !== undefined && t >= killedAt - 1 ? t : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   const leaseAfterMs = Date.now() - started;
   console.log(`restart-after-kill: lease renewed ${leaseAfterMs} ms after the start`);
   // Before the fix the check sent 300+ events through the 5 QPS client first (> 60 s).
   expect(leaseAfterMs).toBeLessThan(5_000);
 
   await sb.waitForApplied(checksum, 60_000);
-  const events = await eventually("the drift event", () => {
-    const e = checkerEvents().slice(eventsBefore);
-    return e.length > 0 ? e : undefined;
-  }, { timeoutMs: 30_000 });
+  const events = await eventually(
+    "the drift event",
+    () => {
+      const e = checkerEvents().slice(eventsBefore);
+      return e.length > 0 ? e : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   await third.stop();
   expect(checkerEvents().slice(eventsBefore)).toHaveLength(1);
   const event = events[0] as Plain;

@@ -11,7 +11,11 @@ let sim: ApiServerSim;
 let kube: KubeClient;
 beforeAll(async () => {
   sim = await startApiServer();
-  kube = new KubeClient({ config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } }, qps: 1000, burst: 1000 });
+  kube = new KubeClient({
+    config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
+    qps: 1000,
+    burst: 1000,
+  });
 });
 afterAll(async () => {
   kube.close();
@@ -21,7 +25,12 @@ afterAll(async () => {
 let seq = 0;
 function secret(): KubeObject {
   const name = `gardener-node-agent-slots-${++seq}`;
-  return sim.store.create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name, namespace: "kube-system" }, data: {} }) as KubeObject;
+  return sim.store.create("secrets", {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace: "kube-system" },
+    data: {},
+  }) as KubeObject;
 }
 
 const now = Date.now();
@@ -33,7 +42,12 @@ describe("updateSlots", () => {
     await updateSlots(kube, s, () => ({ set: new Map([["a", waiting()]]) }), AbortSignal.timeout(10_000));
     const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
     expect(lease.metadata.annotations).toEqual({ "slot.node-agent.gardener.cloud/a": formatSlot(waiting()) });
-    expect(lease.metadata.ownerReferences?.[0]).toMatchObject({ kind: "Secret", name: s.metadata.name, uid: s.metadata.uid, controller: true });
+    expect(lease.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: "Secret",
+      name: s.metadata.name,
+      uid: s.metadata.uid,
+      controller: true,
+    });
   });
 
   test("stores a slot for a node name longer than an annotation key allows", async () => {

@@ -40,7 +40,13 @@ const secretFor = (name: string, oscYaml: string) => ({
   data: { "osc.yaml": Buffer.from(oscYaml).toString("base64") },
 });
 
-const metricLines = (sb: Sandbox): Promise<string[]> => fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`).then((r) => r.text(), () => "").then((body) => body.split("\n"));
+const metricLines = (sb: Sandbox): Promise<string[]> =>
+  fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`)
+    .then(
+      (r) => r.text(),
+      () => "",
+    )
+    .then((body) => body.split("\n"));
 const pollMetric = (sb: Sandbox, line: string): Promise<string[]> =>
   eventually(`metric line ${line}`, () => metricLines(sb), { until: (lines) => lines.includes(line), timeoutMs: 20_000, intervalMs: 50 });
 

@@ -31,7 +31,11 @@ function recordStore(pool: Pool) {
   const appliedAt = new Map<string, Map<string, number>>();
   const holders: string[] = [];
   const stop = pool.sim.store.subscribe((e: StoreEvent) => {
-    const o = e.object as { kind?: string; metadata?: { name?: string; annotations?: Record<string, string> }; spec?: { holderIdentity?: string } };
+    const o = e.object as {
+      kind?: string;
+      metadata?: { name?: string; annotations?: Record<string, string> };
+      spec?: { holderIdentity?: string };
+    };
     if (e.def.resource === "nodes") {
       const sum = o.metadata?.annotations?.["checksum/cloud-config-data"];
       const name = o.metadata?.name ?? "";
@@ -85,14 +89,28 @@ describe("serial reconciliation with three agents", () => {
     p.sim.store.create("leases", {
       apiVersion: "coordination.k8s.io/v1",
       kind: "Lease",
-      metadata: { name: p.secretName, namespace: "kube-system", ownerReferences: [{ apiVersion: "v1", kind: "Secret", name: p.secretName, uid: secretUid, controller: true, blockOwnerDeletion: true }] },
+      metadata: {
+        name: p.secretName,
+        namespace: "kube-system",
+        ownerReferences: [
+          { apiVersion: "v1", kind: "Secret", name: p.secretName, uid: secretUid, controller: true, blockOwnerDeletion: true },
+        ],
+      },
       spec: { holderIdentity: "ghost-host", leaseDurationSeconds: 600, acquireTime: dead, renewTime: dead },
     });
     const since = Date.now();
     for (const m of p.members) m.spawn();
-    await eventually("every node applied v1", () => p.members.every((m) => m.appliedChecksum() === sum), { timeoutMs: 90_000, intervalMs: 50 });
+    await eventually("every node applied v1", () => p.members.every((m) => m.appliedChecksum() === sum), {
+      timeoutMs: 90_000,
+      intervalMs: 50,
+    });
 
-    await eventually("the Lease is free", () => (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined, { timeoutMs: 60_000, intervalMs: 50 });
+    await eventually(
+      "the Lease is free",
+      () =>
+        (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined,
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
     expectDisjoint(windows(p, rec, sum, since));
     // Holders changed one by one: ghost → a node → free → a node → free → a node → free.
     expect(rec.holders[0]).toBe("ghost-host");
@@ -110,7 +128,14 @@ describe("serial reconciliation with three agents", () => {
     for (const m of p.members) expect(await m.readHostFile("/etc/demo/host-file")).toBe(`${m.nodeName} v1\n`);
 
     // The Lease ends free and nobody takes it again.
-    const writes = () => p.sim.requests.filter((r) => r.resource === "leases" && r.namespace === "kube-system" && (r.verb === "update" || r.verb === "create") && r.path.includes(p.secretName)).length;
+    const writes = () =>
+      p.sim.requests.filter(
+        (r) =>
+          r.resource === "leases" &&
+          r.namespace === "kube-system" &&
+          (r.verb === "update" || r.verb === "create") &&
+          r.path.includes(p.secretName),
+      ).length;
     const n = writes();
     await Bun.sleep(1_500); // a quiet period: nothing is expected to happen in it
     expect(writes()).toBe(n);
@@ -124,7 +149,10 @@ describe("serial reconciliation with three agents", () => {
     pool = p;
     const v1 = p.setOsc(osc("v1"), serial);
     for (const m of p.members) m.spawn();
-    await eventually("every node applied v1", () => p.members.every((m) => m.appliedChecksum() === v1), { timeoutMs: 90_000, intervalMs: 50 });
+    await eventually("every node applied v1", () => p.members.every((m) => m.appliedChecksum() === v1), {
+      timeoutMs: 90_000,
+      intervalMs: 50,
+    });
 
     const rec = recordStore(p);
     // Kill the first node that restarts a unit for v2, as the restart arrives: it holds the Lease mid-apply.
@@ -155,12 +183,20 @@ describe("serial reconciliation with three agents", () => {
 
     victim!.spawn();
     try {
-      await eventually("every node applied v2", () => p.members.every((m) => m.appliedChecksum() === v2), { timeoutMs: 60_000, intervalMs: 50 });
+      await eventually("every node applied v2", () => p.members.every((m) => m.appliedChecksum() === v2), {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+      });
     } catch (err) {
       for (const m of p.members) console.error(`==== ${m.nodeName}\n${m.agent?.output().split("\n").slice(-40).join("\n")}`);
       throw err;
     }
-    await eventually("the Lease is free", () => (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined, { timeoutMs: 60_000, intervalMs: 50 });
+    await eventually(
+      "the Lease is free",
+      () =>
+        (p.sim.store.get("leases", "kube-system", p.secretName) as { spec: { holderIdentity?: string } }).spec.holderIdentity === undefined,
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
     expectDisjoint(windows(p, rec, v2, since));
     for (const m of p.members) expect(await m.readHostFile("/etc/demo/version")).toBe("v2\n");
     const lease = p.sim.store.get("leases", "kube-system", p.secretName) as { spec: Record<string, unknown> };

@@ -64,7 +64,9 @@ beforeAll(async () => {
   const original = await pushImage("tampered", good, "v1");
   const { signatureTag } = await signImage(original, key, transport());
   const moved = await pushImage("tampered", evil, "v2");
-  const sigManifest = await fetch(`${registry.url}/v2/gardener/tampered/manifests/${signatureTag.split(":").pop()}`, { headers: { accept: "application/vnd.oci.image.manifest.v1+json" } });
+  const sigManifest = await fetch(`${registry.url}/v2/gardener/tampered/manifests/${signatureTag.split(":").pop()}`, {
+    headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
+  });
   const put = await fetch(`${registry.url}/v2/gardener/tampered/manifests/${cosignSignatureTag(moved.split("@")[1]!)}`, {
     method: "PUT",
     headers: { "content-type": "application/vnd.oci.image.manifest.v1+json" },
@@ -150,7 +152,11 @@ describe("cloud-init/init.sh with cosign.pub (openssl)", () => {
   });
 
   test.each([
-    ["a tampered image", () => images.tampered, /^init\.sh: no signature of .*tampered:v1 \(sha256:[0-9a-f]{64}\) verifies with .*cosign\.pub\n$/],
+    [
+      "a tampered image",
+      () => images.tampered,
+      /^init\.sh: no signature of .*tampered:v1 \(sha256:[0-9a-f]{64}\) verifies with .*cosign\.pub\n$/,
+    ],
     ["an image signed by another key", () => images.otherKey, /^init\.sh: no signature of .*other-key:v1 .* verifies with/],
     ["an unsigned image", () => images.unsigned, /^init\.sh: image .*unsigned:v1 \(sha256:[0-9a-f]{64}\) has no signature\n$/],
   ])("should exit non-zero and keep the old binary for %s", async (_, image, message) => {
@@ -212,7 +218,9 @@ spec:
       sb.setOsc(osc(images.tampered));
       const warning = await waitForEvent(sb.sim, (e) => e.reason === "AgentImageSignatureInvalid", 30_000);
       expect(warning.type).toBe("Warning");
-      expect(warning.message).toMatch(/^keeping the current agent binary: image .*tampered@sha256:[0-9a-f]{64}: none of 1 signature\(s\) verifies/);
+      expect(warning.message).toMatch(
+        /^keeping the current agent binary: image .*tampered@sha256:[0-9a-f]{64}: none of 1 signature\(s\) verifies/,
+      );
       expect(readFileSync(join(sb.root, "opt/bin/gardener-node-agent"), "utf8")).toBe("old binary");
 
       const checksum = sb.setOsc(osc(images.signed));

@@ -39,8 +39,11 @@ describe("static pods", () => {
     const agent = sb.spawnAgent();
     const podLists = () => sb.sim.requests.filter((r) => r.resource === "pods" && r.verb === "list" && r.code === 200).length;
     const nodeEvents = (reason: string) =>
-      sb.sim.store.list("events", { namespace: "default" }).filter((e) => e["reason"] === reason && (e["involvedObject"] as { name?: string }).name === "cp-1");
-    const checksum = () => (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"];
+      sb.sim.store
+        .list("events", { namespace: "default" })
+        .filter((e) => e["reason"] === reason && (e["involvedObject"] as { name?: string }).name === "cp-1");
+    const checksum = () =>
+      (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"];
 
     // Pending: the files are written, the agent looks for the mirror pod and waits.
     await eventually("a look at the mirror pods", () => podLists() >= 1, { timeoutMs: 30_000, intervalMs: 50 });
@@ -70,17 +73,28 @@ describe("static pods", () => {
       spec: { nodeName: "cp-1", containers: [{ name: "kube-apiserver", image: "example.org/kube-apiserver:v1.33.0" }] },
     });
     const setStatus = (phase: string, ready: boolean) =>
-      sb.sim.store.patch("pods", "kube-system", "kube-apiserver-cp-1", "merge", { status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } }, { subresource: "status" });
+      sb.sim.store.patch(
+        "pods",
+        "kube-system",
+        "kube-apiserver-cp-1",
+        "merge",
+        { status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } },
+        { subresource: "status" },
+      );
     setStatus("Pending", false);
     let seen = podLists();
     await eventually("a look at the Pending mirror pod", () => podLists() > seen, { timeoutMs: 30_000, intervalMs: 50 });
-    await eventually("the agent logging the Pending pod", () => agent.output().includes("static pod kube-apiserver is Pending"), { intervalMs: 50 });
+    await eventually("the agent logging the Pending pod", () => agent.output().includes("static pod kube-apiserver is Pending"), {
+      intervalMs: 50,
+    });
     expect(checksum()).toBeUndefined();
 
     setStatus("Running", false);
     seen = podLists();
     await eventually("a look at the unready mirror pod", () => podLists() > seen, { timeoutMs: 30_000, intervalMs: 50 });
-    await eventually("the agent logging the unready pod", () => agent.output().includes("static pod kube-apiserver is not Ready"), { intervalMs: 50 });
+    await eventually("the agent logging the unready pod", () => agent.output().includes("static pod kube-apiserver is not Ready"), {
+      intervalMs: 50,
+    });
     expect(checksum()).toBeUndefined();
 
     setStatus("Running", true);
@@ -89,7 +103,7 @@ describe("static pods", () => {
     // One event however often it looked.
     expect(nodeEvents("WaitingForStaticPods")).toHaveLength(1);
     expect(nodeEvents("OSCApplied")).toHaveLength(1);
-    expect(((sb.node()?.["metadata"] as { labels: Record<string, string> }).labels)["node-role.kubernetes.io/control-plane"]).toBe("");
+    expect((sb.node()?.["metadata"] as { labels: Record<string, string> }).labels["node-role.kubernetes.io/control-plane"]).toBe("");
   }, 120_000);
 
   test("a manifest that is not a Pod fails the reconcile with a Warning event and no checksum", async () => {
@@ -102,6 +116,8 @@ describe("static pods", () => {
     expect(warnings()[0]?.["message"]).toBe(
       'failed checking static pods: static pod manifest "/etc/kubernetes/manifests/kube-apiserver.yaml": is not a Pod (apiVersion "v1", kind "ConfigMap")',
     );
-    expect((sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"]).toBeUndefined();
+    expect(
+      (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"],
+    ).toBeUndefined();
   }, 60_000);
 });

@@ -188,10 +188,7 @@ describe("createDbusSystemd against a dbus-daemon with a fake systemd Manager", 
     test("should match each JobRemoved to its own job when jobs run at the same time", async () => {
       double.delayJobs("slow.service", 100);
       double.failNextJob("slow.service", { result: "timeout" });
-      const results = await Promise.allSettled([
-        systemd.restart("slow.service", ac.signal),
-        systemd.restart("fast.service", ac.signal),
-      ]);
+      const results = await Promise.allSettled([systemd.restart("slow.service", ac.signal), systemd.restart("fast.service", ac.signal)]);
       expect(results[0]).toMatchObject({ status: "rejected", reason: { result: "timeout", unit: "slow.service" } });
       expect(results[1]).toEqual({ status: "fulfilled", value: undefined });
     });

@@ -31,7 +31,16 @@ async function agent(opts: { units: UnitSeed[]; file?: string; overDbus?: boolea
     prefix: "suc",
     clock: new FakeClock(start),
     nodeStatus: {
-      conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: "2026-01-01T00:00:00Z", lastTransitionTime: "2025-12-01T00:00:00Z" }],
+      conditions: [
+        {
+          type: "Ready",
+          status: "True",
+          reason: "KubeletReady",
+          message: "kubelet is posting ready status",
+          lastHeartbeatTime: "2026-01-01T00:00:00Z",
+          lastTransitionTime: "2025-12-01T00:00:00Z",
+        },
+      ],
     },
     systemd: { units: opts.units, overDbus: opts.overDbus === true },
   });
@@ -104,7 +113,14 @@ describe("systemd-unit-check controller", () => {
     });
     await eventually("the condition", () => a.condition() !== undefined);
     // The kubelet posts a newer heartbeat; this agent's cache may not have seen it yet when it patches.
-    env.sim.store.patch("nodes", "", a.nodeName, "strategic", { status: { conditions: [{ type: "Ready", lastHeartbeatTime: "2026-01-01T00:00:45Z" }] } }, { subresource: "status" });
+    env.sim.store.patch(
+      "nodes",
+      "",
+      a.nodeName,
+      "strategic",
+      { status: { conditions: [{ type: "Ready", lastHeartbeatTime: "2026-01-01T00:00:45Z" }] } },
+      { subresource: "status" },
+    );
     await a.nextPass();
     expect(a.condition()?.["lastHeartbeatTime"]).toBe("2026-01-01T00:01:00Z");
     expect(a.condition()?.["lastTransitionTime"]).toBe("2026-01-01T00:00:00Z");
@@ -119,7 +135,10 @@ describe("systemd-unit-check controller", () => {
         { name: "containerd.service", activeState: "active", subState: "running" },
         { name: "b-disabled.service", activeState: "active", subState: "running" },
       ],
-      file: lastApplied(`[{name: kubelet.service, enable: true}, {name: containerd.service, content: x}]`, `[{name: b-disabled.service, enable: false}, {name: missing.service, enable: true}]`),
+      file: lastApplied(
+        `[{name: kubelet.service, enable: true}, {name: containerd.service, content: x}]`,
+        `[{name: b-disabled.service, enable: false}, {name: missing.service, enable: true}]`,
+      ),
     });
     await eventually("the condition", () => a.condition() !== undefined);
     expect(a.condition()?.["message"]).toBe("b-disabled.service: active but should be disabled; missing.service: not loaded");
@@ -141,10 +160,18 @@ describe("systemd-unit-check controller", () => {
       file: lastApplied(`[{name: slow.service, enable: true}]`),
     });
     await eventually("the condition", () => a.condition() !== undefined);
-    expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual(["True", "ProgressingUnits", "slow.service: activating for 3m50s"]);
+    expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual([
+      "True",
+      "ProgressingUnits",
+      "slow.service: activating for 3m50s",
+    ]);
     await a.nextPass();
     await a.nextPass();
-    expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual(["False", "UnhealthyUnits", "slow.service: stuck in activating for 5m50s"]);
+    expect([a.condition()?.["status"], a.condition()?.["reason"], a.condition()?.["message"]]).toEqual([
+      "False",
+      "UnhealthyUnits",
+      "slow.service: stuck in activating for 5m50s",
+    ]);
     expect(a.condition()?.["lastTransitionTime"]).toBe("2026-01-01T00:02:00Z");
   });
 

@@ -50,7 +50,19 @@ async function agent() {
     await waitForIdleQueue(controller.queue);
   };
   return {
-    root, host, clock, controller, resync, secretA, secretB, pathA, pathB, setSecret, gets, warnings, idle,
+    root,
+    host,
+    clock,
+    controller,
+    resync,
+    secretA,
+    secretB,
+    pathA,
+    pathB,
+    setSecret,
+    gets,
+    warnings,
+    idle,
     start: () => sb.startController(controller),
     text: (p: string) => host.readText(p),
     mode: async (p: string) => (await host.stat(p))?.mode,

@@ -58,7 +58,12 @@ describe("token files before the units that read them (whole binary)", () => {
     const agent = s.spawnAgent();
     try {
       await s.waitForApplied(s.setOsc(osc), 30_000);
-      expect(Object.fromEntries(tokenAtRestart)).toEqual({ "valitail.service": true, "token-reader.service": true, "unrelated.service": expect.any(Boolean), "containerd.service": expect.any(Boolean) });
+      expect(Object.fromEntries(tokenAtRestart)).toEqual({
+        "valitail.service": true,
+        "token-reader.service": true,
+        "unrelated.service": expect.any(Boolean),
+        "containerd.service": expect.any(Boolean),
+      });
       expect(await s.readHostFile(tokenPath)).toBe("valitail-token-1");
       expect(agent.output()).toContain("Wrote token file before starting the units that read it");
     } finally {

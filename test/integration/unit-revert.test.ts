@@ -34,7 +34,8 @@ ${extraDropIn ? `    dropIns:\n    - name: 50-tuning.conf\n      content: "[Serv
 `;
 
 const host = (p: string) => join(sb.root, p);
-const checksumOnNode = () => (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"];
+const checksumOnNode = () =>
+  (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"];
 const restarts = (unit: string) => sb.systemd.actions.filter((a) => a.action === "Restart" && a.units.includes(unit)).length;
 
 describe("per-unit verification and revert (whole binary)", () => {
@@ -42,7 +43,9 @@ describe("per-unit verification and revert (whole binary)", () => {
     agent = sb.spawnAgent({ GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS: "1500" });
     const good = sb.setOsc(osc("1", false));
     await sb.waitForApplied(good, 30_000);
-    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": "revert" } } });
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": "revert" } },
+    });
     await eventually("agent output", () => agent.output().length > 0, { timeoutMs: 1_000, intervalMs: 25 });
     sb.systemd.clearActions();
 
@@ -60,13 +63,20 @@ describe("per-unit verification and revert (whole binary)", () => {
     expect(restarts("app.service")).toBe(2); // the apply's restart, then the revert's
     expect(restarts("bystander.service")).toBe(0);
     expect(sb.systemd.units.get("app.service")?.activeState).toBe("active");
-    const afterRevert = sb.systemd.actions.slice(sb.systemd.actions.findIndex((a) => a.action === "Restart" && a.units[0] === "app.service") + 1);
+    const afterRevert = sb.systemd.actions.slice(
+      sb.systemd.actions.findIndex((a) => a.action === "Restart" && a.units[0] === "app.service") + 1,
+    );
     expect(afterRevert.map((a) => a.action)).toContain("DaemonReload");
     expect(checksumOnNode()).toBe(good);
-    expect(readFileSync(host("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml"), "utf8")).toContain("unitRevert:\n  units:\n  - app.service\n");
+    expect(readFileSync(host("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml"), "utf8")).toContain(
+      "unitRevert:\n  units:\n  - app.service\n",
+    );
 
     // Held: the retry after the failed reconcile does not apply that version again.
-    await eventually("the hold", () => agent.output().includes("Holding the operating system config apply"), { timeoutMs: 30_000, intervalMs: 25 });
+    await eventually("the hold", () => agent.output().includes("Holding the operating system config apply"), {
+      timeoutMs: 30_000,
+      intervalMs: 25,
+    });
     expect(restarts("app.service")).toBe(2);
     expect(nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted" && e.type === "Warning")).toHaveLength(1);
     const condition = () =>
@@ -81,7 +91,9 @@ describe("per-unit verification and revert (whole binary)", () => {
   }, 60_000);
 
   test("should apply the held version again once the annotation is removed (retry policy)", async () => {
-    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": null } } });
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": null } },
+    });
     const broken = new Bun.CryptoHasher("sha256").update(osc("2", true)).digest("hex");
     await sb.waitForApplied(broken, 30_000);
     expect(readFileSync(host("/etc/app/app.conf"), "utf8")).toBe("version=2\n");
@@ -91,7 +103,9 @@ describe("per-unit verification and revert (whole binary)", () => {
   }, 60_000);
 
   test("should try a new Secret version at once while a reverted one is held", async () => {
-    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": "revert" } } });
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/unit-failure-policy": "revert" } },
+    });
     sb.systemd.failAfterStart("app.service", 200, { once: true });
     const warnings = () => nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted" && e.type === "Warning").length;
     const before = warnings();

@@ -8,7 +8,23 @@ import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, l
 import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../../controllers/events.ts";
 import type { MetricsRegistry } from "../../server/index.ts";
-import { ApplyLock, createCommandRunner, createContainerdInfo, createKubeletHealthProbe, createOscMetrics, createReconciler, driftPathsMetric, type DriftStatus, newOscController, type OscControllerDeps, PoolNodes, type RolloutDeps, runDriftLoop, serialLeaseWatch, slotsChangedPredicate } from "../../controllers/operatingsystemconfig/index.ts";
+import {
+  ApplyLock,
+  createCommandRunner,
+  createContainerdInfo,
+  createKubeletHealthProbe,
+  createOscMetrics,
+  createReconciler,
+  driftPathsMetric,
+  type DriftStatus,
+  newOscController,
+  type OscControllerDeps,
+  PoolNodes,
+  type RolloutDeps,
+  runDriftLoop,
+  serialLeaseWatch,
+  slotsChangedPredicate,
+} from "../../controllers/operatingsystemconfig/index.ts";
 import type { AgentEnv } from "../env.ts";
 
 const imageCacheDir = "/var/lib/gardener-node-agent/tmp/image-cache";

@@ -11,7 +11,7 @@ describe("renewalDeadline", () => {
   ])("should fall at the expected share of a 720 h lifetime for %s", (_what, r, percent) => {
     const notBeforeMs = Date.UTC(2026, 0, 1);
     const deadline = renewalDeadline({ notBeforeMs, notAfterMs: notBeforeMs + 720 * hour }, () => r);
-    expect((deadline - notBeforeMs) / (720 * hour) * 100).toBeCloseTo(percent, 5);
+    expect(((deadline - notBeforeMs) / (720 * hour)) * 100).toBeCloseTo(percent, 5);
   });
   test("should count the lifetime from NotBefore, not from now", () => {
     expect(renewalDeadline({ notBeforeMs: 1_000_000, notAfterMs: 1_000_000 + 100_000 }, () => 0)).toBe(1_080_000);

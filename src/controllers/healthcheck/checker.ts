@@ -11,4 +11,3 @@ export interface HealthChecker {
 export const maxFailureDurationMs = 60_000;
 /** The action of every health-check event; the reason is the checker's name. */
 export const eventAction = "HealthCheck";
-

@@ -24,7 +24,10 @@ describe("createCtrVersionProbe", () => {
     expect(readFileSync(`${bin}.args`, "utf8").trim()).toBe("--address /run/containerd/containerd.sock --namespace k8s.io version");
   });
   test("should fail with ctr's last error line when the daemon does not answer", async () => {
-    const bin = fakeCtr("down", `echo 'Client:' ; echo 'ctr: failed to dial "/run/containerd/containerd.sock": connection refused' >&2; exit 1`);
+    const bin = fakeCtr(
+      "down",
+      `echo 'Client:' ; echo 'ctr: failed to dial "/run/containerd/containerd.sock": connection refused' >&2; exit 1`,
+    );
     const err = await createCtrVersionProbe(endpoint, { binary: bin })(signal()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContainerdUnreachableError);
     expect((err as Error).message).toBe('ctr: failed to dial "/run/containerd/containerd.sock": connection refused');

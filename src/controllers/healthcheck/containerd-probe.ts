@@ -25,7 +25,10 @@ export class ContainerdUnreachableError extends Error {
  * every containerd installation the agent configures, and a missing binary is reported as an
  * unhealthy containerd (it could not be asked). The process is killed after 10 s or on abort.
  */
-export function createCtrVersionProbe(endpoint: ContainerdEndpoint, opts: { readonly binary?: string; readonly timeoutMs?: number } = {}): ContainerdVersionProbe {
+export function createCtrVersionProbe(
+  endpoint: ContainerdEndpoint,
+  opts: { readonly binary?: string; readonly timeoutMs?: number } = {},
+): ContainerdVersionProbe {
   const argv = [opts.binary ?? "ctr", "--address", endpoint.address, "--namespace", endpoint.namespace, "version"];
   const timeoutMs = opts.timeoutMs ?? containerdProbeTimeoutMs;
   return async (signal) => {
@@ -44,4 +47,10 @@ export function createCtrVersionProbe(endpoint: ContainerdEndpoint, opts: { read
 }
 
 /** ctr prints the failure last (`ctr: failed to dial "…": …`). */
-const lastLine = (text: string): string | undefined => text.trim().split("\n").filter((l) => l.trim() !== "").at(-1)?.trim();
+const lastLine = (text: string): string | undefined =>
+  text
+    .trim()
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .at(-1)
+    ?.trim();

@@ -13,7 +13,9 @@ function setup() {
   const clock = new FakeClock();
   const systemd = new FakeSystemd({ clock });
   const events: string[] = [];
-  const recorder: EventRecorder = { event: async (_o, type, reason, action, note) => void events.push(`${type} ${reason} ${action}: ${note}`) };
+  const recorder: EventRecorder = {
+    event: async (_o, type, reason, action, note) => void events.push(`${type} ${reason} ${action}: ${note}`),
+  };
   let failure: Error | undefined;
   const checker = new ContainerdChecker({
     probe: async () => {
@@ -78,7 +80,9 @@ describe("ContainerdChecker", () => {
     const err = await s.check().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContainerdRestartError);
     expect((err as Error).message).toBe("failed restarting containerd: restart failed for containerd.service, due failed");
-    expect(s.events.at(-1)).toBe("Warning SystemDUnitRestart restart: processed restart of unit containerd.service failed with error restart failed for containerd.service, due failed");
+    expect(s.events.at(-1)).toBe(
+      "Warning SystemDUnitRestart restart: processed restart of unit containerd.service failed with error restart failed for containerd.service, due failed",
+    );
     await s.check();
     expect(s.systemd.actions).toEqual([
       { action: "Restart", units: ["containerd.service"] },

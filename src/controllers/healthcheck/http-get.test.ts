@@ -4,7 +4,11 @@ import { httpGet } from "./http-get.ts";
 import { probeKubelet } from "./kubelet-probe.ts";
 
 let status = 200;
-const healthz = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(status === 200 ? "ok" : "x".repeat(1 << 20), { status }) });
+const healthz = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  fetch: () => new Response(status === 200 ? "ok" : "x".repeat(1 << 20), { status }),
+});
 // Accepts connections and never answers: a hung kubelet.
 const sockets: Socket[] = [];
 const silent = createServer((s) => void sockets.push(s));

@@ -18,12 +18,22 @@ describe("parseIp", () => {
   ])("should read %p as %p", (input, text) => {
     expect(parseIp(input).text).toBe(text);
   });
-  test.each(["", "10.0.0", "10.0.0.256", "010.0.0.5", "10.0.0.5 ", "1:2:3:4:5:6:7:8:9", "1::2::3", "12345::", "1:2:3:4:5:6:7::8", "fe80::1%", "g::1", "localhost"])(
-    "should refuse %p",
-    (input) => {
-      expect(() => parseIp(input)).toThrow(IpParseError);
-    },
-  );
+  test.each([
+    "",
+    "10.0.0",
+    "10.0.0.256",
+    "010.0.0.5",
+    "10.0.0.5 ",
+    "1:2:3:4:5:6:7:8:9",
+    "1::2::3",
+    "12345::",
+    "1:2:3:4:5:6:7::8",
+    "fe80::1%",
+    "g::1",
+    "localhost",
+  ])("should refuse %p", (input) => {
+    expect(() => parseIp(input)).toThrow(IpParseError);
+  });
   test("should tell an IPv4 address from its IPv4-mapped IPv6 form", () => {
     expect(sameIp(parseIp("10.0.0.5"), parseIp("::ffff:10.0.0.5"))).toBe(false);
     expect(sameIp(parseIp("2001:db8::1"), parseIp("2001:DB8:0::1"))).toBe(true);

@@ -11,7 +11,12 @@ export type ProbeFetch = (url: string, init: { signal: AbortSignal }) => Promise
  * events. A non-200 answer is an ordinary failure (`unexpected HTTP status code <code>`) — upstream
  * dereferences a nil error there and crashes the agent; not copied. The body is always released.
  */
-export async function probeKubelet(fetcher: ProbeFetch, url: string, signal: AbortSignal, timeoutMs = kubeletProbeTimeoutMs): Promise<string | undefined> {
+export async function probeKubelet(
+  fetcher: ProbeFetch,
+  url: string,
+  signal: AbortSignal,
+  timeoutMs = kubeletProbeTimeoutMs,
+): Promise<string | undefined> {
   let res: Response;
   try {
     res = await fetcher(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });

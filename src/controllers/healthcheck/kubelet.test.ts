@@ -17,12 +17,16 @@ const node = (opts: { ready?: boolean; addresses?: Array<{ type: string; address
   },
 });
 
-function setup(opts: { healthz?: () => Promise<Response>; addresses?: () => string[]; update?: (o: KubeObject) => Promise<KubeObject> } = {}) {
+function setup(
+  opts: { healthz?: () => Promise<Response>; addresses?: () => string[]; update?: (o: KubeObject) => Promise<KubeObject> } = {},
+) {
   const clock = new FakeClock();
   const systemd = new FakeSystemd({ clock });
   const events: string[] = [];
   const updates: KubeObject[] = [];
-  const recorder: EventRecorder = { event: async (_o, type, reason, action, note) => void events.push(`${type} ${reason} ${action}: ${note}`) };
+  const recorder: EventRecorder = {
+    event: async (_o, type, reason, action, note) => void events.push(`${type} ${reason} ${action}: ${note}`),
+  };
   const kube = {
     update: async (_res: unknown, _ns: string, o: KubeObject) => {
       updates.push(o);
@@ -62,7 +66,8 @@ describe("KubeletChecker", () => {
       }
       expect(s.events).toEqual([]);
       await s.check(node({ ready: true }));
-      const warning = "Warning kubelet HealthCheck: Kubelet toggled between NotReady and Ready at least 5 times in a 10m0s time window. Rebooting the node might help";
+      const warning =
+        "Warning kubelet HealthCheck: Kubelet toggled between NotReady and Ready at least 5 times in a 10m0s time window. Rebooting the node might help";
       expect(s.events).toEqual([warning]);
       await s.check(node({ ready: true })); // still Ready: no transition
       expect(s.events).toHaveLength(1);

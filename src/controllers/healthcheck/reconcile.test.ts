@@ -49,7 +49,10 @@ describe("health-check reconcile", () => {
       },
     });
     const ok: HealthChecker = { name: "ok", check: async () => void finished.push("ok") };
-    const err = await createReconciler({ nodes: nodeReader, checkers: [failing("containerd"), ok, failing("kubelet")], log })(key, signal).catch((e: unknown) => e);
+    const err = await createReconciler({ nodes: nodeReader, checkers: [failing("containerd"), ok, failing("kubelet")], log })(
+      key,
+      signal,
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HealthCheckFailedError);
     expect((err as Error).message).toBe("health checks failed: containerd: containerd broke; kubelet: kubelet broke");
     expect((err as HealthCheckFailedError).errors).toHaveLength(2);

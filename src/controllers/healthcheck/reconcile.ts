@@ -46,7 +46,9 @@ export function createReconciler(deps: HealthCheckDeps): Reconcile {
       throw new HealthCheckNodeError(err);
     }
     const results = await Promise.allSettled(deps.checkers.map((c) => c.check(structuredClone(node), signal)));
-    const failures = results.flatMap((r, i) => (r.status === "rejected" ? [{ checker: deps.checkers[i]?.name ?? "", error: r.reason as unknown }] : []));
+    const failures = results.flatMap((r, i) =>
+      r.status === "rejected" ? [{ checker: deps.checkers[i]?.name ?? "", error: r.reason as unknown }] : [],
+    );
     if (failures.length > 0) throw new HealthCheckFailedError(failures);
     return { requeueAfterMs: checkIntervalMs };
   };

@@ -8,12 +8,23 @@ import { type EventRecorder, nodeRef } from "../events.ts";
  * recorded on the Node as `SystemDUnitRestart` (Warning when it did not end "done"); a job that
  * could not even be submitted records nothing. Errors are rethrown unchanged.
  */
-export async function restartUnit(deps: { readonly systemd: Systemd; readonly events: EventRecorder }, node: KubeObject, unit: string, signal: AbortSignal): Promise<void> {
+export async function restartUnit(
+  deps: { readonly systemd: Systemd; readonly events: EventRecorder },
+  node: KubeObject,
+  unit: string,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     await deps.systemd.restart(unit, signal);
   } catch (err) {
     if (err instanceof SystemdJobError) {
-      await deps.events.event(nodeRef(node), "Warning", "SystemDUnitRestart", "restart", `processed restart of unit ${unit} failed with error ${errorText(err)}`);
+      await deps.events.event(
+        nodeRef(node),
+        "Warning",
+        "SystemDUnitRestart",
+        "restart",
+        `processed restart of unit ${unit} failed with error ${errorText(err)}`,
+      );
     }
     throw err;
   }

@@ -39,7 +39,13 @@ export function setupHealthCheckController(s: HealthCheckSetup): Controller {
   const source = s.informers.informerFor<KubeObject>(nodes, "", nodeSelectors(s.node));
   const log = s.log.child({ controller: controllerName });
   const checkers: HealthChecker[] = [
-    new ContainerdChecker({ probe: s.containerdProbe, systemd: s.systemd, events: s.events, clock: s.clock, log: log.child({ checker: "containerd" }) }),
+    new ContainerdChecker({
+      probe: s.containerdProbe,
+      systemd: s.systemd,
+      events: s.events,
+      clock: s.clock,
+      log: log.child({ checker: "containerd" }),
+    }),
     new KubeletChecker({
       kube: s.kube,
       systemd: s.systemd,

@@ -6,7 +6,8 @@ import { createReconciler, HostnameReadError } from "./reconcile.ts";
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 const key = { namespace: "", name: "" };
 const signal = new AbortController().signal;
-const reconcileWith = (readHostname: () => string | Promise<string>) => createReconciler({ hostName: "worker-a", readHostname, log })(key, signal);
+const reconcileWith = (readHostname: () => string | Promise<string>) =>
+  createReconciler({ hostName: "worker-a", readHostname, log })(key, signal);
 
 describe("hostname-check reconcile", () => {
   test.each(["worker-a", "Worker-A", "WORKER-A"])("should look again after 30 s when the OS reports %s", async (name) => {

@@ -42,6 +42,8 @@ describe("LeaseHeartbeat", () => {
     hb.renewed(clock.now());
     const text = await metrics.render();
     expect(text).toContain("# TYPE gardener_node_agent_lease_renewals_total counter\ngardener_node_agent_lease_renewals_total 2\n");
-    expect(text).toContain("# TYPE gardener_node_agent_lease_last_renewal_timestamp_seconds gauge\ngardener_node_agent_lease_last_renewal_timestamp_seconds 1767225610.5\n");
+    expect(text).toContain(
+      "# TYPE gardener_node_agent_lease_last_renewal_timestamp_seconds gauge\ngardener_node_agent_lease_last_renewal_timestamp_seconds 1767225610.5\n",
+    );
   });
 });

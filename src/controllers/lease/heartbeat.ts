@@ -8,7 +8,10 @@ const lastRenewalMetric = "gardener_node_agent_lease_last_renewal_timestamp_seco
 /** The healthz check's failure: no successful renewal for longer than the lease duration. */
 export class LeaseNotRenewedError extends Error {
   override readonly name = "LeaseNotRenewedError";
-  constructor(readonly sinceMs: number, leaseDurationSeconds: number) {
+  constructor(
+    readonly sinceMs: number,
+    leaseDurationSeconds: number,
+  ) {
     super(`lease not renewed for ${Math.floor(sinceMs / 1000)}s (longer than the lease duration of ${leaseDurationSeconds}s)`);
   }
 }

@@ -52,7 +52,11 @@ describe("desiredLease", () => {
       spec: { holderIdentity: "someone", acquireTime: "2026-01-01T00:00:00.000000Z", leaseTransitions: 3, leaseDurationSeconds: 15 },
     };
     const { lease } = desiredLease({ existing, node, namespace: "kube-system", leaseDurationSeconds: 40, nowMs });
-    expect(lease["spec"]).toEqual({ holderIdentity: "gardener-node-agent-node-a", leaseDurationSeconds: 40, renewTime: "2026-01-02T03:04:05.123000Z" });
+    expect(lease["spec"]).toEqual({
+      holderIdentity: "gardener-node-agent-node-a",
+      leaseDurationSeconds: 40,
+      renewTime: "2026-01-02T03:04:05.123000Z",
+    });
     expect(lease.metadata).toEqual({ ...existing.metadata, ownerReferences: [nodeRef] });
   });
 });

@@ -58,7 +58,8 @@ export function createReconciler(deps: LeaseReconcilerDeps): Reconcile {
     const existing = await readLease(name, signal);
     const nowMs = deps.clock.now();
     const { lease, ownerError } = desiredLease({ existing, node, namespace, leaseDurationSeconds: duration, nowMs });
-    if (ownerError !== undefined) deps.log.error("Unable to set controller reference for Lease", { err: ownerError, lease: `${namespace}/${name}` });
+    if (ownerError !== undefined)
+      deps.log.error("Unable to set controller reference for Lease", { err: ownerError, lease: `${namespace}/${name}` });
 
     const op = existing === undefined ? "created" : "updated";
     try {

@@ -39,7 +39,13 @@ async function restartService(deps: NodeReconcilerDeps, node: KubeObject, unit: 
     // shows the failure instead; the operator can set the annotation again.
     deps.log.error("Failed restarting systemd service", { err, serviceName: unit });
     const msg = errorText(err);
-    await deps.events.event(nodeRef(node), "Warning", restartReason, restartAction, `processed restart of unit ${unit} failed with error ${msg}`);
+    await deps.events.event(
+      nodeRef(node),
+      "Warning",
+      restartReason,
+      restartAction,
+      `processed restart of unit ${unit} failed with error ${msg}`,
+    );
     return;
   }
   await deps.events.event(nodeRef(node), "Normal", restartReason, restartAction, `processed restart of unit ${unit}`);

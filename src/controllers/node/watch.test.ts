@@ -10,7 +10,6 @@ const node = (opts: { host?: string; restart?: string } = {}): KubeObject => ({
   },
 });
 
-
 describe("restartAnnotationPredicate", () => {
   const p = restartAnnotationPredicate;
   describe("create", () => {

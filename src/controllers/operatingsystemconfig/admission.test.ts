@@ -16,7 +16,11 @@ async function admitWorld(w: OscWorld) {
   const checksum = w.setOsc(osc);
   const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
   const node = env.sim.store.get("nodes", "", w.nodeName) as KubeObject;
-  return admit(w.deps(), { secret, osc: decodeOsc(new TextEncoder().encode(stringify(osc))), checksum, node, nodeKnownAtStart: true, labels: LabelPatch.none }, AbortSignal.timeout(30_000));
+  return admit(
+    w.deps(),
+    { secret, osc: decodeOsc(new TextEncoder().encode(stringify(osc))), checksum, node, nodeKnownAtStart: true, labels: LabelPatch.none },
+    AbortSignal.timeout(30_000),
+  );
 }
 
 describe("admit", () => {
@@ -27,7 +31,9 @@ describe("admit", () => {
 
   test("should hold a version while the Node carries the hold annotation, naming the pending changes", async () => {
     const w = await env.world();
-    env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/hold": "kernel upgrade" } } });
+    env.sim.store.patch("nodes", "", w.nodeName, "merge", {
+      metadata: { annotations: { "node-agent.gardener.cloud/hold": "kernel upgrade" } },
+    });
     const admission = await admitWorld(w);
     expect(admission.kind).toBe("hold");
     if (admission.kind !== "hold") return;
@@ -39,7 +45,9 @@ describe("admit", () => {
   test("should hold a serial version while another node holds the Lease", async () => {
     const w = await env.world();
     w.setOsc(acceptanceOsc());
-    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } } });
+    env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", {
+      metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } },
+    });
     const now = new Date().toISOString().replace("Z", "000Z");
     env.sim.store.create("leases", {
       apiVersion: "coordination.k8s.io/v1",
@@ -50,7 +58,11 @@ describe("admit", () => {
     const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
     const node = env.sim.store.get("nodes", "", w.nodeName) as KubeObject;
     const osc = decodeOsc(new TextEncoder().encode(stringify(acceptanceOsc())));
-    const admission = await admit(w.deps(), { secret, osc, checksum: w.checksum, node, nodeKnownAtStart: true, labels: LabelPatch.none }, AbortSignal.timeout(30_000));
+    const admission = await admit(
+      w.deps(),
+      { secret, osc, checksum: w.checksum, node, nodeKnownAtStart: true, labels: LabelPatch.none },
+      AbortSignal.timeout(30_000),
+    );
     expect(admission.kind === "hold" ? admission.hold.reason : admission.kind).toBe("WaitingForSerialLock");
   });
 
@@ -63,7 +75,11 @@ describe("admit", () => {
     const node = env.sim.store.get("nodes", "", w.nodeName) as KubeObject;
     const patch = Promise.withResolvers<void>();
     const labels = LabelPatch.start(() => patch.promise);
-    const admitted = admit(w.deps(), { secret, osc: decodeOsc(new TextEncoder().encode(stringify(osc))), checksum, node, nodeKnownAtStart: true, labels }, AbortSignal.timeout(30_000));
+    const admitted = admit(
+      w.deps(),
+      { secret, osc: decodeOsc(new TextEncoder().encode(stringify(osc))), checksum, node, nodeKnownAtStart: true, labels },
+      AbortSignal.timeout(30_000),
+    );
     patch.reject(new Error("failed patching node labels: refused"));
     await expect(admitted).rejects.toThrow("failed patching node labels: refused");
   });

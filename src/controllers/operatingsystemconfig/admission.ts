@@ -53,7 +53,9 @@ export async function admit(deps: OscControllerDeps, input: AdmissionInput, sign
   const reverted = await unitRevertHold(deps, node, checksum);
   if (reverted !== undefined) return { kind: "hold", hold: reverted };
 
-  const serial = await step("failed acquiring serial reconciliation lock", () => enterSerial(deps, input.secret, input.nodeKnownAtStart, signal));
+  const serial = await step("failed acquiring serial reconciliation lock", () =>
+    enterSerial(deps, input.secret, input.nodeKnownAtStart, signal),
+  );
   if (serial.kind === "hold") return { kind: "hold", hold: serial.hold };
 
   const rollout =

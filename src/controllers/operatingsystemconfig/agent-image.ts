@@ -17,7 +17,13 @@ export async function imageToPull(ctx: ApplyContext, path: string, image: string
     return await verify(image, ctx.signal);
   } catch (err) {
     if (err instanceof ImageSignatureError && ctx.node !== undefined) {
-      await ctx.deps.events.event(nodeRef(ctx.node), "Warning", agentImageSignatureReason, "Verify", `keeping the current agent binary: ${err.message}`);
+      await ctx.deps.events.event(
+        nodeRef(ctx.node),
+        "Warning",
+        agentImageSignatureReason,
+        "Verify",
+        `keeping the current agent binary: ${err.message}`,
+      );
     }
     throw err;
   }

@@ -26,7 +26,11 @@ function recordingRun() {
 async function setUp() {
   const w = await env.world();
   const node = env.sim.store.get("nodes", "", w.nodeName) as KubeObject;
-  const warnings = () => w.events().filter((e) => e["reason"] === "OSCApplyFailed").map((e) => e["message"]);
+  const warnings = () =>
+    w
+      .events()
+      .filter((e) => e["reason"] === "OSCApplyFailed")
+      .map((e) => e["message"]);
   return { w, node, warnings, signal: AbortSignal.timeout(30_000) };
 }
 
@@ -61,7 +65,10 @@ describe("applyFailed", () => {
   test("should turn an OSC that can never be applied into a TerminalError", async () => {
     const { w, node, warnings, signal } = await setUp();
     const { run } = recordingRun();
-    const err = new StepError("failed validating operating system config", new OscInputError('file "relative/path": path is not absolute', "relative/path"));
+    const err = new StepError(
+      "failed validating operating system config",
+      new OscInputError('file "relative/path": path is not absolute', "relative/path"),
+    );
     const thrown = await applyFailed(w.deps(), { run, labels: LabelPatch.none, rollout: { kind: "off" }, node }, err, signal);
     expect(thrown).toBeInstanceOf(TerminalError);
     expect((thrown as TerminalError).message).toBe('failed validating operating system config: file "relative/path": path is not absolute');

@@ -31,7 +31,9 @@ export async function applyFailed(deps: OscControllerDeps, failed: FailedApply, 
   const restarting = err instanceof RestartRequested;
   if (!restarting) await run.failed(node, err, signal);
   if (await labels.isItsFailure(err)) return err;
-  await failRolloutOnUnitError(deps, rollout, node, err, signal).catch((e: unknown) => deps.log.error("Failed marking the rollout slot failed", { err: e }));
+  await failRolloutOnUnitError(deps, rollout, node, err, signal).catch((e: unknown) =>
+    deps.log.error("Failed marking the rollout slot failed", { err: e }),
+  );
   if (!restarting && node !== undefined) await deps.events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
   if (permanentInputError(err)) return new TerminalError(errorText(err), { cause: err });
   return err;

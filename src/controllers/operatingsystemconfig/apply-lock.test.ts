@@ -29,7 +29,9 @@ describe("ApplyLock", () => {
 
   test("should release the lock when a holder throws", async () => {
     const lock = new ApplyLock();
-    await expect(lock.exclusive(async () => Promise.reject(new Error("failed applying changed files")))).rejects.toThrow("failed applying changed files");
+    await expect(lock.exclusive(async () => Promise.reject(new Error("failed applying changed files")))).rejects.toThrow(
+      "failed applying changed files",
+    );
     expect(await lock.exclusive(async () => "next")).toBe("next");
     expect(lock.generation).toBe(2);
   });

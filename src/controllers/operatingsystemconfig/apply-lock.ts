@@ -31,4 +31,5 @@ export class ApplyLock {
 }
 
 /** Runs `fn` under `lock` when there is one (callers without drift/revert wiring pass none). */
-export const exclusively = <T>(lock: ApplyLock | undefined, fn: () => Promise<T>): Promise<T> => (lock === undefined ? fn() : lock.exclusive(fn));
+export const exclusively = <T>(lock: ApplyLock | undefined, fn: () => Promise<T>): Promise<T> =>
+  lock === undefined ? fn() : lock.exclusive(fn);

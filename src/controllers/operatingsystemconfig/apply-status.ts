@@ -61,7 +61,8 @@ export async function readApplyStatus(host: HostFs): Promise<ApplyStatus | undef
     throw new ApplyStatusError(`${applyStatusPath} is not valid JSON`);
   }
   const parsed = v.safeParse(applyStatusSchema, raw);
-  if (!parsed.success) throw new ApplyStatusError(`${applyStatusPath}: ${v.getDotPath(parsed.issues[0]) ?? "(root)"}: ${parsed.issues[0].message}`);
+  if (!parsed.success)
+    throw new ApplyStatusError(`${applyStatusPath}: ${v.getDotPath(parsed.issues[0]) ?? "(root)"}: ${parsed.issues[0].message}`);
   return parsed.output;
 }
 

@@ -42,12 +42,7 @@ interface ApplyPlan {
   readonly planned: Map<string, Uint8Array>;
 }
 
-async function planApply(
-  deps: OscControllerDeps,
-  osc: Osc,
-  checksum: string,
-  signal: AbortSignal,
-): Promise<ApplyPlan> {
+async function planApply(deps: OscControllerDeps, osc: Osc, checksum: string, signal: AbortSignal): Promise<ApplyPlan> {
   const { host } = deps;
   await step("failed checking operating system config", async () => checkSupportedFields(osc));
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
@@ -124,7 +119,9 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   } else {
     // The computed change set is persisted together with the files (one durability point, files.ts).
     log.info("Applying changed files");
-    await step("failed applying changed files", () => store.persistVia((c) => writeChangedFiles(ctx, planned, stateless ? undefined : changesFileWrite(c))));
+    await step("failed applying changed files", () =>
+      store.persistVia((c) => writeChangedFiles(ctx, planned, stateless ? undefined : changesFileWrite(c))),
+    );
   }
 
   log.info("Applying containerd registries");
@@ -168,7 +165,8 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   // Completions deferred by harmless-to-redo steps, when no later record carried them.
   await step("failed persisting changes", () => store.flush());
   const inPlace = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, osc));
-  if (inPlace.retryAfterMs !== undefined) return { retryAfterMs: inPlace.retryAfterMs, why: "operating system update met network problems" };
+  if (inPlace.retryAfterMs !== undefined)
+    return { retryAfterMs: inPlace.retryAfterMs, why: "operating system update met network problems" };
   if (stateless) {
     log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
     return undefined;

@@ -34,11 +34,20 @@ describe("oscCondition", () => {
   });
 });
 
-const node = (annotations: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "Node", metadata: { name: "n", annotations } });
+const node = (annotations: Record<string, string>): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Node",
+  metadata: { name: "n", annotations },
+});
 
 describe("holdGate", () => {
   test("should hold with the reason and what is pending", () => {
-    const hold = holdGate(node({ "node-agent.gardener.cloud/hold": "kernel rollout paused" }), "0123456789abcdef", { filesChanged: 2, filesDeleted: 1, unitsRestarted: ["kubelet.service"] }, 600_000);
+    const hold = holdGate(
+      node({ "node-agent.gardener.cloud/hold": "kernel rollout paused" }),
+      "0123456789abcdef",
+      { filesChanged: 2, filesDeleted: 1, unitsRestarted: ["kubelet.service"] },
+      600_000,
+    );
     expect(hold).toEqual({
       reason: "Held",
       message:
@@ -47,9 +56,12 @@ describe("holdGate", () => {
     });
   });
 
-  test.each([[{}], [{ "node-agent.gardener.cloud/hold": "" }], [{ "node-agent.gardener.cloud/hold": "  " }]])("should not hold for annotations %p", (a) => {
-    expect(holdGate(node(a), "c", { filesChanged: 0, filesDeleted: 0, unitsRestarted: [] }, 1)).toBeUndefined();
-  });
+  test.each([[{}], [{ "node-agent.gardener.cloud/hold": "" }], [{ "node-agent.gardener.cloud/hold": "  " }]])(
+    "should not hold for annotations %p",
+    (a) => {
+      expect(holdGate(node(a), "c", { filesChanged: 0, filesDeleted: 0, unitsRestarted: [] }, 1)).toBeUndefined();
+    },
+  );
 });
 
 describe("holdAnnotationPredicate", () => {
@@ -68,7 +80,9 @@ describe("holdAnnotationPredicate", () => {
 
 describe("appliedState with drift", () => {
   test("should name what the last drift check found after the applied version", () => {
-    expect(appliedState("abcdef0123456789", "1 managed path(s) drifted from the last-applied operating system config: /etc/a (mode)").message).toBe(
+    expect(
+      appliedState("abcdef0123456789", "1 managed path(s) drifted from the last-applied operating system config: /etc/a (mode)").message,
+    ).toBe(
       `${appliedState("abcdef0123456789").message}; 1 managed path(s) drifted from the last-applied operating system config: /etc/a (mode)`,
     );
   });

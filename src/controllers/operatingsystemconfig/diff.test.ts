@@ -20,14 +20,14 @@ status:
   test.each([
     ["first apply changes every file of this host", undefined, base, ["/a", "/b", "/c"], []],
     ["identical OSC changes nothing", base, base, [], []],
+    ["a changed permission changes the file", base, base.replace("permissions: 420", "permissions: 384"), ["/a"], []],
     [
-      "a changed permission changes the file",
+      "removed files are deleted",
       base,
-      base.replace("permissions: 420", "permissions: 384"),
-      ["/a"],
+      "spec:\n  files:\n  - {path: /a, permissions: 420, content: {inline: {data: a}}}\n",
       [],
+      ["/b", "/c"],
     ],
-    ["removed files are deleted", base, "spec:\n  files:\n  - {path: /a, permissions: 420, content: {inline: {data: a}}}\n", [], ["/b", "/c"]],
     [
       "moving between spec and status is no change",
       base,
@@ -36,7 +36,13 @@ status:
       [],
     ],
     ["another host's file is neither changed nor deleted", base, base.replace("data: o", "data: o2"), [], []],
-    ["transmitUnencoded takes part in equality", base, base.replace("{inline: {data: b}}", "{inline: {data: b}, transmitUnencoded: true}"), ["/b"], []],
+    [
+      "transmitUnencoded takes part in equality",
+      base,
+      base.replace("{inline: {data: b}}", "{inline: {data: b}, transmitUnencoded: true}"),
+      ["/b"],
+      [],
+    ],
   ])("%s", (_name, oldSrc, newSrc, changed, deleted) => {
     const d = computeFileDiff(oldSrc === undefined ? undefined : osc(oldSrc), osc(newSrc), "me");
     expect(paths(d.changed)).toEqual(changed);
@@ -104,8 +110,24 @@ ${extra}`;
     ["unchanged config rewrites all registries but probes none", cri(""), cri(""), false, ["a", "b"], [], []],
     ["sandbox image change marks config changed", cri(""), cri("").replace("pause:1", "pause:2"), true, ["a", "b"], [], []],
     ["cgroup driver change marks config changed", cri(""), cri("").replace("systemd", "cgroupfs"), true, ["a", "b"], [], []],
-    ["plugin change marks config changed", cri(""), cri("").replace("      registries:", "      plugins: [{path: [x]}]\n      registries:"), true, ["a", "b"], [], []],
-    ["registry removed is deleted without config change", cri(""), cri("").replace("      - {upstream: b, server: https://b}\n", ""), false, ["a"], ["b"], []],
+    [
+      "plugin change marks config changed",
+      cri(""),
+      cri("").replace("      registries:", "      plugins: [{path: [x]}]\n      registries:"),
+      true,
+      ["a", "b"],
+      [],
+      [],
+    ],
+    [
+      "registry removed is deleted without config change",
+      cri(""),
+      cri("").replace("      - {upstream: b, server: https://b}\n", ""),
+      false,
+      ["a"],
+      ["b"],
+      [],
+    ],
     ["changed probe-enabled registry is probed", cri(""), cri("").replace("https://a", "https://a2"), false, ["a", "b"], [], ["a"]],
     ["containerd newly configured marks config changed", "spec: {}", cri(""), true, ["a", "b"], [], ["a"]],
     ["containerd no longer configured does nothing", cri(""), "spec: {}", false, [], [], []],

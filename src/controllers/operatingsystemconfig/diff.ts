@@ -1,4 +1,13 @@
-import { type ChangedUnit, type DropIn, emptyChanges, type Osc, type OscChanges, type OscFile, type RegistryConfig, type Unit } from "../../osc/index.ts";
+import {
+  type ChangedUnit,
+  type DropIn,
+  emptyChanges,
+  type Osc,
+  type OscChanges,
+  type OscFile,
+  type RegistryConfig,
+  type Unit,
+} from "../../osc/index.ts";
 import { semanticEqual } from "./equal.ts";
 import { allFiles, containerdConfigured, mergeUnits, unitCommand } from "./merge.ts";
 

@@ -7,7 +7,10 @@ import { UnitCommandsError } from "./units.ts";
 
 describe("describeFailure", () => {
   test("should name the step and the file of a file error", () => {
-    const err = new StepError("failed applying changed files", new FileApplyError('cannot write "/etc/a": "/etc/.a.tmp" is a directory', "/etc/a"));
+    const err = new StepError(
+      "failed applying changed files",
+      new FileApplyError('cannot write "/etc/a": "/etc/.a.tmp" is a directory', "/etc/a"),
+    );
     expect(describeFailure(err)).toEqual({
       step: "failed applying changed files",
       subject: "/etc/a",

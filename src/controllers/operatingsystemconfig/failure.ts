@@ -22,7 +22,10 @@ function subjectOf(err: unknown, depth = 0): string {
   if (err instanceof OscInputError) return err.subject;
   if (err instanceof SystemdJobError) return err.unit;
   if (err instanceof UnitCommandsError) {
-    return err.errors.map((e) => subjectOf(e, depth + 1)).filter((s) => s !== "").join(", ");
+    return err.errors
+      .map((e) => subjectOf(e, depth + 1))
+      .filter((s) => s !== "")
+      .join(", ");
   }
   return subjectOf(err.cause, depth + 1);
 }

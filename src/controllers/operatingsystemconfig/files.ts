@@ -53,7 +53,11 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
  * point for both. A crash in between leaves the files of a change set that is computed again, or
  * resumed, from the same inputs, so none of them counts as done before its own write was durable.
  */
-export async function writeChangedFiles(ctx: ApplyContext, planned: ReadonlyMap<string, Uint8Array>, changesFile?: FileWrite): Promise<void> {
+export async function writeChangedFiles(
+  ctx: ApplyContext,
+  planned: ReadonlyMap<string, Uint8Array>,
+  changesFile?: FileWrite,
+): Promise<void> {
   const { host, log } = ctx.deps;
   const writes: FileWrite[] = [];
   const files = ctx.store.changes.files.changed.filter((f) => f.content.inline !== undefined || f.content.secretRef !== undefined);

@@ -22,12 +22,12 @@ describe("namedSecretPredicate", () => {
   const p = namedSecretPredicate("osc-a");
   const secret = (name: string): KubeObject => ({ metadata: { name, namespace: "kube-system" } });
   test("should pass only the configured Secret, for every event kind", () => {
-    expect([p.create(secret("osc-a")), p.update(secret("x"), secret("osc-a")), p.delete(secret("osc-a")), p.generic(secret("osc-a"))]).toEqual([
-      true,
-      true,
-      true,
-      true,
-    ]);
+    expect([
+      p.create(secret("osc-a")),
+      p.update(secret("x"), secret("osc-a")),
+      p.delete(secret("osc-a")),
+      p.generic(secret("osc-a")),
+    ]).toEqual([true, true, true, true]);
     expect([p.create(secret("osc-b")), p.update(secret("osc-a"), secret("osc-b"))]).toEqual([false, false]);
   });
 });

@@ -19,7 +19,11 @@ export async function isSelfHostedMachine(host: Pick<HostFs, "stat">): Promise<b
  * machine whose Node does not exist yet, where the authorizer grants no name lookup through a Node
  * label and the agent watches every pool's OSC Secret instead (label `worker.gardener.cloud/pool`).
  */
-export function oscSecretSelectors(o: { readonly secretName: string; readonly selfHosted: boolean; readonly nodeKnown: boolean }): Selectors {
+export function oscSecretSelectors(o: {
+  readonly secretName: string;
+  readonly selfHosted: boolean;
+  readonly nodeKnown: boolean;
+}): Selectors {
   return o.selfHosted && !o.nodeKnown ? { labelSelector: poolLabel } : { fieldSelector: `metadata.name=${o.secretName}` };
 }
 

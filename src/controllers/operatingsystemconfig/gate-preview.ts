@@ -55,7 +55,12 @@ export interface GatePreviewInput {
 
 const offlineText = "not checked (offline)";
 const stops = (gate: GateName, h: GateHold): GatePreview => ({ gate, verdict: "stops", reason: h.reason, message: h.message });
-const afterApply = (gate: GateName, reason: OscConditionReason, message: string): GatePreview => ({ gate, verdict: "after-apply", reason, message });
+const afterApply = (gate: GateName, reason: OscConditionReason, message: string): GatePreview => ({
+  gate,
+  verdict: "after-apply",
+  reason,
+  message,
+});
 const notChecked = (gate: GateName, message: string): GatePreview => ({ gate, verdict: "not-checked", message });
 
 /**
@@ -156,5 +161,7 @@ async function staticPodsGate(input: GatePreviewInput, signal: AbortSignal): Pro
     const why = written.length === 0 ? "" : ` (the new config writes ${written.join(", ")}; the checksum waits for their mirror pods)`;
     return [afterApply("static-pods", hold.reason, `${hold.message}${why}`)];
   }
-  return written.length === 0 ? [] : [afterApply("static-pods", "WaitingForStaticPods", `${waits} (their mirror pods match the new manifests already)`)];
+  return written.length === 0
+    ? []
+    : [afterApply("static-pods", "WaitingForStaticPods", `${waits} (their mirror pods match the new manifests already)`)];
 }

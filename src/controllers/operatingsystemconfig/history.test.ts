@@ -6,7 +6,9 @@ const start = Date.parse("2026-11-24T10:00:00.400Z");
 
 describe("historyEntry", () => {
   test("should keep the checksum prefix, whole-second start and counts", () => {
-    expect(historyEntry("0123456789abcdef0123", start, 1234.4, { filesChanged: 2, filesDeleted: 1, unitsRestarted: ["a.service"] }, "Applied")).toEqual({
+    expect(
+      historyEntry("0123456789abcdef0123", start, 1234.4, { filesChanged: 2, filesDeleted: 1, unitsRestarted: ["a.service"] }, "Applied"),
+    ).toEqual({
       checksum: "0123456789ab",
       start: "2026-11-24T10:00:00Z",
       durationMs: 1234,

@@ -21,7 +21,12 @@ function pendingText(summary: ChangeSummary): string {
 }
 
 /** The hold gate: holds every apply while the annotation is set; the Node watch wakes the controller on removal. */
-export function holdGate(node: KubeObject | undefined, checksum: string, pending: ChangeSummary, requeueAfterMs: number): GateHold | undefined {
+export function holdGate(
+  node: KubeObject | undefined,
+  checksum: string,
+  pending: ChangeSummary,
+  requeueAfterMs: number,
+): GateHold | undefined {
   const reason = holdReason(node);
   if (reason === undefined) return undefined;
   return {

@@ -31,7 +31,11 @@ describe("resumeOrComputeWithLeftovers", () => {
     expect(c.attemptedWrites).toEqual({
       files: [{ path: "/etc/a.conf" }, { path: "/etc/new.conf" }],
       units: [
-        { name: "a.service", content: "[Service]\nExecStart=/a\n", dropIns: [{ name: "90-broken.conf", content: "[Service]\n# 90-broken.conf\n" }] },
+        {
+          name: "a.service",
+          content: "[Service]\nExecStart=/a\n",
+          dropIns: [{ name: "90-broken.conf", content: "[Service]\n# 90-broken.conf\n" }],
+        },
         { name: "new.service", content: "[Service]\nExecStart=/new\n" },
       ],
     });
@@ -48,7 +52,9 @@ describe("resumeOrComputeWithLeftovers", () => {
     expect(changes.files.deleted.map((f) => f.path)).toEqual(["/etc/new.conf"]);
     expect(changes.files.changed.map((f) => f.path)).toEqual(["/etc/a.conf"]);
     expect(changes.units.deleted.map((u) => [u.name, u.content !== undefined])).toEqual([["new.service", true]]);
-    expect(changes.units.changed.map((u) => [u.name, u.dropInsChanges.deleted.map((d) => d.name)])).toEqual([["a.service", ["90-broken.conf"]]]);
+    expect(changes.units.changed.map((u) => [u.name, u.dropInsChanges.deleted.map((d) => d.name)])).toEqual([
+      ["a.service", ["90-broken.conf"]],
+    ]);
     expect(changes.units.commands).toEqual([{ name: "a.service", command: "restart" }]);
     // Still recorded until this apply completes: it may fail halfway too.
     expect(changes.attemptedWrites?.files.map((f) => f.path)).toEqual(["/etc/a.conf", "/etc/new.conf"]);
@@ -83,7 +89,14 @@ describe("withAttempts", () => {
     const c = emptyChanges("x");
     c.units.changed.push({ name: "u", dropIns: [{ name: "b", content: "2" }], dropInsChanges: { changed: [], deleted: [] } });
     expect(withAttempts({ files: [], units: [{ name: "u", content: "c", dropIns: [{ name: "a", content: "1" }] }] }, c).units).toEqual([
-      { name: "u", content: "c", dropIns: [{ name: "a", content: "1" }, { name: "b", content: "2" }] },
+      {
+        name: "u",
+        content: "c",
+        dropIns: [
+          { name: "a", content: "1" },
+          { name: "b", content: "2" },
+        ],
+      },
     ]);
   });
 });

@@ -36,7 +36,11 @@ function syntheticOld(lastApplied: Osc | undefined, attempted: AttemptedWrites, 
     units.set(a.name, marked);
   }
   const base: Osc = lastApplied ?? ({ spec: {}, status: {} } as Osc);
-  return { ...base, spec: { ...base.spec, files: [...files.values()], units: [...units.values()] }, status: { ...base.status, extensionFiles: [], extensionUnits: [] } };
+  return {
+    ...base,
+    spec: { ...base.spec, files: [...files.values()], units: [...units.values()] },
+    status: { ...base.status, extensionFiles: [], extensionUnits: [] },
+  };
 }
 
 function unionDropIns(a: readonly DropIn[] | undefined, b: readonly DropIn[] | undefined): DropIn[] {

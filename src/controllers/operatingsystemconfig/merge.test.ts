@@ -26,7 +26,17 @@ status:
   - name: c
 `);
     expect(plain(mergeUnits(osc))).toEqual([
-      { name: "a", enable: false, command: "start", content: "#a", dropIns: [{ name: "d1", content: "x" }, { name: "d2", content: "y" }], filePaths: ["/f"] },
+      {
+        name: "a",
+        enable: false,
+        command: "start",
+        content: "#a",
+        dropIns: [
+          { name: "d1", content: "x" },
+          { name: "d2", content: "y" },
+        ],
+        filePaths: ["/f"],
+      },
       { name: "b", content: "#b" },
       { name: "c" },
     ]);

@@ -26,7 +26,11 @@ export async function warnDroppedModeBits(ctx: ApplyContext, files: readonly Osc
   const masked = files.filter(hasExtraModeBits);
   if (masked.length === 0) return;
   for (const f of masked) {
-    log.warn("Applying only the permission bits of a file's mode", { path: f.path, requested: octal(f.permissions ?? 0), applied: octal(fileMode(f)) });
+    log.warn("Applying only the permission bits of a file's mode", {
+      path: f.path,
+      requested: octal(f.permissions ?? 0),
+      applied: octal(fileMode(f)),
+    });
   }
   if (ctx.node === undefined) return;
   const listed = masked.slice(0, maxListedPaths).map((f) => `"${f.path}" (${octal(f.permissions ?? 0)} → ${octal(fileMode(f))})`);

@@ -21,7 +21,10 @@ describe("unitNameProblem", () => {
     ["", "is empty"],
     ["foo", 'has no unit type suffix (such as ".service")'],
     [".service", 'has no unit type suffix (such as ".service")'],
-    ["foo.conf", "has an unknown unit type suffix (valid: service, socket, target, device, mount, automount, swap, timer, path, slice, scope)"],
+    [
+      "foo.conf",
+      "has an unknown unit type suffix (valid: service, socket, target, device, mount, automount, swap, timer, path, slice, scope)",
+    ],
     ["foo.", "has an unknown unit type suffix (valid: service, socket, target, device, mount, automount, swap, timer, path, slice, scope)"],
     ["\n.service", 'contains a character other than letters, digits, ":", "-", "_", ".", "\\" and "@"'],
     ["a b.service", 'contains a character other than letters, digits, ":", "-", "_", ".", "\\" and "@"'],

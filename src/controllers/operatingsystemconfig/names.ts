@@ -66,7 +66,10 @@ export function validateUnitName(name: string): void {
   const problem = unitNameProblem(name);
   if (problem !== undefined) throw new OscInputError(`invalid unit name ${quoteName(name)}: ${problem}`, name);
   if (byteLength(`${name}.d`) > maxFileNameBytes) {
-    throw new OscInputError(`invalid unit name ${quoteName(name)}: longer than the ${maxFileNameBytes - 2} characters the agent can write`, name);
+    throw new OscInputError(
+      `invalid unit name ${quoteName(name)}: longer than the ${maxFileNameBytes - 2} characters the agent can write`,
+      name,
+    );
   }
 }
 
@@ -92,5 +95,6 @@ export function validateDropInName(unit: string, name: string): void {
           : byteLength(name) > maxFileNameBytes
             ? `is longer than ${maxFileNameBytes} bytes`
             : undefined;
-  if (problem !== undefined) throw new OscInputError(`invalid drop-in name ${quoteName(name)} of unit ${quoteName(unit)}: ${problem}`, unit);
+  if (problem !== undefined)
+    throw new OscInputError(`invalid drop-in name ${quoteName(name)} of unit ${quoteName(unit)}: ${problem}`, unit);
 }

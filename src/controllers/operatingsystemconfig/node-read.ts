@@ -18,7 +18,10 @@ const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediat
  * the order the sequential code would have had them: a failed GET is thrown even when the decode failed
  * too; a failed decode is returned as a value, for the caller to judge once it knows the Node.
  */
-export async function readNodeWhileDecoding<T>(getNode: () => Promise<KubeObject | undefined>, decode: () => T): Promise<NodeAndDecoded<T>> {
+export async function readNodeWhileDecoding<T>(
+  getNode: () => Promise<KubeObject | undefined>,
+  decode: () => T,
+): Promise<NodeAndDecoded<T>> {
   const nodeRead = getNode();
   nodeRead.catch(() => undefined); // awaited below; this only keeps an early rejection from counting as unhandled
   await afterPendingIo();
@@ -36,7 +39,13 @@ export async function readNodeWhileDecoding<T>(getNode: () => Promise<KubeObject
  * the agent so that its caches narrow to that Node — unless `restartOnDiscovery` is false (gardenadm's
  * provision OSC never restarts the agent, 9.4, and carries on with the Node found).
  */
-export function adoptDiscoveredNode(identity: NodeIdentity, knownAtStart: boolean, node: KubeObject | undefined, restartOnDiscovery: boolean, log: Logger): void {
+export function adoptDiscoveredNode(
+  identity: NodeIdentity,
+  knownAtStart: boolean,
+  node: KubeObject | undefined,
+  restartOnDiscovery: boolean,
+  log: Logger,
+): void {
   if (knownAtStart || node === undefined) return;
   identity.nodeName = node.metadata.name;
   if (!restartOnDiscovery) return;

@@ -12,7 +12,9 @@ const kubeApiServerManifest = "/etc/kubernetes/manifests/kube-apiserver.yaml";
 /** Step 4: role label (control-plane iff spec.files has the kube-apiserver manifest) and zone label. */
 export async function desiredNodeLabels(host: HostFs, osc: Osc): Promise<Record<string, string>> {
   const controlPlane = (osc.spec.files ?? []).some((f) => f.path === kubeApiServerManifest);
-  const labels: Record<string, string> = controlPlane ? { "node-role.kubernetes.io/control-plane": "" } : { "node-role.kubernetes.io/worker": "" };
+  const labels: Record<string, string> = controlPlane
+    ? { "node-role.kubernetes.io/control-plane": "" }
+    : { "node-role.kubernetes.io/worker": "" };
   const zone = await host.readText(zonePath);
   if (zone !== undefined) labels["topology.kubernetes.io/zone"] = zone.trim();
   return labels;

@@ -52,7 +52,10 @@ export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal
   const checksum = new Bun.CryptoHasher("sha256").update(input.osc).digest("hex");
   const systemd = new OfflineSystemd(host);
   // The image root's own registry-auth.json (an earlier OSC file) authenticates pulls, as on a live node.
-  const registry = createRegistryClient({ plainHttpHosts: input.plainHttpRegistries, credentialSource: () => loadRegistryCredentials(host) });
+  const registry = createRegistryClient({
+    plainHttpHosts: input.plainHttpRegistries,
+    credentialSource: () => loadRegistryCredentials(host),
+  });
   const deps: OscControllerDeps = {
     kube: noApiServer,
     host,

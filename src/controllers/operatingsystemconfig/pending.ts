@@ -23,13 +23,25 @@ export interface PendingChanges {
  * last-applied, the persisted change set, `resumeOrCompute`, in-place flags. Used by the hold gate's
  * message and by `diff`; keep it in step with `planApply`.
  */
-export async function pendingChanges(host: HostFs, input: Osc, checksum: string, hostName: string, processPath: string): Promise<PendingChanges> {
+export async function pendingChanges(
+  host: HostFs,
+  input: Osc,
+  checksum: string,
+  hostName: string,
+  processPath: string,
+): Promise<PendingChanges> {
   const osc = containerdConfigured(input) ? injectEnvDropIn(input, processPath) : input;
   await step("failed checking operating system config", async () => checkSupportedFields(osc));
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
   // A resumed change set is the persisted object: plan in-place flags on a copy, nothing here may change it.
-  const { changes, resumed } = resumeOrCompute(persisted === undefined ? undefined : structuredClone(persisted), lastApplied, osc, checksum, hostName.toLowerCase());
+  const { changes, resumed } = resumeOrCompute(
+    persisted === undefined ? undefined : structuredClone(persisted),
+    lastApplied,
+    osc,
+    checksum,
+    hostName.toLowerCase(),
+  );
   await step("failed planning in-place updates", () => planInPlace({ host }, lastApplied, osc, changes, resumed));
   return { osc, lastApplied, changes, resumed };
 }

@@ -61,7 +61,11 @@ describe("planChanges", () => {
 
   test("should reject a drop-in name that leaves the drop-in directory", async () => {
     const c = emptyChanges("s");
-    c.units.changed.push({ name: "u.service", dropIns: [{ name: "../../evil", content: "" }], dropInsChanges: { changed: [], deleted: [] } });
+    c.units.changed.push({
+      name: "u.service",
+      dropIns: [{ name: "../../evil", content: "" }],
+      dropInsChanges: { changed: [], deleted: [] },
+    });
     await expect(planChanges(kube({}), c, "amd64", signal)).rejects.toThrow('invalid drop-in name "../../evil"');
   });
 
@@ -77,7 +81,9 @@ describe("planChanges of large content", () => {
     const bytes = new Uint8Array(7_600_000).map((_, i) => (i * 7) & 0xff);
     const data = Buffer.from(bytes).toString("base64");
     expect(data.length).toBeGreaterThan(10_000_000);
-    const osc = decodeOsc(`spec:\n  files:\n  - path: /var/lib/big\n    content:\n      inline:\n        encoding: b64\n        data: ${data}\n`);
+    const osc = decodeOsc(
+      `spec:\n  files:\n  - path: /var/lib/big\n    content:\n      inline:\n        encoding: b64\n        data: ${data}\n`,
+    );
     const planned = await planChanges(kube({}), computeChanges(undefined, osc, "s", "host"), "amd64", signal);
     expect(Buffer.from(planned.get("/var/lib/big") ?? new Uint8Array()).equals(Buffer.from(bytes))).toBe(true);
   });

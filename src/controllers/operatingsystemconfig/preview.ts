@@ -101,12 +101,23 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
   for (const f of changes.files.changed) files.push(await previewFile(host, f, planned.get(f.path), offlineSkipped(f)));
   for (const f of changes.files.deleted) {
     const st = await host.stat(f.path);
-    files.push({ path: f.path, action: "delete", ...(st !== undefined ? { size: { from: st.size } } : {}), ...(st === undefined ? { note: "already gone" } : {}) });
+    files.push({
+      path: f.path,
+      action: "delete",
+      ...(st !== undefined ? { size: { from: st.size } } : {}),
+      ...(st === undefined ? { note: "already gone" } : {}),
+    });
   }
 
   // A finished change set of this checksum offline (an image root after `apply --offline`): applied.
-  const done = pending.resumed && input.node === undefined && files.length === 0 && changes.units.changed.length === 0 &&
-    changes.units.deleted.length === 0 && changes.units.commands.length === 0 && !changes.containerd.configFileChanged &&
+  const done =
+    pending.resumed &&
+    input.node === undefined &&
+    files.length === 0 &&
+    changes.units.changed.length === 0 &&
+    changes.units.deleted.length === 0 &&
+    changes.units.commands.length === 0 &&
+    !changes.containerd.configFileChanged &&
     inPlaceList(changes).length === 0;
   const gates = done ? [] : await previewGates({ ...input, changes }, signal);
   return {
@@ -115,7 +126,8 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
     resumed: pending.resumed,
     files,
     units: await previewUnits(host, changes),
-    containerdRestart: changes.containerd.configFileChanged || changes.units.commands.some((c) => c.name === containerdUnitName && c.command === "restart"),
+    containerdRestart:
+      changes.containerd.configFileChanged || changes.units.commands.some((c) => c.name === containerdUnitName && c.command === "restart"),
     agentRestart: changes.mustRestartNodeAgent || changes.units.commands.some((c) => c.name === agentUnitName),
     inPlace: inPlaceList(changes),
     gates,

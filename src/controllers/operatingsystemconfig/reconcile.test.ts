@@ -48,7 +48,9 @@ describe("createReconciler", () => {
     ])("should fail with the patch error and leave the host untouched when the patch fails %s", async (_when, late) => {
       const w = await env.world();
       w.setOsc(acceptanceOsc());
-      await expect(w.reconcile({ kube: refusingPatches(w.kube, { refuseAfterPlanningRead: late }) })).rejects.toThrow("failed patching node labels: node patch refused");
+      await expect(w.reconcile({ kube: refusingPatches(w.kube, { refuseAfterPlanningRead: late }) })).rejects.toThrow(
+        "failed patching node labels: node patch refused",
+      );
       expect(await w.exists("/example/file")).toBe(false);
       expect(await w.exists("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml")).toBe(false);
       expect(w.actions()).toEqual([]);
@@ -58,7 +60,9 @@ describe("createReconciler", () => {
     test("should fail with the patch error when planning failed first", async () => {
       const w = await env.world();
       w.setOsc(acceptanceOsc());
-      await expect(w.reconcile({ kube: refusingPatches(w.kube, { refuseAfterPlanningRead: true, failPlanningRead: true }) })).rejects.toThrow("failed patching node labels: node patch refused");
+      await expect(
+        w.reconcile({ kube: refusingPatches(w.kube, { refuseAfterPlanningRead: true, failPlanningRead: true }) }),
+      ).rejects.toThrow("failed patching node labels: node patch refused");
       expect(await w.exists("/example/file")).toBe(false);
       expect(w.events().filter((e) => e["reason"] === "OSCApplyFailed")).toEqual([]);
     });

@@ -34,7 +34,10 @@ const bootstrapRequeueMs = 5_000;
  */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
   // Every gate reports its GateHold here (condition, event once per version and reason, metrics, status).
-  const report = new OscReporter({ ...deps, metrics: deps.metrics ?? noOscMetrics }, { namespace: "kube-system", name: deps.config.secretName });
+  const report = new OscReporter(
+    { ...deps, metrics: deps.metrics ?? noOscMetrics },
+    { namespace: "kube-system", name: deps.config.secretName },
+  );
   return async (key, signal) => {
     const { log, host, kube, config, events } = deps;
     const warn = (node: KubeObject | undefined, err: unknown) =>
@@ -42,7 +45,8 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // 1. Read the Secret; a missing one is reported on the Node and looked at again with backoff.
     const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
-    if (secret === undefined) return report.secretMissing(await step("failed getting node", () => findNode(kube, deps.node, signal)), signal);
+    if (secret === undefined)
+      return report.secretMissing(await step("failed getting node", () => findNode(kube, deps.node, signal)), signal);
 
     // 2. The configured Kubernetes version is checked before anything is applied, so a bad
     //    configuration cannot fail only the very last step.
@@ -73,7 +77,9 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
         ? LabelPatch.none
         : await step("failed computing node labels", async () => {
             const wanted = await desiredNodeLabels(host, osc);
-            return LabelPatch.start(() => step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels: wanted }, signal)));
+            return LabelPatch.start(() =>
+              step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels: wanted }, signal)),
+            );
           });
 
     // 7. A Secret without checksum is rejected (the condition says so, else the Node would show the old state).
@@ -106,7 +112,10 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     let stop: ApplyStop | undefined;
     try {
       if (onlyVerificationLeft(rollout)) await labels.done();
-      else stop = await exclusively(deps.applyLock, () => applyVerifyingUnits(deps, { osc, checksum, node, ready: labels.ready, onPlanned: run.planned }, signal));
+      else
+        stop = await exclusively(deps.applyLock, () =>
+          applyVerifyingUnits(deps, { osc, checksum, node, ready: labels.ready, onPlanned: run.planned }, signal),
+        );
     } catch (err) {
       throw await applyFailed(deps, { run, labels, rollout, node }, err, signal);
     }

@@ -43,14 +43,19 @@ async function setup() {
   };
   const clock = new FakeClock(Date.UTC(2026, 10, 24, 10, 0, 0));
   const host = createHostFs(root);
-  const reporter = new OscReporter({ kube: recordingKube(patches), host, clock, log: nopLogger, events: recorder, metrics }, { namespace: "kube-system", name: "osc" });
+  const reporter = new OscReporter(
+    { kube: recordingKube(patches), host, clock, log: nopLogger, events: recorder, metrics },
+    { namespace: "kube-system", name: "osc" },
+  );
   return { reporter, patches, events, gauges, clock, host };
 }
 
 const node: KubeObject = { apiVersion: "v1", kind: "Node", metadata: { name: "n1", annotations: {} } };
 const signal = new AbortController().signal;
 const conditions = (patches: Patch[]) =>
-  patches.filter((p) => p.subresource === "status").map((p) => (p.body["status"] as { conditions: Record<string, string>[] }).conditions[0]);
+  patches
+    .filter((p) => p.subresource === "status")
+    .map((p) => (p.body["status"] as { conditions: Record<string, string>[] }).conditions[0]);
 
 describe("OscReporter", () => {
   describe("secretMissing", () => {
@@ -73,7 +78,12 @@ describe("OscReporter", () => {
       await reporter.report(node, "c1", hold, signal);
       expect(events.map((e) => [e.type, e.reason, e.note])).toEqual([["Normal", "Held", "held: x"]]);
       expect(gauges["held"]).toBe(1);
-      expect((await readApplyStatus(host))?.gate).toEqual({ reason: "Held", message: "held: x", checksum: "c1", since: "2026-11-24T10:00:00Z" });
+      expect((await readApplyStatus(host))?.gate).toEqual({
+        reason: "Held",
+        message: "held: x",
+        checksum: "c1",
+        since: "2026-11-24T10:00:00Z",
+      });
       await reporter.report(node, "c2", { ...hold, message: "held: y" }, signal);
       expect(events).toHaveLength(2);
     });
@@ -95,17 +105,32 @@ describe("OscReporter", () => {
       });
       const history = patches.find((p) => p.subresource === undefined)?.body as { metadata: { annotations: Record<string, string> } };
       expect(JSON.parse(history.metadata.annotations["node-agent.gardener.cloud/apply-history"] ?? "")).toEqual([
-        { checksum: "abcdef012345", start: "2026-11-24T10:00:00Z", durationMs: 1500, filesChanged: 2, filesDeleted: 0, unitsRestarted: ["a.service"], outcome: "Failed" },
+        {
+          checksum: "abcdef012345",
+          start: "2026-11-24T10:00:00Z",
+          durationMs: 1500,
+          filesChanged: 2,
+          filesDeleted: 0,
+          unitsRestarted: ["a.service"],
+          outcome: "Failed",
+        },
       ]);
       expect(gauges["duration_failed"]).toBe(1.5);
-      expect((await readApplyStatus(host))?.lastFailure?.failure).toEqual({ step: "failed applying changed files", subject: "", message: 'failed applying changed files: cannot write "/etc/x"' });
+      expect((await readApplyStatus(host))?.lastFailure?.failure).toEqual({
+        step: "failed applying changed files",
+        subject: "",
+        message: 'failed applying changed files: cannot write "/etc/x"',
+      });
 
       clock.step(60_000);
       const again = await reporter.startApply(node, "abcdef0123456789", signal);
       await again.failed(node, new Error("boom"), signal);
       // No Applying in between: the condition stays False since the first failure, with the new message.
       expect(conditions(patches).map((c) => c?.["reason"])).toEqual(["Applying", "ApplyFailed", "ApplyFailed"]);
-      expect(conditions(patches).at(-1)).toMatchObject({ message: "Applying operating system config abcdef012345 failed: boom", lastTransitionTime: "2026-11-24T10:00:01Z" });
+      expect(conditions(patches).at(-1)).toMatchObject({
+        message: "Applying operating system config abcdef012345 failed: boom",
+        lastTransitionTime: "2026-11-24T10:00:01Z",
+      });
     });
 
     test("should not flap through Applying when a gate inside the apply holds the same version again", async () => {

@@ -79,7 +79,11 @@ export class OscReporter {
     const status = await this.#load();
     const retryInMs = Math.min(secretMissingFirstRetryMs * 2 ** this.#missingAttempts, secretMissingMaxRetryMs);
     this.#missingAttempts++;
-    this.deps.log.info("Operating system config secret not found, checking again", { secret: name, attempt: this.#missingAttempts, retryInMs });
+    this.deps.log.info("Operating system config secret not found, checking again", {
+      secret: name,
+      attempt: this.#missingAttempts,
+      retryInMs,
+    });
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
     const message = `Secret ${name} with the operating system config does not exist; it is applied as soon as it is created`;
@@ -99,7 +103,12 @@ export class OscReporter {
    */
   async report(node: KubeObject | undefined, checksum: string, hold: GateHold, signal?: AbortSignal): Promise<Result> {
     await this.#tail;
-    this.deps.log.info("Holding the operating system config apply", { reason: hold.reason, why: hold.message, checksum, requeueAfterMs: hold.requeueAfterMs });
+    this.deps.log.info("Holding the operating system config apply", {
+      reason: hold.reason,
+      why: hold.message,
+      checksum,
+      requeueAfterMs: hold.requeueAfterMs,
+    });
     const status = this.#found(await this.#load());
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(hold.reason === "Held");
@@ -108,11 +117,18 @@ export class OscReporter {
     const key = `${checksum}/${hold.reason}`;
     const gateRecordsItsOwnEvent = hold.reason === "UnitReverted"; // revert.ts's Warning names the units
     if (!gateRecordsItsOwnEvent && !this.#heldEvents.has(key) && !conditionUnchanged(existing, state) && node !== undefined) {
-      await this.deps.events.event(nodeRef(node), hold.reason === "RolloutHalted" ? "Warning" : "Normal", hold.reason, "Reconcile", hold.message);
+      await this.deps.events.event(
+        nodeRef(node),
+        hold.reason === "RolloutHalted" ? "Warning" : "Normal",
+        hold.reason,
+        "Reconcile",
+        hold.message,
+      );
     }
     this.#heldEvents.add(key);
     if (status.gate?.checksum !== checksum || status.gate.reason !== hold.reason || status.gate.message !== hold.message) {
-      const since = status.gate?.checksum === checksum && status.gate.reason === hold.reason ? status.gate.since : kubeTime(this.deps.clock.now());
+      const since =
+        status.gate?.checksum === checksum && status.gate.reason === hold.reason ? status.gate.since : kubeTime(this.deps.clock.now());
       await this.#save({ ...status, gate: { reason: hold.reason, message: hold.message, checksum, since } });
     }
     await this.#condition(node, state, signal);
@@ -150,7 +166,8 @@ export class OscReporter {
     }
     if (next !== status) await this.#save(next);
     const success = next.lastSuccess;
-    if (success?.checksum === checksum) this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
+    if (success?.checksum === checksum)
+      this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
     this.deps.metrics.upToDate(true);
     this.deps.metrics.held(false);
     await this.#condition(node, appliedState(checksum, this.#drift()), signal);
@@ -168,7 +185,9 @@ export class OscReporter {
       startedAt: new Date(startMs).toISOString(),
       ...(outcome === "Applying" ? {} : { durationMs: finish() }),
       outcome,
-      ...(summary !== undefined ? { filesChanged: summary.filesChanged, filesDeleted: summary.filesDeleted, unitsRestarted: [...summary.unitsRestarted] } : {}),
+      ...(summary !== undefined
+        ? { filesChanged: summary.filesChanged, filesDeleted: summary.filesDeleted, unitsRestarted: [...summary.unitsRestarted] }
+        : {}),
     });
     // Another look at a version that failed or that a gate inside the apply held keeps saying so (status
     // False since the first time) instead of flapping to Unknown and back at every backoff step or look.
@@ -185,7 +204,10 @@ export class OscReporter {
     });
 
     const history = (n: KubeObject, outcome: ApplyOutcome) => ({
-      [applyHistoryAnnotation]: appendHistory(n.metadata.annotations?.[applyHistoryAnnotation], historyEntry(checksum, startMs, finish(), summary, outcome)),
+      [applyHistoryAnnotation]: appendHistory(
+        n.metadata.annotations?.[applyHistoryAnnotation],
+        historyEntry(checksum, startMs, finish(), summary, outcome),
+      ),
     });
     return {
       planned: (s) => {
@@ -262,7 +284,13 @@ export class OscReporter {
     this.#sent = { ...condition };
   }
 
-  async #patch(node: KubeObject, what: string, body: Record<string, unknown>, subresource: "status" | undefined, signal: AbortSignal | undefined): Promise<void> {
+  async #patch(
+    node: KubeObject,
+    what: string,
+    body: Record<string, unknown>,
+    subresource: "status" | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     try {
       await this.deps.kube.patch(nodes, "", node.metadata.name ?? "", "strategic", body, {
         ...(subresource ? { subresource } : {}),

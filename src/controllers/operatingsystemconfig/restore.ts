@@ -14,7 +14,12 @@ import { applyChangedUnits, executeUnitCommands } from "./units.ts";
  * files last. Nothing is persisted here: the caller decides what survives a crash.
  * Returns the units that were restarted or stopped.
  */
-export async function restoreChanges(deps: OscControllerDeps, changes: OscChanges, node: KubeObject | undefined, signal: AbortSignal): Promise<string[]> {
+export async function restoreChanges(
+  deps: OscControllerDeps,
+  changes: OscChanges,
+  node: KubeObject | undefined,
+  signal: AbortSignal,
+): Promise<string[]> {
   const commanded = changes.units.commands.map((c) => c.name);
   const store = new ChangesStore(changes, async () => undefined);
   const ctx: ApplyContext = { deps, store, node, signal };

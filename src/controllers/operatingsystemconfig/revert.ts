@@ -30,7 +30,11 @@ const revertMessage = (units: readonly string[], checksum: string): string =>
  * and the Node still asks for `revert`, nothing is applied; looked at again after the verification
  * window (the annotation may be removed meanwhile; a new Secret version reconciles at once anyway).
  */
-export async function unitRevertHold(deps: OscControllerDeps, node: KubeObject | undefined, checksum: string): Promise<GateHold | undefined> {
+export async function unitRevertHold(
+  deps: OscControllerDeps,
+  node: KubeObject | undefined,
+  checksum: string,
+): Promise<GateHold | undefined> {
   if (node === undefined || unitFailurePolicyOf(node) !== "revert") return undefined;
   const persisted = await readChanges(deps.host);
   const units = persisted?.operatingSystemConfigChecksum === checksum ? (persisted.unitRevert?.units ?? []) : [];
@@ -93,7 +97,9 @@ export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyI
   const node = input.node;
   const before = await readLastApplied(deps.host);
   if (node === undefined || unitFailurePolicyOf(node) !== "revert" || before === undefined) return applyOsc(deps, input, signal);
-  const names = mergeUnits(input.osc).map((u) => u.name).filter((n) => n !== agentUnitName);
+  const names = mergeUnits(input.osc)
+    .map((u) => u.name)
+    .filter((n) => n !== agentUnitName);
   const statuses = await step("failed reading unit states", () => deps.systemd.listUnitsByNames(names, signal));
   const activeBefore = new Set(statuses.filter((s) => s.activeState === "active").map((s) => s.name));
   const restarted = new Set<string>();
@@ -102,7 +108,10 @@ export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyI
   if (stop !== undefined) return stop;
   const watched = [...restarted].filter((u) => activeBefore.has(u));
   if (watched.length === 0) return undefined;
-  deps.log.info("Watching restarted units", { units: watched.join(","), windowMs: (deps.unitVerification ?? defaultUnitVerification).windowMs });
+  deps.log.info("Watching restarted units", {
+    units: watched.join(","),
+    windowMs: (deps.unitVerification ?? defaultUnitVerification).windowMs,
+  });
   const failed = await step("failed watching restarted units", () => watchUnits(deps, watched, signal));
   if (failed.length === 0) return undefined;
   const after = await readLastApplied(deps.host);
@@ -121,7 +130,11 @@ interface UnitParts {
 function partsOf(osc: Osc, name: string, hostName: string, paths: ReadonlySet<string>): UnitParts {
   return {
     unit: mergeUnits(osc).find((u) => u.name === name),
-    files: new Map(allFiles(osc, hostName).filter((f) => paths.has(f.path)).map((f) => [f.path, f])),
+    files: new Map(
+      allFiles(osc, hostName)
+        .filter((f) => paths.has(f.path))
+        .map((f) => [f.path, f]),
+    ),
   };
 }
 
@@ -181,10 +194,19 @@ async function revertUnits(
 }
 
 /** `osc` with the given units and files replaced by other versions (undefined: not listed). */
-function withParts(osc: Osc, units: ReadonlyMap<string, Unit | undefined>, files: ReadonlyMap<string, OscFile | undefined>, hostName: string): Osc {
+function withParts(
+  osc: Osc,
+  units: ReadonlyMap<string, Unit | undefined>,
+  files: ReadonlyMap<string, OscFile | undefined>,
+  hostName: string,
+): Osc {
   const mergedUnits = mergeUnits(osc).flatMap((u) => (units.has(u.name) ? [] : [u]));
   for (const u of units.values()) if (u !== undefined) mergedUnits.push(u);
   const mergedFiles = allFiles(osc, hostName).filter((f) => !files.has(f.path));
   for (const f of files.values()) if (f !== undefined) mergedFiles.push(f);
-  return { ...osc, spec: { ...osc.spec, units: mergedUnits, files: mergedFiles }, status: { ...osc.status, extensionUnits: [], extensionFiles: [] } };
+  return {
+    ...osc,
+    spec: { ...osc.spec, units: mergedUnits, files: mergedFiles },
+    status: { ...osc.status, extensionUnits: [], extensionFiles: [] },
+  };
 }

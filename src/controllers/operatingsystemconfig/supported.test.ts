@@ -14,7 +14,10 @@ describe("checkSupportedFields", () => {
     ["status.extensionUnits[0].command", { status: { extensionUnits: [{ name: "b", command: "try-restart" }] } }],
     ["spec.files[0].content", { spec: { files: [file({})] } }],
     ["status.extensionFiles[0].content", { status: { extensionFiles: [file({ transmitUnencoded: true })] } }],
-    ["spec.inPlaceUpdates.machineImageName", { spec: { inPlaceUpdates: { operatingSystemVersion: "1", kubelet: "1.31.0", machineImageName: "gl" } } }],
+    [
+      "spec.inPlaceUpdates.machineImageName",
+      { spec: { inPlaceUpdates: { operatingSystemVersion: "1", kubelet: "1.31.0", machineImageName: "gl" } } },
+    ],
     ["status.inPlaceUpdates.rollback", { status: { inPlaceUpdates: { rollback: {} } } }],
   ])("should stop the apply naming %s", (field, osc) => {
     let err: unknown;
@@ -34,7 +37,11 @@ describe("checkSupportedFields", () => {
       spec: {
         criConfig: { name: "containerd", cgroupDriver: "cgroupfs", containerd: { sandboxImage: "p" } },
         units: [{ name: "a", command: "start" }, { name: "b", command: "restart" }, { name: "c", command: "stop" }, { name: "d" }],
-        files: [file({ inline: { data: "x" } }), file({ secretRef: { name: "s", dataKey: "k" } }), file({ imageRef: { image: "i", filePathInImage: "/f" } })],
+        files: [
+          file({ inline: { data: "x" } }),
+          file({ secretRef: { name: "s", dataKey: "k" } }),
+          file({ imageRef: { image: "i", filePathInImage: "/f" } }),
+        ],
         inPlaceUpdates: { operatingSystemVersion: "1", kubelet: "1.31.0" },
       },
       status: { inPlaceUpdates: { osUpdate: { command: "/bin/update" } } },

@@ -7,7 +7,8 @@ const cgroupDrivers = new Set(["", "systemd", "cgroupfs"]);
 
 function checkUnits(units: readonly Unit[] | undefined, path: string): void {
   (units ?? []).forEach((u, i) => {
-    if (!unitCommands.has(u.command ?? "")) throw new UnsupportedOscFieldError(`${path}[${i}].command`, `unit ${u.name}: unknown command ${JSON.stringify(u.command)}`);
+    if (!unitCommands.has(u.command ?? ""))
+      throw new UnsupportedOscFieldError(`${path}[${i}].command`, `unit ${u.name}: unknown command ${JSON.stringify(u.command)}`);
   });
 }
 
@@ -23,8 +24,10 @@ function checkFiles(files: readonly OscFile[] | undefined, path: string): void {
 function findUnsupported(osc: Osc): void {
   const cri = osc.spec.criConfig;
   if (cri !== undefined) {
-    if (cri.name !== "" && cri.name !== "containerd") throw new UnsupportedOscFieldError("spec.criConfig.name", `container runtime ${JSON.stringify(cri.name)}`);
-    if (!cgroupDrivers.has(cri.cgroupDriver ?? "")) throw new UnsupportedOscFieldError("spec.criConfig.cgroupDriver", `cgroup driver ${JSON.stringify(cri.cgroupDriver)}`);
+    if (cri.name !== "" && cri.name !== "containerd")
+      throw new UnsupportedOscFieldError("spec.criConfig.name", `container runtime ${JSON.stringify(cri.name)}`);
+    if (!cgroupDrivers.has(cri.cgroupDriver ?? ""))
+      throw new UnsupportedOscFieldError("spec.criConfig.cgroupDriver", `cgroup driver ${JSON.stringify(cri.cgroupDriver)}`);
   }
   checkUnits(osc.spec.units, "spec.units");
   checkUnits(osc.status.extensionUnits, "status.extensionUnits");

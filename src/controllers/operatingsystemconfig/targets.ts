@@ -72,7 +72,8 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
       if (t.use === "dir") return { t, problem: await directoryProblem(host, t.path) };
       if (t.use === "file") {
         const kind = (await listing(dirName(t.path))).get(baseName(t.path));
-        if (kind === "dir" || kind === "other") return { t, problem: `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}` };
+        if (kind === "dir" || kind === "other")
+          return { t, problem: `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}` };
       }
       return { t, problem: undefined };
     }),
@@ -81,7 +82,9 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
   if (first !== undefined) {
     const { t, problem } = first;
     const what = t.subject === t.path ? `file "${t.path}"` : `unit "${t.subject}"`;
-    throw new OscInputError(`${what}: cannot ${t.use === "remove" ? "remove" : "write"} "${t.path}": ${problem}`, t.subject, { permanent: false });
+    throw new OscInputError(`${what}: cannot ${t.use === "remove" ? "remove" : "write"} "${t.path}": ${problem}`, t.subject, {
+      permanent: false,
+    });
   }
 }
 

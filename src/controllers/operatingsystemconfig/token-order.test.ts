@@ -10,7 +10,11 @@ describe("tokenPathsReadBy", () => {
   test.each([
     ["a filePaths entry", { name: "a.service", filePaths: ["/var/lib/valitail/auth-token"] }, ["valitail"]],
     ["the unit content", { name: "b.service", content: "[Service]\nExecStart=/x --token=/var/lib/other/token\n" }, ["other"]],
-    ["a drop-in", { name: "c.service", dropIns: [{ name: "10.conf", content: "Environment=T=/var/lib/valitail/auth-token" }] }, ["valitail"]],
+    [
+      "a drop-in",
+      { name: "c.service", dropIns: [{ name: "10.conf", content: "Environment=T=/var/lib/valitail/auth-token" }] },
+      ["valitail"],
+    ],
     ["nothing", { name: "d.service", content: "[Service]\nExecStart=/bin/true\n", filePaths: ["/etc/x"] }, []],
   ])("should find token paths named in %s", (_, unit, secrets) => {
     expect(tokenPathsReadBy(unit, syncs).map((s) => s.secretName)).toEqual(secrets);

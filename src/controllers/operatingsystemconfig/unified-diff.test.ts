@@ -24,7 +24,9 @@ describe("unifiedDiff", () => {
   });
 
   test("should show a new file as all added", () => {
-    expect(unifiedDiff("", "x\ny\n", "/dev/null", "/etc/n")).toBe(["--- /dev/null", "+++ /etc/n", "@@ -0,0 +1,2 @@", "+x", "+y", ""].join("\n"));
+    expect(unifiedDiff("", "x\ny\n", "/dev/null", "/etc/n")).toBe(
+      ["--- /dev/null", "+++ /etc/n", "@@ -0,0 +1,2 @@", "+x", "+y", ""].join("\n"),
+    );
   });
 
   test("should diff insertions in the middle", () => {

@@ -28,7 +28,8 @@ function editScript(a: readonly string[], b: readonly string[]): Op[] {
     const lcs = new Uint32Array((am.length + 1) * w);
     for (let i = am.length - 1; i >= 0; i--) {
       for (let j = bm.length - 1; j >= 0; j--) {
-        lcs[i * w + j] = am[i] === bm[j] ? (lcs[(i + 1) * w + j + 1] ?? 0) + 1 : Math.max(lcs[(i + 1) * w + j] ?? 0, lcs[i * w + j + 1] ?? 0);
+        lcs[i * w + j] =
+          am[i] === bm[j] ? (lcs[(i + 1) * w + j + 1] ?? 0) + 1 : Math.max(lcs[(i + 1) * w + j] ?? 0, lcs[i * w + j + 1] ?? 0);
       }
     }
     let i = 0;

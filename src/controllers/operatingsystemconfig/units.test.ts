@@ -58,7 +58,12 @@ describe("unit handling", () => {
   function context(events: EventRecorder, persisted: string[]): ApplyContext {
     const changes = emptyChanges("sum");
     changes.units.changed.push(
-      { name: "a.service", content: "[Service]\nExecStart=/bin/a\n", dropIns: [{ name: "10.conf", content: "x" }], dropInsChanges: { changed: [{ name: "10.conf", content: "x" }], deleted: [] } },
+      {
+        name: "a.service",
+        content: "[Service]\nExecStart=/bin/a\n",
+        dropIns: [{ name: "10.conf", content: "x" }],
+        dropInsChanges: { changed: [{ name: "10.conf", content: "x" }], deleted: [] },
+      },
       { name: "b.service", content: "[Service]\nExecStart=/bin/b\n", enable: false, dropInsChanges: { changed: [], deleted: [] } },
     );
     changes.units.commands.push({ name: "a.service", command: "restart" }, { name: "b.service", command: "stop" });
@@ -98,7 +103,10 @@ describe("unit handling", () => {
     expect(persisted.at(-1)).not.toContain("commands");
     slow.release();
     await running;
-    expect(slow.written.sort()).toEqual(["SystemDUnitRestart processed restart of unit a.service", "SystemDUnitStop processed stop of unit b.service"]);
+    expect(slow.written.sort()).toEqual([
+      "SystemDUnitRestart processed restart of unit a.service",
+      "SystemDUnitStop processed stop of unit b.service",
+    ]);
   });
 
   test("keeps deferred unit completions when every command fails", async () => {

@@ -113,7 +113,8 @@ export async function runJob(ctx: ApplyContext, op: "restart" | "stop", unit: st
     throw err;
   }
   // The recorder never throws (best effort), so only the record can fail here.
-  const event = ctx.node === undefined ? undefined : events.event(nodeRef(ctx.node), "Normal", reason, action, `processed ${op} of unit ${unit}`);
+  const event =
+    ctx.node === undefined ? undefined : events.event(nodeRef(ctx.node), "Normal", reason, action, `processed ${op} of unit ${unit}`);
   await settleAll([record?.(), event]);
 }
 

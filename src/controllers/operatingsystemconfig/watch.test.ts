@@ -87,7 +87,10 @@ describe("ReconciliationDelay", () => {
     state.node = withDelay("8m");
     expect(await d.get(signal)).toBe(480_000);
     state.node = {
-      metadata: { name: "n", annotations: { "node-agent.gardener.cloud/reconciliation-delay": "8m", "node-agent.gardener.cloud/rollout-parallelism": "2" } },
+      metadata: {
+        name: "n",
+        annotations: { "node-agent.gardener.cloud/reconciliation-delay": "8m", "node-agent.gardener.cloud/rollout-parallelism": "2" },
+      },
     };
     expect(await d.get(signal)).toBe(0);
   });

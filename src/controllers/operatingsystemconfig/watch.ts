@@ -1,6 +1,19 @@
 import { parseDuration } from "../../config/index.ts";
 import type { Clock } from "../../clock/index.ts";
-import { and, type Controller, enqueueMapped, type Enqueuer, type EventHandler, keyString, newController, nodes, type ObjectKey, objectKeyOf, type Predicate, type Reconcile } from "../../kube/index.ts";
+import {
+  and,
+  type Controller,
+  enqueueMapped,
+  type Enqueuer,
+  type EventHandler,
+  keyString,
+  newController,
+  nodes,
+  type ObjectKey,
+  objectKeyOf,
+  type Predicate,
+  type Reconcile,
+} from "../../kube/index.ts";
 import type { Kube, KubeObject, Reader, Source } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import type { NodeIdentity } from "./deps.ts";
@@ -153,7 +166,8 @@ export function newOscController(opts: {
     opts.secretName === undefined ? secretPredicate : and(secretPredicate, namedSecretPredicate(opts.secretName)),
   );
   if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
-  if (opts.nodeSource !== undefined && opts.secretKey !== undefined) c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
+  if (opts.nodeSource !== undefined && opts.secretKey !== undefined)
+    c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
   // A Secret missing at start sends no event: one look at start reports it (deduplicated with the
   // informer's create when the Secret exists).
   if (opts.secretKey !== undefined) c.add(opts.secretKey);

@@ -44,7 +44,6 @@ export class OscCheckerError extends Error {
   }
 }
 
-
 /** The core/v1 event recorder the checker reports through: component `osc-checker`, host = hostname. */
 export function createOscCheckerEventRecorder(deps: {
   readonly kube: Kube;

@@ -33,7 +33,10 @@ describe("checkFile", () => {
     expect(await checkFile(host, inlineFile("/etc/testfile", "test"))).toBeUndefined();
   });
   test("should report a missing file with its path", async () => {
-    expect(await checkFile(host, inlineFile("/etc/testfile", "test"))).toEqual({ reason: "FileMissing", message: "File /etc/testfile is missing" });
+    expect(await checkFile(host, inlineFile("/etc/testfile", "test"))).toEqual({
+      reason: "FileMissing",
+      message: "File /etc/testfile is missing",
+    });
   });
   test("should report different bytes with both SHA-256 sums", async () => {
     await host.writeFileAtomic("/etc/testfile", "other", 0o644);
@@ -64,7 +67,10 @@ describe("checkFile", () => {
   });
   test("should report a directory in place of the file as a read error", async () => {
     await host.ensureDir("/etc/dir");
-    expect(await checkFile(host, inlineFile("/etc/dir", "x"))).toEqual({ reason: "FileReadError", message: "Failed to read file /etc/dir" });
+    expect(await checkFile(host, inlineFile("/etc/dir", "x"))).toEqual({
+      reason: "FileReadError",
+      message: "Failed to read file /etc/dir",
+    });
   });
   test.each([
     ["no inline content", { path: "/etc/none", inline: undefined, hasImageRef: false }],
@@ -105,7 +111,9 @@ describe("checkUnit", () => {
   test("should compare the content of the unit file", async () => {
     await host.writeFileAtomic("/etc/systemd/system/test.service", "[Unit]\n", 0o644);
     expect(await reasons(unit({ name: "test.service", content: "[Unit]\n" }))).toEqual([]);
-    expect(await reasons(unit({ name: "test.service", content: "[Unit]\nA=b\n" }))).toEqual(["UnitMismatch: Unit test.service content mismatch"]);
+    expect(await reasons(unit({ name: "test.service", content: "[Unit]\nA=b\n" }))).toEqual([
+      "UnitMismatch: Unit test.service content mismatch",
+    ]);
     expect(await reasons(unit({ name: "test.service" }))).toEqual([]);
   });
   test("should look for drop-ins beside the unit file that was found", async () => {
@@ -119,8 +127,20 @@ describe("checkUnit", () => {
   });
   test.each([
     ["a loaded unit expected enabled", "loaded.service", "[Install]\n", true, []],
-    ["a loaded unit expected disabled", "loaded.service", "[Install]\n", false, ["UnitEnableMismatch: Unit loaded.service enable state mismatch: expected false, actual true"]],
-    ["an unloaded unit with [Install] expected enabled", "other.service", "[Install]\n", true, ["UnitEnableMismatch: Unit other.service enable state mismatch: expected true, actual false"]],
+    [
+      "a loaded unit expected disabled",
+      "loaded.service",
+      "[Install]\n",
+      false,
+      ["UnitEnableMismatch: Unit loaded.service enable state mismatch: expected false, actual true"],
+    ],
+    [
+      "an unloaded unit with [Install] expected enabled",
+      "other.service",
+      "[Install]\n",
+      true,
+      ["UnitEnableMismatch: Unit other.service enable state mismatch: expected true, actual false"],
+    ],
     ["an unloaded static unit expected enabled", "other.service", "[Service]\n", true, []],
     ["an unloaded unit expected disabled", "other.service", "[Install]\n", false, []],
   ])("should judge the enable state of %s", async (_what, name, content, enable, want) => {

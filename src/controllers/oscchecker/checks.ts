@@ -54,8 +54,7 @@ export async function resolveUnitPath(host: HostFs, unitName: string): Promise<s
   return undefined;
 }
 
-const sameContent = (expected: string, actual: Uint8Array): boolean =>
-  sha256Hex(new TextEncoder().encode(expected)) === sha256Hex(actual);
+const sameContent = (expected: string, actual: Uint8Array): boolean => sha256Hex(new TextEncoder().encode(expected)) === sha256Hex(actual);
 
 /**
  * One `spec.units[]` entry: unit file (presence, content), drop-ins next to it, enable state

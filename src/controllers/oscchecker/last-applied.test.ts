@@ -51,7 +51,13 @@ status:
 `);
     expect(osc.files).toEqual([{ path: "/a", inline: { encoding: "b64", data: "YQ==" }, hasImageRef: true }]);
     expect(osc.units).toEqual([
-      { name: "test.service", enable: undefined, content: undefined, dropIns: [{ name: "10-override.conf", content: "drop" }], filePaths: ["/etc/dep"] },
+      {
+        name: "test.service",
+        enable: undefined,
+        content: undefined,
+        dropIns: [{ name: "10-override.conf", content: "drop" }],
+        filePaths: ["/etc/dep"],
+      },
     ]);
   });
 

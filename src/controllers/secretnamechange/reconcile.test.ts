@@ -79,7 +79,10 @@ describe("secret-name-change reconcile", () => {
     expect(await readFile(file(), "utf8")).toBe(config);
   });
 
-  test.each([["removed", undefined], ["empty", ""]] as const)("should do nothing when the label is %s", async (_what, value) => {
+  test.each([
+    ["removed", undefined],
+    ["empty", ""],
+  ] as const)("should do nothing when the label is %s", async (_what, value) => {
     expect(await reconcilerFor(withLabel(value))(key, signal)).toEqual({});
     expect(await readFile(file(), "utf8")).toBe(config);
   });

@@ -28,7 +28,6 @@ export class ConfigRewriteError extends Error {
   }
 }
 
-
 /**
  * controllers.md §9: when the Node's label names another OSC Secret than the config file, rewrite
  * the file (whole config re-encoded, keys sorted, 0600) and restart onto it (RestartRequested →
@@ -58,7 +57,11 @@ export function createReconciler(deps: SecretNameChangeDeps): Reconcile {
       if (text === undefined) throw new Error("no such file or directory");
       rewrite = rewriteSecretName(text, deps.configPath, desired);
       if (rewrite.text === undefined) return {};
-      log.info("Secret name changed, rewriting the config file", { path: deps.configPath, oldSecretName: rewrite.current, newSecretName: desired });
+      log.info("Secret name changed, rewriting the config file", {
+        path: deps.configPath,
+        oldSecretName: rewrite.current,
+        newSecretName: desired,
+      });
       await deps.host.writeFileAtomic(deps.configPath, rewrite.text, configMode);
     } catch (err) {
       const message = `failed rewriting config file ${deps.configPath} with secret name ${desired}: ${errorText(err)}`;

@@ -64,7 +64,9 @@ describe("readLastAppliedWithTypeMeta", () => {
 
   test("should know that a file this process wrote names them, and read afresh once it is edited", async () => {
     await writeLastApplied(host, decodeOsc(untyped));
-    expect(await Bun.file(join(root, "var/lib/gardener-node-agent/last-applied-osc.yaml")).text()).toStartWith("apiVersion: extensions.gardener.cloud/v1alpha1\nkind: OperatingSystemConfig\n");
+    expect(await Bun.file(join(root, "var/lib/gardener-node-agent/last-applied-osc.yaml")).text()).toStartWith(
+      "apiVersion: extensions.gardener.cloud/v1alpha1\nkind: OperatingSystemConfig\n",
+    );
     expect((await readLastAppliedWithTypeMeta(host))?.typeMetaInFile).toBe(true);
     await onDisk(untyped);
     expect((await readLastAppliedWithTypeMeta(host))?.typeMetaInFile).toBe(false);

@@ -36,7 +36,11 @@ describe("systemdUnitsCondition", () => {
       now,
       undefined,
     );
-    expect([c.status, c.reason, c.message]).toEqual(["True", "ProgressingUnits", "a.service: activating for 3s; b.service: deactivating for 1m0s"]);
+    expect([c.status, c.reason, c.message]).toEqual([
+      "True",
+      "ProgressingUnits",
+      "a.service: activating for 3s; b.service: deactivating for 1m0s",
+    ]);
   });
   test("should keep lastTransitionTime while the status is unchanged", () => {
     const existing = { type: "SystemdUnitsReady", status: "True", lastTransitionTime: "2025-12-31T00:00:00Z" };

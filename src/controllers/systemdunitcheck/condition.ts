@@ -43,7 +43,14 @@ export function systemdUnitsCondition(
         ? ["True", reasonProgressingUnits, progressing.join("; ")]
         : ["True", reasonAllUnitsHealthy, allHealthyMessage];
   const now = kubeTime(nowMs);
-  return { type: conditionType, status, lastHeartbeatTime: now, lastTransitionTime: keptTransition(existing, status) ?? now, reason, message };
+  return {
+    type: conditionType,
+    status,
+    lastHeartbeatTime: now,
+    lastTransitionTime: keptTransition(existing, status) ?? now,
+    reason,
+    message,
+  };
 }
 
 /** The existing condition's lastTransitionTime when its status equals `status`. */

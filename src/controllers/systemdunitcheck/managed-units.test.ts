@@ -54,7 +54,9 @@ describe("managedUnits", () => {
   });
 
   test("should sort by plain code-unit order, upper case before lower case", () => {
-    const names = managedUnits(osc([unit("b.service"), unit("a.service"), unit("Z.service"), unit("a-b.service"), unit("a.b.service")])).map((u) => u.name);
+    const names = managedUnits(
+      osc([unit("b.service"), unit("a.service"), unit("Z.service"), unit("a-b.service"), unit("a.b.service")]),
+    ).map((u) => u.name);
     expect(names).toEqual(["Z.service", "a-b.service", "a.b.service", "a.service", "b.service"]);
   });
 

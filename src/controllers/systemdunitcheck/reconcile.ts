@@ -43,7 +43,10 @@ function factsOf(systemd: Systemd, signal: AbortSignal): UnitFacts {
 async function checkUnits(deps: SystemdUnitCheckDeps, units: readonly ManagedUnit[], signal: AbortSignal): Promise<UnitVerdict[]> {
   let statuses: UnitStatus[];
   try {
-    statuses = await deps.systemd.listUnitsByNames(units.map((u) => u.name), signal);
+    statuses = await deps.systemd.listUnitsByNames(
+      units.map((u) => u.name),
+      signal,
+    );
   } catch (err) {
     throw new UnitCheckError("unable to list systemd unit statuses", err);
   }

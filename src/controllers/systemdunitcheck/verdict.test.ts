@@ -65,7 +65,9 @@ describe("unitVerdict", () => {
     });
     test("should truncate the age to whole seconds", async () => {
       const f: UnitFacts = { ...facts().f, stateChangeMs: async () => now - 61_999 };
-      expect(await judge("a.service", true, status("a.service", "activating", "start"), f)).toEqual(progressing("a.service: activating for 1m1s"));
+      expect(await judge("a.service", true, status("a.service", "activating", "start"), f)).toEqual(
+        progressing("a.service: activating for 1m1s"),
+      );
     });
     test("should pass the timestamp error on", async () => {
       const boom = new Error("no such property");
@@ -87,11 +89,15 @@ describe("unitVerdict", () => {
     });
     test("should report a simple service nothing triggers", async () => {
       const { f } = facts();
-      expect(await judge("a.service", true, status("a.service", "inactive", "dead"), f)).toEqual(bad("a.service: inactive but should be enabled"));
+      expect(await judge("a.service", true, status("a.service", "inactive", "dead"), f)).toEqual(
+        bad("a.service: inactive but should be enabled"),
+      );
     });
     test("should not ask the service type of a unit that is not a service", async () => {
       const { f, asked } = facts({ type: "oneshot" });
-      expect(await judge("a.timer", true, status("a.timer", "inactive", "dead"), f)).toEqual(bad("a.timer: inactive but should be enabled"));
+      expect(await judge("a.timer", true, status("a.timer", "inactive", "dead"), f)).toEqual(
+        bad("a.timer: inactive but should be enabled"),
+      );
       expect(asked).toEqual(["TriggeredBy a.timer"]);
     });
     test("should accept a non-service unit that something triggers", async () => {

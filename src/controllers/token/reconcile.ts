@@ -30,7 +30,6 @@ class TokenSyncError extends Error {
   }
 }
 
-
 /**
  * The token controller (controllers.md §5): copy `data.token` of `kube-system/<secretName>` to
  * its sync path (mode 0640, atomically) when the bytes differ, then look again after syncPeriod.
@@ -63,7 +62,13 @@ export function createReconciler(deps: TokenReconcilerDeps): Reconcile {
         warned.add(key.name);
         deps.log.error("Token missing in secret, keeping the current file", { secret: ref, path });
         if (deps.eventTarget !== undefined) {
-          await deps.events.event(deps.eventTarget, "Warning", syncFailedReason, "sync", `${err.message} in secret ${ref}, not updating ${path}`);
+          await deps.events.event(
+            deps.eventTarget,
+            "Warning",
+            syncFailedReason,
+            "sync",
+            `${err.message} in secret ${ref}, not updating ${path}`,
+          );
         }
       }
       throw err;

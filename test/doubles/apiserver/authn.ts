@@ -74,7 +74,11 @@ export function authenticate(authorization: string | null, cert: CertIdentity | 
 }
 
 /** The Secret the bootstrap-token authenticator reads (what kubeadm / gardener write). */
-export function bootstrapTokenSecret(id: string, secret: string, opts: { expiration?: string; extraGroups?: string[] } = {}): Record<string, unknown> {
+export function bootstrapTokenSecret(
+  id: string,
+  secret: string,
+  opts: { expiration?: string; extraGroups?: string[] } = {},
+): Record<string, unknown> {
   const b64 = (s: string) => Buffer.from(s).toString("base64");
   const data: Record<string, string> = {
     "token-id": b64(id),

@@ -36,7 +36,11 @@ describe("node-agent authorizer in gardenadm mode", () => {
     store.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "kube-system" } });
     store.create(
       "secrets",
-      oscSecret("osc-cp", { "worker.gardener.cloud/pool": "cp" }, "spec:\n  files:\n  - path: /x\n    content:\n      secretRef:\n        name: cp-ref\n        dataKey: k\n"),
+      oscSecret(
+        "osc-cp",
+        { "worker.gardener.cloud/pool": "cp" },
+        "spec:\n  files:\n  - path: /x\n    content:\n      secretRef:\n        name: cp-ref\n        dataKey: k\n",
+      ),
     );
     store.create("secrets", oscSecret("osc-workers", { "worker.gardener.cloud/pool": "workers" }));
     store.create("secrets", oscSecret("unlabelled", {}));

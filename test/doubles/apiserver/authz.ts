@@ -183,7 +183,13 @@ function bootstrapper(a: RequestAttributes): Decision {
   if (!a.isResourceRequest) return PUBLIC_PATHS.includes(a.path) || a.path === "/api" || a.path === "/apis" ? ALLOW : deny();
   if (a.apiGroup === "certificates.k8s.io" && a.resource === "certificatesigningrequests" && a.subresource === "")
     return ["create", "get", "list", "watch"].includes(a.verb) ? ALLOW : deny();
-  if (a.apiGroup === "" && a.resource === "configmaps" && a.verb === "get" && a.namespace === "kube-system" && a.name === "registry-ca-bundle")
+  if (
+    a.apiGroup === "" &&
+    a.resource === "configmaps" &&
+    a.verb === "get" &&
+    a.namespace === "kube-system" &&
+    a.name === "registry-ca-bundle"
+  )
     return ALLOW;
   return deny();
 }

@@ -12,7 +12,12 @@ import { WaitTimeoutError } from "./wait.ts";
 const Match = { verb: v.optional(v.string()), resource: v.optional(v.string()), path: v.optional(v.string()) };
 const schemas = {
   token: v.object({ token: v.string(), user: v.string(), groups: v.optional(v.array(v.string()), []), uid: v.optional(v.string()) }),
-  bootstrap: v.object({ id: v.string(), secret: v.string(), expiration: v.optional(v.string()), extraGroups: v.optional(v.array(v.string())) }),
+  bootstrap: v.object({
+    id: v.string(),
+    secret: v.string(),
+    expiration: v.optional(v.string()),
+    extraGroups: v.optional(v.array(v.string())),
+  }),
   cert: v.object({ cn: v.string(), orgs: v.optional(v.array(v.string()), []), expirationSeconds: v.optional(v.number()) }),
   machine: v.object({ machine: v.string(), node: v.string() }),
   secret: v.object({ machine: v.string(), secret: v.string() }),
@@ -22,13 +27,20 @@ const schemas = {
   stall: v.object({ ms: v.number() }),
   refuse: v.object({ ms: v.optional(v.number()) }),
   wait: v.object({
-    resource: v.string(), namespace: v.optional(v.string(), ""), name: v.string(), timeoutMs: v.optional(v.number(), 30_000),
-    exists: v.optional(v.boolean(), true), field: v.optional(v.string()), equals: v.optional(v.unknown()),
+    resource: v.string(),
+    namespace: v.optional(v.string(), ""),
+    name: v.string(),
+    timeoutMs: v.optional(v.number(), 30_000),
+    exists: v.optional(v.boolean(), true),
+    field: v.optional(v.string()),
+    equals: v.optional(v.unknown()),
   }),
   kubeconfig: v.object({
-    token: v.optional(v.string()), tokenFile: v.optional(v.string()),
+    token: v.optional(v.string()),
+    tokenFile: v.optional(v.string()),
     clientCert: v.optional(v.object({ certPem: v.string(), keyPem: v.string() })),
-    server: v.optional(v.string()), caPath: v.optional(v.string()),
+    server: v.optional(v.string()),
+    caPath: v.optional(v.string()),
   }),
 };
 
@@ -52,7 +64,9 @@ function pick<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined
 }
 
 function fieldAt(o: unknown, path: string): unknown {
-  return path.split(".").reduce<unknown>((cur, k) => (typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[k] : undefined), o);
+  return path
+    .split(".")
+    .reduce<unknown>((cur, k) => (typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[k] : undefined), o);
 }
 
 const json = (body: unknown, status = 200) => Response.json(body, { status });
@@ -60,7 +74,10 @@ const ns = (s: string | undefined) => (s === undefined || s === "_" ? "" : s);
 
 async function route(sim: ApiServerSim, req: Request): Promise<Response> {
   const url = new URL(req.url);
-  const parts = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
+  const parts = url.pathname
+    .split("/")
+    .filter((p) => p !== "")
+    .map(decodeURIComponent);
   if (parts[0] !== "_sim") throw new ControlError(404, "not found");
   const text = req.method === "GET" || req.method === "DELETE" ? "" : await req.text();
   const body: unknown = text === "" ? {} : JSON.parse(text);
@@ -76,7 +93,16 @@ async function route(sim: ApiServerSim, req: Request): Promise<Response> {
         return o === undefined ? json({ error: "not found" }, 404) : json(o);
       }
       const q = url.searchParams;
-      return json({ items: sim.store.list(a, pick({ namespace: ns(b ?? q.get("namespace") ?? undefined), labelSelector: q.get("labelSelector") ?? undefined, fieldSelector: q.get("fieldSelector") ?? undefined })) });
+      return json({
+        items: sim.store.list(
+          a,
+          pick({
+            namespace: ns(b ?? q.get("namespace") ?? undefined),
+            labelSelector: q.get("labelSelector") ?? undefined,
+            fieldSelector: q.get("fieldSelector") ?? undefined,
+          }),
+        ),
+      });
     }
     case "POST objects":
       return json(sim.store.create(a ?? "", body, pick({ subresource: url.searchParams.get("subresource") ?? undefined })), 201);
@@ -84,7 +110,9 @@ async function route(sim: ApiServerSim, req: Request): Promise<Response> {
       return json(sim.store.update(a ?? "", body, pick({ subresource: url.searchParams.get("subresource") ?? undefined })));
     case "PATCH objects": {
       const type = (url.searchParams.get("type") ?? "merge") as PatchKind;
-      return json(sim.store.patch(a ?? "", ns(b), c ?? "", type, body, pick({ subresource: url.searchParams.get("subresource") ?? undefined })));
+      return json(
+        sim.store.patch(a ?? "", ns(b), c ?? "", type, body, pick({ subresource: url.searchParams.get("subresource") ?? undefined })),
+      );
     }
     case "DELETE objects":
       return json(sim.store.delete(a ?? "", ns(b), c ?? "").object);
@@ -126,7 +154,10 @@ async function route(sim: ApiServerSim, req: Request): Promise<Response> {
     case "POST faults": {
       if (a === "fail") {
         const t = parse(schemas.fail, body);
-        sim.faults.failNext(t.count, pick({ status: t.status, retryAfterSeconds: t.retryAfterSeconds, verb: t.verb, resource: t.resource, path: t.path }));
+        sim.faults.failNext(
+          t.count,
+          pick({ status: t.status, retryAfterSeconds: t.retryAfterSeconds, verb: t.verb, resource: t.resource, path: t.path }),
+        );
       } else if (a === "latency") {
         const t = parse(schemas.latency, body);
         sim.faults.setLatency(t.ms, pick({ verb: t.verb, resource: t.resource, path: t.path }));
@@ -140,17 +171,30 @@ async function route(sim: ApiServerSim, req: Request): Promise<Response> {
     }
     case "POST wait": {
       const t = parse(schemas.wait, body);
-      const o = await sim.waitFor(t.resource, t.namespace, t.name, (x) => {
-        if (!t.exists) return x === undefined;
-        if (x === undefined) return false;
-        return t.field === undefined || JSON.stringify(fieldAt(x, t.field)) === JSON.stringify(t.equals);
-      }, t.timeoutMs);
+      const o = await sim.waitFor(
+        t.resource,
+        t.namespace,
+        t.name,
+        (x) => {
+          if (!t.exists) return x === undefined;
+          if (x === undefined) return false;
+          return t.field === undefined || JSON.stringify(fieldAt(x, t.field)) === JSON.stringify(t.equals);
+        },
+        t.timeoutMs,
+      );
       return json(o ?? {});
     }
     case "POST kubeconfig": {
       const t = parse(schemas.kubeconfig, body);
-      const auth = t.clientCert !== undefined ? { clientCert: t.clientCert } : t.tokenFile !== undefined ? { tokenFile: t.tokenFile } : { token: t.token ?? sim.adminToken };
-      return new Response(sim.kubeconfig(auth, pick({ server: t.server, caPath: t.caPath })), { headers: { "content-type": "application/yaml" } });
+      const auth =
+        t.clientCert !== undefined
+          ? { clientCert: t.clientCert }
+          : t.tokenFile !== undefined
+            ? { tokenFile: t.tokenFile }
+            : { token: t.token ?? sim.adminToken };
+      return new Response(sim.kubeconfig(auth, pick({ server: t.server, caPath: t.caPath })), {
+        headers: { "content-type": "application/yaml" },
+      });
     }
   }
   throw new ControlError(404, `unknown route ${key}`);

@@ -21,8 +21,13 @@ describe("decodeObject", () => {
   );
 
   test("should store condition times at second precision", () => {
-    const o = decodeObject(nodes, { metadata: {}, status: { conditions: [{ type: "Ready", lastTransitionTime: "2026-01-02T03:04:05.987654321Z" }] } });
-    expect((o["status"] as { conditions: { lastTransitionTime: string }[] }).conditions[0]!.lastTransitionTime).toBe("2026-01-02T03:04:05Z");
+    const o = decodeObject(nodes, {
+      metadata: {},
+      status: { conditions: [{ type: "Ready", lastTransitionTime: "2026-01-02T03:04:05.987654321Z" }] },
+    });
+    expect((o["status"] as { conditions: { lastTransitionTime: string }[] }).conditions[0]!.lastTransitionTime).toBe(
+      "2026-01-02T03:04:05Z",
+    );
   });
 
   test("should reject Secret data that is not base64", () => {

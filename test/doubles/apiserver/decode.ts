@@ -15,7 +15,10 @@ const RFC3339 = "2006-01-02T15:04:05Z07:00";
 
 /** Paths of metav1.Time fields ("*" = every list element). */
 const timeFields: Record<string, string[][]> = {
-  "*": [["metadata", "creationTimestamp"], ["metadata", "deletionTimestamp"]],
+  "*": [
+    ["metadata", "creationTimestamp"],
+    ["metadata", "deletionTimestamp"],
+  ],
   nodes: [
     ["status", "conditions", "*", "lastHeartbeatTime"],
     ["status", "conditions", "*", "lastTransitionTime"],
@@ -35,7 +38,10 @@ const timeFields: Record<string, string[][]> = {
 
 /** Paths of metav1.MicroTime fields. */
 const microTimeFields: Record<string, string[][]> = {
-  leases: [["spec", "renewTime"], ["spec", "acquireTime"]],
+  leases: [
+    ["spec", "renewTime"],
+    ["spec", "acquireTime"],
+  ],
   events: [["eventTime"], ["series", "lastObservedTime"]],
 };
 
@@ -90,7 +96,8 @@ function checkBase64(kind: string, version: string, data: unknown): void {
   if (data === undefined || data === null) return;
   if (!isObj(data)) throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: data must be a map`);
   for (const v of Object.values(data)) {
-    if (typeof v !== "string") throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: data values must be strings`);
+    if (typeof v !== "string")
+      throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: data values must be strings`);
     const bad = /[^A-Za-z0-9+/=]/.exec(v);
     if (bad || v.length % 4 !== 0 || /=[^=]/.test(v)) {
       const at = bad ? bad.index : v.length - (v.length % 4);
@@ -116,10 +123,13 @@ export function decodeObject(def: ResourceDef, body: unknown, fv?: FieldValidati
     throw badRequest(`the API version in the data (${String(body["apiVersion"])}) does not match the expected API version (${apiVersion})`);
   const o = structuredClone(body);
   if (o["metadata"] === undefined || o["metadata"] === null) o["metadata"] = {};
-  if (!isObj(o["metadata"])) throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata must be an object`);
+  if (!isObj(o["metadata"]))
+    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata must be an object`);
   const unknown = pruneUnknown(`${def.resource}.${def.group}`, o).map((p) => `unknown field "${p.slice(1)}"`);
   if (unknown.length > 0 && fv?.mode === "Strict")
-    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.join(", ")}`);
+    throw badRequest(
+      `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.join(", ")}`,
+    );
   if (fv?.mode === "Warn") fv.warnings.push(...unknown);
   for (const p of [...(timeFields["*"] ?? []), ...(timeFields[def.resource] ?? [])])
     visit(o, p, (v) => parseTime(def.kind, def.version, v, false));

@@ -46,7 +46,10 @@ export class TlsFront {
       const cn = asList(peer?.subject?.CN)[0];
       if (cn !== undefined) {
         const raw: Buffer | undefined = peer.raw;
-        identity = raw === undefined ? { cn, orgs: asList(peer.subject.O) } : { cn, orgs: asList(peer.subject.O), sha256: createHash("sha256").update(raw).digest("hex") };
+        identity =
+          raw === undefined
+            ? { cn, orgs: asList(peer.subject.O) }
+            : { cn, orgs: asList(peer.subject.O), sha256: createHash("sha256").update(raw).digest("hex") };
       }
     }
     s.pause();

@@ -30,7 +30,12 @@ const NON_RESOURCE: Record<string, (d: HandlerDeps) => Response> = {
   "/livez": () => new Response("ok", { headers: { "content-type": "text/plain; charset=utf-8" } }),
   "/readyz": () => new Response("ok", { headers: { "content-type": "text/plain; charset=utf-8" } }),
   "/version": (d) => jsonResponse(200, d.version),
-  "/api": () => jsonResponse(200, { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "" }] }),
+  "/api": () =>
+    jsonResponse(200, {
+      kind: "APIVersions",
+      versions: ["v1"],
+      serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "" }],
+    }),
   "/apis": () =>
     jsonResponse(200, {
       kind: "APIGroupList",
@@ -50,9 +55,19 @@ export async function handle(req: Request, sourcePort: number, d: HandlerDeps): 
   let user: UserInfo | undefined;
   const record = (code: number, watch = false) =>
     d.record({
-      time: started, user: user?.name ?? "", groups: user?.groups ?? [], method: req.method, path: url.pathname + url.search,
-      verb: info.verb, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name,
-      code, watch, durationMs: Date.now() - started,
+      time: started,
+      user: user?.name ?? "",
+      groups: user?.groups ?? [],
+      method: req.method,
+      path: url.pathname + url.search,
+      verb: info.verb,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+      code,
+      watch,
+      durationMs: Date.now() - started,
     });
   try {
     const authn = authenticate(req.headers.get("authorization"), d.identityOf(sourcePort), d.authn());
@@ -64,8 +79,15 @@ export async function handle(req: Request, sourcePort: number, d: HandlerDeps): 
     const injected = d.faults.failureFor(target);
     if (injected !== undefined) throw injected;
     const attrs: RequestAttributes = {
-      user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path, apiGroup: info.apiGroup,
-      resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name,
+      user,
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      path: info.path,
+      apiGroup: info.apiGroup,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
       fieldSelector: info.verb === "list" || info.verb === "watch" ? safeFields(url.searchParams.get("fieldSelector")) : [],
       labelSelector: info.verb === "list" || info.verb === "watch" ? (url.searchParams.get("labelSelector") ?? "") : "",
     };

@@ -33,8 +33,14 @@ describe("applyJsonPatch", () => {
   test("should answer a patch that does not apply with the real 422 body, keeping the reason only as cause", () => {
     const err = rejection({ a: 1 }, [{ op: "test", path: "/a", value: 2 }]);
     expect(err.toStatus()).toEqual({
-      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
-      message: "the server rejected our request due to an error in our request", reason: "Invalid", details: {}, code: 422,
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "the server rejected our request due to an error in our request",
+      reason: "Invalid",
+      details: {},
+      code: 422,
     });
     expect(err.cause).toBe("testing value /a failed: test failed");
   });

@@ -1,10 +1,7 @@
 /** Kubeconfig text for a client of the simulator. */
 import { stringify } from "yaml";
 
-export type KubeconfigAuth =
-  | { token: string }
-  | { tokenFile: string }
-  | { clientCert: { certPem: string; keyPem: string } };
+export type KubeconfigAuth = { token: string } | { tokenFile: string } | { clientCert: { certPem: string; keyPem: string } };
 
 export interface KubeconfigOptions {
   /** Server URL to write (default: the simulator's own URL), e.g. https://10.0.2.100:6443 for a VM. */

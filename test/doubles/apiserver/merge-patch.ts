@@ -163,7 +163,12 @@ function applyOrder(list: unknown[], order: unknown[], strat: ListStrategy | und
 
 function stripNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stripNulls);
-  if (isObj(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, stripNulls(x)]));
+  if (isObj(v))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k, stripNulls(x)]),
+    );
   return v;
 }
 

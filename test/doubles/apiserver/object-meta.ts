@@ -8,8 +8,21 @@ export const randomSuffix = (): string =>
 
 /** ObjectMeta fields in the order the Go structs serialise them. */
 const META_ORDER = [
-  "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-  "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers", "managedFields",
+  "name",
+  "generateName",
+  "namespace",
+  "selfLink",
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "labels",
+  "annotations",
+  "ownerReferences",
+  "finalizers",
+  "managedFields",
 ];
 export function orderMeta(m: Obj): Obj {
   const out: Obj = {};
@@ -17,4 +30,3 @@ export function orderMeta(m: Obj): Obj {
   for (const [k, v] of Object.entries(m)) if (!(k in out) && v !== undefined) out[k] = v;
   return out;
 }
-

@@ -60,9 +60,27 @@ export class Pki {
     await writeFile(join(dir, "index.txt"), "");
     await writeFile(join(dir, "serial"), "1000\n");
     await openssl(
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
-        "-days", "3650", "-subj", "/CN=apiserver-sim-ca", "-addext", "basicConstraints=critical,CA:TRUE",
-        "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "3650",
+        "-subj",
+        "/CN=apiserver-sim-ca",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+      ],
       dir,
     );
     const sans = ["127.0.0.1", "localhost", "::1", ...extraSans].map((s) => (isIP(s) ? `IP:${s}` : `DNS:${s}`));
@@ -70,13 +88,53 @@ export class Pki {
       join(dir, "serving.ext"),
       `subjectAltName=${sans.join(",")}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\nbasicConstraints=critical,CA:FALSE\n`,
     );
-    await openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "serving.key",
-      "-out", "serving.csr", "-subj", "/CN=kube-apiserver"], dir);
-    await openssl(["x509", "-req", "-in", "serving.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-set_serial", `0x${Bun.randomUUIDv7().replace(/-/g, "").slice(0, 30)}`,
-      "-days", "3650", "-extfile", "serving.ext", "-out", "serving.crt"], dir);
+    await openssl(
+      [
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        "serving.key",
+        "-out",
+        "serving.csr",
+        "-subj",
+        "/CN=kube-apiserver",
+      ],
+      dir,
+    );
+    await openssl(
+      [
+        "x509",
+        "-req",
+        "-in",
+        "serving.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-set_serial",
+        `0x${Bun.randomUUIDv7().replace(/-/g, "").slice(0, 30)}`,
+        "-days",
+        "3650",
+        "-extfile",
+        "serving.ext",
+        "-out",
+        "serving.crt",
+      ],
+      dir,
+    );
     const caFile = join(dir, "ca.crt");
-    const pki = new Pki(dir, caFile, await readFile(caFile, "utf8"), await readFile(join(dir, "serving.crt"), "utf8"),
-      await readFile(join(dir, "serving.key"), "utf8"));
+    const pki = new Pki(
+      dir,
+      caFile,
+      await readFile(caFile, "utf8"),
+      await readFile(join(dir, "serving.crt"), "utf8"),
+      await readFile(join(dir, "serving.key"), "utf8"),
+    );
     pki.caNotAfterMs = new X509Cert(pki.caPem).notAfterMs;
     return pki;
   }
@@ -98,17 +156,52 @@ export class Pki {
       if (ku.length > 0) ext.push(`keyUsage=critical,${ku.join(",")}`);
       if (eku.length > 0) ext.push(`extendedKeyUsage=${eku.join(",")}`);
       const conf = [
-        "[ca]", "default_ca=sim", "[sim]", `database=${join(this.dir, "index.txt")}`, `new_certs_dir=${join(this.dir, "issued")}`, `serial=${join(this.dir, "serial")}`,
-        "default_md=sha256", "policy=pol", "unique_subject=no", "copy_extensions=none", "[pol]", "commonName=supplied",
-        "organizationName=optional", "[ext]", ...ext, "",
+        "[ca]",
+        "default_ca=sim",
+        "[sim]",
+        `database=${join(this.dir, "index.txt")}`,
+        `new_certs_dir=${join(this.dir, "issued")}`,
+        `serial=${join(this.dir, "serial")}`,
+        "default_md=sha256",
+        "policy=pol",
+        "unique_subject=no",
+        "copy_extensions=none",
+        "[pol]",
+        "commonName=supplied",
+        "organizationName=optional",
+        "[ext]",
+        ...ext,
+        "",
       ].join("\n");
       const confFile = join(this.dir, "issued", `${id}.cnf`);
       await writeFile(confFile, conf);
       const now = Date.now();
       const notAfter = Math.min(now + expirationSeconds * 1000, this.caNotAfterMs);
-      await openssl(["ca", "-batch", "-config", confFile, "-extensions", "ext", "-preserveDN", "-notext",
-        "-cert", "ca.crt", "-keyfile", "ca.key", "-startdate", genTime(now - 5 * 60_000), "-enddate", genTime(notAfter),
-        "-in", csrFile, "-out", crtFile], this.dir);
+      await openssl(
+        [
+          "ca",
+          "-batch",
+          "-config",
+          confFile,
+          "-extensions",
+          "ext",
+          "-preserveDN",
+          "-notext",
+          "-cert",
+          "ca.crt",
+          "-keyfile",
+          "ca.key",
+          "-startdate",
+          genTime(now - 5 * 60_000),
+          "-enddate",
+          genTime(notAfter),
+          "-in",
+          csrFile,
+          "-out",
+          crtFile,
+        ],
+        this.dir,
+      );
       return readFile(crtFile, "utf8");
     };
     const p = this.chain.then(run, run);
@@ -117,11 +210,17 @@ export class Pki {
   }
 
   /** A fresh EC key and a client certificate with CN=`cn` and one O per entry of `orgs`. */
-  async issueClientCert(cn: string, orgs: readonly string[], expirationSeconds = 365 * 86400): Promise<{ certPem: string; keyPem: string }> {
+  async issueClientCert(
+    cn: string,
+    orgs: readonly string[],
+    expirationSeconds = 365 * 86400,
+  ): Promise<{ certPem: string; keyPem: string }> {
     const id = crypto.randomUUID();
     const keyFile = join(this.dir, "issued", `${id}.key`);
-    const csrOut = await openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", keyFile,
-      "-subj", subject(cn, orgs)], this.dir);
+    const csrOut = await openssl(
+      ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", keyFile, "-subj", subject(cn, orgs)],
+      this.dir,
+    );
     const certPem = await this.signRequest(csrOut, expirationSeconds, ["digital signature", "key encipherment", "client auth"]);
     return { certPem, keyPem: await readFile(keyFile, "utf8") };
   }

@@ -26,10 +26,22 @@ function isTrue(v: string | null): boolean {
 
 export function requestInfo(method: string, url: URL): RequestInfo {
   const path = url.pathname;
-  const parts = path.split("/").filter((p) => p !== "").map(decodeURIComponent);
+  const parts = path
+    .split("/")
+    .filter((p) => p !== "")
+    .map(decodeURIComponent);
   const nonResource: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiGroup: "", apiVersion: "", resource: "",
-    subresource: "", namespace: "", name: "", def: undefined, extra: false,
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiGroup: "",
+    apiVersion: "",
+    resource: "",
+    subresource: "",
+    namespace: "",
+    name: "",
+    def: undefined,
+    extra: false,
   };
   let rest: string[];
   let group = "";
@@ -81,7 +93,16 @@ export function requestInfo(method: string, url: URL): RequestInfo {
     }
   }
   return {
-    isResourceRequest: true, path, verb, apiGroup: group, apiVersion: version, resource, subresource, namespace, name,
-    def: findDefByPath(group, version, resource), extra: rest.length > 3,
+    isResourceRequest: true,
+    path,
+    verb,
+    apiGroup: group,
+    apiVersion: version,
+    resource,
+    subresource,
+    namespace,
+    name,
+    def: findDefByPath(group, version, resource),
+    extra: rest.length > 3,
   };
 }

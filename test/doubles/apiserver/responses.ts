@@ -22,4 +22,3 @@ export async function readBody(req: Request): Promise<unknown> {
     throw new SimApiError(400, "BadRequest", `error decoding request body: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
-

@@ -9,8 +9,22 @@ const leaf = true as const;
 const fields = (...names: string[]): { [k: string]: Shape } => Object.fromEntries(names.map((n) => [n, leaf]));
 
 const objectMeta: Shape = {
-  ...fields("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "finalizers", "managedFields"),
+  ...fields(
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "finalizers",
+    "managedFields",
+  ),
   ownerReferences: [fields("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion")],
 };
 const objectRef = fields("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath");
@@ -19,11 +33,29 @@ const top = (rest: { [k: string]: Shape }): Shape => ({ kind: leaf, apiVersion: 
 const eventCommon = fields("reason", "type", "eventTime", "action", "reportingInstance");
 
 const shapes: Record<string, Shape> = {
-  "namespaces.": top({ spec: fields("finalizers"), status: { phase: leaf, conditions: [fields("type", "status", "lastTransitionTime", "reason", "message")] } }),
+  "namespaces.": top({
+    spec: fields("finalizers"),
+    status: { phase: leaf, conditions: [fields("type", "status", "lastTransitionTime", "reason", "message")] },
+  }),
   "nodes.": top({
-    spec: { ...fields("podCIDR", "podCIDRs", "providerID", "unschedulable", "configSource", "externalID"), taints: [fields("key", "value", "effect", "timeAdded")] },
+    spec: {
+      ...fields("podCIDR", "podCIDRs", "providerID", "unschedulable", "configSource", "externalID"),
+      taints: [fields("key", "value", "effect", "timeAdded")],
+    },
     status: {
-      ...fields("capacity", "allocatable", "phase", "daemonEndpoints", "nodeInfo", "images", "volumesInUse", "volumesAttached", "config", "runtimeHandlers", "features"),
+      ...fields(
+        "capacity",
+        "allocatable",
+        "phase",
+        "daemonEndpoints",
+        "nodeInfo",
+        "images",
+        "volumesInUse",
+        "volumesAttached",
+        "config",
+        "runtimeHandlers",
+        "features",
+      ),
       conditions: [fields("type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message")],
       addresses: [fields("type", "address")],
     },
@@ -31,12 +63,20 @@ const shapes: Record<string, Shape> = {
   "secrets.": top(fields("data", "stringData", "type", "immutable")),
   "configmaps.": top(fields("data", "binaryData", "immutable")),
   "events.": top({
-    ...eventCommon, ...fields("message", "firstTimestamp", "lastTimestamp", "count", "reportingComponent"),
-    involvedObject: objectRef, related: objectRef, source: fields("component", "host"), series: fields("count", "lastObservedTime"),
+    ...eventCommon,
+    ...fields("message", "firstTimestamp", "lastTimestamp", "count", "reportingComponent"),
+    involvedObject: objectRef,
+    related: objectRef,
+    source: fields("component", "host"),
+    series: fields("count", "lastObservedTime"),
   }),
   "events.events.k8s.io": top({
-    ...eventCommon, ...fields("note", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount", "reportingController"),
-    regarding: objectRef, related: objectRef, deprecatedSource: fields("component", "host"), series: fields("count", "lastObservedTime"),
+    ...eventCommon,
+    ...fields("note", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount", "reportingController"),
+    regarding: objectRef,
+    related: objectRef,
+    deprecatedSource: fields("component", "host"),
+    series: fields("count", "lastObservedTime"),
   }),
   "pods.": top({ spec: leaf, status: leaf }),
   "leases.coordination.k8s.io": top({
@@ -59,7 +99,8 @@ export function pruneUnknown(resourceKey: string, o: unknown): string[] {
 function prune(shape: Shape, v: unknown, path: string, unknown: string[]): void {
   if (shape === true || v === null || typeof v !== "object") return;
   if (Array.isArray(shape)) {
-    if (Array.isArray(v)) v.forEach((el, i) => {
+    if (Array.isArray(v))
+      v.forEach((el, i) => {
         prune(shape[0] as Shape, el, `${path}[${i}]`, unknown);
       });
     return;

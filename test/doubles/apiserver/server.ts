@@ -109,7 +109,12 @@ export class ApiServerSim {
     const limit = this.opts.requestLogLimit ?? 100_000;
     const deps = {
       authn: () => ({ tokens: this.tokens, store: this.store, anonymous: this.opts.anonymousAuth ?? false, nowMs: this.store.now() }),
-      authz: { store: this.store, machineNodes: this.machineNodes, machineSecrets: this.machineSecrets, selfHostedMachines: this.selfHostedMachines },
+      authz: {
+        store: this.store,
+        machineNodes: this.machineNodes,
+        machineSecrets: this.machineSecrets,
+        selfHostedMachines: this.selfHostedMachines,
+      },
       faults: this.faults,
       hub: this.hub,
       identityOf: (p: number) => this.front.identityOf(p),
@@ -202,7 +207,14 @@ export class ApiServerSim {
   }
 
   /** Resolves with the object once `predicate` holds for it (undefined = absent); rejects after `timeoutMs`. */
-  waitFor(res: ResourceRef, namespace: string, name: string, predicate: (o: Obj | undefined) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Obj | undefined> {
+  waitFor(
+    res: ResourceRef,
+    namespace: string,
+    name: string,
+    predicate: (o: Obj | undefined) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Obj | undefined> {
     return waitForObject(this.store, res, namespace, name, predicate, timeoutMs, signal);
   }
 

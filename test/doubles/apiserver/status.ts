@@ -142,8 +142,7 @@ export function unprocessablePatch(cause: string): SimApiError {
  * 415 from go-restful's route selection (a Content-Type the route does not consume) as the apiserver's service
  * error handler wraps it: NewGenericServerResponse(415, …) with go-restful's message and empty details.
  */
-export const unsupportedMediaType = (): SimApiError =>
-  new SimApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
+export const unsupportedMediaType = (): SimApiError => new SimApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
 
 export const expired = (msg: string): SimApiError => new SimApiError(410, "Expired", msg);
 

@@ -183,7 +183,13 @@ export class SimStore {
     const o = decodeForStorage(def, body, opts.fieldValidation);
     const m = meta(o);
     const ns = def.namespaced ? (opts.namespace ?? String(m["namespace"] ?? "")) : "";
-    if (def.namespaced && opts.namespace !== undefined && m["namespace"] !== undefined && m["namespace"] !== "" && m["namespace"] !== opts.namespace)
+    if (
+      def.namespaced &&
+      opts.namespace !== undefined &&
+      m["namespace"] !== undefined &&
+      m["namespace"] !== "" &&
+      m["namespace"] !== opts.namespace
+    )
       throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
     if (def.namespaced) m["namespace"] = ns;
     const name = nameOf(o);
@@ -245,7 +251,11 @@ export class SimStore {
     if (pre?.uid !== undefined && pre.uid !== om["uid"])
       throw conflict(def, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(om["uid"])}`);
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== om["resourceVersion"])
-      throw conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(om["resourceVersion"])}`);
+      throw conflict(
+        def,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(om["resourceVersion"])}`,
+      );
     const grace = this.gracePeriod(def, old, opts);
     const finalizers = om["finalizers"];
     const pending = Array.isArray(finalizers) && finalizers.length > 0;

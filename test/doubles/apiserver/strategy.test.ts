@@ -6,7 +6,8 @@ const CSR = resolveDef("certificatesigningrequests");
 const NOW = Date.parse("2026-03-04T05:06:07.890Z");
 const EARLIER = "2026-01-01T00:00:00Z";
 const csr = (conditions: Record<string, unknown>[], certificate?: string) => ({
-  metadata: { name: "c" }, spec: { request: "cmVx", signerName: "s" },
+  metadata: { name: "c" },
+  spec: { request: "cmVx", signerName: "s" },
   status: certificate === undefined ? { conditions } : { conditions, certificate },
 });
 
@@ -15,13 +16,23 @@ describe("prepareForUpdate of a CertificateSigningRequest", () => {
     const o = csr([{ type: "Approved", status: "True", reason: "R", message: "m" }]);
     prepareForUpdate(CSR, o, csr([]), "approval", NOW);
     expect(o.status.conditions).toEqual([
-      { type: "Approved", status: "True", reason: "R", message: "m", lastUpdateTime: "2026-03-04T05:06:07Z", lastTransitionTime: "2026-03-04T05:06:07Z" },
+      {
+        type: "Approved",
+        status: "True",
+        reason: "R",
+        message: "m",
+        lastUpdateTime: "2026-03-04T05:06:07Z",
+        lastTransitionTime: "2026-03-04T05:06:07Z",
+      },
     ]);
   });
 
   test("should keep the stored lastTransitionTime of a condition with the same type and status, and given times", () => {
     const old = csr([{ type: "Approved", status: "True", lastUpdateTime: EARLIER, lastTransitionTime: EARLIER }]);
-    const o = csr([{ type: "Approved", status: "True" }, { type: "Failed", status: "True", lastUpdateTime: EARLIER }]);
+    const o = csr([
+      { type: "Approved", status: "True" },
+      { type: "Failed", status: "True", lastUpdateTime: EARLIER },
+    ]);
     prepareForUpdate(CSR, o, old, "approval", NOW);
     expect(o.status.conditions).toEqual([
       { type: "Approved", status: "True", lastUpdateTime: "2026-03-04T05:06:07Z", lastTransitionTime: EARLIER },
@@ -36,7 +47,13 @@ describe("prepareForUpdate of a CertificateSigningRequest", () => {
     expect(o.status).toEqual({
       conditions: [
         { type: "Approved", status: "True", lastUpdateTime: EARLIER, lastTransitionTime: EARLIER },
-        { type: "Failed", status: "True", reason: "SignerValidationFailure", lastUpdateTime: "2026-03-04T05:06:07Z", lastTransitionTime: "2026-03-04T05:06:07Z" },
+        {
+          type: "Failed",
+          status: "True",
+          reason: "SignerValidationFailure",
+          lastUpdateTime: "2026-03-04T05:06:07Z",
+          lastTransitionTime: "2026-03-04T05:06:07Z",
+        },
       ],
       certificate: "Y2VydA==",
     });

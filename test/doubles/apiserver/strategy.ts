@@ -26,8 +26,7 @@ function foldStringData(o: Obj): void {
 function podQos(o: Obj): string {
   const containers = sub(o, "spec")["containers"];
   const hasResources =
-    Array.isArray(containers) &&
-    containers.some((c) => isObj(c) && isObj(c["resources"]) && Object.keys(c["resources"] as Obj).length > 0);
+    Array.isArray(containers) && containers.some((c) => isObj(c) && isObj(c["resources"]) && Object.keys(c["resources"] as Obj).length > 0);
   return hasResources ? "Burstable" : "BestEffort";
 }
 
@@ -78,7 +77,11 @@ export function prepareForCreate(def: ResourceDef, o: Obj, ctx: CreateContext): 
         spec["groups"] = [...ctx.user.groups];
         const extra = ctx.user.extra ?? {};
         if (Object.keys(extra).length > 0)
-          spec["extra"] = Object.fromEntries(Object.keys(extra).sort().map((k) => [k, [...(extra[k] ?? [])]]));
+          spec["extra"] = Object.fromEntries(
+            Object.keys(extra)
+              .sort()
+              .map((k) => [k, [...(extra[k] ?? [])]]),
+          );
         else delete spec["extra"];
         o["spec"] = spec;
       }

@@ -33,7 +33,11 @@ export class SimClient {
     const cert = o.cert ?? this.creds.cert;
     const headers: Record<string, string> = {};
     if (token !== undefined) headers["authorization"] = `Bearer ${token}`;
-    const init: BunFetchRequestInit = { method, headers, tls: cert === undefined ? { ca: this.caPem } : { ca: this.caPem, cert: cert.certPem, key: cert.keyPem } };
+    const init: BunFetchRequestInit = {
+      method,
+      headers,
+      tls: cert === undefined ? { ca: this.caPem } : { ca: this.caPem, cert: cert.certPem, key: cert.keyPem },
+    };
     if (o.body !== undefined) {
       headers["content-type"] = o.contentType ?? "application/json";
       init.body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);

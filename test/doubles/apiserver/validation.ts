@@ -35,7 +35,13 @@ function subdomainMessages(v: string): string[] {
 function qualifiedNameErrors(field: string, key: string): FieldError[] {
   const parts = key.split("/");
   if (parts.length > 2)
-    return [inv(field, key, `a qualified ${QNAME_MSG.slice("name part ".length)} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`)];
+    return [
+      inv(
+        field,
+        key,
+        `a qualified ${QNAME_MSG.slice("name part ".length)} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      ),
+    ];
   const name = parts.length === 2 ? parts[1]! : parts[0]!;
   const msgs: string[] = [];
   if (parts.length === 2) {
@@ -88,7 +94,8 @@ function validateMeta(rule: NameRule, o: Obj): FieldError[] {
     if (!isObj(ann)) errs.push(inv("metadata.annotations", ann, "must be a map of strings"));
     else {
       for (const k of Object.keys(ann)) errs.push(...qualifiedNameErrors("metadata.annotations", k.toLowerCase()));
-      if (JSON.stringify(ann).length > 256 * 1024) errs.push({ type: "FieldValueForbidden", field: "metadata.annotations", detail: "may not be more than 262144 bytes" });
+      if (JSON.stringify(ann).length > 256 * 1024)
+        errs.push({ type: "FieldValueForbidden", field: "metadata.annotations", detail: "may not be more than 262144 bytes" });
     }
   }
   const refs = m["ownerReferences"];
@@ -186,7 +193,12 @@ function validateNode(o: Obj): FieldError[] {
     const key = String(t["key"] ?? "");
     errs.push(...qualifiedNameErrors(`spec.taints[${i}].key`, key));
     if (!TAINT_EFFECTS.includes(String(t["effect"])))
-      errs.push({ type: "FieldValueNotSupported", field: `spec.taints[${i}].effect`, value: t["effect"], detail: `supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"` });
+      errs.push({
+        type: "FieldValueNotSupported",
+        field: `spec.taints[${i}].effect`,
+        value: t["effect"],
+        detail: `supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+      });
     const id = `${key}:${String(t["effect"])}`;
     if (seen.has(id)) errs.push({ type: "FieldValueDuplicate", field: `spec.taints[${i}]`, value: t, detail: "" });
     seen.add(id);
@@ -227,7 +239,9 @@ function validateCsr(o: Obj): FieldError[] {
   const types = conds.filter(isObj).map((c) => String(c["type"]));
   if (types.includes("Approved") && types.includes("Denied"))
     errs.push(inv("status.conditions", "Approved", "Approved and Denied conditions are mutually exclusive"));
-  for (const t of new Set(types)) if (types.filter((x) => x === t).length > 1) errs.push({ type: "FieldValueDuplicate", field: "status.conditions", value: t, detail: "" });
+  for (const t of new Set(types))
+    if (types.filter((x) => x === t).length > 1)
+      errs.push({ type: "FieldValueDuplicate", field: "status.conditions", value: t, detail: "" });
   return errs;
 }
 

@@ -8,7 +8,16 @@ import type { FieldValidation } from "./decode.ts";
 import type { FieldError } from "./status.ts";
 import { jsonResponse, readBody } from "./responses.ts";
 import { apiVersionOfDef } from "./resources.ts";
-import { badRequest, expired, invalid, notFound, SimApiError, successStatus, tooLargeResourceVersion, unsupportedMediaType } from "./status.ts";
+import {
+  badRequest,
+  expired,
+  invalid,
+  notFound,
+  SimApiError,
+  successStatus,
+  tooLargeResourceVersion,
+  unsupportedMediaType,
+} from "./status.ts";
 import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { isObj } from "./merge-patch.ts";
 
@@ -77,7 +86,13 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
       if (info.subresource !== "") throw pageNotFound();
       const body = await readBody(req);
       const fv = fieldValidation(q);
-      return withWarnings(jsonResponse(201, store.create(def, body, def.namespaced ? { namespace: ns, user, fieldValidation: fv } : { user, fieldValidation: fv })), fv);
+      return withWarnings(
+        jsonResponse(
+          201,
+          store.create(def, body, def.namespaced ? { namespace: ns, user, fieldValidation: fv } : { user, fieldValidation: fv }),
+        ),
+        fv,
+      );
     }
     case "update": {
       const body = await readBody(req);
@@ -97,11 +112,17 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
       // go-restful refuses what the PATCH route does not consume before the handler runs (application/json too)
       if (type === undefined && ct !== APPLY_PATCH) throw unsupportedMediaType();
       if (type === undefined)
-        throw new SimApiError(415, "UnsupportedMediaType",
-          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
+        throw new SimApiError(
+          415,
+          "UnsupportedMediaType",
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
+        );
       const body = await readBody(req);
       const fv = fieldValidation(q);
-      return withWarnings(jsonResponse(200, store.patch(def, ns, info.name, type, body, { subresource: info.subresource, user, fieldValidation: fv })), fv);
+      return withWarnings(
+        jsonResponse(200, store.patch(def, ns, info.name, type, body, { subresource: info.subresource, user, fieldValidation: fv })),
+        fv,
+      );
     }
     case "delete": {
       const text = await req.text();
@@ -115,7 +136,8 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
         }
       }
       const graceQ = q.get("gracePeriodSeconds");
-      const grace = graceQ !== null ? Number(graceQ) : typeof opts["gracePeriodSeconds"] === "number" ? opts["gracePeriodSeconds"] : undefined;
+      const grace =
+        graceQ !== null ? Number(graceQ) : typeof opts["gracePeriodSeconds"] === "number" ? opts["gracePeriodSeconds"] : undefined;
       const pre = isObj(opts["preconditions"]) ? opts["preconditions"] : {};
       const preconditions: { uid?: string; resourceVersion?: string } = {};
       if (typeof pre["uid"] === "string") preconditions.uid = pre["uid"];
@@ -144,8 +166,14 @@ function validateListOptions(q: URLSearchParams): void {
     if (rawRv === "") forbid("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided");
     if ((q.get("continue") ?? "") !== "") forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided");
     if (match !== "Exact" && match !== "NotOlderThan")
-      errs.push({ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: match, detail: `supported values: "Exact", "NotOlderThan", ""` });
-    if (match === "Exact" && rawRv === "0") forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
+      errs.push({
+        type: "FieldValueNotSupported",
+        field: "resourceVersionMatch",
+        value: match,
+        detail: `supported values: "Exact", "NotOlderThan", ""`,
+      });
+    if (match === "Exact" && rawRv === "0")
+      forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
   }
   if (q.get("sendInitialEvents") !== null) forbid("sendInitialEvents", "sendInitialEvents is forbidden for list");
   if (errs.length > 0) throw invalid("meta.k8s.io", "ListOptions", "", errs);
@@ -171,13 +199,14 @@ async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: Handler
       throw badRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
     }
     if (tok.rv < store.oldestResumableVersion)
-      throw expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.");
+      throw expired(
+        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+      );
     at = tok.rv;
     start = tok.start;
   } else if (rv !== undefined && rv !== 0) {
     // like the watch cache: wait up to 3 s for the requested revision, then 504
-    if (rv > store.resourceVersion && !(await store.waitForVersion(rv, 3000)))
-      throw tooLargeResourceVersion(rv, store.resourceVersion);
+    if (rv > store.resourceVersion && !(await store.waitForVersion(rv, 3000))) throw tooLargeResourceVersion(rv, store.resourceVersion);
     // a paged list with a resourceVersion and no match is served exactly (legacy semantics)
     if (match === "Exact" || (match === "" && limit > 0)) at = rv;
   }
@@ -214,14 +243,31 @@ function watchOptions(q: URLSearchParams): { rv: number | undefined; sendInitial
   }
   const errs: FieldError[] = [];
   if (sendInitialEvents !== undefined && match !== "NotOlderThan")
-    errs.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+    errs.push({
+      type: "FieldValueForbidden",
+      field: "resourceVersionMatch",
+      detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+    });
   if (match !== "") {
     if (sendInitialEvents === undefined)
-      errs.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
+      errs.push({
+        type: "FieldValueForbidden",
+        field: "resourceVersionMatch",
+        detail: "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+      });
     if (match !== "NotOlderThan")
-      errs.push({ type: "FieldValueNotSupported", field: "resourceVersionMatch", value: match, detail: `supported values: "NotOlderThan"` });
+      errs.push({
+        type: "FieldValueNotSupported",
+        field: "resourceVersionMatch",
+        value: match,
+        detail: `supported values: "NotOlderThan"`,
+      });
     if ((q.get("continue") ?? "") !== "")
-      errs.push({ type: "FieldValueForbidden", field: "resourceVersionMatch", detail: "resourceVersionMatch is forbidden when continue is provided" });
+      errs.push({
+        type: "FieldValueForbidden",
+        field: "resourceVersionMatch",
+        detail: "resourceVersionMatch is forbidden when continue is provided",
+      });
   }
   if (errs.length > 0) throw invalid("meta.k8s.io", "ListOptions", "", errs);
   return { rv, sendInitialEvents, bookmarks: boolParam(q.get("allowWatchBookmarks")) };
@@ -237,9 +283,18 @@ function watch(def: ResourceDef, ns: string, q: URLSearchParams, d: HandlerDeps)
   const minT = d.minRequestTimeoutSec;
   const timeoutMs = timeoutQ !== null && Number(timeoutQ) > 0 ? Number(timeoutQ) * 1000 : (minT + Math.random() * minT) * 1000;
   const w = d.hub.open({
-    def, namespace: ns, selector: sel, bookmarks, sendInitialEvents: sendInitialEvents === true, timeoutMs,
+    def,
+    namespace: ns,
+    selector: sel,
+    bookmarks,
+    sendInitialEvents: sendInitialEvents === true,
+    timeoutMs,
     // sendInitialEvents=false means "no replay": from the given resourceVersion, or from now
-    fromRv: sendInitialEvents === true ? undefined : sendInitialEvents === false && (rv === undefined || rv === 0) ? store.resourceVersion : rv,
+    fromRv:
+      sendInitialEvents === true ? undefined : sendInitialEvents === false && (rv === undefined || rv === 0) ? store.resourceVersion : rv,
   });
-  return new Response(w.stream, { status: 200, headers: { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" } });
+  return new Response(w.stream, {
+    status: 200,
+    headers: { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
+  });
 }

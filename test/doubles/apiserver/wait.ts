@@ -37,7 +37,12 @@ export function waitForObject(
     };
     const timer = setTimeout(() => {
       done();
-      reject(new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${def.resource} ${namespace}/${name}`, store.get(def, namespace, name)));
+      reject(
+        new WaitTimeoutError(
+          `timed out after ${timeoutMs} ms waiting for ${def.resource} ${namespace}/${name}`,
+          store.get(def, namespace, name),
+        ),
+      );
     }, timeoutMs);
     const unsubscribe = store.subscribe((e) => {
       if (e.def === storageOf(def)) check();

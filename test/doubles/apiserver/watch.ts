@@ -170,7 +170,10 @@ export class Watcher {
   private bookmark(initialEventsEnd: boolean): void {
     const metadata: Obj = { resourceVersion: String(this.hub.store.resourceVersion), creationTimestamp: null };
     if (initialEventsEnd)
-      metadata["annotations"] = { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": listBlueprint(this.p.def) };
+      metadata["annotations"] = {
+        "k8s.io/initial-events-end": "true",
+        "kubernetes.io/initial-events-list-blueprint": listBlueprint(this.p.def),
+      };
     const stored = storageOf(this.p.def);
     const blank = withWireDefaults(stored.resource, { kind: stored.kind, apiVersion: apiVersionOfDef(stored), metadata });
     this.send("BOOKMARK", toView(this.p.def, blank));

@@ -6,12 +6,23 @@ const metadata = { name: "x" };
 describe("withWireDefaults", () => {
   test("should give a Node an empty spec and the zero NodeStatus structs", () => {
     expect(withWireDefaults("nodes", { kind: "Node", apiVersion: "v1", metadata })).toEqual({
-      kind: "Node", apiVersion: "v1", metadata, spec: {},
+      kind: "Node",
+      apiVersion: "v1",
+      metadata,
+      spec: {},
       status: {
         daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
         nodeInfo: {
-          machineID: "", systemUUID: "", bootID: "", kernelVersion: "", osImage: "", containerRuntimeVersion: "",
-          kubeletVersion: "", kubeProxyVersion: "", operatingSystem: "", architecture: "",
+          machineID: "",
+          systemUUID: "",
+          bootID: "",
+          kernelVersion: "",
+          osImage: "",
+          containerRuntimeVersion: "",
+          kubeletVersion: "",
+          kubeProxyVersion: "",
+          operatingSystem: "",
+          architecture: "",
         },
       },
     });
@@ -20,7 +31,11 @@ describe("withWireDefaults", () => {
   test("should keep set Node fields, null missing condition times and order status fields as Go does", () => {
     const o = withWireDefaults("nodes", {
       metadata,
-      status: { nodeInfo: { kubeletVersion: "v1.32.0" }, conditions: [{ status: "True", type: "Ready", reason: "R" }], capacity: { cpu: "2" } },
+      status: {
+        nodeInfo: { kubeletVersion: "v1.32.0" },
+        conditions: [{ status: "True", type: "Ready", reason: "R" }],
+        capacity: { cpu: "2" },
+      },
     });
     const status = o["status"] as { conditions: Record<string, unknown>[]; nodeInfo: Record<string, unknown> };
     expect(Object.keys(status)).toEqual(["capacity", "conditions", "daemonEndpoints", "nodeInfo"]);
@@ -32,12 +47,30 @@ describe("withWireDefaults", () => {
   test("should give a minimal core Event its struct, time and reporting fields in Go's order", () => {
     const o = withWireDefaults("events", { kind: "Event", apiVersion: "v1", metadata, type: "Normal" });
     expect(o).toEqual({
-      kind: "Event", apiVersion: "v1", metadata, involvedObject: {}, source: {}, firstTimestamp: null, lastTimestamp: null,
-      type: "Normal", eventTime: null, reportingComponent: "", reportingInstance: "",
+      kind: "Event",
+      apiVersion: "v1",
+      metadata,
+      involvedObject: {},
+      source: {},
+      firstTimestamp: null,
+      lastTimestamp: null,
+      type: "Normal",
+      eventTime: null,
+      reportingComponent: "",
+      reportingInstance: "",
     });
     expect(Object.keys(o)).toEqual([
-      "kind", "apiVersion", "metadata", "involvedObject", "source", "firstTimestamp", "lastTimestamp", "type", "eventTime",
-      "reportingComponent", "reportingInstance",
+      "kind",
+      "apiVersion",
+      "metadata",
+      "involvedObject",
+      "source",
+      "firstTimestamp",
+      "lastTimestamp",
+      "type",
+      "eventTime",
+      "reportingComponent",
+      "reportingInstance",
     ]);
   });
 

@@ -16,20 +16,52 @@ const TOP_ORDER: Record<string, readonly string[]> = {
   leases: ["spec"],
   certificatesigningrequests: ["spec", "status"],
   events: [
-    "involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp", "count", "type", "eventTime",
-    "series", "action", "related", "reportingComponent", "reportingInstance",
+    "involvedObject",
+    "reason",
+    "message",
+    "source",
+    "firstTimestamp",
+    "lastTimestamp",
+    "count",
+    "type",
+    "eventTime",
+    "series",
+    "action",
+    "related",
+    "reportingComponent",
+    "reportingInstance",
   ],
 };
 
 const NODE_STATUS_ORDER = [
-  "capacity", "allocatable", "phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo", "images", "volumesInUse",
-  "volumesAttached", "config", "runtimeHandlers", "features",
+  "capacity",
+  "allocatable",
+  "phase",
+  "conditions",
+  "addresses",
+  "daemonEndpoints",
+  "nodeInfo",
+  "images",
+  "volumesInUse",
+  "volumesAttached",
+  "config",
+  "runtimeHandlers",
+  "features",
 ];
 
 /** NodeSystemInfo: ten strings without omitempty (swap is a pointer). */
 const NODE_INFO_ORDER = [
-  "machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion", "kubeletVersion",
-  "kubeProxyVersion", "operatingSystem", "architecture", "swap",
+  "machineID",
+  "systemUUID",
+  "bootID",
+  "kernelVersion",
+  "osImage",
+  "containerRuntimeVersion",
+  "kubeletVersion",
+  "kubeProxyVersion",
+  "operatingSystem",
+  "architecture",
+  "swap",
 ];
 const NODE_CONDITION_ORDER = ["type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"];
 

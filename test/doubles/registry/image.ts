@@ -16,7 +16,11 @@ export interface TestPlatformImage {
   readonly layers: readonly TestLayer[];
 }
 
-const layerType = { gzip: "application/vnd.oci.image.layer.v1.tar+gzip", zstd: "application/vnd.oci.image.layer.v1.tar+zstd", none: "application/vnd.oci.image.layer.v1.tar" };
+const layerType = {
+  gzip: "application/vnd.oci.image.layer.v1.tar+gzip",
+  zstd: "application/vnd.oci.image.layer.v1.tar+zstd",
+  none: "application/vnd.oci.image.layer.v1.tar",
+};
 
 /**
  * Writes an OCI layout with an index over arbitrary per-platform layers, for pushing with
@@ -34,16 +38,29 @@ export function writeTestLayout(dir: string, images: readonly TestPlatformImage[
   const manifests = images.map((img) => {
     const layers = img.layers.map((l) => {
       const tar = (l.raw ?? writeTar(l.files)) as Uint8Array<ArrayBuffer>;
-      const blob = l.raw !== undefined ? l.raw : l.compression === "gzip" ? Bun.gzipSync(tar) : l.compression === "zstd" ? Bun.zstdCompressSync(tar) : tar;
+      const blob =
+        l.raw !== undefined
+          ? l.raw
+          : l.compression === "gzip"
+            ? Bun.gzipSync(tar)
+            : l.compression === "zstd"
+              ? Bun.zstdCompressSync(tar)
+              : tar;
       return put(blob, layerType[l.compression]);
     });
-    const config = put(JSON.stringify({ architecture: img.architecture, os: "linux", rootfs: { type: "layers", diff_ids: [] } }), "application/vnd.oci.image.config.v1+json");
+    const config = put(
+      JSON.stringify({ architecture: img.architecture, os: "linux", rootfs: { type: "layers", diff_ids: [] } }),
+      "application/vnd.oci.image.config.v1+json",
+    );
     const manifest = { schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json", config, layers };
     return put(JSON.stringify(manifest), manifest.mediaType, { platform: { architecture: img.architecture, os: "linux" } });
   });
   const top = single
     ? manifests[0]
-    : put(JSON.stringify({ schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests }), "application/vnd.oci.image.index.v1+json");
+    : put(
+        JSON.stringify({ schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests }),
+        "application/vnd.oci.image.index.v1+json",
+      );
   writeFileSync(join(dir, "oci-layout"), JSON.stringify({ imageLayoutVersion: "1.0.0" }));
   writeFileSync(join(dir, "index.json"), JSON.stringify({ schemaVersion: 2, manifests: [top] }));
   return dir;

@@ -32,7 +32,10 @@ describe("FakeSystemd", () => {
     systemd.failAfterStart("app.service", 20);
     await systemd.restart("app.service");
     expect((await systemd.unitProperties("app.service")).activeState).toBe("active");
-    await eventually("app.service to fail", async () => (await systemd.unitProperties("app.service")).activeState, { until: (state) => state === "failed", timeoutMs: 2_000 });
+    await eventually("app.service to fail", async () => (await systemd.unitProperties("app.service")).activeState, {
+      until: (state) => state === "failed",
+      timeoutMs: 2_000,
+    });
     expect((await systemd.unitProperties("app.service")).activeState).toBe("failed");
     systemd.clearInjections();
     await systemd.restart("app.service");

@@ -163,7 +163,8 @@ export class SystemdModel {
       const timer = setTimeout(() => {
         this.#crashTimers.delete(timer);
         // Only the invocation this job started crashes; a later restart starts a new one.
-        if (u.invocationId === invocation && u.activeState === "active") this.#set(u, "failed", "failed", this.opts.clock.now(), invocation);
+        if (u.invocationId === invocation && u.activeState === "active")
+          this.#set(u, "failed", "failed", this.opts.clock.now(), invocation);
       }, crash.afterMs);
       this.#crashTimers.add(timer);
     }

@@ -1,4 +1,4 @@
-import type { KubeAdmin, KubeObject } from './kube.ts';
+import type { KubeAdmin, KubeObject } from "./kube.ts";
 
 /** What the scenario puts into the cluster before the VM boots. */
 export interface Fixtures {

@@ -1,4 +1,4 @@
-import * as v from 'valibot';
+import * as v from "valibot";
 
 /** What `prepare` decided and `verify` needs; stored as <work>/context.json. */
 export const RunContext = v.object({

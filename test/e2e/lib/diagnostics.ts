@@ -1,5 +1,5 @@
-import { guestShare } from './user-data.ts';
-import type { StepDeps } from './steps-boot.ts';
+import { guestShare } from "./user-data.ts";
+import type { StepDeps } from "./steps-boot.ts";
 
 /** After a failure: the guest's view (journal of the relevant units, failed units, agent state files) into the share. */
 export async function collectDiagnostics(d: StepDeps, signal: AbortSignal): Promise<void> {

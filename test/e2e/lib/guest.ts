@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { done, notYet, pollUntil } from './poll.ts';
+import { existsSync } from "node:fs";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { done, notYet, pollUntil } from "./poll.ts";
 
 export interface GuestResult {
   readonly rc: number;
@@ -9,12 +9,12 @@ export interface GuestResult {
 }
 
 class GuestCommandError extends Error {
-  override readonly name = 'GuestCommandError';
+  override readonly name = "GuestCommandError";
   constructor(
     readonly script: string,
     readonly result: GuestResult,
   ) {
-    super(`guest command failed (rc ${result.rc}): ${result.out.trim().split('\n').slice(-3).join(' | ')}`);
+    super(`guest command failed (rc ${result.rc}): ${result.out.trim().split("\n").slice(-3).join(" | ")}`);
   }
 }
 
@@ -28,22 +28,22 @@ export class Guest {
 
   /** True once guest.sh runs (cloud-init bootcmd mounted the share). */
   isReady(): boolean {
-    return existsSync(join(this.shareDir, 'guest-ready'));
+    return existsSync(join(this.shareDir, "guest-ready"));
   }
 
   async exec(script: string, signal: AbortSignal, timeoutMs = 120_000): Promise<GuestResult> {
     const id = `${process.pid}-${++this.seq}`;
-    const base = join(this.shareDir, 'cmd', id);
+    const base = join(this.shareDir, "cmd", id);
     await writeFile(`${base}.tmp`, `set -o pipefail\n${script}\n`);
     await rename(`${base}.tmp`, `${base}.sh`);
     try {
       const rcText = await pollUntil(
-        async () => (existsSync(`${base}.rc`) ? done(await readFile(`${base}.rc`, 'utf8')) : notYet('no answer yet')),
+        async () => (existsSync(`${base}.rc`) ? done(await readFile(`${base}.rc`, "utf8")) : notYet("no answer yet")),
         { what: `guest command ${id}`, timeoutMs, intervalMs: 250, signal },
       );
-      return { rc: Number.parseInt(rcText.trim(), 10), out: await readFile(`${base}.out`, 'utf8') };
+      return { rc: Number.parseInt(rcText.trim(), 10), out: await readFile(`${base}.out`, "utf8") };
     } finally {
-      await Promise.all(['.sh', '.out', '.rc'].map((ext) => rm(`${base}${ext}`, { force: true })));
+      await Promise.all([".sh", ".out", ".rc"].map((ext) => rm(`${base}${ext}`, { force: true })));
     }
   }
 
@@ -56,15 +56,15 @@ export class Guest {
 
   /** `systemctl show` properties of one unit as a map. */
   async unitProps(unit: string, props: readonly string[], signal: AbortSignal): Promise<Map<string, string>> {
-    const out = await this.run(`systemctl show ${props.map((p) => `-p ${p}`).join(' ')} -- '${unit}'`, signal);
+    const out = await this.run(`systemctl show ${props.map((p) => `-p ${p}`).join(" ")} -- '${unit}'`, signal);
     return parseProps(out);
   }
 }
 
 export function parseProps(text: string): Map<string, string> {
   const props = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const eq = line.indexOf('=');
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
     if (eq > 0) props.set(line.slice(0, eq), line.slice(eq + 1));
   }
   return props;

@@ -1,7 +1,7 @@
-import * as v from 'valibot';
+import * as v from "valibot";
 
 class KubeHttpError extends Error {
-  override readonly name = 'KubeHttpError';
+  override readonly name = "KubeHttpError";
   constructor(
     readonly method: string,
     readonly path: string,
@@ -34,21 +34,21 @@ const KubeList = v.looseObject({ items: v.array(KubeObject) });
 export class KubeAdmin {
   constructor(private readonly opts: KubeAdminOptions) {}
 
-  async request(method: string, path: string, signal: AbortSignal, body?: unknown, contentType = 'application/json'): Promise<unknown> {
+  async request(method: string, path: string, signal: AbortSignal, body?: unknown, contentType = "application/json"): Promise<unknown> {
     const res = await fetch(new URL(path, this.opts.url), {
       method,
       signal,
-      headers: { authorization: `Bearer ${this.opts.token}`, accept: 'application/json', 'content-type': contentType },
+      headers: { authorization: `Bearer ${this.opts.token}`, accept: "application/json", "content-type": contentType },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       tls: { ca: this.opts.caPem },
     });
     const text = await res.text();
     if (!res.ok) throw new KubeHttpError(method, path, res.status, text);
-    return text === '' ? undefined : (JSON.parse(text) as unknown);
+    return text === "" ? undefined : (JSON.parse(text) as unknown);
   }
 
   async get(path: string, signal: AbortSignal): Promise<KubeObject> {
-    return v.parse(KubeObject, await this.request('GET', path, signal));
+    return v.parse(KubeObject, await this.request("GET", path, signal));
   }
 
   /** GET that maps 404 to undefined. */
@@ -62,15 +62,15 @@ export class KubeAdmin {
   }
 
   async list(path: string, signal: AbortSignal): Promise<KubeObject[]> {
-    return v.parse(KubeList, await this.request('GET', path, signal)).items;
+    return v.parse(KubeList, await this.request("GET", path, signal)).items;
   }
 
   async create(collectionPath: string, obj: unknown, signal: AbortSignal): Promise<KubeObject> {
-    return v.parse(KubeObject, await this.request('POST', collectionPath, signal, obj));
+    return v.parse(KubeObject, await this.request("POST", collectionPath, signal, obj));
   }
 
   async mergePatch(path: string, patch: unknown, signal: AbortSignal): Promise<KubeObject> {
-    return v.parse(KubeObject, await this.request('PATCH', path, signal, patch, 'application/merge-patch+json'));
+    return v.parse(KubeObject, await this.request("PATCH", path, signal, patch, "application/merge-patch+json"));
   }
 
   /** Creates the object, or replaces it (PUT with the current resourceVersion) when it exists. */
@@ -79,6 +79,6 @@ export class KubeAdmin {
     const current = await this.find(path, signal);
     if (current === undefined) return this.create(collectionPath, obj, signal);
     const body = { ...obj, metadata: { ...obj.metadata, resourceVersion: current.metadata.resourceVersion } };
-    return v.parse(KubeObject, await this.request('PUT', path, signal, body));
+    return v.parse(KubeObject, await this.request("PUT", path, signal, body));
   }
 }

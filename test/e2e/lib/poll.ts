@@ -2,7 +2,7 @@
 export type PollAttempt<T> = { readonly done: true; readonly value: T } | { readonly done: false; readonly reason: string };
 
 class PollTimeoutError extends Error {
-  override readonly name = 'PollTimeoutError';
+  override readonly name = "PollTimeoutError";
   constructor(
     readonly what: string,
     readonly lastReason: string,
@@ -22,7 +22,7 @@ export interface PollOptions {
 export const done = <T>(value: T): PollAttempt<T> => ({ done: true, value });
 export const notYet = (reason: string): PollAttempt<never> => ({ done: false, reason });
 
-const isTimeout = (reason: unknown): boolean => reason instanceof DOMException && reason.name === 'TimeoutError';
+const isTimeout = (reason: unknown): boolean => reason instanceof DOMException && reason.name === "TimeoutError";
 
 /**
  * Calls `attempt` until it reports done or the deadline passes (own timeout or a step deadline on `signal`). A thrown
@@ -32,7 +32,7 @@ const isTimeout = (reason: unknown): boolean => reason instanceof DOMException &
 export async function pollUntil<T>(attempt: (signal: AbortSignal) => Promise<PollAttempt<T>>, opts: PollOptions): Promise<T> {
   const start = performance.now();
   const deadline = AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]);
-  let lastReason = 'no attempt finished';
+  let lastReason = "no attempt finished";
   const giveUp = (): never => {
     if (opts.signal.aborted && !isTimeout(opts.signal.reason)) throw opts.signal.reason;
     throw new PollTimeoutError(opts.what, lastReason, performance.now() - start);

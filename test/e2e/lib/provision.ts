@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync } from "node:fs";
 
 export interface ProvisionInput {
   readonly agentBinary: string;
@@ -18,13 +18,13 @@ export type ProvisionResult = { readonly script: string } | { readonly missing: 
  */
 export function provisionUserData(input: ProvisionInput): ProvisionResult {
   if (!existsSync(input.agentBinary)) return { missing: `${input.agentBinary} not built` };
-  if (input.imageRef.endsWith('@')) return { missing: 'no artifact pushed (oci/push.ts or dist/oci missing)' };
+  if (input.imageRef.endsWith("@")) return { missing: "no artifact pushed (oci/push.ts or dist/oci missing)" };
   const res = Bun.spawnSync(
     [
       input.agentBinary,
-      'render',
-      '--provision',
-      '--format=bash',
+      "render",
+      "--provision",
+      "--format=bash",
       `--server=${input.apiServerUrl}`,
       `--ca-file=${input.caFile}`,
       `--image=${input.imageRef}`,
@@ -32,12 +32,12 @@ export function provisionUserData(input: ProvisionInput): ProvisionResult {
       `--kubernetes-version=${input.kubernetesVersion}`,
       `--kubelet-data-volume-size=${input.kubeletDataVolumeSize}`,
     ],
-    { stderr: 'pipe' },
+    { stderr: "pipe" },
   );
-  if (res.exitCode !== 0) return { missing: `render --provision failed (${res.exitCode}): ${res.stderr.toString().trim().split('\n')[0]}` };
+  if (res.exitCode !== 0) return { missing: `render --provision failed (${res.exitCode}): ${res.stderr.toString().trim().split("\n")[0]}` };
   return { script: res.stdout.toString() };
 }
 
 /** machine-controller-manager's placeholder substitution (bootstrap-and-config.md §1 step 4). */
 export const substitutePlaceholders = (script: string, token: string, machine: string): string =>
-  script.replaceAll('<<BOOTSTRAP_TOKEN>>', token).replaceAll('<<MACHINE_NAME>>', machine);
+  script.replaceAll("<<BOOTSTRAP_TOKEN>>", token).replaceAll("<<MACHINE_NAME>>", machine);

@@ -34,14 +34,14 @@ export async function runSteps(steps: readonly Step[], signal: AbortSignal, prin
       try {
         const note = await step.run(stepSignal);
         passed = true;
-        detail = note ? `— ${note}` : '';
+        detail = note ? `— ${note}` : "";
       } catch (err) {
-        detail = `(${stepSignal.aborted && !signal.aborted ? `deadline ${step.timeoutMs / 1000} s: ` : ''}${reasonOf(err)})`;
+        detail = `(${stepSignal.aborted && !signal.aborted ? `deadline ${step.timeoutMs / 1000} s: ` : ""}${reasonOf(err)})`;
       }
     }
     const seconds = Math.round((performance.now() - start) / 100) / 10;
     if (!passed) failed.add(step.n);
-    print(`${passed ? 'PASS' : 'FAIL'} step ${step.n}: ${step.title} ${detail} [${seconds} s]`.replace(/\s+\[/, ' ['));
+    print(`${passed ? "PASS" : "FAIL"} step ${step.n}: ${step.title} ${detail} [${seconds} s]`.replace(/\s+\[/, " ["));
     outcomes.push({ n: step.n, passed, seconds });
   }
   return outcomes;

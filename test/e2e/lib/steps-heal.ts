@@ -1,11 +1,11 @@
-import { expect, nodePath, unitIds } from './checks.ts';
-import { standinUnit, oneshotUnit } from './osc.ts';
-import { done, notYet, pollUntil } from './poll.ts';
-import type { Step } from './report.ts';
-import type { StepDeps } from './steps-boot.ts';
+import { expect, nodePath, unitIds } from "./checks.ts";
+import { standinUnit, oneshotUnit } from "./osc.ts";
+import { done, notYet, pollUntil } from "./poll.ts";
+import type { Step } from "./report.ts";
+import type { StepDeps } from "./steps-boot.ts";
 
-const driftPolicy = 'node-agent.gardener.cloud/drift-policy';
-const tampered = '/etc/gna-e2e/kubelet.conf';
+const driftPolicy = "node-agent.gardener.cloud/drift-policy";
+const tampered = "/etc/gna-e2e/kubelet.conf";
 
 /**
  * Step 8: with drift-policy=repair, a managed file edited in the guest is restored (content and mode) by
@@ -19,7 +19,7 @@ export function driftRepairStep(d: StepDeps): Step {
     timeoutMs: 180_000 * d.scale,
     async run(signal) {
       const cluster = d.cluster;
-      await cluster.kube.mergePatch(nodePath(d), { metadata: { annotations: { [driftPolicy]: 'repair' } } }, signal);
+      await cluster.kube.mergePatch(nodePath(d), { metadata: { annotations: { [driftPolicy]: "repair" } } }, signal);
       const want = (await d.guest.run(`stat -c %a ${tampered} && sha256sum < ${tampered} | cut -d' ' -f1`, signal)).trim();
       const before = await unitIds(d, [standinUnit, oneshotUnit], signal);
       // Different bytes and a looser mode, as a hand edit would leave them.
@@ -28,9 +28,9 @@ export function driftRepairStep(d: StepDeps): Step {
       await pollUntil(
         async (s) => {
           const got = (await d.guest.run(`stat -c %a ${tampered} && sha256sum < ${tampered} | cut -d' ' -f1`, s)).trim();
-          return got === want ? done(true) : notYet(`${tampered} is "${got.replace('\n', ' ')}", want "${want.replace('\n', ' ')}"`);
+          return got === want ? done(true) : notYet(`${tampered} is "${got.replace("\n", " ")}", want "${want.replace("\n", " ")}"`);
         },
-        { what: 'drifted file restored', timeoutMs: 120_000 * d.scale, intervalMs: 1000, signal },
+        { what: "drifted file restored", timeoutMs: 120_000 * d.scale, intervalMs: 1000, signal },
       );
       const repairedIn = Math.round((Date.now() - started) / 1000);
       const after = await pollUntil(
@@ -41,11 +41,11 @@ export function driftRepairStep(d: StepDeps): Step {
         { what: `${standinUnit} restarted`, timeoutMs: 30_000 * d.scale, intervalMs: 1000, signal },
       );
       expect(after.get(oneshotUnit) === before.get(oneshotUnit), `${oneshotUnit} was restarted too`);
-      const seen = (await d.guest.run('cat /run/gna-e2e/kubelet.seen', signal)).trim();
-      expect(!seen.includes('edited by hand'), `${standinUnit} started with the edited file`);
-      const events = await cluster.kube.list('/api/v1/namespaces/default/events', signal);
-      const repaired = events.find((e) => (e as Record<string, unknown>)['reason'] === 'DriftRepaired');
-      expect(repaired !== undefined, 'no DriftRepaired event on the Node');
+      const seen = (await d.guest.run("cat /run/gna-e2e/kubelet.seen", signal)).trim();
+      expect(!seen.includes("edited by hand"), `${standinUnit} started with the edited file`);
+      const events = await cluster.kube.list("/api/v1/namespaces/default/events", signal);
+      const repaired = events.find((e) => (e as Record<string, unknown>)["reason"] === "DriftRepaired");
+      expect(repaired !== undefined, "no DriftRepaired event on the Node");
       await cluster.kube.mergePatch(nodePath(d), { metadata: { annotations: { [driftPolicy]: null } } }, signal);
       return `restored within ${repairedIn} s, ${standinUnit} restarted, ${oneshotUnit} untouched`;
     },

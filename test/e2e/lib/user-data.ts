@@ -1,7 +1,7 @@
-import { stringify } from 'yaml';
+import { stringify } from "yaml";
 
 /** Mount point of the 9p results share inside the guest (see guest.sh). */
-export const guestShare = '/mnt/e2e';
+export const guestShare = "/mnt/e2e";
 
 /**
  * Our own cloud-config part: mounts the 9p share and starts the exec channel (guest.sh) as early as cloud-init
@@ -9,16 +9,16 @@ export const guestShare = '/mnt/e2e';
  */
 export function harnessCloudConfig(): string {
   const start = [
-    'modprobe 9pnet_virtio',
+    "modprobe 9pnet_virtio",
     `mkdir -p ${guestShare}`,
     `mountpoint -q ${guestShare} || mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 host0 ${guestShare}`,
     // cloud-init.service runs before sysinit.target: a unit with default dependencies would wait for it (deadlock).
     `systemd-run --no-block --unit=gna-e2e-guest -p DefaultDependencies=no /bin/bash ${guestShare}/guest.sh`,
-  ].join(' && ');
+  ].join(" && ");
   return `#cloud-config\n${stringify({
-    bootcmd: [['sh', '-c', start]],
+    bootcmd: [["sh", "-c", start]],
     // The init unit reads /etc/environment: the host registry speaks plain HTTP (init.sh knob).
-    write_files: [{ path: '/etc/environment', append: true, content: 'GNA_REGISTRY_PLAIN_HTTP=1\n' }],
+    write_files: [{ path: "/etc/environment", append: true, content: "GNA_REGISTRY_PLAIN_HTTP=1\n" }],
   })}`;
 }
 
@@ -41,15 +41,15 @@ echo done > "$out/probe.done"
 
 /** MIME multipart user data: cloud-init runs the cloud-config part and then the shell script part. */
 export function multipartUserData(cloudConfig: string, script: string): string {
-  const boundary = '==gna-e2e-boundary==';
+  const boundary = "==gna-e2e-boundary==";
   const part = (type: string, name: string, body: string): string =>
-    `--${boundary}\nContent-Type: ${type}; charset="us-ascii"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 7bit\nContent-Disposition: attachment; filename="${name}"\n\n${body}${body.endsWith('\n') ? '' : '\n'}`;
+    `--${boundary}\nContent-Type: ${type}; charset="us-ascii"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 7bit\nContent-Disposition: attachment; filename="${name}"\n\n${body}${body.endsWith("\n") ? "" : "\n"}`;
   return [
     `Content-Type: multipart/mixed; boundary="${boundary}"\nMIME-Version: 1.0\n\n`,
-    part('text/cloud-config', 'gna-e2e.cfg', cloudConfig),
-    part('text/x-shellscript', 'provision.sh', script),
+    part("text/cloud-config", "gna-e2e.cfg", cloudConfig),
+    part("text/x-shellscript", "provision.sh", script),
     `--${boundary}--\n`,
-  ].join('');
+  ].join("");
 }
 
 export function metaData(instanceId: string, hostname: string): string {
@@ -57,7 +57,7 @@ export function metaData(instanceId: string, hostname: string): string {
 }
 
 /** Guest NIC address (QEMU's default MAC, slirp's default guest IP). */
-const guestMac = '52:54:00:12:34:56';
+const guestMac = "52:54:00:12:34:56";
 
 /**
  * Static address instead of DHCP: ifupdown's dhclient costs 30-70 s of a TCG boot. No gateway and no DNS: the

@@ -14,7 +14,7 @@ type T = Record<string, any>;
 const patch = (text: string, c: CriConfig = cri(), v: [number, number] = [1, 7]): T => parse(patchContainerdConfig(text, c, v)) as T;
 
 describe("patchContainerdConfig", () => {
-  test.each([["" ], ["version = 2\n"]])("should patch the v1/v2 paths for %p", (src) => {
+  test.each([[""], ["version = 2\n"]])("should patch the v1/v2 paths for %p", (src) => {
     const d = patch(src);
     const c = d["plugins"]["io.containerd.grpc.v1.cri"];
     expect(d["imports"]).toEqual(["/etc/containerd/conf.d/*.toml"]);
@@ -46,7 +46,11 @@ describe("patchContainerdConfig", () => {
     ["cgroupfs", false],
     ["systemd", true],
   ])("should set SystemdCgroup for driver %p to %p", (drv, want) => {
-    expect(patch("version = 2\n", cri({}, drv))["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["runc"]["options"]["SystemdCgroup"]).toBe(want);
+    expect(
+      patch("version = 2\n", cri({}, drv))["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["runc"]["options"][
+        "SystemdCgroup"
+      ],
+    ).toBe(want);
   });
 
   test("should leave SystemdCgroup alone without a cgroup driver", () => {

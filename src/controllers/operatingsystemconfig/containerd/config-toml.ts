@@ -88,7 +88,12 @@ function applyPlugin(doc: Doc, p: PluginConfig, version: number): void {
 /** TOML has no null; JSON nulls in plugin values are dropped. */
 function stripNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.filter((x) => x !== null).map(stripNulls);
-  if (isTable(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, stripNulls(x)]));
+  if (isTable(v))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k, stripNulls(x)]),
+    );
   return v;
 }
 

@@ -57,7 +57,10 @@ describe("injectEnvDropIn", () => {
   const content = '[Service]\nEnvironment="PATH=/var/bin/containerruntimes:/usr/bin:/bin"\n';
 
   test("should append to the first containerd.service spec unit", () => {
-    const osc = injectEnvDropIn(base([{ name: "a" }, { name: "containerd.service", dropIns: [{ name: "x", content: "y" }] }, { name: "containerd.service" }]), "/usr/bin:/bin");
+    const osc = injectEnvDropIn(
+      base([{ name: "a" }, { name: "containerd.service", dropIns: [{ name: "x", content: "y" }] }, { name: "containerd.service" }]),
+      "/usr/bin:/bin",
+    );
     expect(osc.spec.units?.[1]?.dropIns).toEqual([
       { name: "x", content: "y" },
       { name: "30-env_config.conf", content },

@@ -32,7 +32,11 @@ describe("probeRegistry", () => {
       if (url.includes("b") && failing-- > 0) throw new TypeError("connection refused");
       return new Response("nope", { status: 503 });
     };
-    const done = probeRegistry({ fetch, clock, host, log }, { upstream: "r", hosts: [{ url: "https://a" }, { url: "https://b" }] }, stop.signal);
+    const done = probeRegistry(
+      { fetch, clock, host, log },
+      { upstream: "r", hosts: [{ url: "https://a" }, { url: "https://b" }] },
+      stop.signal,
+    );
     let finished = false;
     done.then(() => (finished = true));
     for (let i = 0; i < 2; i++) {

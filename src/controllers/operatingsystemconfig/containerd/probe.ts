@@ -17,7 +17,13 @@ export interface ProbeDeps {
 const probeIntervalMs = 2000;
 const requestTimeoutMs = 1000;
 
-async function hostReachable(deps: ProbeDeps, r: RegistryConfig, url: string, caCerts: readonly string[], signal: AbortSignal): Promise<boolean> {
+async function hostReachable(
+  deps: ProbeDeps,
+  r: RegistryConfig,
+  url: string,
+  caCerts: readonly string[],
+  signal: AbortSignal,
+): Promise<boolean> {
   const ca: string[] = [];
   for (const c of caCerts) {
     const p = c.startsWith("/") ? c : `${certsDir}/${r.upstream}/${c}`;

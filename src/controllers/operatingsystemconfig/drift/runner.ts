@@ -30,7 +30,12 @@ export type DriftPassOutcome =
   | { readonly kind: "skipped"; readonly why: string }
   | { readonly kind: "clean" }
   | { readonly kind: "reported"; readonly items: readonly DriftItem[] }
-  | { readonly kind: "repaired"; readonly items: readonly DriftItem[]; readonly restarted: readonly string[]; readonly remaining: readonly DriftItem[] };
+  | {
+      readonly kind: "repaired";
+      readonly items: readonly DriftItem[];
+      readonly restarted: readonly string[];
+      readonly remaining: readonly DriftItem[];
+    };
 
 /** A change set with work left (or our record of attempted writes) means an apply did not finish. */
 function applyUnfinished(c: OscChanges | undefined): boolean {

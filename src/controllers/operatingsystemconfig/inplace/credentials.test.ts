@@ -24,7 +24,12 @@ users:
 describe("renderRotationBootstrapKubeconfig", () => {
   test("should point at the configured API server and CA file and embed kubelet's current certificate", () => {
     const pem = new TextEncoder().encode("CERT+KEY");
-    expect(renderRotationBootstrapKubeconfig(real, pem, { server: "https://api.example", caFile: "/var/lib/gardener-node-agent/cluster-ca.crt" })).toBe(`apiVersion: v1
+    expect(
+      renderRotationBootstrapKubeconfig(real, pem, {
+        server: "https://api.example",
+        caFile: "/var/lib/gardener-node-agent/cluster-ca.crt",
+      }),
+    ).toBe(`apiVersion: v1
 clusters:
 - cluster:
     certificate-authority: /var/lib/gardener-node-agent/cluster-ca.crt
@@ -46,6 +51,8 @@ users:
   });
 
   test("should fail on a kubeconfig that is no YAML", () => {
-    expect(() => renderRotationBootstrapKubeconfig("a: [", new Uint8Array(), { server: "s", caFile: "c" })).toThrow(CredentialsRotationError);
+    expect(() => renderRotationBootstrapKubeconfig("a: [", new Uint8Array(), { server: "s", caFile: "c" })).toThrow(
+      CredentialsRotationError,
+    );
   });
 });

@@ -25,7 +25,11 @@ const b64 = (b: Uint8Array): string => Buffer.from(b).toString("base64");
  * CA file (the new CA bundle) and the user by kubelet's current client certificate+key (the PEM holds
  * both). kubelet then re-bootstraps against the new CA with the credentials it has.
  */
-export function renderRotationBootstrapKubeconfig(realKubeconfig: string, clientPem: Uint8Array, apiServer: InPlaceDeps["apiServer"]): string {
+export function renderRotationBootstrapKubeconfig(
+  realKubeconfig: string,
+  clientPem: Uint8Array,
+  apiServer: InPlaceDeps["apiServer"],
+): string {
   let doc: Record<string, unknown>;
   try {
     const parsed: unknown = Bun.YAML.parse(realKubeconfig);
@@ -91,4 +95,6 @@ export async function rotateCredentials(ctx: ApplyContext, inPlace: InPlaceDeps,
 }
 
 export const credentialsRotationPending = (c: OscChanges): boolean =>
-  c.inPlaceUpdates.serviceAccountKeyRotation || c.inPlaceUpdates.certificateAuthoritiesRotation.nodeAgent || c.inPlaceUpdates.certificateAuthoritiesRotation.kubelet;
+  c.inPlaceUpdates.serviceAccountKeyRotation ||
+  c.inPlaceUpdates.certificateAuthoritiesRotation.nodeAgent ||
+  c.inPlaceUpdates.certificateAuthoritiesRotation.kubelet;

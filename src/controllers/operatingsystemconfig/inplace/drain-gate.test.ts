@@ -51,17 +51,21 @@ describe("drainGate", () => {
     f.kubelet.cpuManagerPolicy = true;
     f.certificateAuthoritiesRotation = { kubelet: true, nodeAgent: true };
     f.serviceAccountKeyRotation = true;
-    expect(drainGate(f, node())?.message).toStartWith("In-place update pending (kubelet update, certificate authority rotation, service account key rotation)");
+    expect(drainGate(f, node())?.message).toStartWith(
+      "In-place update pending (kubelet update, certificate authority rotation, service account key rotation)",
+    );
   });
 });
 
 describe("inPlaceNodePredicate", () => {
   describe("create", () => {
-    test("should pass a node that is ready for the update", () => expect(inPlaceNodePredicate.create(node({ reason: "ReadyForUpdate" }))).toBe(true));
+    test("should pass a node that is ready for the update", () =>
+      expect(inPlaceNodePredicate.create(node({ reason: "ReadyForUpdate" }))).toBe(true));
     test("should drop a node without the condition", () => expect(inPlaceNodePredicate.create(node())).toBe(false));
   });
   describe("update", () => {
-    test("should pass the transition to ready", () => expect(inPlaceNodePredicate.update(node(), node({ reason: "ReadyForUpdate" }))).toBe(true));
+    test("should pass the transition to ready", () =>
+      expect(inPlaceNodePredicate.update(node(), node({ reason: "ReadyForUpdate" }))).toBe(true));
     test("should drop a node that stays ready", () =>
       expect(inPlaceNodePredicate.update(node({ reason: "ReadyForUpdate" }), node({ reason: "ReadyForUpdate", result: "x" }))).toBe(false));
     test("should drop other changes", () => expect(inPlaceNodePredicate.update(node(), node({ result: "failed" }))).toBe(false));
@@ -74,7 +78,9 @@ describe("inPlaceNodePredicate", () => {
 
 describe("nodeToSecret", () => {
   test("should map to the secret named by the node label", () => {
-    expect(nodeToSecret(node({ secret: "gardener-node-agent-pool" }))).toEqual([{ namespace: "kube-system", name: "gardener-node-agent-pool" }]);
+    expect(nodeToSecret(node({ secret: "gardener-node-agent-pool" }))).toEqual([
+      { namespace: "kube-system", name: "gardener-node-agent-pool" },
+    ]);
   });
   test("should map to nothing without the label", () => expect(nodeToSecret(node())).toEqual([]));
 });

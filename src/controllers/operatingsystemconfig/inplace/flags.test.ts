@@ -5,7 +5,10 @@ import type { RotationTimes } from "./spec.ts";
 
 const t1 = "2026-01-01T00:00:00Z";
 const t2 = "2026-02-01T00:00:00Z";
-const rot = (ca: string | null | undefined, sa: string | null | undefined): RotationTimes => ({ certificateAuthorities: ca, serviceAccountKey: sa });
+const rot = (ca: string | null | undefined, sa: string | null | undefined): RotationTimes => ({
+  certificateAuthorities: ca,
+  serviceAccountKey: sa,
+});
 
 describe("rotationTriggered", () => {
   test.each<[string, RotationTimes | undefined, RotationTimes | undefined, boolean]>([
@@ -73,7 +76,12 @@ describe("computeInPlaceFlags", () => {
     ["a reservation", { cpu: "100m" }, "1592.6", { kubelet: { minorVersion: false, config: true, cpuManagerPolicy: false } }],
     [
       "both rotations",
-      { rotation: { certificateAuthorities: { lastInitiationTime: "2026-01-01T00:00:00Z" }, serviceAccountKey: { lastInitiationTime: "2026-01-01T00:00:00Z" } } },
+      {
+        rotation: {
+          certificateAuthorities: { lastInitiationTime: "2026-01-01T00:00:00Z" },
+          serviceAccountKey: { lastInitiationTime: "2026-01-01T00:00:00Z" },
+        },
+      },
       "1592.6",
       { certificateAuthoritiesRotation: { kubelet: true, nodeAgent: true }, serviceAccountKeyRotation: true },
     ],

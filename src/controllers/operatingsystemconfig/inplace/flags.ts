@@ -17,11 +17,7 @@ export const noInPlaceFlags = (): InPlaceFlags => ({
  * either the old one had none and the new sub-section carries a time, or both have the sub-section
  * and the time differs (unset vs. set counts as different).
  */
-export function rotationTriggered(
-  old: RotationTimes | undefined,
-  cur: RotationTimes | undefined,
-  kind: keyof RotationTimes,
-): boolean {
+export function rotationTriggered(old: RotationTimes | undefined, cur: RotationTimes | undefined, kind: keyof RotationTimes): boolean {
   if (cur === undefined) return false;
   const now = cur[kind];
   if (old === undefined) return now !== undefined && now !== null;

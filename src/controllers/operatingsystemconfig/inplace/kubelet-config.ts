@@ -23,7 +23,8 @@ interface KubeletConfigView {
   readonly kubeReserved: Record<string, unknown>;
 }
 
-const record = (x: unknown): Record<string, unknown> => (x !== null && typeof x === "object" && !Array.isArray(x) ? (x as Record<string, unknown>) : {});
+const record = (x: unknown): Record<string, unknown> =>
+  x !== null && typeof x === "object" && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
 
 /** The kubelet configuration file of `spec.files` (inline only), decoded; missing is an error. */
 export function kubeletConfigOf(osc: Osc, which: string): KubeletConfigView {
@@ -50,7 +51,10 @@ const text = (x: unknown): string | undefined => (x === undefined || x === null 
 export function kubeletConfigChanges(old: KubeletConfigView, cur: KubeletConfigView): { config: boolean; cpuManagerPolicy: boolean } {
   const cpuManagerPolicy = text(old.cpuManagerPolicy) !== text(cur.cpuManagerPolicy);
   if (evictionSignals.some((s) => text(old.evictionHard[s]) !== text(cur.evictionHard[s]))) return { config: true, cpuManagerPolicy };
-  for (const [side, reserved] of [["old", old.kubeReserved], ["new", cur.kubeReserved]] as const) {
+  for (const [side, reserved] of [
+    ["old", old.kubeReserved],
+    ["new", cur.kubeReserved],
+  ] as const) {
     for (const [k, value] of Object.entries(reserved)) {
       if (!quantityPattern.test(text(value) ?? "")) {
         throw new KubeletConfigError(`${side} kubeReserved ${k}: failed to parse quantity ${JSON.stringify(text(value) ?? "")}`);

@@ -25,7 +25,8 @@ export async function removeCpuManagerState(ctx: ApplyContext): Promise<void> {
   const { changes } = ctx.store;
   if (!changes.inPlaceUpdates.kubelet.cpuManagerPolicy) return;
   if (!changes.units.commands.some((c) => c.name === kubeletUnitName)) return;
-  if (await ctx.deps.host.remove(cpuManagerStatePath)) ctx.deps.log.info("Removed CPU manager state for the new CPU manager policy", { path: cpuManagerStatePath });
+  if (await ctx.deps.host.remove(cpuManagerStatePath))
+    ctx.deps.log.info("Removed CPU manager state for the new CPU manager policy", { path: cpuManagerStatePath });
 }
 
 /** Polls kubelet's healthz until HTTP 200 or the timeout; false when it never became healthy. */

@@ -46,6 +46,9 @@ export const markSuccessful = (kube: Kube, node: KubeObject, signal: AbortSignal
   patchNode(
     kube,
     node,
-    { labels: { [updateResultLabel]: "successful" }, annotations: { [updateFailedReasonAnnotation]: null, [updatingOsVersionAnnotation]: null } },
+    {
+      labels: { [updateResultLabel]: "successful" },
+      annotations: { [updateFailedReasonAnnotation]: null, [updatingOsVersionAnnotation]: null },
+    },
     signal,
   );

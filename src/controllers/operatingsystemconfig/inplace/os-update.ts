@@ -65,7 +65,9 @@ async function detectRollback(ctx: ApplyContext, node: KubeObject, desired: stri
 }
 
 const waitForReboot = (after: string, desired: string): TerminalError =>
-  new TerminalError(`stopping reconciliation until gardener-node-agent is restarted after the OS update (running ${after}, updated to ${desired})`);
+  new TerminalError(
+    `stopping reconciliation until gardener-node-agent is restarted after the OS update (running ${after}, updated to ${desired})`,
+  );
 
 const recordUpdate = (ctx: ApplyContext, bootID: string, state: "running" | "succeeded" | "failed" | undefined): Promise<void> =>
   ctx.store.update((c) => {
@@ -80,12 +82,17 @@ const deadlineExceeded = (signal: AbortSignal): boolean => signal.reason instanc
  * start runs it again.
  */
 function interrupted(signal: AbortSignal): { ok: false; kind: Classification; output: string } {
-  if (deadlineExceeded(signal)) return { ok: false, kind: "fatal", output: "the update command did not finish within the reconcile deadline (3m)" };
+  if (deadlineExceeded(signal))
+    return { ok: false, kind: "fatal", output: "the update command did not finish within the reconcile deadline (3m)" };
   throw signal.reason;
 }
 
 /** Runs the update command; retries network problems every interval within the window. */
-async function runUpdateCommand(ctx: ApplyContext, inPlace: InPlaceDeps, argv: readonly string[]): Promise<{ ok: true } | { ok: false; kind: Classification; output: string }> {
+async function runUpdateCommand(
+  ctx: ApplyContext,
+  inPlace: InPlaceDeps,
+  argv: readonly string[],
+): Promise<{ ok: true } | { ok: false; kind: Classification; output: string }> {
   const { clock, log } = ctx.deps;
   const timing = timingOf(inPlace);
   const giveUpAt = clock.now() + timing.osUpdateRetryWindowMs;
@@ -113,7 +120,12 @@ async function runUpdateCommand(ctx: ApplyContext, inPlace: InPlaceDeps, argv: r
  * requeue delay when network problems persisted; throws TerminalError when the machine must reboot
  * into the new OS (or the update failed for good).
  */
-export async function updateOperatingSystem(ctx: ApplyContext, inPlace: InPlaceDeps, osc: Osc, node: KubeObject): Promise<{ requeueAfterMs?: number }> {
+export async function updateOperatingSystem(
+  ctx: ApplyContext,
+  inPlace: InPlaceDeps,
+  osc: Osc,
+  node: KubeObject,
+): Promise<{ requeueAfterMs?: number }> {
   const { kube, host, log } = ctx.deps;
   const desired = inPlaceSpecOf(osc)?.operatingSystemVersion ?? "";
   if (!ctx.store.changes.inPlaceUpdates.operatingSystem) return {};
@@ -121,7 +133,8 @@ export async function updateOperatingSystem(ctx: ApplyContext, inPlace: InPlaceD
   if ((await detectRollback(ctx, node, desired, current)) === "wait-for-reboot") throw waitForReboot(current, desired);
 
   const update = osUpdateOf(osc);
-  if (update === undefined || update.command === "") throw new OsUpdateError("status.inPlaceUpdates.osUpdate.command is required for the operating system update");
+  if (update === undefined || update.command === "")
+    throw new OsUpdateError("status.inPlaceUpdates.osUpdate.command is required for the operating system update");
   if (desired === "") throw new OsUpdateError("spec.inPlaceUpdates.operatingSystemVersion is required for the operating system update");
 
   log.info("Updating operating system in place", { from: current, to: desired });

@@ -16,7 +16,10 @@ const versionPattern = /\b\d+(?:\.\d+)*\b/;
 export function parseOsVersion(osRelease: string): string {
   const line = osRelease.split("\n").find((l) => l.startsWith("PRETTY_NAME="));
   if (line === undefined) throw new OsVersionError(`unable to find PRETTY_NAME in ${osReleasePath}`);
-  const pretty = line.slice("PRETTY_NAME=".length).trim().replace(/^["']|["']$/g, "");
+  const pretty = line
+    .slice("PRETTY_NAME=".length)
+    .trim()
+    .replace(/^["']|["']$/g, "");
   const m = versionPattern.exec(pretty);
   if (m === null) throw new OsVersionError(`unable to find version in PRETTY_NAME ${JSON.stringify(pretty)}`);
   return m[0];
@@ -41,7 +44,8 @@ export function osVersionsEqual(current: string, desired: string): boolean {
   try {
     want = parseSemVer(normalise(desired));
   } catch (err) {
-    if (err instanceof SemVerError) throw new OsVersionError(`invalid desired operating system version ${JSON.stringify(desired)}`, { cause: err });
+    if (err instanceof SemVerError)
+      throw new OsVersionError(`invalid desired operating system version ${JSON.stringify(desired)}`, { cause: err });
     throw err;
   }
   let have;

@@ -17,7 +17,13 @@ interface Opts {
 function osc(o: Opts = {}): Plain {
   return {
     spec: {
-      units: [{ name: "kubelet.service", content: `[Service]\nExecStart=/opt/bin/kubelet-${o.kubelet ?? "1.31.2"}\n`, filePaths: ["/var/lib/kubelet/config/kubelet"] }],
+      units: [
+        {
+          name: "kubelet.service",
+          content: `[Service]\nExecStart=/opt/bin/kubelet-${o.kubelet ?? "1.31.2"}\n`,
+          filePaths: ["/var/lib/kubelet/config/kubelet"],
+        },
+      ],
       files: [{ path: "/var/lib/kubelet/config/kubelet", content: { inline: { data: "cpuManagerPolicy: none\n" } } }],
       inPlaceUpdates: {
         operatingSystemVersion: o.os ?? "1.2.3",
@@ -25,7 +31,10 @@ function osc(o: Opts = {}): Plain {
         ...(o.sa !== undefined ? { credentialsRotation: { serviceAccountKey: { lastInitiationTime: o.sa } } } : {}),
       },
     },
-    status: o.command === null ? {} : { inPlaceUpdates: { osUpdate: { command: o.command ?? "/opt/bin/update-os", args: ["--to", o.os ?? "1.2.3"] } } },
+    status:
+      o.command === null
+        ? {}
+        : { inPlaceUpdates: { osUpdate: { command: o.command ?? "/opt/bin/update-os", args: ["--to", o.os ?? "1.2.3"] } } },
   };
 }
 
@@ -55,7 +64,14 @@ async function world(reason: string | null = "ReadyForUpdate"): Promise<{ w: Osc
   w.setOsc(osc());
   await w.reconcile({ inPlace: f.deps() });
   if (reason !== null) {
-    env.sim.store.patch("nodes", "", w.nodeName, "merge", { status: { conditions: [{ type: "InPlaceUpdate", status: "True", reason }] } }, { subresource: "status" });
+    env.sim.store.patch(
+      "nodes",
+      "",
+      w.nodeName,
+      "merge",
+      { status: { conditions: [{ type: "InPlaceUpdate", status: "True", reason }] } },
+      { subresource: "status" },
+    );
   }
   return { w, f };
 }
@@ -67,7 +83,11 @@ function findInChain(err: unknown, cls: typeof TerminalError): TerminalError | u
   for (let e = err; e instanceof Error; e = e.cause) if (e instanceof cls) return e;
   return undefined;
 }
-const failure = async (p: Promise<unknown>): Promise<Error> => p.then(() => new Error("no failure"), (e: unknown) => e as Error);
+const failure = async (p: Promise<unknown>): Promise<Error> =>
+  p.then(
+    () => new Error("no failure"),
+    (e: unknown) => e as Error,
+  );
 
 describe("in-place update steps", () => {
   describe("drain gate", () => {
@@ -90,7 +110,9 @@ describe("in-place update steps", () => {
       w.setOsc(osc({ os: "1.2.4" }));
       // The command "updates" without changing os-release: the agent waits for the reboot.
       const err = await failure(w.reconcile({ inPlace: f.deps() }));
-      expect(findInChain(err, TerminalError)?.message).toStartWith("stopping reconciliation until gardener-node-agent is restarted after the OS update");
+      expect(findInChain(err, TerminalError)?.message).toStartWith(
+        "stopping reconciliation until gardener-node-agent is restarted after the OS update",
+      );
       expect(f.commands).toEqual([["/opt/bin/update-os", "--to", "1.2.4"]]);
       expect(annotations(w)["node-agent.gardener.cloud/updating-operating-system-version"]).toBe("1.2.4");
       expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBeUndefined();
@@ -107,7 +129,9 @@ describe("in-place update steps", () => {
         await failure(w.reconcile({ inPlace: f.deps() }));
         expect(await w.text(changesFile)).toContain("  operatingSystemUpdate:\n    bootID: boot-1\n    state: succeeded\n");
         const err = await failure(w.reconcile({ inPlace: f.deps() }));
-        expect(findInChain(err, TerminalError)?.message).toStartWith("stopping reconciliation until gardener-node-agent is restarted after the OS update");
+        expect(findInChain(err, TerminalError)?.message).toStartWith(
+          "stopping reconciliation until gardener-node-agent is restarted after the OS update",
+        );
         expect(f.commands).toHaveLength(1);
         expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBeUndefined();
       });
@@ -170,7 +194,9 @@ describe("in-place update steps", () => {
       w.setOsc(osc({ os: "1.2.4" }));
       f.outputs = [{ code: 2, output: "invalid arguments" }];
       const err = await failure(w.reconcile({ inPlace: f.deps() }));
-      expect(findInChain(err, TerminalError)?.message).toStartWith("non-retriable error detected while updating the operating system to 1.2.4: invalid arguments");
+      expect(findInChain(err, TerminalError)?.message).toStartWith(
+        "non-retriable error detected while updating the operating system to 1.2.4: invalid arguments",
+      );
       expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBe("failed");
       const again = await failure(w.reconcile({ inPlace: f.deps() }));
       expect(findInChain(again, TerminalError)?.message).toContain("failed before, not retrying: non-retriable error detected");
@@ -190,7 +216,9 @@ describe("in-place update steps", () => {
             signal.addEventListener("abort", () => resolve({ code: 137, output: "" }), { once: true });
           }),
       };
-      const err = await failure(createReconciler(w.deps({ inPlace }))({ namespace: "kube-system", name: w.secretName }, AbortSignal.timeout(4_000)));
+      const err = await failure(
+        createReconciler(w.deps({ inPlace }))({ namespace: "kube-system", name: w.secretName }, AbortSignal.timeout(4_000)),
+      );
       expect(findInChain(err, TerminalError)?.message).toContain("the update command did not finish within the reconcile deadline");
       expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBe("failed");
       expect(f.commands).toHaveLength(1);

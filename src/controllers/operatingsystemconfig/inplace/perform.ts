@@ -30,7 +30,13 @@ const inPlaceOf = (deps: OscControllerDeps): InPlaceDeps => {
  * Steps 8, 9 and 11 (planning, nothing written): read the OS version, fill the in-place flags of a freshly computed change set, and clear the OS flag
  * once the machine runs the desired version (after the reboot of an OS update).
  */
-export async function planInPlace(deps: Pick<OscControllerDeps, "host">, lastApplied: Osc | undefined, osc: Osc, changes: OscChanges, resumed: boolean): Promise<void> {
+export async function planInPlace(
+  deps: Pick<OscControllerDeps, "host">,
+  lastApplied: Osc | undefined,
+  osc: Osc,
+  changes: OscChanges,
+  resumed: boolean,
+): Promise<void> {
   const spec = inPlaceSpecOf(osc);
   if (spec === undefined) return;
   const current = await readOsVersion(deps.host);
@@ -42,7 +48,8 @@ export async function planInPlace(deps: Pick<OscControllerDeps, "host">, lastApp
 }
 
 /** Step 12: the drain gate over the planned change set. */
-export const inPlaceGate = (changes: OscChanges, node: KubeObject | undefined): GateHold | undefined => drainGate(changes.inPlaceUpdates, node);
+export const inPlaceGate = (changes: OscChanges, node: KubeObject | undefined): GateHold | undefined =>
+  drainGate(changes.inPlaceUpdates, node);
 
 /** Before the unit commands (step 20): what kubelet must not find when it restarts. */
 export async function beforeUnitCommands(ctx: ApplyContext): Promise<void> {

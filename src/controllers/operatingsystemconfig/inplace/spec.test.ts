@@ -3,12 +3,15 @@ import { TerminalError } from "../../../kube/index.ts";
 import { decodeOsc } from "../../../osc/index.ts";
 import { checkInPlaceFields, inPlaceSpecOf, osUpdateOf, UnsupportedOscFieldError } from "./spec.ts";
 
-const osc = (spec: unknown, status: unknown = {}) => decodeOsc(JSON.stringify({ spec: { inPlaceUpdates: spec }, status: { inPlaceUpdates: status } }));
+const osc = (spec: unknown, status: unknown = {}) =>
+  decodeOsc(JSON.stringify({ spec: { inPlaceUpdates: spec }, status: { inPlaceUpdates: status } }));
 
 describe("inPlaceSpecOf", () => {
   test("should read the kubelet version as string or as object", () => {
     expect(inPlaceSpecOf(osc({ operatingSystemVersion: "1.2", kubelet: "1.31.2" }))?.kubeletVersion).toBe("1.31.2");
-    expect(inPlaceSpecOf(osc({ operatingSystemVersion: "1.2", kubelet: { version: "1.32.0", cpuManagerPolicy: "static" } }))?.kubeletVersion).toBe("1.32.0");
+    expect(
+      inPlaceSpecOf(osc({ operatingSystemVersion: "1.2", kubelet: { version: "1.32.0", cpuManagerPolicy: "static" } }))?.kubeletVersion,
+    ).toBe("1.32.0");
   });
 
   test("should tell an absent sub-section from one without a time", () => {
@@ -23,7 +26,10 @@ describe("inPlaceSpecOf", () => {
 
 describe("osUpdateOf", () => {
   test("should read command and args", () => {
-    expect(osUpdateOf(osc({}, { osUpdate: { command: "/opt/bin/update", args: ["--version", "2"] } }))).toEqual({ command: "/opt/bin/update", args: ["--version", "2"] });
+    expect(osUpdateOf(osc({}, { osUpdate: { command: "/opt/bin/update", args: ["--version", "2"] } }))).toEqual({
+      command: "/opt/bin/update",
+      args: ["--version", "2"],
+    });
   });
 });
 
@@ -42,14 +48,20 @@ describe("checkInPlaceFields", () => {
     expect(err).toBeInstanceOf(TerminalError);
     expect((err as Error).cause).toBeInstanceOf(UnsupportedOscFieldError);
     expect(((err as Error).cause as UnsupportedOscFieldError).field).toBe(field);
-    expect((err as Error).message).toBe(`operating system config field ${field} is not supported by this agent (unknown field); nothing was applied`);
+    expect((err as Error).message).toBe(
+      `operating system config field ${field} is not supported by this agent (unknown field); nothing was applied`,
+    );
   });
 
   test("should accept every known field", () => {
     expect(() =>
       checkInPlaceFields(
         osc(
-          { operatingSystemVersion: "1", kubelet: "1.31.0", credentialsRotation: { certificateAuthorities: { lastInitiationTime: "2026-01-01T00:00:00Z" }, serviceAccountKey: {} } },
+          {
+            operatingSystemVersion: "1",
+            kubelet: "1.31.0",
+            credentialsRotation: { certificateAuthorities: { lastInitiationTime: "2026-01-01T00:00:00Z" }, serviceAccountKey: {} },
+          },
           { osUpdate: { command: "x", args: [] } },
         ),
       ),

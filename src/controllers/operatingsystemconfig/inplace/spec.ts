@@ -27,13 +27,13 @@ const kubeletField = v.union([
 const inPlaceSpecSchema = v.strictObject({
   operatingSystemVersion: v.optional(v.string(), ""),
   kubelet: v.optional(kubeletField, ""),
-  credentialsRotation: v.optional(
-    v.nullable(v.strictObject({ certificateAuthorities: rotation, serviceAccountKey: rotation })),
-  ),
+  credentialsRotation: v.optional(v.nullable(v.strictObject({ certificateAuthorities: rotation, serviceAccountKey: rotation }))),
 });
 
 const inPlaceStatusSchema = v.strictObject({
-  osUpdate: v.optional(v.nullable(v.strictObject({ command: v.optional(v.string(), ""), args: v.optional(v.nullable(v.array(v.string()))) }))),
+  osUpdate: v.optional(
+    v.nullable(v.strictObject({ command: v.optional(v.string(), ""), args: v.optional(v.nullable(v.array(v.string()))) })),
+  ),
 });
 
 export interface RotationTimes {

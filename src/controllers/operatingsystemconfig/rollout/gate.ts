@@ -107,7 +107,13 @@ export async function enterRollout(
 }
 
 /** Sets (or removes, with null) this node's own slot, if it is still ours for this checksum. */
-async function setOwn(deps: OscControllerDeps, entry: { secret: KubeObject; checksum: string }, me: string, next: (s: Slot) => Slot | null, signal: AbortSignal): Promise<void> {
+async function setOwn(
+  deps: OscControllerDeps,
+  entry: { secret: KubeObject; checksum: string },
+  me: string,
+  next: (s: Slot) => Slot | null,
+  signal: AbortSignal,
+): Promise<void> {
   await updateSlots(
     deps.kube,
     entry.secret,
@@ -121,7 +127,13 @@ async function setOwn(deps: OscControllerDeps, entry: { secret: KubeObject; chec
 }
 
 /** A restarted unit failed during the apply: the slot becomes `failed` and stays (the rollout halts at N). */
-export async function failRolloutOnUnitError(deps: OscControllerDeps, entry: RolloutEntry, node: KubeObject | undefined, err: unknown, signal: AbortSignal): Promise<void> {
+export async function failRolloutOnUnitError(
+  deps: OscControllerDeps,
+  entry: RolloutEntry,
+  node: KubeObject | undefined,
+  err: unknown,
+  signal: AbortSignal,
+): Promise<void> {
   if (entry.kind !== "slot" || node === undefined) return;
   let unitErr = false;
   for (let e: unknown = err, i = 0; e instanceof Error && i < 16; e = e.cause, i++) if (e instanceof UnitCommandsError) unitErr = true;
@@ -136,7 +148,12 @@ export async function failRolloutOnUnitError(deps: OscControllerDeps, entry: Rol
  * After a successful apply: the slot turns `verifying`; once the Node has been healthy long enough the
  * slot is released (before the Node gets the checksum, so a crash in between only repeats a check).
  */
-export async function verifyRollout(deps: OscControllerDeps, entry: RolloutEntry, node: KubeObject, signal: AbortSignal): Promise<GateHold | undefined> {
+export async function verifyRollout(
+  deps: OscControllerDeps,
+  entry: RolloutEntry,
+  node: KubeObject,
+  signal: AbortSignal,
+): Promise<GateHold | undefined> {
   if (entry.kind !== "slot") return undefined;
   const t = timingsOf(deps);
   const me = meOf(node);
@@ -145,10 +162,16 @@ export async function verifyRollout(deps: OscControllerDeps, entry: RolloutEntry
   if (entry.state === "applying") {
     await setOwn(deps, entry, me, (s) => ({ ...s, state: "verifying", since: slotTime(now), renewed: slotTime(now) }), signal);
   } else {
-    await setOwn(deps, entry, me, (s) => {
-      since = Date.parse(s.since);
-      return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : s;
-    }, signal);
+    await setOwn(
+      deps,
+      entry,
+      me,
+      (s) => {
+        since = Date.parse(s.since);
+        return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : s;
+      },
+      signal,
+    );
   }
   deps.rollout?.metrics?.slotState(2);
   const verdict = verifyHealth(node, since, since, now, t);

@@ -10,7 +10,17 @@ const node = (ready: [string, number] | undefined, units: [string, number, numbe
   status: {
     conditions: [
       ...(ready ? [{ type: "Ready", status: ready[0], lastTransitionTime: at(ready[1]) }] : []),
-      ...(units ? [{ type: "SystemdUnitsReady", status: units[0], lastTransitionTime: at(units[1]), lastHeartbeatTime: at(units[2]), message: "unit x failed" }] : []),
+      ...(units
+        ? [
+            {
+              type: "SystemdUnitsReady",
+              status: units[0],
+              lastTransitionTime: at(units[1]),
+              lastHeartbeatTime: at(units[2]),
+              message: "unit x failed",
+            },
+          ]
+        : []),
     ],
   },
 });

@@ -44,7 +44,10 @@ export function verifyHealth(node: KubeObject, takenMs: number, verifyingSinceMs
 
   if (why === undefined && nowMs - healthySince >= t.healthyForMs) return { kind: "healthy" };
   if (nowMs - takenMs >= t.verifyTimeoutMs) {
-    return { kind: "failed", why: `not healthy ${Math.round(t.verifyTimeoutMs / 1000)}s after the change: ${why ?? "healthy too briefly"}` };
+    return {
+      kind: "failed",
+      why: `not healthy ${Math.round(t.verifyTimeoutMs / 1000)}s after the change: ${why ?? "healthy too briefly"}`,
+    };
   }
   const left = why === undefined ? t.healthyForMs - (nowMs - healthySince) : t.verifyPollMs;
   return {

@@ -14,14 +14,31 @@ describe("slotDecisionHold", () => {
     expect(slotDecisionHold(d, 2, lease, t)).toBeUndefined();
   });
   test.each<[string, SlotDecision, unknown]>([
-    ["registering", { kind: "register" }, { reason: "WaitingForRolloutSlot", message: "Registered for one of 2 rollout slots on Lease kube-system/pool", requeueAfterMs: 1_000 }],
-    ["waiting", { kind: "wait", behind: ["a", "b"] }, { reason: "WaitingForRolloutSlot", message: "Waiting for one of 2 rollout slots on Lease kube-system/pool, behind a, b", requeueAfterMs: 30_000 }],
+    [
+      "registering",
+      { kind: "register" },
+      {
+        reason: "WaitingForRolloutSlot",
+        message: "Registered for one of 2 rollout slots on Lease kube-system/pool",
+        requeueAfterMs: 1_000,
+      },
+    ],
+    [
+      "waiting",
+      { kind: "wait", behind: ["a", "b"] },
+      {
+        reason: "WaitingForRolloutSlot",
+        message: "Waiting for one of 2 rollout slots on Lease kube-system/pool, behind a, b",
+        requeueAfterMs: 30_000,
+      },
+    ],
     [
       "halted",
       { kind: "halted", failed: ["a", "b"] },
       {
         reason: "RolloutHalted",
-        message: "Rollout halted: the change failed on (or stopped renewing the slot of) a, b, filling all 2 slots of Lease kube-system/pool; roll out a fixed OSC or remove their slot annotations to resume",
+        message:
+          "Rollout halted: the change failed on (or stopped renewing the slot of) a, b, filling all 2 slots of Lease kube-system/pool; roll out a fixed OSC or remove their slot annotations to resume",
         requeueAfterMs: 30_000,
       },
     ],
@@ -30,7 +47,8 @@ describe("slotDecisionHold", () => {
       { kind: "own-failed" },
       {
         reason: "RolloutHalted",
-        message: "The change to this node failed; its slot on Lease kube-system/pool stays failed until a fixed OSC is rolled out or the slot annotation is removed",
+        message:
+          "The change to this node failed; its slot on Lease kube-system/pool stays failed until a fixed OSC is rolled out or the slot annotation is removed",
         requeueAfterMs: 600_000,
       },
     ],

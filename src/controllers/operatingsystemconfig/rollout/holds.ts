@@ -15,11 +15,19 @@ export function slotDecisionHold(d: SlotDecision, n: number, lease: string, t: R
     case "take":
       return undefined;
     case "own-failed":
-      return hold("RolloutHalted", `The change to this node failed; its slot on ${lease} stays failed until a fixed OSC is rolled out or the slot annotation is removed`, t.verifyTimeoutMs);
+      return hold(
+        "RolloutHalted",
+        `The change to this node failed; its slot on ${lease} stays failed until a fixed OSC is rolled out or the slot annotation is removed`,
+        t.verifyTimeoutMs,
+      );
     case "register":
       return hold("WaitingForRolloutSlot", `Registered for one of ${n} rollout slots on ${lease}`, Math.min(1_000, t.renewEveryMs));
     case "wait":
-      return hold("WaitingForRolloutSlot", `Waiting for one of ${n} rollout slots on ${lease}, behind ${d.behind.join(", ")}`, t.renewEveryMs);
+      return hold(
+        "WaitingForRolloutSlot",
+        `Waiting for one of ${n} rollout slots on ${lease}, behind ${d.behind.join(", ")}`,
+        t.renewEveryMs,
+      );
     case "halted":
       return hold(
         "RolloutHalted",

@@ -33,7 +33,12 @@ export interface SlotEdit {
  * take the last slot. Creates the Lease (owned by the OSC Secret) when missing. Returns the Lease as
  * written, or as read when `change` wanted nothing.
  */
-export async function updateSlots(kube: Kube, secret: KubeObject, change: SlotChange, signal: AbortSignal): Promise<KubeObject | undefined> {
+export async function updateSlots(
+  kube: Kube,
+  secret: KubeObject,
+  change: SlotChange,
+  signal: AbortSignal,
+): Promise<KubeObject | undefined> {
   const name = secret.metadata.name ?? "";
   for (let attempt = 1; ; attempt++) {
     const lease = await readLease(kube, name, signal);
@@ -69,7 +74,8 @@ export async function updateSlots(kube: Kube, secret: KubeObject, change: SlotCh
       return await kube.update<KubeObject>(leases, namespace, { ...lease, metadata: { ...lease.metadata, annotations } }, { signal });
     } catch (err) {
       if (!(isConflict(err) || isAlreadyExists(err))) throw err;
-      if (attempt >= attempts) throw new SlotConflictError(`lease ${namespace}/${name} kept changing under ${attempts} attempts`, { cause: err });
+      if (attempt >= attempts)
+        throw new SlotConflictError(`lease ${namespace}/${name} kept changing under ${attempts} attempts`, { cause: err });
     }
   }
 }

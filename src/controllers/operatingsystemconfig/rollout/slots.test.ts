@@ -4,20 +4,34 @@ import { defaultRolloutTimings as t } from "./timings.ts";
 
 const now = Date.parse("2026-01-01T12:00:00Z");
 const ago = (s: number) => new Date(now - s * 1000).toISOString();
-const slot = (state: Slot["state"], renewedAgoS = 0, checksum = "c2"): Slot => ({ checksum, since: ago(renewedAgoS + 5), renewed: ago(renewedAgoS), state });
+const slot = (state: Slot["state"], renewedAgoS = 0, checksum = "c2"): Slot => ({
+  checksum,
+  since: ago(renewedAgoS + 5),
+  renewed: ago(renewedAgoS),
+  state,
+});
 const slots = (entries: Record<string, Slot>) => new Map(Object.entries(entries));
 
 describe("slot annotations", () => {
   test("should round-trip as compact JSON with a fixed key order", () => {
     const s: Slot = { checksum: "abc", since: "2026-01-01T12:00:00.000Z", renewed: "2026-01-01T12:00:30.000Z", state: "verifying" };
-    expect(formatSlot(s)).toBe('{"checksum":"abc","since":"2026-01-01T12:00:00.000Z","renewed":"2026-01-01T12:00:30.000Z","state":"verifying"}');
+    expect(formatSlot(s)).toBe(
+      '{"checksum":"abc","since":"2026-01-01T12:00:00.000Z","renewed":"2026-01-01T12:00:30.000Z","state":"verifying"}',
+    );
     expect(parseSlot(formatSlot(s))).toEqual(s);
   });
-  test.each(["", "{", "[]", '{"checksum":"a","since":"x","renewed":"y","state":"done"}', '{"checksum":1}'])("should ignore the foreign value %p", (v) => {
-    expect(parseSlot(v)).toBeUndefined();
-  });
+  test.each(["", "{", "[]", '{"checksum":"a","since":"x","renewed":"y","state":"done"}', '{"checksum":1}'])(
+    "should ignore the foreign value %p",
+    (v) => {
+      expect(parseSlot(v)).toBeUndefined();
+    },
+  );
   test("should read only slot annotations, keyed by node", () => {
-    const got = slotsOf({ "slot.node-agent.gardener.cloud/n1": formatSlot(slot("applying")), other: "x", "slot.node-agent.gardener.cloud/n2": "junk" });
+    const got = slotsOf({
+      "slot.node-agent.gardener.cloud/n1": formatSlot(slot("applying")),
+      other: "x",
+      "slot.node-agent.gardener.cloud/n2": "junk",
+    });
     expect([...got.keys()]).toEqual(["n1"]);
   });
 });
@@ -85,17 +99,57 @@ describe("decide (issue 16 decision table)", () => {
     ["my entry is for an older checksum: register", { me: slot("failed", 0, "c1") }, 2, { kind: "register" }],
     ["my waiting entry went stale: register again", { me: slot("waiting", 301) }, 2, { kind: "register" }],
     ["waiting, a slot free, nobody before me: take", { me: slot("waiting"), a: slot("applying") }, 2, { kind: "take" }],
-    ["waiting entries of others do not count against N", { me: slot("waiting"), x: slot("waiting"), y: slot("waiting") }, 1, { kind: "take" }],
+    [
+      "waiting entries of others do not count against N",
+      { me: slot("waiting"), x: slot("waiting"), y: slot("waiting") },
+      1,
+      { kind: "take" },
+    ],
     ["a smaller name waits too: wait behind it", { me: slot("waiting"), a: slot("waiting") }, 2, { kind: "wait", behind: ["a"] }],
-    ["all N slots active: wait", { me: slot("waiting"), a: slot("applying"), b: slot("verifying") }, 2, { kind: "wait", behind: ["a", "b"] }],
-    ["active + failed fill N: wait", { me: slot("waiting"), a: slot("applying"), b: slot("failed") }, 2, { kind: "wait", behind: ["a", "b"] }],
-    ["failed alone fill N: halted", { me: slot("waiting"), a: slot("failed"), b: slot("failed") }, 2, { kind: "halted", failed: ["a", "b"] }],
+    [
+      "all N slots active: wait",
+      { me: slot("waiting"), a: slot("applying"), b: slot("verifying") },
+      2,
+      { kind: "wait", behind: ["a", "b"] },
+    ],
+    [
+      "active + failed fill N: wait",
+      { me: slot("waiting"), a: slot("applying"), b: slot("failed") },
+      2,
+      { kind: "wait", behind: ["a", "b"] },
+    ],
+    [
+      "failed alone fill N: halted",
+      { me: slot("waiting"), a: slot("failed"), b: slot("failed") },
+      2,
+      { kind: "halted", failed: ["a", "b"] },
+    ],
     ["a stale active slot counts as failed", { me: slot("waiting"), a: slot("applying", 300) }, 1, { kind: "halted", failed: ["a"] }],
-    ["failed slots of an older checksum do not count", { me: slot("waiting"), a: slot("failed", 0, "c1"), b: slot("failed", 0, "c1") }, 2, { kind: "take" }],
+    [
+      "failed slots of an older checksum do not count",
+      { me: slot("waiting"), a: slot("failed", 0, "c1"), b: slot("failed", 0, "c1") },
+      2,
+      { kind: "take" },
+    ],
     // An agent that has not seen the new Secret yet still changes its node: it counts against N.
-    ["a live active slot of an older checksum: wait", { me: slot("waiting"), a: slot("applying", 0, "c1"), b: slot("applying") }, 2, { kind: "wait", behind: ["a", "b"] }],
-    ["a stale active slot of an older checksum does not count", { me: slot("waiting"), a: slot("verifying", 301, "c1"), b: slot("applying") }, 2, { kind: "take" }],
-    ["my own applying slot: resume the apply", { me: slot("applying"), a: slot("failed"), b: slot("failed") }, 2, { kind: "resume", state: "applying" }],
+    [
+      "a live active slot of an older checksum: wait",
+      { me: slot("waiting"), a: slot("applying", 0, "c1"), b: slot("applying") },
+      2,
+      { kind: "wait", behind: ["a", "b"] },
+    ],
+    [
+      "a stale active slot of an older checksum does not count",
+      { me: slot("waiting"), a: slot("verifying", 301, "c1"), b: slot("applying") },
+      2,
+      { kind: "take" },
+    ],
+    [
+      "my own applying slot: resume the apply",
+      { me: slot("applying"), a: slot("failed"), b: slot("failed") },
+      2,
+      { kind: "resume", state: "applying" },
+    ],
     ["my own stale verifying slot: resume (I am alive)", { me: slot("verifying", 400) }, 1, { kind: "resume", state: "verifying" }],
     ["my own slot failed: stay off", { me: slot("failed") }, 2, { kind: "own-failed" }],
   ])("%s", (_name, entries, n, want) => {

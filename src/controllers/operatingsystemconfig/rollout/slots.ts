@@ -54,7 +54,13 @@ export function parseSlot(text: string): Slot | undefined {
 
 /** Compact JSON with a fixed key order. */
 export const formatSlot = (s: Slot): string =>
-  JSON.stringify({ checksum: s.checksum, since: s.since, renewed: s.renewed, state: s.state, ...(s.node !== undefined ? { node: s.node } : {}) });
+  JSON.stringify({
+    checksum: s.checksum,
+    since: s.since,
+    renewed: s.renewed,
+    state: s.state,
+    ...(s.node !== undefined ? { node: s.node } : {}),
+  });
 
 /** RFC 3339, whole milliseconds. */
 export const slotTime = (ms: number): string => new Date(ms).toISOString();
@@ -79,7 +85,11 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
 }
 
 /** The slots that count (`current`) and those of other nodes whose Node no longer exists (`gone`, dropped by the next writer). */
-export function liveSlots(slots: ReadonlyMap<string, Slot>, me: string, live: ReadonlySet<string>): { current: Map<string, Slot>; gone: string[] } {
+export function liveSlots(
+  slots: ReadonlyMap<string, Slot>,
+  me: string,
+  live: ReadonlySet<string>,
+): { current: Map<string, Slot>; gone: string[] } {
   const current = new Map<string, Slot>();
   const gone: string[] = [];
   for (const [name, s] of slots) {
@@ -147,7 +157,14 @@ export type SlotDecision =
  * A stale own active slot is resumed (staleness only presumed us dead). A node first registers a
  * waiting entry, so that nodes with smaller names that registered too go first.
  */
-export function decide(slots: ReadonlyMap<string, Slot>, me: string, checksum: string, n: number, nowMs: number, t: RolloutTimings): SlotDecision {
+export function decide(
+  slots: ReadonlyMap<string, Slot>,
+  me: string,
+  checksum: string,
+  n: number,
+  nowMs: number,
+  t: RolloutTimings,
+): SlotDecision {
   const mine = slots.get(me);
   const own = mine?.checksum === checksum ? mine : undefined;
   if (own?.state === "applying" || own?.state === "verifying") return { kind: "resume", state: own.state };

@@ -41,10 +41,14 @@ export class RolloutTimingsError extends Error {
  */
 export function parseRolloutTimings(text: string): RolloutTimings {
   const out: { -readonly [K in keyof RolloutTimings]: number } = { ...defaultRolloutTimings };
-  for (const part of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "")) {
     const [k, v] = part.split("=", 2);
     const field = keys[k ?? ""];
-    if (field === undefined || v === undefined) throw new RolloutTimingsError(`unknown rollout timing "${k ?? ""}" (known: ${Object.keys(keys).join(", ")})`);
+    if (field === undefined || v === undefined)
+      throw new RolloutTimingsError(`unknown rollout timing "${k ?? ""}" (known: ${Object.keys(keys).join(", ")})`);
     let ms: number;
     try {
       ms = parseDuration(v);

@@ -56,7 +56,12 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(signal: Abor
     attach(c) {
       c.watch(
         informer,
-        enqueueSecretWhenOutdated({ secret: { namespace: serialLeaseNamespace, name: s.secretName }, outdated, log: s.log, signal: s.signal }),
+        enqueueSecretWhenOutdated({
+          secret: { namespace: serialLeaseNamespace, name: s.secretName },
+          outdated,
+          log: s.log,
+          signal: s.signal,
+        }),
         or(serialLeasePredicate(s.hostName), ...(s.extraPredicates ?? [])),
       );
     },

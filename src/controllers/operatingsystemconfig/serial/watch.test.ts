@@ -63,7 +63,12 @@ describe("enqueueSecretWhenOutdated", () => {
   test("should enqueue the Secret when the check itself fails", async () => {
     const added: string[] = [];
     const answer = Promise.withResolvers<boolean>();
-    const h = enqueueSecretWhenOutdated({ secret: { namespace: "kube-system", name: "pool" }, outdated: () => answer.promise, log: silent, signal: new AbortController().signal });
+    const h = enqueueSecretWhenOutdated({
+      secret: { namespace: "kube-system", name: "pool" },
+      outdated: () => answer.promise,
+      log: silent,
+      signal: new AbortController().signal,
+    });
     h.update(lease("host-b"), lease(), { add: (k: { name: string }) => added.push(k.name) });
     answer.reject(new Error("node unreadable"));
     await answer.promise.catch(() => undefined);

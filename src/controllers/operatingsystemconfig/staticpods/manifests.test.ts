@@ -14,7 +14,11 @@ describe("decodeStaticPod", () => {
   test.each([
     ["unparsable content", "{", 'static pod manifest "/p": cannot be decoded'],
     ["a scalar", "hello", 'static pod manifest "/p": cannot be decoded: not an object'],
-    ["another kind", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", 'static pod manifest "/p": is not a Pod (apiVersion "v1", kind "ConfigMap")'],
+    [
+      "another kind",
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+      'static pod manifest "/p": is not a Pod (apiVersion "v1", kind "ConfigMap")',
+    ],
     ["no kind", "apiVersion: v1\nmetadata: {name: x}\n", 'static pod manifest "/p": is not a Pod (apiVersion "v1", kind "")'],
     ["no name", "apiVersion: v1\nkind: Pod\n", 'static pod manifest "/p": has no metadata.name'],
   ])("should reject %s with a StaticPodManifestError naming the path", (_name, text, message) => {

@@ -25,7 +25,12 @@ describe("staticPodsVerdict (9.1, scenario 13)", () => {
     ["the mirror pod is Running and Ready", want, [mirror("foo-n1", "abc", "Running", true)], true],
     ["the mirror pod Succeeded and is Ready", want, [mirror("foo-n1", "abc", "Succeeded", true)], true],
     ["the mirror pod Failed", want, [mirror("foo-n1", "abc", "Failed", true)], false],
-    ["an extra mirror pod is not in the OSC", want, [mirror("foo-n1", "abc", "Running", true), mirror("bar-n1", "x", "Running", true)], false],
+    [
+      "an extra mirror pod is not in the OSC",
+      want,
+      [mirror("foo-n1", "abc", "Running", true), mirror("bar-n1", "x", "Running", true)],
+      false,
+    ],
   ])("should decide correctly when %s", (_name, desired, pods, converged) => {
     expect(staticPodsVerdict(desired, pods, "n1").converged).toBe(converged);
   });

@@ -25,7 +25,11 @@ function isReady(pod: KubeObject): boolean {
  * 9.1: the mirror pods of this node (`static-pod=true`, already filtered by node) must match the
  * desired name → hash map exactly, and each must be Running or Succeeded and Ready.
  */
-export function staticPodsVerdict(desired: ReadonlyMap<string, string>, mirrorPods: readonly KubeObject[], nodeName: string): StaticPodsVerdict {
+export function staticPodsVerdict(
+  desired: ReadonlyMap<string, string>,
+  mirrorPods: readonly KubeObject[],
+  nodeName: string,
+): StaticPodsVerdict {
   if (desired.size === 0) return { converged: true };
   const actual = new Map<string, KubeObject>();
   for (const p of mirrorPods) actual.set(staticPodName(p.metadata.name ?? "", nodeName), p);
@@ -40,7 +44,8 @@ export function staticPodsVerdict(desired: ReadonlyMap<string, string>, mirrorPo
   }
   for (const [name, pod] of actual) {
     const phase = phaseOf(pod);
-    if (phase !== "Running" && phase !== "Succeeded") return { converged: false, why: `static pod ${name} is ${phase === "" ? "without phase" : phase}` };
+    if (phase !== "Running" && phase !== "Succeeded")
+      return { converged: false, why: `static pod ${name} is ${phase === "" ? "without phase" : phase}` };
     if (!isReady(pod)) return { converged: false, why: `static pod ${name} is not Ready` };
   }
   return { converged: true };
