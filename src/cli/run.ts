@@ -1,5 +1,5 @@
 import { realClock } from "../clock/index.ts";
-import { RestartRequested } from "../kube/index.ts";
+import { RestartRequested } from "../kube/reconcile.ts";
 import {
   buildInfoCollector,
   createMetricsRegistry,
