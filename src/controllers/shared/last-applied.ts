@@ -76,6 +76,6 @@ export async function readLastAppliedWithTypeMeta(
 export async function writeLastApplied(host: HostFs, osc: Osc): Promise<void> {
   const { text, decoded } = encodeOscAndDecoded(osc);
   await host.writeFileAtomic(lastAppliedPath, text, 0o600);
-  // encodeOsc always writes apiVersion and kind: the unit check need not parse the text to learn that.
+  // encodeOscAndDecoded always writes apiVersion and kind: the unit check need not parse the text to learn that.
   remember(host, text, decoded).typeMetaInFile = true;
 }
