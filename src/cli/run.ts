@@ -19,6 +19,8 @@ export type StartControllers = (deps: ControllerDeps) => Promise<RunningControll
 
 /** Upstream's manager GracefulShutdownTimeout. */
 const GRACEFUL_SHUTDOWN_MS = 5_000;
+/** How long the health and metrics servers wait for the controllers to send the discovery request. */
+const SERVERS_WAIT_MS = 5;
 
 class NotReadyError extends Error {
   override readonly name = "NotReadyError";
@@ -76,8 +78,34 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
   const servers: RunningServer[] = [];
   const { createNotifier, runWatchdog, watchdogIntervalMs } = await import("../systemd/notify.ts");
   const notifier = await createNotifier(env.notifySocket);
-  let controllers: RunningControllers | undefined;
+  let starting: Promise<RunningControllers> | undefined;
   try {
+    // The controllers start first and the servers once the node discovery request is on the wire, so
+    // the servers' set-up and the request's round trip overlap (same-minute A/B: /readyz ~1 ms
+    // sooner). A start that has to wait for the API server first (bootstrap token and CSR) or fails
+    // holds the servers back by at most SERVERS_WAIT_MS: probes are served even when it is unreachable.
+    let sent = () => {};
+    const discoverySent = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    starting = start({
+      config,
+      configPath: loaded.path,
+      root: ctx.root,
+      env,
+      version: ctx.version,
+      log,
+      health,
+      metrics,
+      signal: stopping.signal,
+      stop,
+      onDiscoverySent: sent,
+    });
+    // Its rejection is handled by the await below, after the servers started.
+    await settleWithin(
+      Promise.race([discoverySent, starting]).catch(() => {}),
+      SERVERS_WAIT_MS,
+    );
     const { healthProbes, metrics: metricsEndpoint } = config.server;
     // Profiles on both ports: the metrics server as upstream serves pprof, the health port as
     // operators reach it for probes already.
@@ -98,18 +126,7 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
       log.info("debugging.enableContentionProfiling has no effect in this agent: there is no lock contention to profile");
     }
 
-    controllers = await start({
-      config,
-      configPath: loaded.path,
-      root: ctx.root,
-      env,
-      version: ctx.version,
-      log,
-      health,
-      metrics,
-      signal: stopping.signal,
-      stop,
-    });
+    await starting;
     if (!stopping.signal.aborted) {
       ready = true;
       notifier.ready();
@@ -127,7 +144,12 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
     ctx.signal.removeEventListener("abort", onSignal);
     ready = false;
     notifier.stopping();
-    if (controllers !== undefined && !(await settleWithin(controllers.stopped, GRACEFUL_SHUTDOWN_MS))) {
+    // Also when the servers failed after the controllers began starting; a failed start has nothing to stop.
+    const stopped = starting?.then(
+      (c) => c.stopped,
+      () => {},
+    );
+    if (stopped !== undefined && !(await settleWithin(stopped, GRACEFUL_SHUTDOWN_MS))) {
       log.error("Controllers did not stop within the graceful shutdown timeout", { timeoutSeconds: GRACEFUL_SHUTDOWN_MS / 1000 });
     }
     await Promise.all(servers.map((s) => s.stop()));

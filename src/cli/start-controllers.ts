@@ -12,6 +12,7 @@ export const startControllers = async (deps: ControllerDeps): Promise<RunningCon
   // The discovery request goes out first; the controller modules load while it is answered.
   const { beginDiscovery } = await import("./agent/discover.ts");
   const discovery = await beginDiscovery(deps);
+  deps.onDiscoverySent?.();
   const { startControllers: start } = await import("./agent/index.ts");
   return start(deps, discovery);
 };

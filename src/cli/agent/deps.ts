@@ -24,6 +24,11 @@ export interface ControllerDeps {
    * any other error → logged, exit 1.
    */
   readonly stop: (reason: Error) => void;
+  /**
+   * Called once the node discovery request is on its way (before the controller modules load); the
+   * run command starts its servers then, so their set-up overlaps the request's round trip.
+   */
+  readonly onDiscoverySent?: () => void;
 }
 
 export interface RunningControllers {
