@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { selfSignedCert } from "../../test/doubles/self-signed.ts";
 import { createHostFs } from "../host/index.ts";
 import type { HostFs } from "../host/index.ts";
 import { createConnectivityProbe } from "./probe.ts";
@@ -15,27 +16,12 @@ describe("createConnectivityProbe", () => {
 
   beforeAll(async () => {
     certDir = await mkdtemp(join(tmpdir(), "gna-probe-cert-"));
-    const res = Bun.spawnSync([
-      "openssl",
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=DNS:localhost,IP:127.0.0.1",
-      "-keyout",
-      join(certDir, "key.pem"),
-      "-out",
-      join(certDir, "cert.pem"),
-    ]);
-    if (res.exitCode !== 0) throw new Error(res.stderr.toString());
+    selfSignedCert({
+      commonName: "localhost",
+      altNames: ["DNS:localhost", "IP:127.0.0.1"],
+      keyPath: join(certDir, "key.pem"),
+      certPath: join(certDir, "cert.pem"),
+    });
     server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
@@ -79,25 +65,8 @@ describe("createConnectivityProbe", () => {
   });
 
   test("fails when the server certificate is not signed by the CA file", async () => {
-    const other = Bun.spawnSync([
-      "openssl",
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=other-ca",
-      "-keyout",
-      "/dev/null",
-      "-out",
-      "/dev/stdout",
-    ]);
-    await host.writeFileAtomic("/other-ca.crt", other.stdout, 0o644);
+    const other = selfSignedCert({ commonName: "other-ca", keyPath: "/dev/null", certPath: join(certDir, "other-ca.pem") });
+    await host.writeFileAtomic("/other-ca.crt", other, 0o644);
     const probe = createConnectivityProbe({
       host,
       loadEndpoint: async () => ({ server: `https://127.0.0.1:${server?.port}`, caFile: "/other-ca.crt" }),

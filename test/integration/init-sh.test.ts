@@ -8,6 +8,7 @@ import { createTransport, sha256Digest } from "../../src/registry/index.ts";
 import { initScriptForUserData } from "../../src/render/index.ts";
 import { fakeElf, startRegistry, writeTestLayout } from "../doubles/registry/index.ts";
 import type { RegistryDouble } from "../doubles/registry/index.ts";
+import { selfSignedCert } from "../doubles/self-signed.ts";
 
 const INIT_SH = join(import.meta.dir, "../../cloud-init/init.sh");
 const amd64 = fakeElf("amd64", 400_000, 11);
@@ -174,27 +175,12 @@ describe("cloud-init/init.sh registry CA block", () => {
   test("should install the registry CA from the API server, and fail when the ConfigMap is missing", async () => {
     const certDir = join(dir, "api-tls");
     mkdirSync(certDir);
-    const openssl = Bun.spawnSync([
-      "openssl",
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      join(certDir, "key.pem"),
-      "-out",
-      join(certDir, "cert.pem"),
-      "-days",
-      "1",
-      "-subj",
-      "/CN=api",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-    ]);
-    expect(openssl.exitCode).toBe(0);
+    selfSignedCert({
+      commonName: "api",
+      altNames: ["IP:127.0.0.1"],
+      keyPath: join(certDir, "key.pem"),
+      certPath: join(certDir, "cert.pem"),
+    });
     const pem = "-----BEGIN CERTIFICATE-----\nMIIBregistry\n-----END CERTIFICATE-----\n";
     const seen: (string | null)[] = [];
     let configMap: object | undefined = { kind: "ConfigMap", data: { "bundle.crt": Buffer.from(pem).toString("base64") } };

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { selfSignedCert } from "../self-signed.ts";
 import { startTokenServer } from "./token-server.ts";
 import type { TokenServer } from "./token-server.ts";
 
@@ -49,27 +50,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     let caPem: string | undefined;
     if (options.tls) {
       const [key, cert] = [join(dir, "tls.key"), join(dir, "tls.crt")];
-      const openssl = Bun.spawnSync([
-        "openssl",
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        key,
-        "-out",
-        cert,
-        "-days",
-        "2",
-        "-subj",
-        "/CN=test-registry",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-      ]);
-      if (openssl.exitCode !== 0) throw new Error(`openssl failed: ${openssl.stderr.toString()}`);
+      selfSignedCert({ commonName: "test-registry", altNames: ["IP:127.0.0.1"], keyPath: key, certPath: cert, days: 2 });
       tls = `  tls:\n    certificate: ${cert}\n    key: ${key}\n`;
       caPem = await Bun.file(cert).text();
     }

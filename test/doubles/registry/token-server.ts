@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { selfSignedCert } from "../self-signed.ts";
 
 export interface TokenServer {
   readonly realm: string;
@@ -30,28 +31,7 @@ const b64url = (data: Uint8Array | string) => Buffer.from(data).toString("base64
 export async function startTokenServer(options: TokenServerOptions): Promise<TokenServer> {
   const keyPath = join(options.dir, "token.key");
   const certPath = join(options.dir, "token.crt");
-  const openssl = spawnSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      keyPath,
-      "-out",
-      certPath,
-      "-days",
-      "2",
-      "-subj",
-      "/CN=test-token-issuer",
-    ],
-    { encoding: "utf8" },
-  );
-  if (openssl.status !== 0) throw new Error(`openssl failed: ${openssl.stderr}`);
+  selfSignedCert({ commonName: "test-token-issuer", keyPath, certPath, days: 2 });
   const pkcs8 = spawnSync("openssl", ["pkcs8", "-topk8", "-nocrypt", "-in", keyPath, "-outform", "DER"]);
   if (pkcs8.status !== 0) throw new Error("openssl pkcs8 failed");
   const key = await crypto.subtle.importKey("pkcs8", new Uint8Array(pkcs8.stdout), { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
