@@ -6,8 +6,8 @@ const GEN_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 export const randomSuffix = (): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(5)), (b) => GEN_ALPHABET[b % GEN_ALPHABET.length]).join("");
 
-/** ObjectMeta fields in the order the Go structs serialise them. */
-const META_ORDER = [
+/** ObjectMeta fields in the order the Go structs serialise them (schema.ts prunes by the same list). */
+export const META_ORDER: readonly string[] = [
   "name",
   "generateName",
   "namespace",

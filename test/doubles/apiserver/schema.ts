@@ -1,3 +1,5 @@
+import { META_ORDER } from "./object-meta.ts";
+
 /**
  * Known fields of the served types, so unknown ones are pruned like the real decoder does (with a warning, or a
  * 400 under fieldValidation=Strict). `true` = any value (leaf, string map or a type we do not model in detail);
@@ -9,22 +11,7 @@ const leaf = true as const;
 const fields = (...names: string[]): { [k: string]: Shape } => Object.fromEntries(names.map((n) => [n, leaf]));
 
 const objectMeta: Shape = {
-  ...fields(
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "finalizers",
-    "managedFields",
-  ),
+  ...fields(...META_ORDER.filter((k) => k !== "ownerReferences")),
   ownerReferences: [fields("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion")],
 };
 const objectRef = fields("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath");
