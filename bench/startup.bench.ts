@@ -5,8 +5,19 @@
  * binary. The agent runs against the API-server simulator and the systemd double, so "ready"
  * includes identity, node discovery and cache sync. idle_file_rss_mb is the executable's resident
  * pages and libraries, idle_anon_rss_mb the heap. Prints one JSON object as the last stdout line.
+ *
+ * A second floor, built in the same run, does the least I/O any node agent does: it serves HTTP, opens
+ * one unix-socket connection to the systemd double, and fetches from the API-server simulator over TLS
+ * with the simulator's CA every 10 s (as often as the agent renews its Lease); its /readyz answers 200
+ * only after the first TLS fetch returned. Its keys:
+ *   floor_io_startup_ms_p50/p95   spawn → /readyz 200 (so: after its first TLS round trip)
+ *   floor_io_idle_rss_mb          VmRSS after the same idle time as the agent, side by side with it
+ *   floor_io_idle_anon_rss_mb     ... of which heap (RssAnon)
+ *   floor_io_idle_file_rss_mb     ... of which the executable's and libraries' pages (RssFile)
+ * The gap idle_rss_mb − floor_io_idle_rss_mb is what the agent's own work costs above what Bun needs
+ * for the agent's minimum job.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
@@ -39,16 +50,36 @@ const freePort = (): number => {
   return port;
 };
 
-const buildFloor = async (): Promise<string> => {
-  const src = join(work, "floor.ts");
-  writeFileSync(src, 'Bun.serve({ hostname: "127.0.0.1", port: Number(process.argv[2]), fetch: () => new Response("ok") });\n');
-  const out = join(work, "floor");
-  const proc = Bun.spawn([process.execPath, "build", "--compile", "--minify", "--sourcemap=none", src, "--outfile", out], {
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  if ((await proc.exited) !== 0) throw new Error("building the floor binary failed");
-  return out;
+/** The floor with the agent's minimum I/O (see the header); argv: port, URL, CA file, token, socket path. */
+const floorIoSource = `import { connect } from "node:net";
+const [port, url, caFile, token, socketPath] = process.argv.slice(2);
+const ca = await Bun.file(caFile).text();
+let ready = false;
+Bun.serve({ hostname: "127.0.0.1", port: Number(port), fetch: () => new Response(ready ? "ok" : "not ready", { status: ready ? 200 : 503 }) });
+const socket = connect(socketPath);
+socket.on("error", () => {});
+const get = async () => (await fetch(url, { headers: { authorization: \`Bearer \${token}\` }, tls: { ca } })).text();
+await get();
+ready = true;
+setInterval(() => void get().catch(() => {}), 10_000);
+`;
+
+const buildFloors = async (): Promise<{ floor: string; floorIo: string }> => {
+  const build = async (name: string, source: string): Promise<string> => {
+    const src = join(work, `${name}.ts`);
+    writeFileSync(src, source);
+    const out = join(work, name);
+    const proc = Bun.spawn([process.execPath, "build", "--compile", "--minify", "--sourcemap=none", src, "--outfile", out], {
+      stdout: "ignore",
+      stderr: "inherit",
+    });
+    if ((await proc.exited) !== 0) throw new Error(`building the ${name} binary failed`);
+    return out;
+  };
+  return {
+    floor: await build("floor", 'Bun.serve({ hostname: "127.0.0.1", port: Number(process.argv[2]), fetch: () => new Response("ok") });\n'),
+    floorIo: await build("floor-io", floorIoSource),
+  };
 };
 
 /** A root with a valid config whose health/metrics ports are free. */
@@ -112,7 +143,10 @@ const statusKb = async (pid: number, key: string): Promise<number> => {
 };
 
 const main = async () => {
-  const floor = await buildFloor();
+  const { floor, floorIo } = await buildFloors();
+  const caFile = join(work, "ca.pem");
+  writeFileSync(caFile, readFileSync(sim.caFile));
+  const socketPath = systemd.address.replace(/^unix:path=/, "");
   let i = 0;
   const agentLaunch: Launch = async () => {
     const { root, port } = await agentRoot(i++);
@@ -122,26 +156,40 @@ const main = async () => {
     const port = freePort();
     return { cmd: [floor, String(port)], url: `http://127.0.0.1:${port}/` };
   };
-  // Interleaved, so both see the same machine load.
+  const floorIoLaunch: Launch = async () => {
+    const port = freePort();
+    return {
+      cmd: [floorIo, String(port), `${sim.url}/api/v1/nodes?limit=1`, caFile, sim.adminToken, socketPath],
+      url: `http://127.0.0.1:${port}/readyz`,
+    };
+  };
+  // Interleaved, so all see the same machine load.
   const agentMs: number[] = [];
   const floorMs: number[] = [];
+  const floorIoMs: number[] = [];
   await timeToReady(agentLaunch); // warm the page cache
   await timeToReady(floorLaunch);
+  await timeToReady(floorIoLaunch);
   for (let n = 0; n < runs; n++) {
     agentMs.push(await timeToReady(agentLaunch));
     floorMs.push(await timeToReady(floorLaunch));
+    floorIoMs.push(await timeToReady(floorIoLaunch));
   }
 
   const { cmd, url } = await agentLaunch();
   const idle = Bun.spawn(cmd, { stdout: "ignore", stderr: "inherit", env: agentEnv });
   const floorIdleLaunch = await floorLaunch();
   const floorIdle = Bun.spawn(floorIdleLaunch.cmd, { stdout: "ignore", stderr: "ignore" });
+  const floorIoIdleLaunch = await floorIoLaunch();
+  const floorIoIdle = Bun.spawn(floorIoIdleLaunch.cmd, { stdout: "ignore", stderr: "ignore" });
   cleanup.push(
     () => idle.kill("SIGKILL"),
     () => floorIdle.kill("SIGKILL"),
+    () => floorIoIdle.kill("SIGKILL"),
   );
   await waitReady(url, idle);
   await waitReady(floorIdleLaunch.url, floorIdle);
+  await waitReady(floorIoIdleLaunch.url, floorIoIdle);
   // Scrape once, as Prometheus would, so the metrics path is paged in.
   await fetch(url.replace("/readyz", "/healthz"));
   await Bun.sleep(idleSeconds * 1000);
@@ -157,6 +205,11 @@ const main = async () => {
     idle_anon_rss_mb: round((await statusKb(idle.pid, "RssAnon")) / 1024),
     idle_file_rss_mb: round((await statusKb(idle.pid, "RssFile")) / 1024),
     floor_idle_rss_mb: round((await statusKb(floorIdle.pid, "VmRSS")) / 1024),
+    floor_io_startup_ms_p50: round(percentile(floorIoMs, 50)),
+    floor_io_startup_ms_p95: round(percentile(floorIoMs, 95)),
+    floor_io_idle_rss_mb: round((await statusKb(floorIoIdle.pid, "VmRSS")) / 1024),
+    floor_io_idle_anon_rss_mb: round((await statusKb(floorIoIdle.pid, "RssAnon")) / 1024),
+    floor_io_idle_file_rss_mb: round((await statusKb(floorIoIdle.pid, "RssFile")) / 1024),
     idle_seconds: idleSeconds,
     runs,
   };
