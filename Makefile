@@ -12,13 +12,17 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 # the agent never reads .env or bunfig.toml from its working directory. dbus-next's optional
 # transports are not used and break compiled binaries when bundled.
 # BYTECODE_ORDER (recorded by bench/record-bytecode-order.ts) stores the bytecode a start uses at the
-# front of the executable: -1.9 MB file-backed idle RSS, start-up CPU unchanged.
-BYTECODE_ORDER := bench/bytecode-order.txt
+# front of the executable: -1.9 MB file-backed idle RSS, start-up CPU unchanged. The start without an
+# OSC comes first, the apply path after it, so an idle agent's bytecode pages hold no apply code
+# (resident bytecode of an idle agent 1.55 MB instead of 1.9-2.5). --splitting makes each lazily
+# imported module its own chunk, evaluated and instantiated only when imported: heap of an idle agent
+# 3.0 instead of 3.4 MB (bun:jsc heap snapshot), idle anonymous RSS -0.5 MB, start-up unchanged.
+BYTECODE_ORDER := bench/bytecode-order-start.txt bench/bytecode-order.txt
 BUILD_FLAGS := --compile --minify --sourcemap=none \
-	--bytecode --format=esm --compile-jit-policy=10 --bytecode-order=$(BYTECODE_ORDER) \
+	--bytecode --format=esm --compile-jit-policy=10 $(addprefix --bytecode-order=,$(BYTECODE_ORDER)) \
 	--no-compile-autoload-dotenv --no-compile-autoload-bunfig \
 	--define 'GNA_BUILD_VERSION="$(VERSION)"' --define 'GNA_BUILD_REVISION="$(REVISION)"' \
-	-e x11 -e usocket
+	-e x11 -e usocket --splitting
 
 .PHONY: all deps host-deps host-deps-e2e build build-all typecheck lint test test-unit bench demo e2e oci push clean
 
