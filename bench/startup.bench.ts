@@ -15,7 +15,9 @@
  *   floor_io_idle_anon_rss_mb     ... of which heap (RssAnon)
  *   floor_io_idle_file_rss_mb     ... of which the executable's and libraries' pages (RssFile)
  * The gap idle_rss_mb − floor_io_idle_rss_mb is what the agent's own work costs above what Bun needs
- * for the agent's minimum job.
+ * for the agent's minimum job. File-backed RSS depends on the page cache: the floors are just built and
+ * wholly cached, and so is the agent after `make build` (the kernel then maps up to 64 KB around each
+ * page touched); with BENCH_BINARY, warm its cache first (`cat binary >/dev/null`) for a fair A/B.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
