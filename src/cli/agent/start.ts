@@ -71,16 +71,18 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
     oscSecretSelectors({ secretName, selfHosted, nodeKnown: nodeName !== undefined }),
   );
 
+  // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.
+  const node = { hostName, nodeName };
+  // It starts from the discovery LIST (same objects at its resourceVersion), not a second LIST, and
+  // before the D-Bus module loads: its WATCH (a connection of its own) goes out while that module and
+  // the controllers are set up, not after them.
+  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node), discovered.list);
+
   const { createDbusSystemd } = await import("../../systemd/dbus.ts");
   const systemd = await createDbusSystemd({
     ...(deps.env.dbusAddress !== undefined ? { address: deps.env.dbusAddress } : {}),
     log: log.child({ component: "systemd" }),
   });
-
-  // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.
-  const node = { hostName, nodeName };
-  // It starts from the discovery LIST (same objects at its resourceVersion), not a second LIST.
-  const nodeInformer = informers.informerFor<KubeObject>(nodes, "", nodeSelectors(node), discovered.list);
   const cache = new CachedReader(informers);
   const events = createQueuedEventRecorder(
     createEventRecorder({ kube: eventsKube, clock, log, component: "gardener-node-agent", host: hostName }),
