@@ -87,6 +87,21 @@ describe("HostFs", () => {
       expect(allEntries()).toEqual(["m", "m/a", "m/b", "m/c", "m/d", "m/e"]);
     });
 
+    test("should call a member's data function once, when its temp is written", async () => {
+      let calls = 0;
+      const lazy = () => {
+        calls++;
+        return new TextEncoder().encode("made late");
+      };
+      await host.writeFilesAtomic([
+        { path: "/l/lazy", data: lazy, mode: 0o640 },
+        { path: "/l/text", data: "text", mode: 0o644 },
+      ]);
+      expect(calls).toBe(1);
+      expect(readFileSync(join(root, "l/lazy"), "utf8")).toBe("made late");
+      expect(statSync(join(root, "l/lazy")).mode & 0o7777).toBe(0o640);
+    });
+
     test("should replace existing files and correct their modes", async () => {
       await host.writeFilesAtomic([
         { path: "/a", data: "old-a", mode: 0o777 },

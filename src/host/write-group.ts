@@ -2,7 +2,7 @@ import { close, closeSync, constants, openSync, readFileSync, renameSync, statSy
 import { open, unlink, writeFile } from "node:fs/promises";
 import { hasErrno } from "./errno.ts";
 import type { Syncfs } from "./syncfs.ts";
-import { HostFileKindError } from "./types.ts";
+import { type FileData, HostFileKindError } from "./types.ts";
 
 /** A checked group member: its real target, the real parent directory and the temp name beside it. */
 export interface StagedWrite {
@@ -10,7 +10,8 @@ export interface StagedWrite {
   readonly target: string;
   readonly dirReal: string;
   readonly temp: string;
-  readonly data: Uint8Array | string;
+  /** A function is called when the temp is written (see FileData): at most PARALLEL members' bytes at once. */
+  readonly data: FileData;
   readonly mode: number;
 }
 
@@ -179,7 +180,7 @@ export async function writeGroup(staged: readonly StagedWrite[], syncfs: Syncfs 
   const umask = syncfs === undefined ? undefined : processUmask();
   try {
     await forEachParallel(staged, async (s) => {
-      await writeTemp(s.temp, s.data, s.mode, syncfs === undefined, umask);
+      await writeTemp(s.temp, typeof s.data === "function" ? s.data() : s.data, s.mode, syncfs === undefined, umask);
       pending.add(s.temp);
     });
     if (syncfs !== undefined && !syncFilesystems(dirs, syncfs)) {

@@ -13,7 +13,7 @@ import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.
 import { skipsStateFiles } from "./gardenadm.ts";
 import { forgetAttempts, resumeOrComputeWithLeftovers } from "./leftovers.ts";
 import { containerdConfigured } from "./merge.ts";
-import { planChanges } from "./plan.ts";
+import { type PlannedFiles, planChanges } from "./plan.ts";
 import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
 import { checkApplyTargets } from "./targets.ts";
@@ -35,11 +35,11 @@ export interface ApplyInput {
   readonly onPlanned?: (summary: ChangeSummary) => void;
 }
 
-/** The read-only part of an apply: the work list (computed or resumed) and every file's bytes. */
+/** The read-only part of an apply: the work list (computed or resumed) and every file's checked content. */
 interface ApplyPlan {
   readonly changes: OscChanges;
   readonly resumed: boolean;
-  readonly planned: Map<string, Uint8Array>;
+  readonly planned: PlannedFiles;
 }
 
 async function planApply(deps: OscControllerDeps, osc: Osc, checksum: string, signal: AbortSignal): Promise<ApplyPlan> {
@@ -72,7 +72,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
   const osc = withContainerd ? injectEnvDropIn(input.osc, deps.processPath) : input.osc;
 
-  // Plan: read state, compute or resume the work list, resolve every file's bytes — nothing written yet.
+  // Plan: read state, compute or resume the work list, check every file's content — nothing written yet.
   let plan: ApplyPlan;
   try {
     plan = await planApply(deps, osc, input.checksum, signal);
