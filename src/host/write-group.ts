@@ -40,13 +40,7 @@ const createdExactly = (mode: number, umask: number | undefined): boolean =>
  * temp is written by one call on the thread pool instead of four (open, fchmod, write, close): 1000 temps on a new
  * ext4 27 ms instead of 41 ms, and no FileHandle or promise per step. Never more permissive than `mode` meanwhile.
  */
-export async function writeTemp(
-  temp: string,
-  data: Uint8Array | string,
-  mode: number,
-  fsync = true,
-  umask?: number,
-): Promise<void> {
+export async function writeTemp(temp: string, data: Uint8Array | string, mode: number, fsync = true, umask?: number): Promise<void> {
   if (!fsync && createdExactly(mode, umask)) {
     try {
       await writeFile(temp, data, { flag: TEMP_FLAGS, mode });
