@@ -18,6 +18,8 @@ export class FileApplyError extends Error {
 
 const dirName = (p: string) => p.slice(0, p.lastIndexOf("/")) || "/";
 const baseName = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+/** Upstream's cross-device helper name beside `path`. */
+const helperName = (p: string) => `.${baseName(p)}.tmp`;
 
 /**
  * Writes a file atomically with the exact mode (§6.1). Upstream's cross-device helper name
@@ -35,7 +37,7 @@ export async function placeFile(host: HostFs, path: string, bytes: Uint8Array, m
  */
 async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet<string>): Promise<void> {
   const dir = dirName(path);
-  const name = `.${baseName(path)}.tmp`;
+  const name = helperName(path);
   if (listing !== undefined && !listing.has(name)) return;
   const helper = `${dir === "/" ? "" : dir}/${name}`;
   const st = await host.stat(helper);
@@ -68,7 +70,9 @@ export async function writeChangedFiles(
   for (const f of files) {
     const data = planned.data(f.path);
     if (data === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
-    await clearHelperName(host, f.path, listings.get(dirName(f.path)));
+    const listing = listings.get(dirName(f.path));
+    // The helper name is almost never taken: no call (and no promise) per file then.
+    if (listing === undefined || listing.has(helperName(f.path))) await clearHelperName(host, f.path, listing);
     writes.push({ path: f.path, data, mode: fileMode(f) });
   }
   await warnDroppedModeBits(ctx, files);
