@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from "node:crypto";
+import type * as NodeCrypto from "node:crypto";
 import { errorText } from "../../log/index.ts";
 
 /** The validity window of the agent's client certificate, in ms since the epoch. */
@@ -29,7 +29,10 @@ export function clientCertificateValidity(certPem: string | undefined, keyPem: s
   if (certPem === undefined || keyPem === undefined || certPem === "" || keyPem === "") {
     throw new ClientCertificateError("failed to parse X509 certificate: the REST config has no client certificate data");
   }
-  let cert: X509Certificate;
+  // Required here, not imported at the top: the module is part of the start-up path, and node:crypto
+  // (with Node's stream modules it pulls in) is needed only once the controller runs, after ready.
+  const { createPrivateKey, X509Certificate } = require("node:crypto") as typeof NodeCrypto;
+  let cert: NodeCrypto.X509Certificate;
   try {
     cert = new X509Certificate(certPem);
   } catch (err) {

@@ -46,43 +46,39 @@ function applyTargets(changes: OscChanges): Target[] {
  * permanent: an operator may repair the host, and the retry then converges without a new OSC.
  */
 export async function checkApplyTargets(host: HostFs, changes: OscChanges): Promise<void> {
-  const dirs = new Map<string, Promise<string | undefined>>();
-  const dirProblem = (dir: string): Promise<string | undefined> => {
-    let p = dirs.get(dir);
-    if (p === undefined) {
-      p = directoryProblem(host, dir);
-      dirs.set(dir, p);
-    }
-    return p;
-  };
-  // Each directory is listed once, with the kind of every entry (no stat per existing file).
-  const listings = new Map<string, Promise<ReadonlyMap<string, FileInfo["kind"]>>>();
-  const listing = (dir: string): Promise<ReadonlyMap<string, FileInfo["kind"]>> => {
-    let p = listings.get(dir);
-    if (p === undefined) {
-      p = host.listKinds(dir).then((kinds) => kinds ?? new Map());
-      listings.set(dir, p);
-    }
-    return p;
-  };
-  const problems = await Promise.all(
-    applyTargets(changes).map(async (t) => {
-      const parent = await dirProblem(dirName(t.path));
-      if (parent !== undefined) return { t, problem: parent };
-      if (t.use === "dir") return { t, problem: await directoryProblem(host, t.path) };
-      if (t.use === "file") {
-        const kind = (await listing(dirName(t.path))).get(baseName(t.path));
-        if (kind === "dir" || kind === "other")
-          return { t, problem: `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}` };
+  const targets = applyTargets(changes);
+  // Targets by parent directory: each parent is checked, and listed with the kind of every entry, once
+  // (no stat per existing file); its members are then looked up without a promise each.
+  const byDir = new Map<string, number[]>();
+  targets.forEach((t, i) => {
+    const dir = dirName(t.path);
+    const members = byDir.get(dir);
+    if (members === undefined) byDir.set(dir, [i]);
+    else members.push(i);
+  });
+  const problems: (string | undefined)[] = new Array(targets.length);
+  await Promise.all(
+    [...byDir].map(async ([dir, members]) => {
+      const parent = await directoryProblem(host, dir);
+      let kinds: ReadonlyMap<string, FileInfo["kind"]> | undefined;
+      for (const i of members) {
+        const t = targets[i] as Target;
+        if (parent !== undefined) problems[i] = parent;
+        else if (t.use === "dir") problems[i] = await directoryProblem(host, t.path);
+        else if (t.use === "file") {
+          kinds ??= (await host.listKinds(dir)) ?? new Map();
+          const kind = kinds.get(baseName(t.path));
+          if (kind === "dir" || kind === "other") problems[i] = `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}`;
+        }
       }
-      return { t, problem: undefined };
     }),
   );
-  const first = problems.find((p) => p.problem !== undefined);
-  if (first !== undefined) {
-    const { t, problem } = first;
+  // The first problem in target order, whichever directory finished first.
+  const i = problems.findIndex((p) => p !== undefined);
+  const t = targets[i];
+  if (t !== undefined) {
     const what = t.subject === t.path ? `file "${t.path}"` : `unit "${t.subject}"`;
-    throw new OscInputError(`${what}: cannot ${t.use === "remove" ? "remove" : "write"} "${t.path}": ${problem}`, t.subject, {
+    throw new OscInputError(`${what}: cannot ${t.use === "remove" ? "remove" : "write"} "${t.path}": ${problems[i]}`, t.subject, {
       permanent: false,
     });
   }

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { RolloutTimings } from "./timings.ts";
 
 /** Lease annotation prefix of a node's slot: `slot.node-agent.gardener.cloud/<node>`. */
@@ -29,7 +28,7 @@ const maxNamePart = 63;
  */
 export function slotKey(node: string): { readonly key: string; readonly hashed: boolean } {
   if (node.length <= maxNamePart) return { key: `${slotAnnotationPrefix}${node}`, hashed: false };
-  const digest = createHash("sha256").update(node).digest("hex").slice(0, 16);
+  const digest = new Bun.CryptoHasher("sha256").update(node).digest("hex").slice(0, 16);
   return { key: `${slotAnnotationPrefix}${node.slice(0, maxNamePart - 17)}-${digest}`, hashed: true };
 }
 
