@@ -130,14 +130,32 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Applying changed image files");
     await step("failed applying changed image files", () => writeImageFiles(ctx));
 
+    // Steps 16-18. With no unit to remove, the daemon-reload is sent right behind the enable and disable
+    // calls instead of after their replies: systemd answers one connection's calls in the order sent, so
+    // it still reloads after linking the units, and one D-Bus round trip (1.5-3 ms here) is saved. A failed
+    // enable still fails the apply before any unit command; the reload sent behind it is harmless.
+    let reload: Promise<void> | undefined;
+    const sendReload = (): Promise<void> => {
+      log.info("Reloading systemd daemon");
+      const sent = systemd.daemonReload(signal);
+      sent.catch(() => undefined); // awaited below (or settled before a failure is thrown)
+      reload = sent;
+      return sent;
+    };
     log.info("Applying changed units");
-    await step("failed applying changed units", () => applyChangedUnits(ctx));
+    try {
+      const early = store.changes.units.deleted.length === 0 ? sendReload : undefined;
+      await step("failed applying changed units", () => applyChangedUnits(ctx, early));
+    } catch (err) {
+      await reload?.catch(() => undefined);
+      throw err;
+    }
 
     log.info("Removing deleted units");
     await step("failed removing deleted units", () => removeDeletedUnits(ctx));
 
-    log.info("Reloading systemd daemon");
-    await step("failed reloading systemd daemon", () => systemd.daemonReload(signal));
+    const reloaded = reload ?? sendReload();
+    await step("failed reloading systemd daemon", () => reloaded);
 
     if (store.changes.mustRestartNodeAgent && !stateless) {
       await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));

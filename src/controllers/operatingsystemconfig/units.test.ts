@@ -92,6 +92,28 @@ describe("unit handling", () => {
     expect(persisted[0]).not.toContain("dropInsChanges");
   });
 
+  test("lets the caller send its next call once enable and disable are sent, before their replies", async () => {
+    const ctx = context(slowEvents().events, []);
+    const order: string[] = [];
+    const reply = Promise.withResolvers<void>();
+    const hookRan = Promise.withResolvers<void>();
+    const gated = (name: string) => async () => {
+      order.push(`${name} sent`);
+      await reply.promise;
+      order.push(`${name} answered`);
+    };
+    const deps = { ...ctx.deps, systemd: { ...systemd, enable: gated("enable"), disable: gated("disable") } } as OscControllerDeps;
+    const applying = applyChangedUnits({ ...ctx, deps }, () => {
+      order.push("next call sent");
+      hookRan.resolve();
+    });
+    await hookRan.promise;
+    expect(order).toEqual(["enable sent", "disable sent", "next call sent"]);
+    reply.resolve();
+    await applying;
+    expect(order.slice(3).sort()).toEqual(["disable answered", "enable answered"]);
+  });
+
   test("records a unit command's completion before its Node event is written", async () => {
     const persisted: string[] = [];
     const slow = slowEvents();

@@ -14,8 +14,10 @@ const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
  * one group: files whose bytes differ are written together (0600; the others only get chmod 0600),
  * drop-in directories set up or removed, each unit enabled or disabled, then all recorded done at once.
  * Files on disk are durable before they count as done; enablement is systemd's (it persists the links).
+ * `afterEnableSent` runs once the enable and disable calls are on their way, before their replies
+ * (apply.ts sends the daemon-reload there); not at all when there is no unit or a step before failed.
  */
-export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
+export async function applyChangedUnits(ctx: ApplyContext, afterEnableSent?: () => void): Promise<void> {
   const { host, systemd, log } = ctx.deps;
   const units = [...ctx.store.changes.units.changed];
   if (units.length === 0) return;
@@ -51,10 +53,12 @@ export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
   // per call, not once per unit. The agent's own unit is always enabled, whatever the OSC says (§6.3).
   const enabled = units.filter((u) => u.name === agentUnitName || u.enable !== false).map((u) => u.name);
   const disabled = units.filter((u) => u.name !== agentUnitName && u.enable === false).map((u) => u.name);
-  await settleAll([
+  const calls = [
     enabled.length > 0 ? systemd.enable(enabled, ctx.signal) : undefined,
     disabled.length > 0 ? systemd.disable(disabled, ctx.signal) : undefined,
-  ]);
+  ];
+  afterEnableSent?.();
+  await settleAll(calls);
   for (const u of units) log.info("Applied unit", { unitName: u.name });
   // Written with the next record (the first unit command's at the latest): redoing all of this is harmless.
   await ctx.store.unitsChangedDone(
