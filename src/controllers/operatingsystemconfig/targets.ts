@@ -39,13 +39,18 @@ function applyTargets(changes: OscChanges): Target[] {
   return out;
 }
 
+/** Entry names of directories as listed during planning (a missing directory has none). */
+export type DirListings = ReadonlyMap<string, ReadonlySet<string>>;
+
 /**
  * Checks, before the first write, that every target of the apply can be used: its parent directories
  * resolve inside the root (symlinks included) and are directories (or missing, to be created), and
  * nothing of the wrong kind sits at a file or directory target. Only reads. Throws OscInputError, not
  * permanent: an operator may repair the host, and the retry then converges without a new OSC.
+ * Returns the listings it made of the file targets' directories, for the file writes to reuse
+ * (files.ts looks for upstream's helper names there instead of listing every directory again).
  */
-export async function checkApplyTargets(host: HostFs, changes: OscChanges): Promise<void> {
+export async function checkApplyTargets(host: HostFs, changes: OscChanges): Promise<DirListings> {
   const dirs = new Map<string, Promise<string | undefined>>();
   const dirProblem = (dir: string): Promise<string | undefined> => {
     let p = dirs.get(dir);
@@ -86,6 +91,9 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
       permanent: false,
     });
   }
+  const listedDirs = [...listings.keys()];
+  const listed = await Promise.all(listings.values());
+  return new Map(listedDirs.map((d, i) => [d, new Set(listed[i]?.keys())]));
 }
 
 /** Why `dir` (followed through symlinks inside the root) cannot hold files, or undefined. */

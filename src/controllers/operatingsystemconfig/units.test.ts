@@ -102,8 +102,9 @@ describe("unit handling", () => {
       await reply.promise;
       order.push(`${name} answered`);
     };
-    const deps = { ...ctx.deps, systemd: { ...systemd, enable: gated("enable"), disable: gated("disable") } } as OscControllerDeps;
-    const applying = applyChangedUnits({ ...ctx, deps }, () => {
+    systemd.enable = gated("enable");
+    systemd.disable = gated("disable");
+    const applying = applyChangedUnits(ctx, () => {
       order.push("next call sent");
       hookRan.resolve();
     });
