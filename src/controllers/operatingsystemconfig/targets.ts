@@ -51,32 +51,48 @@ export type DirListings = ReadonlyMap<string, ReadonlySet<string>>;
  * (files.ts looks for upstream's helper names there instead of listing every directory again).
  */
 export async function checkApplyTargets(host: HostFs, changes: OscChanges): Promise<DirListings> {
+  // Every path is looked at once (the components of all directories share one stat each), and all of
+  // it is asked at once: one round of thread-pool calls instead of one per path component (4 rounds,
+  // 2.5-4.5 ms on the test VM for the 50-file bench).
+  const kinds = new Map<string, Promise<FileInfo["kind"] | undefined>>();
+  const kindAt = (path: string): Promise<FileInfo["kind"] | undefined> => {
+    let p = kinds.get(path);
+    if (p === undefined) {
+      p = host.stat(path).then((st) => st?.kind);
+      p.catch(() => undefined); // awaited in directoryProblem unless an earlier component decided
+      kinds.set(path, p);
+    }
+    return p;
+  };
   const dirs = new Map<string, Promise<string | undefined>>();
   const dirProblem = (dir: string): Promise<string | undefined> => {
     let p = dirs.get(dir);
     if (p === undefined) {
-      p = directoryProblem(host, dir);
+      p = directoryProblem(host, dir, kindAt);
       dirs.set(dir, p);
     }
     return p;
   };
-  // Each directory is listed once, with the kind of every entry (no stat per existing file).
+  // Each directory is listed once, with the kind of every entry (no stat per existing file), while
+  // its path is checked: a listing is only used once the directory proved fine.
   const listings = new Map<string, Promise<ReadonlyMap<string, FileInfo["kind"]>>>();
   const listing = (dir: string): Promise<ReadonlyMap<string, FileInfo["kind"]>> => {
     let p = listings.get(dir);
     if (p === undefined) {
       p = host.listKinds(dir).then((kinds) => kinds ?? new Map());
+      p.catch(() => undefined); // awaited below only for a directory without a problem
       listings.set(dir, p);
     }
     return p;
   };
   const problems = await Promise.all(
     applyTargets(changes).map(async (t) => {
+      const listed = t.use === "file" ? listing(dirName(t.path)) : undefined;
       const parent = await dirProblem(dirName(t.path));
       if (parent !== undefined) return { t, problem: parent };
-      if (t.use === "dir") return { t, problem: await directoryProblem(host, t.path) };
-      if (t.use === "file") {
-        const kind = (await listing(dirName(t.path))).get(baseName(t.path));
+      if (t.use === "dir") return { t, problem: await directoryProblem(host, t.path, kindAt) };
+      if (listed !== undefined) {
+        const kind = (await listed).get(baseName(t.path));
         if (kind === "dir" || kind === "other")
           return { t, problem: `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}` };
       }
@@ -96,8 +112,15 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
   return new Map(listedDirs.map((d, i) => [d, new Set(listed[i]?.keys())]));
 }
 
-/** Why `dir` (followed through symlinks inside the root) cannot hold files, or undefined. */
-async function directoryProblem(host: HostFs, dir: string): Promise<string | undefined> {
+/**
+ * Why `dir` (followed through symlinks inside the root) cannot hold files, or undefined. The kind of
+ * every component is asked at once; the answers are judged in order, as a walk from the root would.
+ */
+async function directoryProblem(
+  host: HostFs,
+  dir: string,
+  kindAt: (path: string) => Promise<FileInfo["kind"] | undefined>,
+): Promise<string | undefined> {
   let real: string;
   try {
     real = host.resolve(dir);
@@ -108,9 +131,10 @@ async function directoryProblem(host: HostFs, dir: string): Promise<string | und
   // Back to a host path with every link resolved; each existing component must be a directory.
   const rel = host.root === "/" ? real : real.slice(host.root.length);
   const segments = rel.split("/").filter((s) => s !== "");
-  for (let i = 1; i <= segments.length; i++) {
-    const at = `/${segments.slice(0, i).join("/")}`;
-    const kind = (await host.stat(at))?.kind;
+  const paths = segments.map((_, i) => `/${segments.slice(0, i + 1).join("/")}`);
+  const asked = paths.map(kindAt);
+  for (const [i, at] of paths.entries()) {
+    const kind = await asked[i];
     if (kind === undefined) return undefined; // created by the apply
     if (kind !== "dir") return `"${at}" is not a directory`;
   }
