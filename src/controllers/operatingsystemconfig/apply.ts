@@ -14,12 +14,12 @@ import { skipsStateFiles } from "./gardenadm.ts";
 import { forgetAttempts, resumeOrComputeWithLeftovers } from "./leftovers.ts";
 import { containerdConfigured } from "./merge.ts";
 import { planChanges } from "./plan.ts";
-import { removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { type PendingProbes, removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
 import { checkApplyTargets, type DirListings } from "./targets.ts";
 import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "./state.ts";
 import { writeTokensBeforeUnits } from "./token-order.ts";
-import { applyChangedUnits, executeUnitCommands, removeDeletedUnits } from "./units.ts";
+import { applyChangedUnits, executeUnitCommands, readUnitFiles, removeDeletedUnits } from "./units.ts";
 
 export interface ApplyInput {
   readonly osc: Osc;
@@ -106,6 +106,17 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
 
   const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
   const ctx: ApplyContext = { deps, store, node: input.node, signal };
+  // Step 16 reads the unit files it compares (and chmods the unchanged ones) alongside steps 13-15,
+  // unless a file of the OSC lives under /etc/systemd: then after them, in §4's order. For the bench's
+  // 10 units that takes 1.5-5 ms off the way to the restarts. Its writes come in the units step as
+  // before. A step that fails first waits for the reads to settle, so nothing runs past the apply.
+  const unitFilesRead = changes.files.changed.some((f) => f.path.startsWith("/etc/systemd/")) ? undefined : readUnitFiles(ctx);
+  unitFilesRead?.catch(() => undefined); // awaited by the units step
+  const failAfterUnitFiles = async (err: unknown): Promise<never> => {
+    await unitFilesRead?.catch(() => undefined);
+    throw err;
+  };
+  let probes: PendingProbes;
   try {
     if (withContainerd) {
       log.info("Configuring containerd");
@@ -128,15 +139,16 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
         store.persistVia((c) => writeChangedFiles(ctx, planned, { listings, ...changesFile(c) })),
       );
     }
-  } finally {
     await staleTemps;
+    log.info("Applying containerd registries");
+    probes = await step("failed applying containerd registries", () => writeRegistries(ctx));
+  } catch (err) {
+    await staleTemps;
+    return failAfterUnitFiles(err);
   }
-
-  log.info("Applying containerd registries");
-  const probes = await step("failed applying containerd registries", () => writeRegistries(ctx));
   try {
     log.info("Applying changed image files");
-    await step("failed applying changed image files", () => writeImageFiles(ctx));
+    await step("failed applying changed image files", () => writeImageFiles(ctx)).catch(failAfterUnitFiles);
 
     // Steps 16-18. With no unit to remove, the daemon-reload is sent right behind the enable and disable
     // calls instead of after their replies: systemd answers one connection's calls in the order sent, so
@@ -153,7 +165,9 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     log.info("Applying changed units");
     try {
       const early = store.changes.units.deleted.length === 0 ? sendReload : undefined;
-      await step("failed applying changed units", () => applyChangedUnits(ctx, early));
+      await step("failed applying changed units", () =>
+        applyChangedUnits(ctx, { ...(early ? { afterEnableSent: early } : {}), ...(unitFilesRead ? { unitFilesRead } : {}) }),
+      );
     } catch (err) {
       await reload?.catch(() => undefined);
       throw err;
