@@ -154,10 +154,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
     },
 
-    async writeFileAtomic(path, data, mode) {
+    async writeFileAtomic(path, data, mode, opts) {
+      const durable = opts?.durable ?? true;
       const { dirReal, target, temp } = await prepareTarget(path, new Set());
       try {
-        await writeTemp(temp, data, mode);
+        await writeTemp(temp, data, mode, durable, durable ? undefined : process.umask());
         const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
         try {
           await rename(temp, target);
@@ -171,7 +172,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       } finally {
         inFlight.delete(temp);
       }
-      await fsyncDir(dirReal);
+      if (durable) await fsyncDir(dirReal);
     },
 
     async writeFilesAtomic(files) {

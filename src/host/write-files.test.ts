@@ -188,6 +188,26 @@ describe("HostFs", () => {
   });
 });
 
+describe("writeFileAtomic without durability", () => {
+  test.each([
+    ["the mode the umask leaves alone (one-job write)", 0o022, 0o640],
+    ["a mode the umask would narrow (fchmod)", 0o077, 0o644],
+    ["a set-id mode", 0o022, 0o4755],
+  ])("should replace the file with its exact mode and leave no temp: %s", async (_name, umask, mode) => {
+    const host = createHostFs(root);
+    await host.writeFileAtomic("/var/lib/state.json", "old", 0o600);
+    const previous = process.umask(umask);
+    try {
+      await host.writeFileAtomic("/var/lib/state.json", "new", mode, { durable: false });
+    } finally {
+      process.umask(previous);
+    }
+    expect(readFileSync(join(root, "var/lib/state.json"), "utf8")).toBe("new");
+    expect(statSync(join(root, "var/lib/state.json")).mode & 0o7777).toBe(mode);
+    expect(allEntries()).toEqual(["var", "var/lib", "var/lib/state.json"]);
+  });
+});
+
 describe("loadSyncfs", () => {
   test("should be undefined when the library cannot be opened", async () => {
     expect(await loadSyncfs("libdoes-not-exist.so.0")).toBeUndefined();
