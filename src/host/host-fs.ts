@@ -193,6 +193,23 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       }
     },
 
+    async writeFilesInPlace(files) {
+      const created = new Set<string>();
+      const parents = new Map<string, readonly string[]>();
+      const staged: StagedWrite[] = [];
+      try {
+        for (const f of files) {
+          const prepared = await prepareTarget(f.path, created, parents);
+          staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode });
+        }
+        if (staged.length === 0) return { durable: Promise.resolve() };
+        const { entries } = await writeGroup(staged, staged.length > 1 ? await syncer() : undefined, true);
+        return { durable: entries };
+      } finally {
+        for (const s of staged) inFlight.delete(s.temp);
+      }
+    },
+
     async removeStaleTemps(path) {
       const names = await fs.list(path).catch((err: unknown) => {
         // Not a directory: nothing of ours can be in it.

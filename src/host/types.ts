@@ -46,6 +46,12 @@ export interface HostFs {
    * Resolves only when every file of the group is on disk.
    */
   writeFilesAtomic(files: readonly FileWrite[]): Promise<void>;
+  /**
+   * writeFilesAtomic that resolves as soon as every file is in place with durable contents; `durable`
+   * settles once the directory entries are durable too (or with the error that prevented it), so a
+   * caller can go on and only wait for it before it records the files as written.
+   */
+  writeFilesInPlace(files: readonly FileWrite[]): Promise<{ readonly durable: Promise<void> }>;
   /** Removes a file or symlink; true when something was removed, false when it was already missing. */
   remove(path: string): Promise<boolean>;
   /** Removes a directory tree or file; missing is fine. */

@@ -188,6 +188,23 @@ describe("HostFs", () => {
   });
 });
 
+describe("writeFilesInPlace", () => {
+  test("should have every file in place with its mode when it resolves, and settle durable after", async () => {
+    const host = createHostFs(root);
+    await host.writeFileAtomic("/etc/a/one", "old", 0o600);
+    const { durable } = await host.writeFilesInPlace([
+      { path: "/etc/a/one", data: "1", mode: 0o644 },
+      { path: "/etc/b/two", data: "2", mode: 0o600 },
+    ]);
+    expect(readFileSync(join(root, "etc/a/one"), "utf8")).toBe("1");
+    expect(statSync(join(root, "etc/a/one")).mode & 0o7777).toBe(0o644);
+    expect(readFileSync(join(root, "etc/b/two"), "utf8")).toBe("2");
+    await durable;
+    expect(allEntries()).toEqual(["etc", "etc/a", "etc/a/one", "etc/b", "etc/b/two"]);
+    expect(await (await host.writeFilesInPlace([])).durable).toBeUndefined();
+  });
+});
+
 describe("writeFileAtomic without durability", () => {
   test.each([
     ["the mode the umask leaves alone (one-job write)", 0o022, 0o640],

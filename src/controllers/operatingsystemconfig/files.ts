@@ -85,11 +85,13 @@ export async function writeChangedFiles(
     return;
   }
   ctx.signal.throwIfAborted();
-  await host.writeFilesAtomic(changesFile === undefined ? writes : [changesFile, ...writes]);
+  // In place with durable contents; the directory entries become durable while the apply goes on, and
+  // the record that these files are done is not written before they are (ChangesStore.defer).
+  const { durable } = await host.writeFilesInPlace(changesFile === undefined ? writes : [changesFile, ...writes]);
   for (const w of writes) log.info("Wrote file", { path: w.path });
   await ctx.store.filesChangedDone(
     writes.map((w) => w.path),
-    { deferred: true },
+    { deferred: true, durable },
   );
 }
 
