@@ -125,7 +125,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   }
 
   /** Temp files this instance is writing right now: a clean-up running meanwhile leaves them alone. */
-  const inFlight = new Set<string>();
+  const inFlight = new InFlightTemps();
 
   let syncfsLoad: Promise<Syncfs | undefined> | undefined;
   const syncer = (): Promise<Syncfs | undefined> => (syncfsLoad ??= pickSyncfs(options.syncfs));
@@ -219,7 +219,9 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const removed: string[] = [];
       const dir = path.endsWith("/") ? path : `${path}/`;
       for (const name of names ?? []) {
-        if (!isOwnTempName(name)) continue;
+        // A temp of a group being written right now is skipped by its name, before its path is resolved
+        // (the apply runs this clean-up alongside a group that may hold a thousand temps).
+        if (!isOwnTempName(name) || inFlight.hasName(name)) continue;
         const real = noFollow(`${dir}${name}`);
         if (inFlight.has(real)) continue;
         const info = await lstatOrUndefined(real);
@@ -325,6 +327,35 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     },
   };
   return fs;
+}
+
+/** Real paths of the temps being written, with their names counted (names are random, so nearly always unique). */
+class InFlightTemps {
+  readonly #paths = new Set<string>();
+  readonly #names = new Map<string, number>();
+
+  add(path: string): void {
+    if (this.#paths.has(path)) return;
+    this.#paths.add(path);
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    this.#names.set(name, (this.#names.get(name) ?? 0) + 1);
+  }
+
+  delete(path: string): void {
+    if (!this.#paths.delete(path)) return;
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    const n = (this.#names.get(name) ?? 1) - 1;
+    if (n > 0) this.#names.set(name, n);
+    else this.#names.delete(name);
+  }
+
+  has(path: string): boolean {
+    return this.#paths.has(path);
+  }
+
+  hasName(name: string): boolean {
+    return this.#names.has(name);
+  }
 }
 
 function pickSyncfs(choice: HostFsOptions["syncfs"]): Promise<Syncfs | undefined> {
