@@ -100,6 +100,21 @@ describe("run command", () => {
     expect(messages(out).at(-1)).toBe("Stopped gardener-node-agent");
   });
 
+  test("should answer /readyz with 200 once the controllers are set up, before they have started", async () => {
+    const { ctx } = context();
+    const seen: (boolean | undefined)[] = [];
+    const start: StartControllers = async (deps) => {
+      seen.push((await deps.health.run("readyz"))?.ok);
+      deps.onSetUp?.();
+      seen.push((await deps.health.run("readyz"))?.ok);
+      // Still starting: stop instead of ever resolving as started.
+      deps.stop(new Error("stopped by the test"));
+      return { stopped: Promise.resolve() };
+    };
+    await createRunCommand(start).run(ctx);
+    expect(seen).toEqual([false, true]);
+  });
+
   test("should exit 1 naming the controller when a supervised controller dies, and stop answering /readyz with 200", async () => {
     const { ctx, out } = context();
     const { supervise } = await import("./agent/supervise.ts");
@@ -107,6 +122,7 @@ describe("run command", () => {
     let health: ControllerDeps["health"] | undefined;
     const start: StartControllers = async (deps) => {
       health = deps.health;
+      deps.onSetUp?.();
       let fail: (err: Error) => void = () => {};
       const token = new Promise<void>((_, reject) => (fail = reject));
       const stopped = supervise([{ name: "token", run: token }], { signal: deps.signal, stop: deps.stop, log: deps.log });

@@ -67,9 +67,11 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
   ctx.signal.addEventListener("abort", onSignal, { once: true });
 
   const health = new HealthChecks();
-  let ready = false;
-  health.addReadyzCheck("started", () => {
-    if (!ready) throw new NotReadyError();
+  // Ready means upstream's informer-sync (registered by the wiring) once every informer exists, i.e.
+  // once the controllers are set up; READY=1 waits for their start. Stopping makes it fail again.
+  let setUp = false;
+  health.addReadyzCheck("set-up", () => {
+    if (!setUp) throw new NotReadyError();
   });
   const metrics = createMetricsRegistry();
   metrics.addCollector(processCollector);
@@ -100,6 +102,9 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
       signal: stopping.signal,
       stop,
       onDiscoverySent: sent,
+      onSetUp: () => {
+        setUp = !stopping.signal.aborted;
+      },
     });
     // Its rejection is handled by the await below, after the servers started.
     await settleWithin(
@@ -128,7 +133,6 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
 
     await starting;
     if (!stopping.signal.aborted) {
-      ready = true;
       notifier.ready();
       log.info("Started gardener-node-agent");
       const interval = watchdogIntervalMs(env.watchdogUsec);
@@ -142,7 +146,7 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
     stop(err instanceof Error ? err : new Error(String(err)));
   } finally {
     ctx.signal.removeEventListener("abort", onSignal);
-    ready = false;
+    setUp = false;
     notifier.stopping();
     // Also when the servers failed after the controllers began starting; a failed start has nothing to stop.
     const stopped = starting?.then(

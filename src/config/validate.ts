@@ -1,6 +1,6 @@
-import { isIP } from "node:net";
 import type { NodeAgentConfiguration } from "./configuration.ts";
 import { formatDuration } from "./duration.ts";
+import { isIpLiteral } from "./ip-literal.ts";
 import type { FieldIssue } from "./errors.ts";
 import { isSupportedKubernetesVersion } from "./semver.ts";
 
@@ -59,7 +59,7 @@ const validateRuntimeFields = (config: NodeAgentConfiguration): FieldIssue[] => 
   const issues: FieldIssue[] = [];
   for (const name of ["healthProbes", "metrics"] as const) {
     const { bindAddress, port } = config.server[name];
-    if (bindAddress !== "" && isIP(bindAddress) === 0 && !HOSTNAME.test(bindAddress)) {
+    if (bindAddress !== "" && !isIpLiteral(bindAddress) && !HOSTNAME.test(bindAddress)) {
       issues.push({
         path: `server.${name}.bindAddress`,
         type: "Invalid",

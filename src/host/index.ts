@@ -1,4 +1,4 @@
 export { createHostFs } from "./host-fs.ts";
 export { HostFileKindError, HostPathError } from "./types.ts";
-export type { FileInfo, FileWrite, HostFs } from "./types.ts";
+export type { FileData, FileInfo, FileWrite, HostFs } from "./types.ts";
 export { createMounts, type Mounts, UnmountError } from "./mounts.ts";

@@ -7,10 +7,16 @@ export interface FileInfo {
   readonly size: number;
 }
 
+/**
+ * A group member's content: bytes, text (written as UTF-8), or a function producing the bytes when the
+ * member's temp is written, so that a large group holds only the few files in flight decoded at once.
+ */
+export type FileData = Uint8Array | string | (() => Uint8Array);
+
 /** One file of a group write. */
 export interface FileWrite {
   readonly path: string;
-  readonly data: Uint8Array | string;
+  readonly data: FileData;
   /** Exact permission bits (the umask does not apply). */
   readonly mode: number;
 }

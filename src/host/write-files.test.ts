@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs } from "./host-fs.ts";
 import { loadSyncfs } from "./syncfs.ts";
+import { writeTemp } from "./write-group.ts";
 import { HostFileKindError, HostPathError, type FileWrite, type HostFs } from "./types.ts";
 
 let dir: string;
@@ -65,6 +66,40 @@ describe("HostFs", () => {
       expect(statSync(join(root, "etc/a")).mode & 0o7777).toBe(0o755);
       expect(statSync(join(root, "opt/bin")).mode & 0o7777).toBe(0o755);
       expect(allEntries()).toEqual(["etc", "etc/a", "etc/a/one", "etc/a/two", "opt", "opt/bin", "opt/bin/three"]);
+    });
+
+    test("should write exact modes under umask 022, those it clears and special bits included", async () => {
+      const previous = process.umask(0o022);
+      try {
+        await host.writeFilesAtomic([
+          { path: "/m/a", data: "a", mode: 0o644 },
+          { path: "/m/b", data: "b", mode: 0o600 },
+          { path: "/m/c", data: "c", mode: 0o777 },
+          { path: "/m/d", data: "d", mode: 0o2755 },
+          { path: "/m/e", data: "e", mode: 0o000 },
+        ]);
+      } finally {
+        process.umask(previous);
+      }
+      const modes = ["a", "b", "c", "d", "e"].map((n) => statSync(join(root, "m", n)).mode & 0o7777);
+      expect(modes).toEqual([0o644, 0o600, 0o777, 0o2755, 0o000]);
+      expect(readFileSync(join(root, "m/c"), "utf8")).toBe("c");
+      expect(allEntries()).toEqual(["m", "m/a", "m/b", "m/c", "m/d", "m/e"]);
+    });
+
+    test("should call a member's data function once, when its temp is written", async () => {
+      let calls = 0;
+      const lazy = () => {
+        calls++;
+        return new TextEncoder().encode("made late");
+      };
+      await host.writeFilesAtomic([
+        { path: "/l/lazy", data: lazy, mode: 0o640 },
+        { path: "/l/text", data: "text", mode: 0o644 },
+      ]);
+      expect(calls).toBe(1);
+      expect(readFileSync(join(root, "l/lazy"), "utf8")).toBe("made late");
+      expect(statSync(join(root, "l/lazy")).mode & 0o7777).toBe(0o640);
     });
 
     test("should replace existing files and correct their modes", async () => {
@@ -240,5 +275,24 @@ describe("loadSyncfs", () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe("writeTemp", () => {
+  test.each([
+    ["one call (no fsync, mode kept by the umask)", false, 0o022],
+    ["open, fchmod, write, fsync", true, undefined],
+  ] as const)("should leave a file that already has the temp's name alone (%s)", async (_name, fsync, umask) => {
+    const temp = join(root, ".taken.tmp");
+    writeFileSync(temp, "not ours");
+    await expect(writeTemp(temp, "new", 0o644, fsync, umask)).rejects.toThrow(/EEXIST|exists/);
+    expect(readFileSync(temp, "utf8")).toBe("not ours");
+  });
+
+  test("should write the temp in one call with the requested mode", async () => {
+    const temp = join(root, ".one.tmp");
+    await writeTemp(temp, new TextEncoder().encode("bytes"), 0o640, false, 0o022);
+    expect(statSync(temp).mode & 0o7777).toBe(0o640);
+    expect(readFileSync(temp, "utf8")).toBe("bytes");
   });
 });

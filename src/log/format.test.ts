@@ -41,6 +41,18 @@ describe("formatText", () => {
     );
   });
 
+  test("should render errors and bigints at any depth, and print plain fields in their order", () => {
+    const line = formatText(
+      record({ path: "/a", n: 10n, err: new Error("top"), detail: { e: new Error("x"), list: [1n] }, gone: undefined }),
+    );
+    expect(line).toBe(
+      '2026-01-02T03:04:05.678Z\tINFO\tStarting gardener-node-agent\t{"path":"/a","n":"10","error":"top","detail":{"e":"x","list":["1"]}}',
+    );
+    expect(formatText(record({ path: "/etc/a", count: 3, ok: true, none: null }))).toBe(
+      '2026-01-02T03:04:05.678Z\tINFO\tStarting gardener-node-agent\t{"path":"/etc/a","count":3,"ok":true,"none":null}',
+    );
+  });
+
   test("should omit the field block when there are no fields", () => {
     expect(formatText(record({}))).toBe("2026-01-02T03:04:05.678Z\tINFO\tStarting gardener-node-agent");
   });

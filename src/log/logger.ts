@@ -1,4 +1,4 @@
-import { redactFields } from "./redact.ts";
+import { redactFields, redactInto } from "./redact.ts";
 import type { LogFields, Logger, LogLevel, LogSink, Severity } from "./types.ts";
 
 const RANK: Readonly<Record<Severity, number>> = { debug: 0, info: 1, warn: 1, error: 2 };
@@ -19,7 +19,7 @@ export const createLogger = (options: LoggerOptions): Logger => {
   const make = (base: Record<string, unknown>): Logger => {
     const emit = (severity: Severity, msg: string, fields?: LogFields) => {
       if (RANK[severity] < threshold) return;
-      const merged = fields === undefined ? base : { ...base, ...redactFields(fields) };
+      const merged = fields === undefined ? base : redactInto({ ...base }, fields);
       options.sink.write({ time: now(), severity, msg, fields: merged });
     };
     return {

@@ -28,10 +28,18 @@ const SECRET_SUFFIXES = ["token", "password", "keydata", "certdata", "privatekey
 
 const normalise = (key: string): string => key.toLowerCase().replace(/[^a-z0-9]/g, "");
 
+/** Answers per key: the keys are the code's own few names, asked on every record (1000-file apply: 1000 records). */
+const secretKeyAnswers = new Map<string, boolean>();
+const maxRememberedKeys = 512;
+
 /** True for keys whose values must never be logged (`token`, `bootstrapToken`, `client-key-data`, `data`, `clientSecret`, …). */
 export const isSecretKey = (key: string): boolean => {
+  const known = secretKeyAnswers.get(key);
+  if (known !== undefined) return known;
   const k = normalise(key);
-  return SECRET_KEYS.has(k) || (k !== "secret" && SECRET_SUFFIXES.some((s) => k.endsWith(s)));
+  const secret = SECRET_KEYS.has(k) || (k !== "secret" && SECRET_SUFFIXES.some((s) => k.endsWith(s)));
+  if (secretKeyAnswers.size < maxRememberedKeys) secretKeyAnswers.set(key, secret);
+  return secret;
 };
 
 const MAX_DEPTH = 6;
@@ -47,8 +55,10 @@ const redactValue = (value: unknown, depth: number): unknown => {
 };
 
 /** A copy of `fields` with every secret value (at any depth) replaced by "[redacted]". */
-export const redactFields = (fields: LogFields): Record<string, unknown> => {
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(fields)) out[k] = isSecretKey(k) ? REDACTED : redactValue(x, 0);
+export const redactFields = (fields: LogFields): Record<string, unknown> => redactInto({}, fields);
+
+/** Adds `fields` to `out`, redacted like `redactFields` (one object for a logger's base fields and a record's). */
+export const redactInto = (out: Record<string, unknown>, fields: LogFields): Record<string, unknown> => {
+  for (const k of Object.keys(fields)) out[k] = isSecretKey(k) ? REDACTED : redactValue(fields[k], 0);
   return out;
 };

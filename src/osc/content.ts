@@ -28,10 +28,28 @@ function firstInvalid(s: string): number {
  * error naming the offset (never the data). Any length the API server can deliver.
  */
 export function decodeBase64Strict(data: string): Uint8Array {
-  const s = data.includes("\r") || data.includes("\n") ? data.replace(/[\r\n]/g, "") : data;
+  const s = withoutLineBreaks(data);
+  checkBase64(s);
+  return new Uint8Array(Buffer.from(s, "base64"));
+}
+
+const withoutLineBreaks = (data: string): string => (data.includes("\r") || data.includes("\n") ? data.replace(/[\r\n]/g, "") : data);
+
+function checkBase64(s: string): void {
   const bad = firstInvalid(s);
   if (bad >= 0) throw new Base64Error(`illegal base64 data at input byte ${bad}`);
-  return new Uint8Array(Buffer.from(s, "base64"));
+}
+
+/** Throws what `decodeInline` would throw, without producing the bytes. */
+export function checkInline(encoding: string, data: string): void {
+  switch (encoding) {
+    case "":
+      return;
+    case "b64":
+      return checkBase64(withoutLineBreaks(data));
+    default:
+      throw new InvalidCodecError();
+  }
 }
 
 /** Bytes of an inline file content: encoding "" = verbatim UTF-8, "b64" = strict base64. */

@@ -29,6 +29,11 @@ export interface ControllerDeps {
    * run command starts its servers then, so their set-up overlaps the request's round trip.
    */
   readonly onDiscoverySent?: () => void;
+  /**
+   * Called once every controller is set up, so every informer is registered: from then on /readyz is
+   * upstream's `informer-sync` alone (bootstrap-and-config §7.1 step 7), not the controllers' start.
+   */
+  readonly onSetUp?: () => void;
 }
 
 export interface RunningControllers {

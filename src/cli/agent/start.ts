@@ -149,6 +149,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
   );
   controllers.push(setupHostnameCheckController({ hostName, readHostname: () => hostNameOf(deps.env), clock, log, onRestartRequested }));
 
+  deps.onSetUp?.();
   await informers.waitForSync(signal);
   // Bootstrap runnables run after the caches synced and before any controller (§7.1 step 11).
   const kubelet = await ensureKubeletBootstrapKubeconfig(host, config.apiServer);

@@ -13,7 +13,7 @@ import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.
 import { skipsStateFiles } from "./gardenadm.ts";
 import { forgetAttempts, resumeOrComputeWithLeftovers } from "./leftovers.ts";
 import { containerdConfigured } from "./merge.ts";
-import { planChanges } from "./plan.ts";
+import { type PlannedFiles, planChanges } from "./plan.ts";
 import { type PendingProbes, removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
 import { checkApplyTargets, type DirListings } from "./targets.ts";
@@ -35,11 +35,11 @@ export interface ApplyInput {
   readonly onPlanned?: (summary: ChangeSummary) => void;
 }
 
-/** The read-only part of an apply: the work list (computed or resumed) and every file's bytes. */
+/** The read-only part of an apply: the work list (computed or resumed) and every file's checked content. */
 interface ApplyPlan {
   readonly changes: OscChanges;
   readonly resumed: boolean;
-  readonly planned: Map<string, Uint8Array>;
+  readonly planned: PlannedFiles;
   /** The changed files' directories as the target check listed them. */
   readonly listings: DirListings;
 }
@@ -74,7 +74,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
   const osc = withContainerd ? injectEnvDropIn(input.osc, deps.processPath) : input.osc;
 
-  // Plan: read state, compute or resume the work list, resolve every file's bytes — nothing written yet.
+  // Plan: read state, compute or resume the work list, check every file's content — nothing written yet.
   let plan: ApplyPlan;
   try {
     plan = await planApply(deps, osc, input.checksum, signal);
@@ -84,7 +84,8 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   }
   await input.ready;
   const { changes, resumed, planned, listings } = plan;
-  input.onPlanned?.(summarizeChanges(changes));
+  const summary = summarizeChanges(changes);
+  input.onPlanned?.(summary);
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });
@@ -214,6 +215,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   // Every file and unit of this OSC is in place: the record of attempted writes is no longer needed.
   forgetAttempts(store);
   await step("failed persisting changes", () => store.flush());
+  collectAfterLargeApply(summary, log);
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
 
@@ -223,4 +225,24 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     throw new RestartRequested("client certificate renewed for the certificate authority rotation");
   }
   return undefined;
+}
+
+/** Files changed or deleted from which an apply collects its garbage at the end (a few hundred). */
+const largeApplyFiles = 250;
+
+/**
+ * A large apply leaves megabytes of garbage (the decoded osc.yaml, the plan, the staged writes), much of it
+ * promoted by the collections during the apply; the engine's own full collection waits until the heap has
+ * grown a lot, so peak RSS climbed apply after apply (bench, 1000-file applies on a new ext4: VmHWM 116 MB
+ * after 13 applies). One full collection once the last unit command is done keeps it at 99 MB, for 9-14 ms
+ * before the checksum reaches the Node (after the last restart job). Small applies do not pay it.
+ */
+function collectAfterLargeApply(summary: ChangeSummary, log: OscControllerDeps["log"]): void {
+  if (summary.filesChanged + summary.filesDeleted < largeApplyFiles) return;
+  const start = performance.now();
+  Bun.gc(true);
+  log.debug("Collected the garbage of a large apply", {
+    files: summary.filesChanged + summary.filesDeleted,
+    ms: Math.round(performance.now() - start),
+  });
 }

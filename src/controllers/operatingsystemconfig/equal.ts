@@ -14,15 +14,16 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
-  for (const k of keys) {
-    const va = ra[k];
-    const vb = rb[k];
-    if (va === undefined && vb === undefined) continue;
-    if ((va === undefined || vb === undefined) && !(isEmptyList(va) && isEmptyList(vb))) return false;
-    if (!semanticEqual(va, vb)) return false;
-  }
+  // Every key of either side once, without building their union (a diff of 1000 files compares ~3000 objects).
+  for (const k of Object.keys(ra)) if (!fieldEqual(ra[k], rb[k])) return false;
+  for (const k of Object.keys(rb)) if (!Object.hasOwn(ra, k) && !fieldEqual(ra[k], rb[k])) return false;
   return true;
+}
+
+function fieldEqual(va: unknown, vb: unknown): boolean {
+  if (va === undefined && vb === undefined) return true;
+  if ((va === undefined || vb === undefined) && !(isEmptyList(va) && isEmptyList(vb))) return false;
+  return semanticEqual(va, vb);
 }
 
 const isEmptyList = (x: unknown) => x === undefined || (Array.isArray(x) && x.length === 0);

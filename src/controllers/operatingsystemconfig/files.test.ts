@@ -3,7 +3,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs, type HostFs } from "../../host/index.ts";
-import { FileApplyError, placeFile } from "./files.ts";
+import { nopLogger } from "../../log/index.ts";
+import { emptyChanges } from "../../osc/index.ts";
+import { ChangesStore } from "./changes-store.ts";
+import type { ApplyContext } from "./context.ts";
+import type { OscControllerDeps } from "./deps.ts";
+import { FileApplyError, placeFile, writeChangedFiles } from "./files.ts";
+import { planChanges } from "./plan.ts";
+import type { Kube } from "../../kube/index.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -54,6 +61,45 @@ describe("placeFile", () => {
   test("should fail when .name.tmp is a directory instead of reporting success", async () => {
     await host.ensureDir("/d/.a.tmp", 0o755);
     await expect(placeFile(host, "/d/a", bytes("a"), 0o644)).rejects.toBeInstanceOf(FileApplyError);
+    expect(await host.stat("/d/a")).toBeUndefined();
+  });
+});
+
+describe("writeChangedFiles", () => {
+  let root: string;
+  let host: HostFs;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "osc-files-group-"));
+    host = createHostFs(root);
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const write = async (paths: string[]) => {
+    const changes = emptyChanges("s");
+    changes.files.changed.push(
+      ...paths.map((path) => ({ path, permissions: 0o644, content: { inline: { encoding: "", data: `new ${path}` } } })),
+    );
+    const signal = new AbortController().signal;
+    const planned = await planChanges({} as Kube, changes, "amd64", signal);
+    const deps = { host, log: nopLogger } as unknown as OscControllerDeps;
+    const ctx: ApplyContext = { deps, store: new ChangesStore(changes, async () => {}), node: undefined, signal };
+    await writeChangedFiles(ctx, planned);
+    return changes;
+  };
+
+  test("should write every file of the group, remove a stale helper file beside one of them and record them done", async () => {
+    await host.writeFileAtomic("/d/.b.tmp", "stale", 0o600);
+    const changes = await write(["/d/a", "/d/b", "/e/c"]);
+    expect(await Promise.all(["/d/a", "/d/b", "/e/c"].map((p) => host.readText(p)))).toEqual(["new /d/a", "new /d/b", "new /e/c"]);
+    expect(await host.stat("/d/.b.tmp")).toBeUndefined();
+    expect(changes.files.changed).toEqual([]);
+  });
+
+  test("should write nothing when a member's helper name is a directory", async () => {
+    await host.ensureDir("/d/.b.tmp", 0o755);
+    await expect(write(["/d/a", "/d/b"])).rejects.toBeInstanceOf(FileApplyError);
     expect(await host.stat("/d/a")).toBeUndefined();
   });
 });

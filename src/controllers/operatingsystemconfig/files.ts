@@ -2,7 +2,7 @@ import { type FileWrite, HostFileKindError, type HostFs } from "../../host/index
 import { imageToPull } from "./agent-image.ts";
 import type { ApplyContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
-import { checkAgentBinary } from "./plan.ts";
+import { checkAgentBinary, type PlannedFiles } from "./plan.ts";
 
 /** A file cannot be placed (e.g. its cross-device helper name is taken by a directory). */
 export class FileApplyError extends Error {
@@ -18,6 +18,8 @@ export class FileApplyError extends Error {
 
 const dirName = (p: string) => p.slice(0, p.lastIndexOf("/")) || "/";
 const baseName = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+/** Upstream's cross-device helper name beside `path`. */
+const helperName = (p: string) => `.${baseName(p)}.tmp`;
 
 /**
  * Writes a file atomically with the exact mode (§6.1). Upstream's cross-device helper name
@@ -35,7 +37,7 @@ export async function placeFile(host: HostFs, path: string, bytes: Uint8Array, m
  */
 async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet<string>): Promise<void> {
   const dir = dirName(path);
-  const name = `.${baseName(path)}.tmp`;
+  const name = helperName(path);
   if (listing !== undefined && !listing.has(name)) return;
   const helper = `${dir === "/" ? "" : dir}/${name}`;
   const st = await host.stat(helper);
@@ -55,9 +57,9 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
  */
 export async function writeChangedFiles(
   ctx: ApplyContext,
-  planned: ReadonlyMap<string, Uint8Array>,
+  planned: PlannedFiles,
   opts: {
-    readonly changesFile?: FileWrite;
+    readonly changesFile?: FileWrite & { readonly data: string };
     /** Directories listed already (the plan's target check); the others are listed here. */
     readonly listings?: ReadonlyMap<string, ReadonlySet<string>>;
   } = {},
@@ -74,10 +76,12 @@ export async function writeChangedFiles(
     ...dirs.map((d, i) => [d, listed[i] ?? new Set<string>()] as const),
   ]);
   for (const f of files) {
-    const bytes = planned.get(f.path);
-    if (bytes === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
-    await clearHelperName(host, f.path, listings.get(dirName(f.path)));
-    writes.push({ path: f.path, data: bytes, mode: fileMode(f) });
+    const data = planned.data(f.path);
+    if (data === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
+    const listing = listings.get(dirName(f.path));
+    // The helper name is almost never taken: no call (and no promise) per file then.
+    if (listing === undefined || listing.has(helperName(f.path))) await clearHelperName(host, f.path, listing);
+    writes.push({ path: f.path, data, mode: fileMode(f) });
   }
   await warnDroppedModeBits(ctx, files);
   if (writes.length === 0) {

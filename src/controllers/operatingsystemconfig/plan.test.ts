@@ -59,6 +59,34 @@ describe("planChanges", () => {
     expect((err as Error).message).toContain(message);
   });
 
+  test("should hand plain inline text to the writer as it is and decode base64 only when the writer asks", async () => {
+    const c = emptyChanges("s");
+    c.files.changed.push(
+      { path: "/plain", content: { inline: { encoding: "", data: "h\u00e9 \n" } } },
+      { path: "/b64", content: { inline: { encoding: "b64", data: "YWJj\r\nZA==" } } },
+      { path: "/ref", content: { secretRef: { name: "s", dataKey: "k" } } },
+    );
+    const planned = await planChanges(kube({ k: btoa("r") }), c, "amd64", signal);
+    expect(planned.data("/plain")).toBe("h\u00e9 \n");
+    const b64 = planned.data("/b64");
+    expect(typeof b64).toBe("function");
+    expect(text(typeof b64 === "function" ? b64() : undefined)).toBe("abcd");
+    expect(text(planned.get("/plain"))).toBe("h\u00e9 \n");
+    expect(text(planned.data("/ref") as Uint8Array)).toBe("r");
+    expect(planned.data("/missing")).toBeUndefined();
+  });
+
+  test.each([
+    ["invalid base64", { encoding: "b64", data: "YQ=x" }, 'file "/bad": illegal base64 data at input byte 3'],
+    ["an unknown encoding", { encoding: "gzip", data: "x" }, 'file "/bad"'],
+  ])("should reject %s at planning, before anything is written", async (_n, inline, message) => {
+    const c = emptyChanges("s");
+    c.files.changed.push({ path: "/bad", content: { inline } });
+    const err = await planChanges(kube({}), c, "amd64", signal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OscInputError);
+    expect((err as Error).message).toContain(message);
+  });
+
   test("should reject a drop-in name that leaves the drop-in directory", async () => {
     const c = emptyChanges("s");
     c.units.changed.push({

@@ -1,6 +1,7 @@
 import { isNotFound, secrets } from "../../kube/index.ts";
+import type { FileData } from "../../host/index.ts";
 import type { Kube, KubeObject } from "../../kube/index.ts";
-import { decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../osc/index.ts";
+import { checkInline, decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../osc/index.ts";
 import { isExecutableFor } from "../../registry/index.ts";
 import { agentBinaryPath } from "./deps.ts";
 import { OscInputError } from "./input-error.ts";
@@ -39,12 +40,48 @@ async function secretRefBytes(kube: Kube, name: string, dataKey: string, path: s
   return bytes;
 }
 
+type Inline = NonNullable<OscFile["content"]["inline"]>;
+
+/**
+ * The content of every inline and secretRef file of a plan, checked. Inline content stays the OSC's own
+ * string until it is written: plain text is handed to the writer as it is (written as UTF-8), base64 is
+ * decoded by the writer, a few files at a time (FileData). A 1000-file apply thus holds no second copy
+ * of every file's bytes. SecretRef bytes are kept as fetched (the plan checked that snapshot).
+ */
+export class PlannedFiles {
+  readonly #contents = new Map<string, Inline | Uint8Array>();
+
+  /** Records `path`'s content, checked by the caller. */
+  set(path: string, content: Inline | Uint8Array): void {
+    this.#contents.set(path, content);
+  }
+
+  has(path: string): boolean {
+    return this.#contents.has(path);
+  }
+
+  /** The bytes of `path` (decoded now, a copy each call), undefined when the plan has no content for it. */
+  get(path: string): Uint8Array | undefined {
+    const c = this.#contents.get(path);
+    return c === undefined || c instanceof Uint8Array ? c : decodeInline(c.encoding, c.data);
+  }
+
+  /** What a group write of `path` is given: decoding waits until the file's temp is written. */
+  data(path: string): FileData | undefined {
+    const c = this.#contents.get(path);
+    if (c === undefined || c instanceof Uint8Array) return c;
+    if (c.encoding === "") return c.data;
+    const { encoding, data } = c;
+    return () => decodeInline(encoding, data);
+  }
+}
+
 /**
  * Everything that can be checked before the host is touched: file paths, unit and drop-in names,
- * and the bytes of every inline/secretRef file still to be written (decoded now, written later).
+ * and the content of every inline/secretRef file still to be written (checked now, decoded when written).
  */
-export async function planChanges(kube: Kube, changes: OscChanges, arch: string, signal: AbortSignal): Promise<Map<string, Uint8Array>> {
-  const bytes = new Map<string, Uint8Array>();
+export async function planChanges(kube: Kube, changes: OscChanges, arch: string, signal: AbortSignal): Promise<PlannedFiles> {
+  const planned = new PlannedFiles();
   for (const f of [...changes.files.changed, ...changes.files.deleted]) validateFilePath(f.path);
   for (const u of changes.units.changed) validateUnitName(u.name);
   for (const u of changes.units.deleted) validateRemovedUnitName(u.name);
@@ -55,12 +92,22 @@ export async function planChanges(kube: Kube, changes: OscChanges, arch: string,
     for (const d of [...u.dropInsChanges.changed, ...u.dropInsChanges.deleted]) validateDropInName(u.name, d.name);
   }
   for (const f of changes.files.changed) {
+    const inline = f.content.inline;
+    if (inline !== undefined && f.path !== agentBinaryPath) {
+      try {
+        checkInline(inline.encoding, inline.data);
+      } catch (err) {
+        throw new OscInputError(`file "${f.path}": ${errorText(err)}`, f.path, { cause: err });
+      }
+      planned.set(f.path, inline);
+      continue;
+    }
     const b = await fileBytes(kube, f, signal);
     if (b === undefined) continue;
     checkAgentBinary(f.path, b, arch, "inline content");
-    bytes.set(f.path, b);
+    planned.set(f.path, b);
   }
-  return bytes;
+  return planned;
 }
 
 export async function fileBytes(kube: Kube, f: OscFile, signal: AbortSignal): Promise<Uint8Array | undefined> {

@@ -16,6 +16,6 @@ export async function writeChanges(host: HostFs, changes: OscChanges): Promise<v
 }
 
 /** The changes file as a member of a file group (encoded now, written with the group). */
-export function changesFileWrite(changes: OscChanges): FileWrite {
+export function changesFileWrite(changes: OscChanges): FileWrite & { readonly data: string } {
   return { path: changesPath, data: encodeChanges(changes), mode: 0o600 };
 }
