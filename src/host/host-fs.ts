@@ -8,7 +8,7 @@ import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, HostFs } from "./types.ts";
 import { isOwnTempName, tempNameFor } from "./temp-names.ts";
-import { fsyncDir, holdReplaced, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
+import { fsyncDir, holdReplaced, processUmask, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
 
 const DIR_MODE = 0o755;
 
@@ -158,7 +158,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const durable = opts?.durable ?? true;
       const { dirReal, target, temp } = await prepareTarget(path, new Set());
       try {
-        await writeTemp(temp, data, mode, durable, durable ? undefined : process.umask());
+        await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
         const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
         try {
           await rename(temp, target);
