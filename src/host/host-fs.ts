@@ -8,7 +8,7 @@ import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, HostFs } from "./types.ts";
 import { isOwnTempName, tempNameFor } from "./temp-names.ts";
-import { fsyncDir, holdReplaced, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
+import { fsyncDir, holdReplaced, processUmask, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
 
 const DIR_MODE = 0o755;
 
@@ -125,7 +125,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   }
 
   /** Temp files this instance is writing right now: a clean-up running meanwhile leaves them alone. */
-  const inFlight = new Set<string>();
+  const inFlight = new InFlightTemps();
 
   let syncfsLoad: Promise<Syncfs | undefined> | undefined;
   const syncer = (): Promise<Syncfs | undefined> => (syncfsLoad ??= pickSyncfs(options.syncfs));
@@ -154,10 +154,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
     },
 
-    async writeFileAtomic(path, data, mode) {
+    async writeFileAtomic(path, data, mode, opts) {
+      const durable = opts?.durable ?? true;
       const { dirReal, target, temp } = await prepareTarget(path, new Set());
       try {
-        await writeTemp(temp, data, mode);
+        await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
         const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
         try {
           await rename(temp, target);
@@ -171,7 +172,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       } finally {
         inFlight.delete(temp);
       }
-      await fsyncDir(dirReal);
+      if (durable) await fsyncDir(dirReal);
     },
 
     async writeFilesAtomic(files) {
@@ -192,6 +193,23 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       }
     },
 
+    async writeFilesInPlace(files) {
+      const created = new Set<string>();
+      const parents = new Map<string, readonly string[]>();
+      const staged: StagedWrite[] = [];
+      try {
+        for (const f of files) {
+          const prepared = await prepareTarget(f.path, created, parents);
+          staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode });
+        }
+        if (staged.length === 0) return { durable: Promise.resolve() };
+        const { entries } = await writeGroup(staged, staged.length > 1 ? await syncer() : undefined, true);
+        return { durable: entries };
+      } finally {
+        for (const s of staged) inFlight.delete(s.temp);
+      }
+    },
+
     async removeStaleTemps(path) {
       const names = await fs.list(path).catch((err: unknown) => {
         // Not a directory: nothing of ours can be in it.
@@ -201,7 +219,9 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const removed: string[] = [];
       const dir = path.endsWith("/") ? path : `${path}/`;
       for (const name of names ?? []) {
-        if (!isOwnTempName(name)) continue;
+        // A temp of a group being written right now is skipped by its name, before its path is resolved
+        // (the apply runs this clean-up alongside a group that may hold a thousand temps).
+        if (!isOwnTempName(name) || inFlight.hasName(name)) continue;
         const real = noFollow(`${dir}${name}`);
         if (inFlight.has(real)) continue;
         const info = await lstatOrUndefined(real);
@@ -307,6 +327,35 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     },
   };
   return fs;
+}
+
+/** Real paths of the temps being written, with their names counted (names are random, so nearly always unique). */
+class InFlightTemps {
+  readonly #paths = new Set<string>();
+  readonly #names = new Map<string, number>();
+
+  add(path: string): void {
+    if (this.#paths.has(path)) return;
+    this.#paths.add(path);
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    this.#names.set(name, (this.#names.get(name) ?? 0) + 1);
+  }
+
+  delete(path: string): void {
+    if (!this.#paths.delete(path)) return;
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    const n = (this.#names.get(name) ?? 1) - 1;
+    if (n > 0) this.#names.set(name, n);
+    else this.#names.delete(name);
+  }
+
+  has(path: string): boolean {
+    return this.#paths.has(path);
+  }
+
+  hasName(name: string): boolean {
+    return this.#names.has(name);
+  }
 }
 
 function pickSyncfs(choice: HostFsOptions["syncfs"]): Promise<Syncfs | undefined> {

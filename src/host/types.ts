@@ -37,8 +37,11 @@ export interface HostFs {
   /**
    * Temp file in the same directory, exact mode (umask-independent), fsync, rename, fsync of the dir.
    * Parent directories are created 0755. Refuses to replace anything but a regular file.
+   * `opts.durable: false` skips both fsyncs, for files whose loss in a crash costs nothing (a status
+   * report): readers still see the old or the new file, never a mix; after a crash the file may be
+   * the old one, the new one, or (on file systems that do not order data before a rename) empty.
    */
-  writeFileAtomic(path: string, data: Uint8Array | string, mode: number): Promise<void>;
+  writeFileAtomic(path: string, data: Uint8Array | string, mode: number, opts?: { readonly durable?: boolean }): Promise<void>;
   /**
    * Writes a group of files, each atomically like writeFileAtomic, with one durability point for the
    * whole group: every target is checked and its parents created first, then all temp files are
@@ -49,6 +52,12 @@ export interface HostFs {
    * Resolves only when every file of the group is on disk.
    */
   writeFilesAtomic(files: readonly FileWrite[]): Promise<void>;
+  /**
+   * writeFilesAtomic that resolves as soon as every file is in place with durable contents; `durable`
+   * settles once the directory entries are durable too (or with the error that prevented it), so a
+   * caller can go on and only wait for it before it records the files as written.
+   */
+  writeFilesInPlace(files: readonly FileWrite[]): Promise<{ readonly durable: Promise<void> }>;
   /** Removes a file or symlink; true when something was removed, false when it was already missing. */
   remove(path: string): Promise<boolean>;
   /** Removes a directory tree or file; missing is fine. */

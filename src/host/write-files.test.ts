@@ -223,6 +223,43 @@ describe("HostFs", () => {
   });
 });
 
+describe("writeFilesInPlace", () => {
+  test("should have every file in place with its mode when it resolves, and settle durable after", async () => {
+    const host = createHostFs(root);
+    await host.writeFileAtomic("/etc/a/one", "old", 0o600);
+    const { durable } = await host.writeFilesInPlace([
+      { path: "/etc/a/one", data: "1", mode: 0o644 },
+      { path: "/etc/b/two", data: "2", mode: 0o600 },
+    ]);
+    expect(readFileSync(join(root, "etc/a/one"), "utf8")).toBe("1");
+    expect(statSync(join(root, "etc/a/one")).mode & 0o7777).toBe(0o644);
+    expect(readFileSync(join(root, "etc/b/two"), "utf8")).toBe("2");
+    await durable;
+    expect(allEntries()).toEqual(["etc", "etc/a", "etc/a/one", "etc/b", "etc/b/two"]);
+    expect(await (await host.writeFilesInPlace([])).durable).toBeUndefined();
+  });
+});
+
+describe("writeFileAtomic without durability", () => {
+  test.each([
+    ["the mode the umask leaves alone (one-job write)", 0o022, 0o640],
+    ["a mode the umask would narrow (fchmod)", 0o077, 0o644],
+    ["a set-id mode", 0o022, 0o4755],
+  ])("should replace the file with its exact mode and leave no temp: %s", async (_name, umask, mode) => {
+    const host = createHostFs(root);
+    await host.writeFileAtomic("/var/lib/state.json", "old", 0o600);
+    const previous = process.umask(umask);
+    try {
+      await host.writeFileAtomic("/var/lib/state.json", "new", mode, { durable: false });
+    } finally {
+      process.umask(previous);
+    }
+    expect(readFileSync(join(root, "var/lib/state.json"), "utf8")).toBe("new");
+    expect(statSync(join(root, "var/lib/state.json")).mode & 0o7777).toBe(mode);
+    expect(allEntries()).toEqual(["var", "var/lib", "var/lib/state.json"]);
+  });
+});
+
 describe("loadSyncfs", () => {
   test("should be undefined when the library cannot be opened", async () => {
     expect(await loadSyncfs("libdoes-not-exist.so.0")).toBeUndefined();

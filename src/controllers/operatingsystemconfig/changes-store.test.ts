@@ -29,6 +29,30 @@ describe("ChangesStore", () => {
     expect(written[1]).not.toContain("v.service");
   });
 
+  test("should not write deferred files before they are durable, and no more once that failed", async () => {
+    const { s, written } = store();
+    const durable = Promise.withResolvers<void>();
+    await s.filesChangedDone(["/a", "/b"], { deferred: true, durable: durable.promise });
+    let recorded = false;
+    const record = s.unitCommandDone("v.service").then(() => {
+      recorded = true;
+    });
+    await Promise.resolve();
+    expect(recorded).toBe(false);
+    expect(written).toEqual([]);
+    durable.resolve();
+    await record;
+    expect(written).toHaveLength(1);
+    expect(written[0]).not.toContain("/a");
+
+    const failing = Promise.withResolvers<void>();
+    await s.filesChangedDone([], { deferred: true, durable: failing.promise });
+    failing.reject(new Error("fsync failed"));
+    await expect(s.unitCommandDone("u.service")).rejects.toThrow("fsync failed");
+    await expect(s.flush()).rejects.toThrow("fsync failed");
+    expect(written).toHaveLength(1);
+  });
+
   test("should remove completed drop-ins from dropInsChanges and keep the unit's dropIns", async () => {
     const { s } = store();
     await s.dropInDone("u.service", "d1", "changed");

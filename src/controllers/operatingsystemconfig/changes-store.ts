@@ -12,6 +12,12 @@ export class ChangesStore {
   private chain: Promise<void> = Promise.resolve();
   /** Completions recorded in memory that no write has carried to disk yet (see `defer`). */
   private deferred = false;
+  /**
+   * The durability deferred completions still wait for (see `defer`): every write of the file waits
+   * for it, and once it failed every later write fails too, since the file would claim work as done
+   * that may not survive a crash.
+   */
+  private durable: Promise<void> = Promise.resolve();
 
   constructor(
     readonly changes: OscChanges,
@@ -20,7 +26,8 @@ export class ChangesStore {
 
   /** Applies `mutate` and persists, after every earlier update has been written. */
   update(mutate: (c: OscChanges) => void): Promise<void> {
-    const next = this.chain.then(() => {
+    const next = this.chain.then(async () => {
+      await this.durable;
       mutate(this.changes);
       this.deferred = false;
       return this.persistFn(this.changes);
@@ -40,7 +47,8 @@ export class ChangesStore {
    * for another update of this store (deferring completions is fine).
    */
   persistVia(write: (c: OscChanges) => Promise<void>): Promise<void> {
-    const next = this.chain.then(() => {
+    const next = this.chain.then(async () => {
+      await this.durable;
       this.deferred = false;
       return write(this.changes);
     });
@@ -52,11 +60,17 @@ export class ChangesStore {
    * Records work that is already durable and harmless to redo, without writing the file: the next
    * update (or `flush`) carries it. A crash before that redoes the work on resume, which ends in the
    * same state even after later steps (same bytes, same enablement). Saves the writes of the changes
-   * file between the computed change set and the first unit command.
+   * file between the computed change set and the first unit command. `durable`: the work is in place
+   * but not yet durable (HostFs.writeFilesInPlace); no write of the file carries it before it resolved.
    */
-  defer(mutate: (c: OscChanges) => void): void {
+  defer(mutate: (c: OscChanges) => void, durable?: Promise<void>): void {
     mutate(this.changes);
     this.deferred = true;
+    if (durable !== undefined) {
+      const before = this.durable;
+      this.durable = Promise.all([before, durable]).then(() => undefined);
+      this.durable.catch(() => undefined); // surfaces through the next write
+    }
   }
 
   /** Writes deferred completions, if any. */
@@ -69,13 +83,13 @@ export class ChangesStore {
   }
 
   /** A group of files written together is recorded with one write of the changes file (or deferred, see `defer`). */
-  filesChangedDone(paths: readonly string[], opts: { readonly deferred?: boolean } = {}): Promise<void> {
+  filesChangedDone(paths: readonly string[], opts: { readonly deferred?: boolean; readonly durable?: Promise<void> } = {}): Promise<void> {
     const done = new Set(paths);
     const mutate = (c: OscChanges) => {
       c.files.changed = c.files.changed.filter((f) => !done.has(f.path));
     };
-    if (opts.deferred !== true) return this.update(mutate);
-    this.defer(mutate);
+    if (opts.deferred !== true) return (opts.durable ?? Promise.resolve()).then(() => this.update(mutate));
+    this.defer(mutate, opts.durable);
     return Promise.resolve();
   }
 

@@ -58,15 +58,23 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
 export async function writeChangedFiles(
   ctx: ApplyContext,
   planned: PlannedFiles,
-  changesFile?: FileWrite & { readonly data: string },
+  opts: {
+    readonly changesFile?: FileWrite & { readonly data: string };
+    /** Directories listed already (the plan's target check); the others are listed here. */
+    readonly listings?: ReadonlyMap<string, ReadonlySet<string>>;
+  } = {},
 ): Promise<void> {
   const { host, log } = ctx.deps;
+  const { changesFile } = opts;
   const writes: FileWrite[] = [];
   const files = ctx.store.changes.files.changed.filter((f) => f.content.inline !== undefined || f.content.secretRef !== undefined);
-  // Each directory is listed once, all of them at the same time (read-only).
-  const dirs = [...new Set(files.map((f) => dirName(f.path)))];
+  // Each directory is listed once, all of them at the same time (read-only), unless the plan did.
+  const dirs = [...new Set(files.map((f) => dirName(f.path)))].filter((d) => opts.listings?.has(d) !== true);
   const listed = await Promise.all(dirs.map(async (d) => new Set(await listOrEmpty(host, d))));
-  const listings = new Map<string, ReadonlySet<string>>(dirs.map((d, i) => [d, listed[i] ?? new Set<string>()]));
+  const listings = new Map<string, ReadonlySet<string>>([
+    ...(opts.listings ?? []),
+    ...dirs.map((d, i) => [d, listed[i] ?? new Set<string>()] as const),
+  ]);
   for (const f of files) {
     const data = planned.data(f.path);
     if (data === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
@@ -81,11 +89,13 @@ export async function writeChangedFiles(
     return;
   }
   ctx.signal.throwIfAborted();
-  await host.writeFilesAtomic(changesFile === undefined ? writes : [changesFile, ...writes]);
+  // In place with durable contents; the directory entries become durable while the apply goes on, and
+  // the record that these files are done is not written before they are (ChangesStore.defer).
+  const { durable } = await host.writeFilesInPlace(changesFile === undefined ? writes : [changesFile, ...writes]);
   for (const w of writes) log.info("Wrote file", { path: w.path });
   await ctx.store.filesChangedDone(
     writes.map((w) => w.path),
-    { deferred: true },
+    { deferred: true, durable },
   );
 }
 

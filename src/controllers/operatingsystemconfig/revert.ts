@@ -95,8 +95,10 @@ async function watchUnits(deps: OscControllerDeps, units: readonly string[], sig
  */
 export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<ApplyStop | undefined> {
   const node = input.node;
+  // Read only under the revert policy: the apply reads it again anyway (one thread-pool read fewer).
+  if (node === undefined || unitFailurePolicyOf(node) !== "revert") return applyOsc(deps, input, signal);
   const before = await readLastApplied(deps.host);
-  if (node === undefined || unitFailurePolicyOf(node) !== "revert" || before === undefined) return applyOsc(deps, input, signal);
+  if (before === undefined) return applyOsc(deps, input, signal);
   const names = mergeUnits(input.osc)
     .map((u) => u.name)
     .filter((n) => n !== agentUnitName);

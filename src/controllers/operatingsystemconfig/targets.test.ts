@@ -55,3 +55,24 @@ describe("checkApplyTargets", () => {
     await expect(checkApplyTargets(host, c)).rejects.toThrow('unit "u.service": cannot write "/etc/systemd/system/u.service.d"');
   });
 });
+
+describe("checkApplyTargets walking and listing", () => {
+  test("names the first component on the way that is not a directory", async () => {
+    mkdirSync(join(root, "etc"), { recursive: true });
+    writeFileSync(join(root, "etc/blocked"), "a file");
+    const err = await checkApplyTargets(host, withFiles("/etc/ok/a", "/etc/blocked/deeper/b")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OscInputError);
+    expect((err as Error).message).toBe(
+      'file "/etc/blocked/deeper/b": cannot write "/etc/blocked/deeper/b": "/etc/blocked" is not a directory',
+    );
+  });
+
+  test("returns the entry names of the files' directories, none for a missing one", async () => {
+    mkdirSync(join(root, "etc/app"), { recursive: true });
+    writeFileSync(join(root, "etc/app/.a.tmp"), "upstream's helper");
+    writeFileSync(join(root, "etc/app/a"), "old");
+    const listings = await checkApplyTargets(host, withFiles("/etc/app/a", "/etc/app/b", "/new/c"));
+    expect([...(listings.get("/etc/app") ?? [])].sort()).toEqual([".a.tmp", "a"]);
+    expect([...(listings.get("/new") ?? [])]).toEqual([]);
+  });
+});

@@ -39,13 +39,18 @@ function applyTargets(changes: OscChanges): Target[] {
   return out;
 }
 
+/** Entry names of directories as listed during planning (a missing directory has none). */
+export type DirListings = ReadonlyMap<string, ReadonlySet<string>>;
+
 /**
  * Checks, before the first write, that every target of the apply can be used: its parent directories
  * resolve inside the root (symlinks included) and are directories (or missing, to be created), and
  * nothing of the wrong kind sits at a file or directory target. Only reads. Throws OscInputError, not
  * permanent: an operator may repair the host, and the retry then converges without a new OSC.
+ * Returns the listings it made of the file targets' directories, for the file writes to reuse
+ * (files.ts looks for upstream's helper names there instead of listing every directory again).
  */
-export async function checkApplyTargets(host: HostFs, changes: OscChanges): Promise<void> {
+export async function checkApplyTargets(host: HostFs, changes: OscChanges): Promise<DirListings> {
   const targets = applyTargets(changes);
   // Targets by parent directory: each parent is checked, and listed with the kind of every entry, once
   // (no stat per existing file); its members are then looked up without a promise each.
@@ -56,21 +61,38 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
     if (members === undefined) byDir.set(dir, [i]);
     else members.push(i);
   });
+  // Every path component is asked once (directories share their parents), and all at once: one round
+  // of thread-pool calls instead of one per component (4 rounds, 2.5-4.5 ms for the 50-file bench).
+  const kinds = new Map<string, Promise<FileInfo["kind"] | undefined>>();
+  const kindAt = (path: string): Promise<FileInfo["kind"] | undefined> => {
+    let p = kinds.get(path);
+    if (p === undefined) {
+      p = host.stat(path).then((st) => st?.kind);
+      p.catch(() => undefined); // awaited in directoryProblem unless an earlier component decided
+      kinds.set(path, p);
+    }
+    return p;
+  };
+  const listings = new Map<string, ReadonlySet<string>>();
   const problems: (string | undefined)[] = new Array(targets.length);
   await Promise.all(
     [...byDir].map(async ([dir, members]) => {
-      const parent = await directoryProblem(host, dir);
-      let kinds: ReadonlyMap<string, FileInfo["kind"]> | undefined;
+      // Listed while its path is checked; the listing is only used once the directory proved fine.
+      const listed = members.some((i) => targets[i]?.use === "file") ? host.listKinds(dir) : undefined;
+      listed?.catch(() => undefined);
+      const parent = await directoryProblem(host, dir, kindAt);
+      let entries: ReadonlyMap<string, FileInfo["kind"]> | undefined;
       for (const i of members) {
         const t = targets[i] as Target;
         if (parent !== undefined) problems[i] = parent;
-        else if (t.use === "dir") problems[i] = await directoryProblem(host, t.path);
+        else if (t.use === "dir") problems[i] = await directoryProblem(host, t.path, kindAt);
         else if (t.use === "file") {
-          kinds ??= (await host.listKinds(dir)) ?? new Map();
-          const kind = kinds.get(baseName(t.path));
+          entries ??= (await listed) ?? new Map();
+          const kind = entries.get(baseName(t.path));
           if (kind === "dir" || kind === "other") problems[i] = `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}`;
         }
       }
+      if (parent === undefined && entries !== undefined) listings.set(dir, new Set(entries.keys()));
     }),
   );
   // The first problem in target order, whichever directory finished first.
@@ -82,10 +104,18 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
       permanent: false,
     });
   }
+  return listings;
 }
 
-/** Why `dir` (followed through symlinks inside the root) cannot hold files, or undefined. */
-async function directoryProblem(host: HostFs, dir: string): Promise<string | undefined> {
+/**
+ * Why `dir` (followed through symlinks inside the root) cannot hold files, or undefined. The kind of
+ * every component is asked at once; the answers are judged in order, as a walk from the root would.
+ */
+async function directoryProblem(
+  host: HostFs,
+  dir: string,
+  kindAt: (path: string) => Promise<FileInfo["kind"] | undefined>,
+): Promise<string | undefined> {
   let real: string;
   try {
     real = host.resolve(dir);
@@ -96,9 +126,10 @@ async function directoryProblem(host: HostFs, dir: string): Promise<string | und
   // Back to a host path with every link resolved; each existing component must be a directory.
   const rel = host.root === "/" ? real : real.slice(host.root.length);
   const segments = rel.split("/").filter((s) => s !== "");
-  for (let i = 1; i <= segments.length; i++) {
-    const at = `/${segments.slice(0, i).join("/")}`;
-    const kind = (await host.stat(at))?.kind;
+  const paths = segments.map((_, i) => `/${segments.slice(0, i + 1).join("/")}`);
+  const asked = paths.map(kindAt);
+  for (const [i, at] of paths.entries()) {
+    const kind = await asked[i];
     if (kind === undefined) return undefined; // created by the apply
     if (kind !== "dir") return `"${at}" is not a directory`;
   }

@@ -11,7 +11,7 @@ import type { EventRecorder } from "../events.ts";
 import { ChangesStore } from "./changes-store.ts";
 import type { ApplyContext } from "./context.ts";
 import type { OscControllerDeps } from "./deps.ts";
-import { applyChangedUnits, executeUnitCommands, UnitCommandsError } from "./units.ts";
+import { applyChangedUnits, executeUnitCommands, readUnitFiles, UnitCommandsError } from "./units.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
 const node: KubeObject = { metadata: { name: "node-1", uid: "u1" } };
@@ -90,6 +90,45 @@ describe("unit handling", () => {
     await ctx.store.flush();
     expect(persisted).toHaveLength(1);
     expect(persisted[0]).not.toContain("dropInsChanges");
+  });
+
+  test("reading the unit files writes nothing but the mode of unchanged ones", async () => {
+    const ctx = context(slowEvents().events, []);
+    await host.writeFileAtomic("/etc/systemd/system/b.service", "[Service]\nExecStart=/bin/b\n", 0o644);
+    const writes = await readUnitFiles(ctx);
+    expect(writes.map((w) => [w.path, w.mode])).toEqual([
+      ["/etc/systemd/system/a.service", 0o600],
+      ["/etc/systemd/system/a.service.d/10.conf", 0o600],
+    ]);
+    expect((await host.stat("/etc/systemd/system/b.service"))?.mode).toBe(0o600);
+    expect(await host.stat("/etc/systemd/system/a.service")).toBeUndefined();
+    expect(await host.stat("/etc/systemd/system/a.service.d")).toBeUndefined();
+    expect(systemd.actions).toEqual([]);
+  });
+
+  test("lets the caller send its next call once enable and disable are sent, before their replies", async () => {
+    const ctx = context(slowEvents().events, []);
+    const order: string[] = [];
+    const reply = Promise.withResolvers<void>();
+    const hookRan = Promise.withResolvers<void>();
+    const gated = (name: string) => async () => {
+      order.push(`${name} sent`);
+      await reply.promise;
+      order.push(`${name} answered`);
+    };
+    systemd.enable = gated("enable");
+    systemd.disable = gated("disable");
+    const applying = applyChangedUnits(ctx, {
+      afterEnableSent: () => {
+        order.push("next call sent");
+        hookRan.resolve();
+      },
+    });
+    await hookRan.promise;
+    expect(order).toEqual(["enable sent", "disable sent", "next call sent"]);
+    reply.resolve();
+    await applying;
+    expect(order.slice(3).sort()).toEqual(["disable answered", "enable answered"]);
   });
 
   test("records a unit command's completion before its Node event is written", async () => {

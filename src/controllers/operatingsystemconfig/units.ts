@@ -10,26 +10,19 @@ const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
   a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
- * Step 16 (§6.3): unit files, drop-ins, enable/disable. Everything here is idempotent, so the units are
- * one group: files whose bytes differ are written together (0600; the others only get chmod 0600),
- * drop-in directories set up or removed, each unit enabled or disabled, then all recorded done at once.
- * Files on disk are durable before they count as done; enablement is systemd's (it persists the links).
+ * Step 16 (§6.3), the reading part: the unit files and drop-ins whose bytes differ from the OSC's (to
+ * be written), the others get chmod 0600 right away. Writes nothing else, so apply.ts runs it
+ * alongside steps 13-15 when no file of the OSC lives under /etc/systemd. The writes themselves wait:
+ * an unfinished apply's unit files count as attempted only once its change set is on disk (leftovers.ts).
  */
-export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
-  const { host, systemd, log } = ctx.deps;
-  const units = [...ctx.store.changes.units.changed];
-  if (units.length === 0) return;
-  ctx.signal.throwIfAborted();
+export async function readUnitFiles(ctx: ApplyContext): Promise<FileWrite[]> {
+  const { host } = ctx.deps;
   const wanted: { path: string; content: string }[] = [];
-  for (const u of units) {
+  for (const u of ctx.store.changes.units.changed) {
     const p = `${unitDir}/${u.name}`;
     if (u.content !== undefined) wanted.push({ path: p, content: u.content });
-    if ((u.dropIns ?? []).length === 0) {
-      await host.removeAll(`${p}.d`);
-    } else {
-      await host.ensureDir(`${p}.d`, 0o755);
-      for (const d of u.dropInsChanges.changed) wanted.push({ path: `${p}.d/${d.name}`, content: d.content });
-    }
+    if ((u.dropIns ?? []).length === 0) continue;
+    for (const d of u.dropInsChanges.changed) wanted.push({ path: `${p}.d/${d.name}`, content: d.content });
   }
   const current = await settleAll(wanted.map((w) => host.readFile(w.path)));
   const writes: FileWrite[] = [];
@@ -39,22 +32,62 @@ export async function applyChangedUnits(ctx: ApplyContext): Promise<void> {
     if (sameBytes(current[i], want)) unchanged.push(w.path);
     else writes.push({ path: w.path, data: want, mode: 0o600 });
   });
-  await host.writeFilesAtomic(writes);
   await settleAll(unchanged.map((path) => host.chmod(path, 0o600)));
+  return writes;
+}
+
+/**
+ * Step 16 (§6.3), the files part: drop-in directories set up or removed, unit files and drop-ins whose
+ * bytes differ written together (0600), removed drop-ins deleted. `read` is readUnitFiles already
+ * running (apply.ts), else it runs here first. Files on disk are durable when it resolves.
+ */
+async function writeUnitFiles(ctx: ApplyContext, read?: Promise<FileWrite[]>): Promise<void> {
+  const { host } = ctx.deps;
+  const writes = await (read ?? readUnitFiles(ctx));
+  const units = ctx.store.changes.units.changed;
+  for (const u of units) {
+    const p = `${unitDir}/${u.name}`;
+    if ((u.dropIns ?? []).length === 0) await host.removeAll(`${p}.d`);
+    else await host.ensureDir(`${p}.d`, 0o755);
+  }
+  await host.writeFilesAtomic(writes);
   for (const u of units) {
     if ((u.dropIns ?? []).length === 0) continue;
     for (const d of u.dropInsChanges.deleted) await host.remove(`${unitDir}/${u.name}.d/${d.name}`);
   }
+}
+
+/**
+ * Step 16 (§6.3): unit files and drop-ins (writeUnitFiles), then enable/disable; all recorded done at
+ * once. Everything here is idempotent, so the units are one group. Enablement is systemd's (it
+ * persists the links). `opts.unitFilesRead` is readUnitFiles already running (apply.ts).
+ * `opts.afterEnableSent` runs once the enable and disable calls are on their way, before their replies
+ * (apply.ts sends the daemon-reload there); not at all when there is no unit or a step before failed.
+ */
+export async function applyChangedUnits(
+  ctx: ApplyContext,
+  opts: { readonly afterEnableSent?: () => void; readonly unitFilesRead?: Promise<FileWrite[]> } = {},
+): Promise<void> {
+  const { systemd, log } = ctx.deps;
+  const units = [...ctx.store.changes.units.changed];
+  if (units.length === 0) {
+    await opts.unitFilesRead; // nothing to read then; settled all the same
+    return;
+  }
+  ctx.signal.throwIfAborted();
+  await writeUnitFiles(ctx, opts.unitFilesRead);
   ctx.signal.throwIfAborted();
   // One EnableUnitFiles and one DisableUnitFiles call for all units: systemd checks every named unit
   // before it links any (all or nothing, the error names the unit) and reloads its unit-file state once
   // per call, not once per unit. The agent's own unit is always enabled, whatever the OSC says (§6.3).
   const enabled = units.filter((u) => u.name === agentUnitName || u.enable !== false).map((u) => u.name);
   const disabled = units.filter((u) => u.name !== agentUnitName && u.enable === false).map((u) => u.name);
-  await settleAll([
+  const calls = [
     enabled.length > 0 ? systemd.enable(enabled, ctx.signal) : undefined,
     disabled.length > 0 ? systemd.disable(disabled, ctx.signal) : undefined,
-  ]);
+  ];
+  opts.afterEnableSent?.();
+  await settleAll(calls);
   for (const u of units) log.info("Applied unit", { unitName: u.name });
   // Written with the next record (the first unit command's at the latest): redoing all of this is harmless.
   await ctx.store.unitsChangedDone(
