@@ -6,7 +6,7 @@ import { hasErrno } from "./errno.ts";
 import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
-import type { FileInfo, HostFs } from "./types.ts";
+import type { FileInfo, FileWrite, HostFs } from "./types.ts";
 import { isOwnTempName, tempNameFor } from "./temp-names.ts";
 import { fsyncDir, holdReplaced, processUmask, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
 
@@ -102,6 +102,19 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   }
 
   /**
+   * Checks every target of a group (and creates its parents) before the first byte is written; `staged`
+   * is the caller's, so that the temps of a group that failed half-way are still forgotten.
+   */
+  async function stageAll(files: readonly FileWrite[], staged: StagedWrite[]): Promise<void> {
+    const created = new Set<string>();
+    const parents = new Map<string, readonly string[]>();
+    for (const f of files) {
+      const prepared = await prepareTarget(f.path, created, parents);
+      staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode });
+    }
+  }
+
+  /**
    * resolveSegments(path, false) for a group member: the parent is resolved (links followed, as they are
    * for every non-final component) once per parent directory of the group, then the name is appended
    * as it is. A 1000-file group in 10 directories took ~4 lstat calls per file, now 4 per directory.
@@ -176,15 +189,9 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     },
 
     async writeFilesAtomic(files) {
-      // Every target is checked (and its parents created) before the first byte is written.
-      const created = new Set<string>();
-      const parents = new Map<string, readonly string[]>();
       const staged: StagedWrite[] = [];
       try {
-        for (const f of files) {
-          const prepared = await prepareTarget(f.path, created, parents);
-          staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode });
-        }
+        await stageAll(files, staged);
         if (staged.length === 0) return;
         // One file gains nothing from syncfs and should not pay for other writers' dirty pages.
         await writeGroup(staged, staged.length > 1 ? await syncer() : undefined);
@@ -194,14 +201,9 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     },
 
     async writeFilesInPlace(files) {
-      const created = new Set<string>();
-      const parents = new Map<string, readonly string[]>();
       const staged: StagedWrite[] = [];
       try {
-        for (const f of files) {
-          const prepared = await prepareTarget(f.path, created, parents);
-          staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode });
-        }
+        await stageAll(files, staged);
         if (staged.length === 0) return { durable: Promise.resolve() };
         const { entries } = await writeGroup(staged, staged.length > 1 ? await syncer() : undefined, true);
         return { durable: entries };
