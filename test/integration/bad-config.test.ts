@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { reservePort } from "../harness/ports.ts";
 
 // Whole-binary tests (`make build`): a bad config or kubeconfig stops the process at once, exit 1,
 // naming the file and the field, never quoting the content.
@@ -144,10 +145,10 @@ describe("agent with a malformed kubeconfig", () => {
     ["a collection as a key", `apiVersion: v1\nclusters:\n  ? [${secret}]\n  : x\n`],
   ])("should stop with exit 1 and print neither its bytes nor an unstructured warning for %s", async (_what, kubeconfig) => {
     const root = machine((file, dir) => {
-      const port = () => 20_000 + Math.floor(Math.random() * 40_000);
+      // Free ports below the ephemeral range: a port in use would fail the start before the kubeconfig does.
       writeFileSync(
         file,
-        `${good}server:\n  healthProbes: {bindAddress: 127.0.0.1, port: ${port()}}\n  metrics: {bindAddress: 127.0.0.1, port: ${port()}}\n`,
+        `${good}server:\n  healthProbes: {bindAddress: 127.0.0.1, port: ${reservePort()}}\n  metrics: {bindAddress: 127.0.0.1, port: ${reservePort()}}\n`,
       );
       writeFileSync(join(dir, "credentials/kubeconfig"), kubeconfig);
     });
