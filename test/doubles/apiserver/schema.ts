@@ -1,4 +1,5 @@
 import { META_ORDER } from "./object-meta.ts";
+import { NODE_CONDITION_ORDER, NODE_STATUS_ORDER } from "./wire-defaults.ts";
 
 /**
  * Known fields of the served types, so unknown ones are pruned like the real decoder does (with a warning, or a
@@ -30,20 +31,8 @@ const shapes: Record<string, Shape> = {
       taints: [fields("key", "value", "effect", "timeAdded")],
     },
     status: {
-      ...fields(
-        "capacity",
-        "allocatable",
-        "phase",
-        "daemonEndpoints",
-        "nodeInfo",
-        "images",
-        "volumesInUse",
-        "volumesAttached",
-        "config",
-        "runtimeHandlers",
-        "features",
-      ),
-      conditions: [fields("type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message")],
+      ...fields(...NODE_STATUS_ORDER.filter((k) => k !== "conditions" && k !== "addresses")),
+      conditions: [fields(...NODE_CONDITION_ORDER)],
       addresses: [fields("type", "address")],
     },
   }),

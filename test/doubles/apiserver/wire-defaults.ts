@@ -33,7 +33,8 @@ const TOP_ORDER: Record<string, readonly string[]> = {
   ],
 };
 
-const NODE_STATUS_ORDER = [
+/** NodeStatus fields in serialisation order; also the pruning schema's list of them (schema.ts). */
+export const NODE_STATUS_ORDER = [
   "capacity",
   "allocatable",
   "phase",
@@ -63,7 +64,7 @@ const NODE_INFO_ORDER = [
   "architecture",
   "swap",
 ];
-const NODE_CONDITION_ORDER = ["type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"];
+export const NODE_CONDITION_ORDER = ["type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"];
 
 /** `o` with `order` first (present keys only), then every other key in its original order. */
 function ordered(o: Obj, order: readonly string[]): Obj {
