@@ -19,7 +19,7 @@ export const reconcileTimeoutMs = (durationSeconds: number): number => durationS
  * - One Lease request gives up after half the renew interval (5 s). A renewal whose PUT hangs fails at
  *   T+15 and its retry follows 5 ms later (first failure), so one hung request costs a 15 s gap. Even if
  *   every request hangs, a new attempt starts about every 5 s (T+10, T+15, … T+35): five more before
- *   the lease runs out at T+40 — still two when a retry's GET and PUT are both slow (10 s each).
+ *   the lease runs out at T+40, still two when every retry is a GET and a PUT that both take up to 5 s.
  * - Retries back off by at most a quarter of the renew interval (2.5 s), so the first attempt after
  *   the API server recovers comes at most 2.5 s later. A storm of S seconds of errors that begins just
  *   before a renewal is due leaves a gap of at most 10 s + S + 2.5 s: 37.5 s for 25 s of 500s, inside
