@@ -113,8 +113,9 @@ async function rolloutGate(input: GatePreviewInput, kube: Kube, signal: AbortSig
   if (node === undefined || secret === undefined || n === undefined || isSerial(secret)) return [];
   const pool = secret.metadata.name ?? "";
   const me = node.metadata.name ?? "";
-  const [lease, live] = await Promise.all([readLease(kube, pool, signal), new PoolNodes(clock, 0).names(kube, pool, signal)]);
-  const { current } = liveSlots(slotsOf(lease?.metadata.annotations), me, live);
+  const slots = slotsOf((await readLease(kube, pool, signal))?.metadata.annotations);
+  const others = [...slots.keys()].filter((name) => name !== me);
+  const { current } = liveSlots(slots, me, await new PoolNodes(clock, 0).gone(kube, pool, others, signal));
   const now = clock.now();
   let d = decide(current, me, checksum, n, now, t);
   // The agent registers a waiting entry first and decides again on its next look (within a second).

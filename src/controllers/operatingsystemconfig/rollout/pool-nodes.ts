@@ -1,29 +1,74 @@
 import type { Clock } from "../../../clock/index.ts";
-import { nodes } from "../../../kube/index.ts";
+import { isNotFound, nodes } from "../../../kube/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 
 /** Label the machine template puts on every Node of a pool (the OSC Secret's name). */
 const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 
+/** The pool's Nodes could not be listed: the node waits rather than guess which slots are stale. */
+export class PoolListError extends Error {
+  override readonly name = "PoolListError";
+}
+
 /**
- * Names of the pool's Nodes, listed by the pool label and kept for `ttlMs`: slots of Nodes that no
- * longer exist are dropped by the next writer, and a waiting node need not list the pool on every look.
+ * Which slot owners' Nodes are gone. A slot is removed only for a Node a GET just answered NotFound:
+ * Nodes joined without the pool label (or after the last list) are missing from the list but still
+ * exist, and removing their slots made agents overwrite each other forever (issue 25). The list by the
+ * pool label and the Nodes found by a GET are kept for `ttlMs`, so a labelled pool costs one list per
+ * look at most and an unlabelled one one GET per other slot; a gone verdict is never kept (a Node may
+ * register again under its name).
  */
 export class PoolNodes {
-  #cached: { readonly pool: string; readonly at: number; readonly names: ReadonlySet<string> } | undefined;
+  #listed: { readonly pool: string; readonly at: number; readonly names: ReadonlySet<string> } | undefined;
+  readonly #found = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
     private readonly ttlMs: number,
   ) {}
 
-  async names(kube: Kube, pool: string, signal: AbortSignal): Promise<ReadonlySet<string>> {
+  /**
+   * The names among `others` whose Node does not exist. Listed Nodes and Nodes found within `ttlMs`
+   * exist; a GET that fails otherwise than NotFound keeps the slot. Throws PoolListError when the pool
+   * cannot be listed (only asked when there is someone to check).
+   */
+  async gone(kube: Kube, pool: string, others: readonly string[], signal: AbortSignal): Promise<ReadonlySet<string>> {
+    const out = new Set<string>();
+    if (others.length === 0) return out;
+    const listed = await this.#list(kube, pool, signal);
     const now = this.clock.now();
-    const c = this.#cached;
+    const unknown = others.filter((name) => !listed.has(name) && !(now - (this.#found.get(name) ?? -Infinity) < this.ttlMs));
+    await Promise.all(
+      unknown.map(async (name) => {
+        try {
+          await kube.get<KubeObject>(nodes, "", name, { signal });
+          this.#found.set(name, now);
+        } catch (err) {
+          if (signal.aborted) throw err;
+          if (isNotFound(err)) {
+            out.add(name);
+            this.#found.delete(name);
+          }
+          // Any other failure: the slot stays and counts (the next look asks again).
+        }
+      }),
+    );
+    return out;
+  }
+
+  async #list(kube: Kube, pool: string, signal: AbortSignal): Promise<ReadonlySet<string>> {
+    const now = this.clock.now();
+    const c = this.#listed;
     if (c !== undefined && c.pool === pool && now - c.at < this.ttlMs) return c.names;
-    const list = await kube.list<KubeObject>(nodes, "", { labelSelector: `${poolLabel}=${pool}`, signal });
-    const names = new Set(list.items.map((n) => n.metadata.name ?? ""));
-    this.#cached = { pool, at: now, names };
+    let items: readonly KubeObject[];
+    try {
+      items = (await kube.list<KubeObject>(nodes, "", { labelSelector: `${poolLabel}=${pool}`, signal })).items;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new PoolListError(`cannot list the Nodes labelled ${poolLabel}=${pool}`, { cause: err });
+    }
+    const names = new Set(items.map((n) => n.metadata.name ?? ""));
+    this.#listed = { pool, at: now, names };
     return names;
   }
 }

@@ -83,16 +83,20 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
   return out;
 }
 
-/** The slots that count (`current`) and those of other nodes whose Node no longer exists (`gone`, dropped by the next writer). */
+/**
+ * The slots that count (`current`) and those of other nodes seen gone (`gone`, dropped by the writer).
+ * `seenGone` holds only Nodes a GET answered NotFound: a Node merely missing from a list keeps its slot,
+ * and this node's own slot always counts.
+ */
 export function liveSlots(
   slots: ReadonlyMap<string, Slot>,
   me: string,
-  live: ReadonlySet<string>,
+  seenGone: ReadonlySet<string>,
 ): { current: Map<string, Slot>; gone: string[] } {
   const current = new Map<string, Slot>();
   const gone: string[] = [];
   for (const [name, s] of slots) {
-    if (name !== me && !live.has(name)) gone.push(name);
+    if (name !== me && seenGone.has(name)) gone.push(name);
     else current.set(name, s);
   }
   return { current, gone };
