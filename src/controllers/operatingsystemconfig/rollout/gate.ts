@@ -37,7 +37,7 @@ const timingsOf = (deps: OscControllerDeps): RolloutTimings => deps.rollout?.tim
 const meOf = (node: KubeObject): string => node.metadata.name ?? "";
 const leaseRef = (secret: KubeObject) => `Lease kube-system/${secret.metadata.name ?? ""}`;
 
-/** Owners of other slots whose Node a GET answered NotFound: the only slots a writer removes. */
+/** Owners of other slots whose Node the API server says does not exist: the only slots a writer removes. */
 function seenGone(deps: OscControllerDeps, secret: KubeObject, slots: ReadonlyMap<string, Slot>, me: string, signal: AbortSignal) {
   const cache = deps.rollout?.poolNodes ?? new PoolNodes(deps.clock, 0);
   const others = [...slots.keys()].filter((name) => name !== me);

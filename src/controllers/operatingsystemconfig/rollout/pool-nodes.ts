@@ -1,5 +1,5 @@
 import type { Clock } from "../../../clock/index.ts";
-import { isNotFound, nodes } from "../../../kube/index.ts";
+import { nodes } from "../../../kube/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 
 /** Label the machine template puts on every Node of a pool (the OSC Secret's name). */
@@ -11,12 +11,14 @@ export class PoolListError extends Error {
 }
 
 /**
- * Which slot owners' Nodes are gone. A slot is removed only for a Node a GET just answered NotFound:
- * Nodes joined without the pool label (or after the last list) are missing from the list but still
- * exist, and removing their slots made agents overwrite each other forever (issue 25). The list by the
- * pool label and the Nodes found by a GET are kept for `ttlMs`, so a labelled pool costs one list per
- * look at most and an unlabelled one one GET per other slot; a gone verdict is never kept (a Node may
- * register again under its name).
+ * Which slot owners' Nodes are gone. A slot is removed only for a Node the API server just said does
+ * not exist when asked by name: Nodes joined without the pool label (or after the last list) are
+ * missing from the pool's list but still exist, and removing their slots made agents overwrite each
+ * other forever (issue 25). Asked by name is a list with `metadata.name=<node>` rather than a GET,
+ * because the node-agent authorizer lets an agent GET only its own Node but list any. The list by the
+ * pool label and the Nodes found by name are kept for `ttlMs`, so a labelled pool costs one list per
+ * look at most and an unlabelled one one request per other slot; a gone verdict is never kept (a Node
+ * may register again under its name).
  */
 export class PoolNodes {
   #listed: { readonly pool: string; readonly at: number; readonly names: ReadonlySet<string> } | undefined;
@@ -29,8 +31,8 @@ export class PoolNodes {
 
   /**
    * The names among `others` whose Node does not exist. Listed Nodes and Nodes found within `ttlMs`
-   * exist; a GET that fails otherwise than NotFound keeps the slot. Throws PoolListError when the pool
-   * cannot be listed (only asked when there is someone to check).
+   * exist; a failed question keeps the slot. Throws PoolListError when the pool cannot be listed (only
+   * asked when there is someone to check).
    */
   async gone(kube: Kube, pool: string, others: readonly string[], signal: AbortSignal): Promise<ReadonlySet<string>> {
     const out = new Set<string>();
@@ -40,16 +42,17 @@ export class PoolNodes {
     const unknown = others.filter((name) => !listed.has(name) && !(now - (this.#found.get(name) ?? -Infinity) < this.ttlMs));
     await Promise.all(
       unknown.map(async (name) => {
+        let found: boolean;
         try {
-          await kube.get<KubeObject>(nodes, "", name, { signal });
-          this.#found.set(name, now);
+          found = (await kube.list<KubeObject>(nodes, "", { fieldSelector: `metadata.name=${name}`, signal })).items.length > 0;
         } catch (err) {
           if (signal.aborted) throw err;
-          if (isNotFound(err)) {
-            out.add(name);
-            this.#found.delete(name);
-          }
-          // Any other failure: the slot stays and counts (the next look asks again).
+          return; // the slot stays and counts; the next look asks again
+        }
+        if (found) this.#found.set(name, now);
+        else {
+          out.add(name);
+          this.#found.delete(name);
         }
       }),
     );

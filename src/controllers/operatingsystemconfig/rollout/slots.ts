@@ -85,8 +85,8 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
 
 /**
  * The slots that count (`current`) and those of other nodes seen gone (`gone`, dropped by the writer).
- * `seenGone` holds only Nodes a GET answered NotFound: a Node merely missing from a list keeps its slot,
- * and this node's own slot always counts.
+ * `seenGone` holds only Nodes the API server said do not exist when asked by name: a Node merely missing
+ * from the pool's label-selected list keeps its slot, and this node's own slot always counts.
  */
 export function liveSlots(
   slots: ReadonlyMap<string, Slot>,
