@@ -118,7 +118,13 @@ describe("PoolNodes.gone (issue 25)", () => {
       config:
         "token" in credentials
           ? { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: credentials.token } }
-          : { server: sim.url, caPem: sim.caPem, clientCertPem: credentials.certPem, clientKeyPem: credentials.keyPem, credentials: { kind: "none" } },
+          : {
+              server: sim.url,
+              caPem: sim.caPem,
+              clientCertPem: credentials.certPem,
+              clientKeyPem: credentials.keyPem,
+              credentials: { kind: "none" },
+            },
       qps: 1000,
       burst: 1000,
     });
@@ -130,7 +136,12 @@ describe("PoolNodes.gone (issue 25)", () => {
   });
 
   test("counts a Node missing from the pool list as present and only a Node that does not exist as gone", async () => {
-    const gone = await new PoolNodes(realClock, 0).gone(kube, pool, ["gone-labelled", "gone-unlabelled", "gone-deleted"], AbortSignal.timeout(10_000));
+    const gone = await new PoolNodes(realClock, 0).gone(
+      kube,
+      pool,
+      ["gone-labelled", "gone-unlabelled", "gone-deleted"],
+      AbortSignal.timeout(10_000),
+    );
     expect([...gone]).toEqual(["gone-deleted"]);
   });
 
@@ -138,7 +149,12 @@ describe("PoolNodes.gone (issue 25)", () => {
     sim.setMachineNode("machine-gone-agent", "gone-agent");
     const agent = client(await sim.issueClientCert("gardener.cloud:node-agent:machine:machine-gone-agent", ["gardener.cloud:node-agents"]));
     try {
-      const gone = await new PoolNodes(realClock, 0).gone(agent, pool, ["gone-labelled", "gone-unlabelled", "gone-deleted"], AbortSignal.timeout(10_000));
+      const gone = await new PoolNodes(realClock, 0).gone(
+        agent,
+        pool,
+        ["gone-labelled", "gone-unlabelled", "gone-deleted"],
+        AbortSignal.timeout(10_000),
+      );
       expect([...gone]).toEqual(["gone-deleted"]);
     } finally {
       agent.close();

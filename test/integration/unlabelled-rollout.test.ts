@@ -46,7 +46,7 @@ class LeaseRecorder {
     this.#stop = pool.sim.store.subscribe((e: StoreEvent) => {
       if (e.def.resource !== "leases") return;
       const now = slotsOf(e.object);
-      const active = [...now].filter(([, s]) => (s.state === "applying" || s.state === "verifying"));
+      const active = [...now].filter(([, s]) => s.state === "applying" || s.state === "verifying");
       this.maxActive = Math.max(this.maxActive, active.length);
       for (const [n, s] of slotsOf(e.prev)) if (!now.has(n)) this.removed.push({ node: n, state: s.state });
     });
