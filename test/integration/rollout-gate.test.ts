@@ -18,13 +18,16 @@ const smallOsc: Plain = {
   },
 };
 
-/** This world's Node with rollout-parallelism N, the OSC, and the pool's Lease holding `slots` (node → state) of its checksum. */
+/**
+ * This world's Node with rollout-parallelism N, the OSC, and the pool's Lease holding `slots` (node →
+ * state) of its checksum, last renewed 10 minutes ago (stale: only stale slots are asked about).
+ */
 function pool(w: OscWorld, n: number, slots: Record<string, string>): string {
   const checksum = w.setOsc(smallOsc);
   env.sim.store.patch("nodes", "", w.nodeName, "merge", {
     metadata: { annotations: { "node-agent.gardener.cloud/rollout-parallelism": String(n) } },
   });
-  const at = new Date().toISOString();
+  const at = new Date(Date.now() - 600_000).toISOString();
   const annotations = Object.fromEntries(
     Object.entries(slots).map(([node, state]) => [`${slotPrefix}${node}`, JSON.stringify({ checksum, since: at, renewed: at, state })]),
   );
@@ -53,20 +56,47 @@ const applied = (w: OscWorld): Plain | undefined =>
 const nodeChecksum = (w: OscWorld) => w.node()["metadata"]?.annotations?.["checksum/cloud-config-data"];
 
 describe("rollout slots of other nodes (issue 25)", () => {
-  test("keeps the slot of a Node missing from the pool list, drops a deleted Node's, and waits behind the kept one", async () => {
+  test("keeps the slot of a Node missing from the pool list, drops a deleted Node's, and counts the kept one", async () => {
     const w = await env.world();
     const peer = `${w.nodeName}-peer`;
     const deleted = `${w.nodeName}-deleted`;
     unlabelledNode(peer);
-    // With N = 1 the deleted Node's failed slot would halt the rollout if it stayed.
-    pool(w, 1, { [peer]: "applying", [deleted]: "failed" });
+    // Both stale, so both count as failed: with N = 2 they would halt the rollout if both stayed.
+    pool(w, 2, { [peer]: "applying", [deleted]: "failed" });
 
     await w.reconcile();
     expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "waiting" });
     await w.reconcile();
-    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "waiting" });
-    expect(applied(w)).toMatchObject({ status: "False", reason: "WaitingForRolloutSlot" });
-    expect(applied(w)?.["message"]).toContain(`behind ${peer}`);
+    // The peer's slot fills one of the two: this node took the other.
+    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "verifying" });
+    expect(await w.text("/etc/demo/hello")).toBe("hello");
+
+    const v = await env.world();
+    const again = pool(v, 1, { [peer]: "applying", [`${v.nodeName}-deleted`]: "failed" });
+    await v.reconcile();
+    await v.reconcile();
+    // N = 1: the kept stale slot alone halts the rollout.
+    expect(slotStates(v)).toEqual({ [peer]: "applying", [v.nodeName]: "waiting" });
+    expect(applied(v)).toMatchObject({ status: "False", reason: "RolloutHalted" });
+    expect(applied(v)?.["message"]).toContain(`failed on (or stopped renewing the slot of) ${peer}, filling all 1 slots`);
+    expect(nodeChecksum(v)).not.toBe(again);
+  });
+
+  test("asks nothing about a renewed slot of a Node it does not list", async () => {
+    const w = await env.world();
+    pool(w, 1, {});
+    const at = new Date().toISOString();
+    const slot = JSON.stringify({ checksum: w.checksum, since: at, renewed: at, state: "applying" });
+    env.sim.store.patch("leases", "kube-system", w.secretName, "merge", {
+      metadata: { annotations: { [`${slotPrefix}${w.nodeName}-gone`]: slot } },
+    });
+    const start = env.sim.requests.length;
+    await w.reconcile();
+    await w.reconcile();
+    expect(env.sim.requests.slice(start).filter((r) => r.resource === "nodes" && r.verb === "list")).toEqual([]);
+    // Live until stale (its node may be alive): this node waits behind it.
+    expect(slotStates(w)).toEqual({ [`${w.nodeName}-gone`]: "applying", [w.nodeName]: "waiting" });
+    expect(applied(w)?.["message"]).toContain(`behind ${w.nodeName}-gone`);
     expect(await w.exists("/etc/demo/hello")).toBe(false);
     expect(nodeChecksum(w)).toBeUndefined();
   });
@@ -75,11 +105,11 @@ describe("rollout slots of other nodes (issue 25)", () => {
     const w = await env.world();
     const peer = `${w.nodeName}-peer`;
     unlabelledNode(peer);
-    pool(w, 2, { [peer]: "waiting" });
+    pool(w, 2, { [peer]: "applying" });
 
     env.sim.faults.failNext(1, { verb: "list", resource: "nodes", status: 503 });
     await w.reconcile();
-    expect(slotStates(w)).toEqual({ [peer]: "waiting" });
+    expect(slotStates(w)).toEqual({ [peer]: "applying" });
     expect(applied(w)).toMatchObject({ status: "False", reason: "WaitingForRolloutSlot" });
     expect(applied(w)?.["message"]).toContain(
       `Not taking a rollout slot: cannot list the Nodes labelled worker.gardener.cloud/gardener-node-agent-secret-name=${w.secretName}`,
@@ -87,6 +117,6 @@ describe("rollout slots of other nodes (issue 25)", () => {
     expect(await w.exists("/etc/demo/hello")).toBe(false);
 
     await w.reconcile();
-    expect(slotStates(w)).toEqual({ [peer]: "waiting", [w.nodeName]: "waiting" });
+    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "waiting" });
   });
 });

@@ -9,6 +9,7 @@ import { inPlaceGate } from "./inplace/index.ts";
 import {
   decide,
   healthHold,
+  isStale,
   liveSlots,
   PoolNodes,
   readLease,
@@ -114,9 +115,9 @@ async function rolloutGate(input: GatePreviewInput, kube: Kube, signal: AbortSig
   const pool = secret.metadata.name ?? "";
   const me = node.metadata.name ?? "";
   const slots = slotsOf((await readLease(kube, pool, signal))?.metadata.annotations);
-  const others = [...slots.keys()].filter((name) => name !== me);
-  const { current } = liveSlots(slots, me, await new PoolNodes(clock, 0).gone(kube, pool, others, signal));
   const now = clock.now();
+  const stale = [...slots].filter(([name, s]) => name !== me && isStale(s, now, t)).map(([name]) => name);
+  const { current } = liveSlots(slots, me, await new PoolNodes(clock, 0).gone(kube, pool, stale, signal));
   let d = decide(current, me, checksum, n, now, t);
   // The agent registers a waiting entry first and decides again on its next look (within a second).
   if (d.kind === "register") {

@@ -11,18 +11,18 @@ export class PoolListError extends Error {
 }
 
 /**
- * Which slot owners' Nodes are gone. A slot is removed only for a Node the API server just said does
- * not exist when asked by name: Nodes joined without the pool label (or after the last list) are
- * missing from the pool's list but still exist, and removing their slots made agents overwrite each
- * other forever (issue 25). Asked by name is a list with `metadata.name=<node>` rather than a GET,
- * because the node-agent authorizer lets an agent GET only its own Node but list any. The list by the
- * pool label and the Nodes found by name are kept for `ttlMs`, so a labelled pool costs one list per
- * look at most and an unlabelled one one request per other slot; a gone verdict is never kept (a Node
- * may register again under its name).
+ * Which slot owners' Nodes are gone. A slot is removed only for a Node the API server said does not
+ * exist when asked by name: Nodes joined without the pool label (or after the last list) are missing
+ * from the pool's list but still exist, and removing their slots made agents overwrite each other
+ * forever (issue 25). Asked by name is a list with `metadata.name=<node>` rather than a GET, because
+ * the node-agent authorizer lets an agent GET only its own Node but list any. The list by the pool
+ * label and the answers by name are kept for `ttlMs`; callers ask only about stale slots, so a Node
+ * that registers again under a gone name writes a fresh slot that is not asked about.
  */
 export class PoolNodes {
   #listed: { readonly pool: string; readonly at: number; readonly names: ReadonlySet<string> } | undefined;
-  readonly #found = new Map<string, number>();
+  /** name → when it was asked about, and whether it existed. */
+  readonly #asked = new Map<string, { readonly at: number; readonly exists: boolean }>();
 
   constructor(
     private readonly clock: Clock,
@@ -39,22 +39,23 @@ export class PoolNodes {
     if (others.length === 0) return out;
     const listed = await this.#list(kube, pool, signal);
     const now = this.clock.now();
-    const unknown = others.filter((name) => !listed.has(name) && !(now - (this.#found.get(name) ?? -Infinity) < this.ttlMs));
     await Promise.all(
-      unknown.map(async (name) => {
-        let found: boolean;
-        try {
-          found = (await kube.list<KubeObject>(nodes, "", { fieldSelector: `metadata.name=${name}`, signal })).items.length > 0;
-        } catch (err) {
-          if (signal.aborted) throw err;
-          return; // the slot stays and counts; the next look asks again
-        }
-        if (found) this.#found.set(name, now);
-        else {
-          out.add(name);
-          this.#found.delete(name);
-        }
-      }),
+      others
+        .filter((name) => !listed.has(name))
+        .map(async (name) => {
+          const known = this.#asked.get(name);
+          let exists = known !== undefined && now - known.at < this.ttlMs ? known.exists : undefined;
+          if (exists === undefined) {
+            try {
+              exists = (await kube.list<KubeObject>(nodes, "", { fieldSelector: `metadata.name=${name}`, signal })).items.length > 0;
+              this.#asked.set(name, { at: now, exists });
+            } catch (err) {
+              if (signal.aborted) throw err;
+              return; // the slot stays and counts; the next look asks again
+            }
+          }
+          if (!exists) out.add(name);
+        }),
     );
     return out;
   }

@@ -105,8 +105,12 @@ export function liveSlots(
 /** How a slot of the current checksum counts, seen at `nowMs`. */
 export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
 
+/** Not renewed for `staleAfterMs`: its node stopped looking after it (died, or its Node is gone). */
+export const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
+  nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
+
 function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
-  const stale = nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
+  const stale = isStale(s, nowMs, t);
   if (s.state === "failed") return "failed";
   if (s.state === "waiting") return stale ? "stale-waiting" : "waiting";
   return stale ? "failed" : "active";
