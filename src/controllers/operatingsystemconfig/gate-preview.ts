@@ -9,8 +9,8 @@ import { inPlaceGate } from "./inplace/index.ts";
 import {
   decide,
   healthHold,
-  isStale,
   liveSlots,
+  mayBeGone,
   PoolNodes,
   readLease,
   rolloutParallelism,
@@ -116,8 +116,8 @@ async function rolloutGate(input: GatePreviewInput, kube: Kube, signal: AbortSig
   const me = node.metadata.name ?? "";
   const slots = slotsOf((await readLease(kube, pool, signal))?.metadata.annotations);
   const now = clock.now();
-  const stale = [...slots].filter(([name, s]) => name !== me && isStale(s, now, t)).map(([name]) => name);
-  const { current } = liveSlots(slots, me, await new PoolNodes(clock, 0).gone(kube, pool, stale, signal));
+  const asked = [...slots].filter(([name, s]) => name !== me && mayBeGone(s, now, t)).map(([name]) => name);
+  const { current } = liveSlots(slots, me, await new PoolNodes(clock, 0).gone(kube, pool, asked, signal));
   let d = decide(current, me, checksum, n, now, t);
   // The agent registers a waiting entry first and decides again on its next look (within a second).
   if (d.kind === "register") {

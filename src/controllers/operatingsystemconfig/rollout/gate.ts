@@ -8,7 +8,7 @@ import { verifyHealth } from "./health.ts";
 import { type SlotEdit, updateSlots } from "./lease-slots.ts";
 import { PoolListError, PoolNodes } from "./pool-nodes.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
-import { decide, isStale, liveSlots, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
+import { decide, liveSlots, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
 import { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
 
 /** Observes this node's slot for the metrics (0 none, 1 applying, 2 verifying, 3 failed). */
@@ -38,14 +38,14 @@ const meOf = (node: KubeObject): string => node.metadata.name ?? "";
 const leaseRef = (secret: KubeObject) => `Lease kube-system/${secret.metadata.name ?? ""}`;
 
 /**
- * Owners of other stale slots whose Node the API server says does not exist: the only slots a writer
- * removes. A renewed slot's node is alive, so a look during a healthy rollout asks nothing.
+ * Owners of other failed or stale slots whose Node the API server says does not exist: the only slots
+ * a writer removes. A renewed slot's node is alive, so a look during a healthy rollout asks nothing.
  */
 function seenGone(deps: OscControllerDeps, secret: KubeObject, slots: ReadonlyMap<string, Slot>, me: string, signal: AbortSignal) {
   const cache = deps.rollout?.poolNodes ?? new PoolNodes(deps.clock, 0);
   const now = deps.clock.now();
-  const stale = [...slots].filter(([name, s]) => name !== me && isStale(s, now, timingsOf(deps))).map(([name]) => name);
-  return cache.gone(deps.kube, secret.metadata.name ?? "", stale, signal);
+  const asked = [...slots].filter(([name, s]) => name !== me && mayBeGone(s, now, timingsOf(deps))).map(([name]) => name);
+  return cache.gone(deps.kube, secret.metadata.name ?? "", asked, signal);
 }
 
 /** The pool could not be listed: wait (and say why) rather than guess which slots are stale. */

@@ -106,8 +106,14 @@ export function liveSlots(
 export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
 
 /** Not renewed for `staleAfterMs`: its node stopped looking after it (died, or its Node is gone). */
-export const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
+const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
   nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
+
+/**
+ * A slot whose owner's Node is worth asking about (issue 25): failed (never renewed; a failed machine is
+ * often replaced) or stale. Live slots are renewed by a running agent, so they are not asked about.
+ */
+export const mayBeGone = (s: Slot, nowMs: number, t: RolloutTimings): boolean => s.state === "failed" || isStale(s, nowMs, t);
 
 function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
   const stale = isStale(s, nowMs, t);
