@@ -14,10 +14,21 @@
 // loop-mounted image, one per file count: what a new node's disk looks like, and a floor in which the
 // agent's own time is not drowned by that noise. Mounting needs root and a loop device; without them
 // the bench says why on stderr and emits null for those keys. The mount is always undone.
+//
+// Floors (issue 25): `floor_apply_ms_p50_*` time bench/apply-floor.ts, a process that makes only the
+// file-system mutations and D-Bus calls strace showed for the agent's apply of the same OSC update (see
+// its header for the list and why it is a floor), on the same file system (a root beside the agent's
+// on /tmp, on the fresh ext4 the same mount right after the agent) against its own systemd double, timed
+// the same way: from the trigger to the last RestartUnit arriving at the double, back to back. It runs
+// with node:fs sync calls, with libc through bun:ffi and with the temps written in parallel; the key is
+// the lowest median of the three.
+// `ratio_apply_*` = the agent's back-to-back p50 / the floor (target ≤ 1.3); `_rested` the same for the
+// rested p50 (no rate-limiter wait in it).
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SystemdAction } from "../test/doubles/systemd/index.ts";
+import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { startSandbox } from "../test/harness/sandbox.ts";
 
 const iterations = Number(process.env["BENCH_APPLY_ITERATIONS"] ?? 11);
@@ -113,17 +124,101 @@ async function mountFreshExt4(): Promise<FreshExt4 | string> {
   };
 }
 
-async function measureOnFreshExt4(files: number): Promise<Measured | undefined> {
+async function measureOnFreshExt4(files: number): Promise<{ agent: Measured; floor: number } | undefined> {
   const fs = await mountFreshExt4();
   if (typeof fs === "string") {
     console.error(`bench apply ${files} files on a fresh ext4: skipped, ${fs}`);
     return undefined;
   }
   try {
-    return await measure(files, fs.dir);
+    const agent = await measure(files, fs.dir);
+    return { agent, floor: await measureFloor(files, fs.dir) };
   } finally {
     await fs.release();
   }
+}
+
+/** Lines of a child's stdout, one at a time. */
+function lineReader(stream: ReadableStream<Uint8Array>): () => Promise<string> {
+  const reader = stream.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  return async () => {
+    for (;;) {
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        return line;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("apply floor: the floor process ended early");
+      buf += dec.decode(value, { stream: true });
+    }
+  };
+}
+
+/** The p50 of the syscall floor (bench/apply-floor.ts) with one form of file calls, back to back. */
+async function measureFloorWith(impl: "fs" | "ffi" | "parallel", files: number, rootParent: string): Promise<number> {
+  let lastRestartAt = 0;
+  let restarts = 0;
+  const systemd = await startSystemdDouble({
+    onAction: (a) => {
+      if (a.action !== "Restart") return;
+      lastRestartAt = performance.now();
+      restarts += 1;
+    },
+  });
+  const root = await mkdtemp(join(rootParent, "gna-floor-"));
+  const proc = Bun.spawn(
+    [
+      process.execPath,
+      "run",
+      join(import.meta.dir, "apply-floor.ts"),
+      `--root=${root}`,
+      `--bus=${systemd.address}`,
+      `--files=${files}`,
+      `--units=${unitCount}`,
+      `--impl=${impl}`,
+    ],
+    { stdin: "pipe", stdout: "pipe", stderr: "inherit" },
+  );
+  const next = lineReader(proc.stdout);
+  const step = async (generation: number): Promise<number> => {
+    restarts = 0;
+    const t0 = performance.now();
+    proc.stdin.write(`${generation}\n`);
+    await proc.stdin.flush();
+    if ((await next()) !== "done") throw new Error("apply floor: unexpected answer");
+    if (restarts !== unitCount) throw new Error(`apply floor: expected ${unitCount} restarts, saw ${restarts}`);
+    return lastRestartAt - t0;
+  };
+  try {
+    if ((await next()) !== "ready") throw new Error("apply floor: not ready");
+    await step(0); // creates the files, as the agent's first apply does
+    const samples: number[] = [];
+    for (let i = 0; i < 2 * iterations; i++) samples.push(await step(i + 1));
+    const where = rootParent === tmpdir() ? "" : " on a fresh ext4";
+    console.error(`bench apply floor (${impl}) ${files} files${where}: samples ms ${samples.map((s) => s.toFixed(1)).join(" ")}`);
+    return median(samples);
+  } finally {
+    proc.stdin.end();
+    proc.kill();
+    await proc.exited;
+    await systemd.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** The lower of the two forms' medians: the floor must not be the slower way of making the same calls. */
+async function measureFloor(files: number, rootParent = tmpdir()): Promise<number> {
+  const viaFs = await measureFloorWith("fs", files, rootParent);
+  const viaFfi = await measureFloorWith("ffi", files, rootParent);
+  const parallel = await measureFloorWith("parallel", files, rootParent);
+  console.error(
+    `bench apply floor ${files} files: node:fs ${viaFs.toFixed(1)} ms, bun:ffi ${viaFfi.toFixed(1)} ms, parallel temps ${parallel.toFixed(1)} ms (p50)`,
+  );
+  return Math.min(viaFs, viaFfi, parallel);
 }
 
 async function measure(files: number, rootParent?: string): Promise<Measured> {
@@ -173,10 +268,14 @@ async function measure(files: number, rootParent?: string): Promise<Measured> {
 }
 
 const small = await measure(50);
+const smallFloor = await measureFloor(50);
 const large = await measure(1000);
+const largeFloor = await measureFloor(1000);
 const smallFresh = await measureOnFreshExt4(50);
 const largeFresh = await measureOnFreshExt4(1000);
 const ms = (x: number | undefined) => (x === undefined ? null : Number(x.toFixed(1)));
+const ratio = (agent: number | undefined, floor: number | undefined) =>
+  agent === undefined || floor === undefined ? null : Number((agent / floor).toFixed(2));
 console.log(
   JSON.stringify({
     apply_latency_ms_p50_50_files_10_units: Number(small.p50.toFixed(1)),
@@ -184,10 +283,22 @@ console.log(
     apply_latency_ms_p50_50_files_10_units_rested: Number(small.p50Rested.toFixed(1)),
     apply_latency_ms_p50_1000_files_rested: Number(large.p50Rested.toFixed(1)),
     apply_peak_rss_mb_1000_files: Number(large.peakRssMb.toFixed(1)),
-    apply_latency_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.p50),
-    apply_latency_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.p50),
-    apply_latency_ms_p50_50_files_10_units_rested_fresh_ext4: ms(smallFresh?.p50Rested),
-    apply_latency_ms_p50_1000_files_rested_fresh_ext4: ms(largeFresh?.p50Rested),
-    apply_peak_rss_mb_1000_files_fresh_ext4: ms(largeFresh?.peakRssMb),
+    apply_latency_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.agent.p50),
+    apply_latency_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.agent.p50),
+    apply_latency_ms_p50_50_files_10_units_rested_fresh_ext4: ms(smallFresh?.agent.p50Rested),
+    apply_latency_ms_p50_1000_files_rested_fresh_ext4: ms(largeFresh?.agent.p50Rested),
+    apply_peak_rss_mb_1000_files_fresh_ext4: ms(largeFresh?.agent.peakRssMb),
+    floor_apply_ms_p50_50_files_10_units: ms(smallFloor),
+    floor_apply_ms_p50_1000_files: ms(largeFloor),
+    floor_apply_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.floor),
+    floor_apply_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.floor),
+    ratio_apply_50_files_10_units: ratio(small.p50, smallFloor),
+    ratio_apply_1000_files: ratio(large.p50, largeFloor),
+    ratio_apply_50_files_10_units_rested: ratio(small.p50Rested, smallFloor),
+    ratio_apply_1000_files_rested: ratio(large.p50Rested, largeFloor),
+    ratio_apply_50_files_10_units_fresh_ext4: ratio(smallFresh?.agent.p50, smallFresh?.floor),
+    ratio_apply_1000_files_fresh_ext4: ratio(largeFresh?.agent.p50, largeFresh?.floor),
+    ratio_apply_50_files_10_units_rested_fresh_ext4: ratio(smallFresh?.agent.p50Rested, smallFresh?.floor),
+    ratio_apply_1000_files_rested_fresh_ext4: ratio(largeFresh?.agent.p50Rested, largeFresh?.floor),
   }),
 );
