@@ -13,7 +13,8 @@
 //   removed or changing state), and the raw counts;
 // - rollout_api_requests_per_second_peak: the busiest 1-second bin of API requests;
 // - rollout_lease_max_bytes: the largest Lease object seen (JSON, target ≤ 64 KB).
-// Env knobs for a smaller run: BENCH_ROLLOUT_AGENTS, BENCH_ROLLOUT_PARALLELISM, BENCH_ROLLOUT_WINDOW_S.
+// Env knobs for a smaller run: BENCH_ROLLOUT_AGENTS, BENCH_ROLLOUT_PARALLELISM, BENCH_ROLLOUT_WINDOW_S;
+// BENCH_ROLLOUT_STALL_S (300): fail when no node finished for that long.
 import { rm } from "node:fs/promises";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import type { StoreEvent } from "../test/doubles/apiserver/store.ts";
@@ -33,6 +34,8 @@ const windowS = Number(process.env["BENCH_ROLLOUT_WINDOW_S"] ?? 15);
 /** The unit check's period: the window, but at least the configurable minimum. */
 const unitCheckS = Math.max(15, windowS);
 const secretName = "gardener-node-agent-rollout";
+/** No node finished for this long: the bench fails instead of waiting out its deadline. */
+const stallMs = Number(process.env["BENCH_ROLLOUT_STALL_S"] ?? 300) * 1000;
 const slotPrefix = "slot.node-agent.gardener.cloud/";
 const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
@@ -100,8 +103,13 @@ const applied = (checksum: string) =>
 
 async function waitAll(what: string, checksum: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let seen = 0;
+  let progressAt = Date.now();
   while (applied(checksum) < agents) {
     if (Date.now() > deadline) throw new Error(`${what}: only ${applied(checksum)} of ${agents} nodes within ${timeoutMs / 1000} s`);
+    // A rollout that stands still (at 200 agents the slot writes could exhaust their conflict retries) fails fast.
+    if (applied(checksum) > seen) [seen, progressAt] = [applied(checksum), Date.now()];
+    if (Date.now() - progressAt > stallMs) throw new Error(`${what}: stuck at ${seen} of ${agents} nodes for ${stallMs / 1000} s`);
     const i = procs.findIndex((p) => p.exitCode !== null);
     if (i >= 0) {
       const log = await Bun.file(`${roots[i]}.log`).text();
