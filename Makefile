@@ -39,7 +39,7 @@ BUILD_FLAGS := --compile --splitting --minify --sourcemap=none \
 
 # Debian packages the tests and the demo start for real (command:package), installed when missing.
 HOST_DEPS := dbus-daemon:dbus docker-registry:docker-registry socat:socat openssl:openssl mkfs.ext4:e2fsprogs \
-	systemctl:systemd zstd:zstd curl:curl containerd:containerd ctr:containerd
+	systemctl:systemd zstd:zstd curl:curl containerd:containerd ctr:containerd systemd-journal-remote:systemd-journal-remote
 E2E_DEPS := qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils debootstrap:debootstrap \
 	cloud-localds:cloud-image-utils jq:jq
 
