@@ -386,7 +386,7 @@ export async function writeSupportBundle(ctx: CommandContext, o: SupportOptions)
     b.add("config.yaml", stringify(redactFields(configToDocument(config))), "the agent's configuration as loaded (secret fields redacted)");
   } else b.omit("config.yaml", `no agent configuration: ${configError ?? ""}`);
 
-  progress("status");
+  progress("status -o json");
   const status = await runJson(ctx, "status", 20_000);
   if (status.json !== undefined) b.add("status.json", status.json, "status -o json");
   else b.omit("status.json", status.error ?? "");
@@ -400,7 +400,7 @@ export async function writeSupportBundle(ctx: CommandContext, o: SupportOptions)
     if (!n.reachable) apiDown = n.why;
   }
   if (apiDown === undefined) {
-    progress("diff");
+    progress("diff -o json");
     const diff = await runJson(ctx, "diff", 30_000);
     if (diff.json !== undefined) b.add("diff.json", diff.json, "diff -o json: what the next apply would change");
     else b.omit("diff.json", diff.error ?? "");

@@ -104,6 +104,13 @@ async function valuesOf(text: string, wholeFile: boolean, into: Set<string>): Pr
   }
 }
 
+/** Streamed: managed files include binaries (kubelet, imageRef files) of 100 MB and more. */
+async function sha256Of(realPath: string): Promise<string> {
+  const h = new Bun.CryptoHasher("sha256");
+  for await (const chunk of Bun.file(realPath).stream()) h.update(chunk);
+  return h.digest("hex");
+}
+
 const modeText = (mode: number): string => mode.toString(8).padStart(4, "0");
 
 /**
@@ -146,18 +153,13 @@ export async function collectNodeSecrets(
       continue;
     }
     const secret = w.secret ?? ((info.mode & 0o077) === 0 ? `mode ${modeText(info.mode)} on disk` : undefined);
-    const data = secret !== undefined || info.size <= maxSecretFileBytes * 64 ? await host.readFile(path) : undefined;
-    if (secret !== undefined && data !== undefined && data.byteLength <= maxSecretFileBytes) {
-      await valuesOf(new TextDecoder().decode(data), w.source === "secretRef" || w.source === "token", values);
+    if (secret !== undefined) {
+      const data = info.size <= maxSecretFileBytes ? await host.readFile(path) : undefined;
+      if (data !== undefined) await valuesOf(new TextDecoder().decode(data), w.source === "secretRef" || w.source === "token", values);
+      files.push({ path, source: w.source, mode: modeText(info.mode), size: info.size, secret });
+      continue;
     }
-    files.push({
-      path,
-      source: w.source,
-      mode: modeText(info.mode),
-      size: info.size,
-      ...(secret === undefined && data !== undefined ? { sha256: new Bun.CryptoHasher("sha256").update(data).digest("hex") } : {}),
-      ...(secret !== undefined ? { secret } : {}),
-    });
+    files.push({ path, source: w.source, mode: modeText(info.mode), size: info.size, sha256: await sha256Of(host.resolve(path)) });
   }
   return { files, values };
 }
