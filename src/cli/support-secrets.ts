@@ -83,7 +83,7 @@ function textValues(text: string, into: Set<string>): void {
 
 /**
  * The values of a secret file: a structured file (YAML, JSON: kubeconfigs, registry-auth.json,
- * kubelet's config) gives the strings at secret keys, and everything if it came from a Secret;
+ * kubelet's config) gives the strings at secret keys, and every string value if it came from a Secret;
  * any other file (a token, a password list, a key) gives its text, lines and `key=value` values.
  */
 async function valuesOf(text: string, wholeFile: boolean, into: Set<string>): Promise<void> {
@@ -97,8 +97,8 @@ async function valuesOf(text: string, wholeFile: boolean, into: Set<string>): Pr
     doc = undefined;
   }
   if (doc !== null && typeof doc === "object") {
-    secretLeaves(doc, isSecretKey, into);
-    if (wholeFile) textValues(text, into);
+    // Every value of a document from a Secret is secret; its keys (apiVersion, clusters, …) are not.
+    secretLeaves(doc, wholeFile ? () => true : isSecretKey, into);
   } else {
     textValues(text, into);
   }
