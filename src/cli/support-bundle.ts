@@ -1,8 +1,7 @@
 import type { NodeAgentConfiguration } from "../config/index.ts";
 import type { HostFs } from "../host/index.ts";
 import type { KubeObject } from "../kube/index.ts";
-import { errorText } from "../log/index.ts";
-import type { TextRedactor } from "../log/index.ts";
+import { errorText, type TextRedactor } from "../log/index.ts";
 import type { Osc } from "../osc/index.ts";
 import type { CommandContext, Writer } from "./command.ts";
 import type { AgentEnv } from "./env.ts";
@@ -27,11 +26,12 @@ export interface SupportResult {
 const journalBoundBytes = 20 * 1024 * 1024;
 /** How long the API server may take for the Node and events before the bundle goes on without them. */
 const apiTimeoutMs = 10_000;
-/** tar blocks, the end marker, the 10 KiB record padding, and gzip's worst case on incompressible data. */
-const tarHeaderBytes = 512;
+/** Room kept for MANIFEST.txt, written last. */
 const manifestReserveBytes = 32 * 1024;
+/** A member in the tar: a 512-byte header and its data padded to 512-byte blocks. */
+const padded = (n: number): number => 512 + Math.ceil(n / 512) * 512;
+/** The tar end marker, the 10 KiB record padding, and gzip's worst case on incompressible data (+0.1%). */
 const archiveSlack = (maxBytes: number): number => 1024 + 10_240 + Math.ceil(maxBytes / 1000) + 64;
-const padded = (n: number): number => tarHeaderBytes + Math.ceil(n / 512) * 512;
 
 const stateDirPath = "/var/lib/gardener-node-agent";
 
@@ -73,7 +73,9 @@ const capture = (): Writer & { text(): string } => {
  * its size: the bundle lists files, it never carries their content. Unit and drop-in texts stay.
  */
 function withoutFileContents(doc: unknown, depth = 0): unknown {
-  if (depth > 20 || doc === null || typeof doc !== "object") return doc;
+  if (doc === null || typeof doc !== "object") return doc;
+  // No OSC nests this deep; whatever does is not shown rather than shown unchecked.
+  if (depth > 20) return "[left out: nested too deep]";
   if (Array.isArray(doc)) return doc.map((x) => withoutFileContents(x, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(doc)) {
@@ -127,7 +129,7 @@ async function unitProperties(b: Bundle, units: readonly string[], env: AgentEnv
   const { nopLogger } = await import("../log/index.ts");
   let systemd: Awaited<ReturnType<typeof createDbusSystemd>> | undefined;
   const blocks: string[] = [];
-  const failed: string[] = [];
+  const failed: { unit: string; why: string }[] = [];
   try {
     systemd = await createDbusSystemd({
       ...(env.dbusAddress !== undefined ? { address: env.dbusAddress } : {}),
@@ -153,7 +155,7 @@ async function unitProperties(b: Bundle, units: readonly string[], env: AgentEnv
         if (signal.aborted) throw err;
         // The first unit failing means systemd itself is not there: one reason, not one per unit.
         if (blocks.length === 0 && failed.length === 0) throw err;
-        failed.push(`${unit}: ${errorText(err)}`);
+        failed.push({ unit, why: errorText(err) });
       }
     }
   } catch (err) {
@@ -165,7 +167,7 @@ async function unitProperties(b: Bundle, units: readonly string[], env: AgentEnv
   }
   if (blocks.length > 0)
     b.add("units/systemctl-show.txt", `${blocks.join("\n\n")}\n`, "systemctl show-style properties of the managed units and the agent");
-  for (const f of failed) b.omit(`units/systemctl-show.txt (${f.slice(0, f.indexOf(":"))})`, f.slice(f.indexOf(":") + 2));
+  for (const f of failed) b.omit(`units/systemctl-show.txt (${f.unit})`, f.why);
 }
 
 /** The journal of the units since `sinceMs`, newest kept within `bound` bytes, oldest first in the file. */
