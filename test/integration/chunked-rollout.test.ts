@@ -1,15 +1,19 @@
 // Chunked, health-gated rollouts (issue 16) with six compiled agents against one API-server simulator,
 // N = 2 (Node annotation node-agent.gardener.cloud/rollout-parallelism), timings shortened through
-// GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: never more than two nodes between their first host write and
-// their slot release; a change whose restarted unit fails halts after two nodes; a fixed OSC reaches
-// all six; a node killed while holding a slot counts as failed once stale and resumes when it returns.
+// GARDENER_NODE_AGENT_TIMINGS (the unit check judges a changed node every second instead of every 15 s
+// or more, so a verifying node's health window starts within a second of its change): never more than
+// two nodes between their first host write and their slot release; a change whose restarted unit fails
+// halts after two nodes; a fixed OSC reaches all six; a node killed while holding a slot counts as
+// failed once stale and resumes when it returns.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { StoreEvent } from "../doubles/apiserver/store.ts";
 import { eventually } from "../harness/eventually.ts";
 import { startPool, type Pool, type PoolMember } from "../harness/pool.ts";
 
 const nodes = ["r-1", "r-2", "r-3", "r-4", "r-5", "r-6"];
-const env = { GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: "healthyFor=2s,verifyTimeout=90s,renewEvery=1s,staleAfter=6s,verifyPoll=500ms" };
+const env = {
+  GARDENER_NODE_AGENT_TIMINGS: "healthyFor=2s,verifyTimeout=90s,renewEvery=1s,staleAfter=6s,verifyPoll=500ms,unitCheckPeriod=1s",
+};
 const slotPrefix = "slot.node-agent.gardener.cloud/";
 
 const osc = (version: string, extraUnit = "") => `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -157,10 +161,7 @@ beforeAll(async () => {
     nodes,
     nodeAnnotations: { "node-agent.gardener.cloud/rollout-parallelism": "2" },
     extraConfig: {
-      controllers: {
-        operatingSystemConfig: { secretName: "gardener-node-agent-pool", kubernetesVersion: "1.33.0" },
-        systemdUnitCheck: { syncPeriod: "15s" },
-      },
+      controllers: { operatingSystemConfig: { secretName: "gardener-node-agent-pool", kubernetesVersion: "1.33.0" } },
     },
   });
 });
