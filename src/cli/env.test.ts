@@ -70,7 +70,7 @@ describe("parseAgentEnv", () => {
         processPath: "/usr/bin:/bin",
         plainHttpRegistries: ["127.0.0.1:5000", "localhost:5001"],
         kubeletHealthUrl: "http://127.0.0.1:20001/healthz",
-        timings: { driftCheckPeriodMs: 300, unitVerifyWindowMs: 1500, unitCheckPeriodMs: undefined },
+        timings: { driftCheckPeriodMs: 300, unitVerifyWindowMs: 1500, unitCheckPeriodMs: undefined, oscBackoffMaxMs: 1_000_000 },
       });
       expect(env.timings.rollout).toMatchObject({ healthyForMs: 2_000, staleAfterMs: 10_000, verifyTimeoutMs: 600_000 });
     });

@@ -10,6 +10,8 @@ describe("defaultAgentTimings", () => {
       driftCheckPeriodMs: undefined,
       unitVerifyWindowMs: 30_000,
       unitCheckPeriodMs: undefined,
+      oscBackoffMaxMs: 1_000_000,
+      watchBackoffMaxMs: 30_000,
     });
   });
 });
@@ -21,18 +23,22 @@ describe("parseAgentTimings", () => {
       driftCheckPeriodMs: undefined,
       unitVerifyWindowMs: 30_000,
       unitCheckPeriodMs: 1_000,
+      oscBackoffMaxMs: 1_000_000,
+      watchBackoffMaxMs: 30_000,
     });
   });
   test("should take every key", () => {
     expect(
       parseAgentTimings(
-        "healthyFor=1s,verifyTimeout=2s,renewEvery=3s,staleAfter=4s,verifyPoll=5s,driftCheckPeriod=6s,unitVerifyWindow=7s,unitCheckPeriod=8s",
+        "healthyFor=1s,verifyTimeout=2s,renewEvery=3s,staleAfter=4s,verifyPoll=5s,driftCheckPeriod=6s,unitVerifyWindow=7s,unitCheckPeriod=8s,oscBackoffMax=9s,watchBackoffMax=10s",
       ),
     ).toEqual({
       rollout: { healthyForMs: 1_000, verifyTimeoutMs: 2_000, renewEveryMs: 3_000, staleAfterMs: 4_000, verifyPollMs: 5_000 },
       driftCheckPeriodMs: 6_000,
       unitVerifyWindowMs: 7_000,
       unitCheckPeriodMs: 8_000,
+      oscBackoffMaxMs: 9_000,
+      watchBackoffMaxMs: 10_000,
     });
   });
   test("should not change the defaults", () => {

@@ -19,6 +19,13 @@ export interface AgentTimings {
    * for); undefined → `controllers.systemdUnitCheck.syncPeriod`, which validation keeps at 15 s or more.
    */
   readonly unitCheckPeriodMs: number | undefined;
+  /**
+   * The OSC controller's retry backoff cap after failed reconciles (client-go's per-item 5 ms doubling
+   * to 1000 s): after an API-server outage the next apply can otherwise be scheduled minutes out.
+   */
+  readonly oscBackoffMaxMs: number;
+  /** The informers' list/watch retry backoff cap (200 ms doubling to 30 s, +50 % jitter). */
+  readonly watchBackoffMaxMs: number;
 }
 
 export const defaultAgentTimings: AgentTimings = {
@@ -26,6 +33,8 @@ export const defaultAgentTimings: AgentTimings = {
   driftCheckPeriodMs: undefined,
   unitVerifyWindowMs: 30_000,
   unitCheckPeriodMs: undefined,
+  oscBackoffMaxMs: 1_000_000,
+  watchBackoffMaxMs: 30_000,
 };
 
 type Setter = (t: Mutable, ms: number) => void;
@@ -34,6 +43,8 @@ interface Mutable {
   driftCheckPeriodMs: number | undefined;
   unitVerifyWindowMs: number;
   unitCheckPeriodMs: number | undefined;
+  oscBackoffMaxMs: number;
+  watchBackoffMaxMs: number;
 }
 
 /** The override keys, as written in GARDENER_NODE_AGENT_TIMINGS. */
@@ -46,6 +57,8 @@ const setters: Record<string, Setter> = {
   driftCheckPeriod: (t, ms) => (t.driftCheckPeriodMs = ms),
   unitVerifyWindow: (t, ms) => (t.unitVerifyWindowMs = ms),
   unitCheckPeriod: (t, ms) => (t.unitCheckPeriodMs = ms),
+  oscBackoffMax: (t, ms) => (t.oscBackoffMaxMs = ms),
+  watchBackoffMax: (t, ms) => (t.watchBackoffMaxMs = ms),
 };
 
 /** A bad override; the message names the timing, never its value. */

@@ -182,6 +182,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     onRestartRequested: s.onRestartRequested,
     secretKey: { namespace: "kube-system", name: osc.secretName },
     secretName: osc.secretName,
+    backoffMaxMs: s.env.timings.oscBackoffMaxMs,
   });
   leaseWatch?.attach(controller);
   return { controller, drift };

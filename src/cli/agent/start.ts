@@ -46,7 +46,12 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
 
   const { kube, restConfig, eventsKube } = discovery.connection;
   const { hostName } = discovery;
-  const informers = new InformerSet({ kube, clock, log: log.child({ component: "cache" }) });
+  const informers = new InformerSet({
+    kube,
+    clock,
+    log: log.child({ component: "cache" }),
+    backoffMaxMs: deps.env.timings.watchBackoffMaxMs,
+  });
   const secretName = config.controllers.operatingSystemConfig.secretName;
   // gardenadm mode: the Secret cache depends on whether the Node exists (gardenadm.ts), so it waits for discovery.
   const selfHosted = await isSelfHostedMachine(host);
