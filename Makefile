@@ -96,11 +96,11 @@ checks: deps
 # workers than cores pays (measured on 2 cores: 6 workers). Every file starts and stops its own
 # simulators, doubles and agents on ports from reservePort() and paths under its own temp dirs.
 # --timings starts the slowest files first, from the durations of the last run (seeded from
-# test/timings.json), and the ten slowest files are printed at the end. test/long/ holds the tests that
-# need minutes of real time to mean anything: `make test-long` (README "Tests").
+# test/timings.json), and the ten slowest files are printed at the end. Files named *.long.test.ts
+# hold the tests that need minutes of real time to mean anything: `make test-long` (README "Tests").
 TEST_WORKERS ?= 6
 TEST_TIMINGS := dist/test-timings.json
-LONG_TESTS := test/long
+LONG_TESTS := .long.test.ts
 TEST_FLAGS = --timeout 60000 --parallel=$(TEST_WORKERS) --timings=$(TEST_TIMINGS) --update-timings
 
 $(TEST_TIMINGS): test/timings.json
@@ -108,12 +108,12 @@ $(TEST_TIMINGS): test/timings.json
 	cp test/timings.json $@
 
 test: deps host-deps checks $(TEST_TIMINGS)
-	@status=0; $(BUN) test $(TEST_FLAGS) --path-ignore-patterns='$(LONG_TESTS)/**' || status=$$?; \
-	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --except $(LONG_TESTS)/; exit $$status
+	@status=0; $(BUN) test $(TEST_FLAGS) --path-ignore-patterns='**/*$(LONG_TESTS)' || status=$$?; \
+	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --except $(LONG_TESTS); exit $$status
 
 test-long: deps host-deps build $(TEST_TIMINGS)
-	@status=0; $(BUN) test $(TEST_FLAGS) ./$(LONG_TESTS)/ || status=$$?; \
-	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --only $(LONG_TESTS)/; exit $$status
+	@status=0; $(BUN) test $(TEST_FLAGS) $(LONG_TESTS) || status=$$?; \
+	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --only $(LONG_TESTS); exit $$status
 
 bench: deps host-deps build oci
 	$(BUN) run bench/run.ts

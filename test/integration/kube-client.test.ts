@@ -323,7 +323,7 @@ describe("Informer against the API server simulator", () => {
   // The scenario with the backoff cap shortened tenfold (200 ms doubling to 3 s instead of
   // 30 s, +50 % jitter): connections are refused for as long as the cap, so the informer's retries
   // reach it; a change made meanwhile is still seen afterwards. The production backoff in real time
-  // (30 s outage) is test/long/informer-outage.test.ts.
+  // (30 s outage) is informer-outage.long.test.ts (make test-long).
   test("should survive an outage of the API server as long as its backoff cap and still see the next change", async () => {
     sim.store.create("secrets", { metadata: { name: "outage", namespace: "kube-system" }, data: { v: v(0) } });
     const { set, inf, seen } = informerFor(client(), { fieldSelector: "metadata.name=outage" }, 3_000);

@@ -1,7 +1,7 @@
-// make test-long: the informer against a 30 s API-server outage in real time, with the production
-// backoff (200 ms doubling to 30 s, +50 % jitter). It means something only at that length: the retries
-// reach the real cap and the first one after the outage can come up to 45 s after it began. make test
-// runs the same scenario with the cap shortened tenfold (test/integration/kube-client.test.ts).
+// make test-long (`*.long.test.ts`): the informer against a 30 s API-server outage in real time, with
+// the production backoff (200 ms doubling to 30 s, +50 % jitter). It means something only at that
+// length: the retries reach the real cap and the first one after the outage can come up to 45 s after
+// it began. make test runs the same scenario with the cap shortened tenfold (kube-client.test.ts).
 import { afterAll, expect, test } from "bun:test";
 import { realClock } from "../../src/clock/index.ts";
 import type { Logger } from "../../src/log/types.ts";
