@@ -1,7 +1,7 @@
 // Fleet rollout (issue 25): N compiled agents (default 200) in ONE worker pool against one API-server
 // simulator and one systemd D-Bus double, `node-agent.gardener.cloud/rollout-parallelism: P` (default 20)
-// on every Node, the health window shortened to W seconds (default 15) through the test timings
-// (GARDENER_NODE_AGENT_ROLLOUT_TIMINGS, see `rolloutTimings` below). Every node first applies OSC v0
+// on every Node, the health window shortened to W seconds (default 5) through the test timings
+// (GARDENER_NODE_AGENT_TIMINGS, see `timings` below). Every node first applies OSC v0
 // without the annotation (no slots), then the Nodes get the annotation and the Secret OSC v1. Measured
 // from the Secret update:
 // - rollout_seconds: until every Node has v1's `checksum/cloud-config-data`;
@@ -26,13 +26,11 @@ import { reservePort } from "../test/harness/ports.ts";
 const agents = Number(process.env["BENCH_ROLLOUT_AGENTS"] ?? 200);
 const parallelism = Number(process.env["BENCH_ROLLOUT_PARALLELISM"] ?? 20);
 /**
- * The window is 15 s, not shorter: a verifying node also waits for a systemd unit check that ran after
- * its change (README, chunked rollouts), and the unit check's period cannot be set below 15 s; with
- * W = syncPeriod that check always falls inside the window, so the ideal below is reachable.
+ * A verifying node also waits for a systemd unit check that ran after its change (README, chunked
+ * rollouts): the unit check runs once per window (unitCheckPeriod = W), so that check always falls
+ * inside the window and the ideal below is reachable.
  */
-const windowS = Number(process.env["BENCH_ROLLOUT_WINDOW_S"] ?? 15);
-/** The unit check's period: the window, but at least the configurable minimum. */
-const unitCheckS = Math.max(15, windowS);
+const windowS = Number(process.env["BENCH_ROLLOUT_WINDOW_S"] ?? 5);
 const secretName = "gardener-node-agent-rollout";
 /** No node finished for this long: the bench fails instead of waiting out its deadline. */
 const stallMs = Number(process.env["BENCH_ROLLOUT_STALL_S"] ?? 300) * 1000;
@@ -40,11 +38,11 @@ const slotPrefix = "slot.node-agent.gardener.cloud/";
 const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
 /**
- * Only the health window and the verify poll are shortened; renewals and staleness keep production's
- * values, so the Lease sees production's write rate. (When the typed test timings object of
- * GARDENER_NODE_AGENT_TIMINGS lands, this is the one place to switch.)
+ * GARDENER_NODE_AGENT_TIMINGS (src/cli/timings.ts): only the health window, the verify poll and the unit
+ * check's period are shortened; renewals and staleness keep production's values, so the Lease sees
+ * production's write rate.
  */
-const rolloutTimings = `healthyFor=${windowS}s,verifyPoll=500ms`;
+const timings = `healthyFor=${windowS}s,verifyPoll=500ms,unitCheckPeriod=${windowS}s`;
 
 const osc = (version: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
@@ -132,18 +130,14 @@ try {
       metricsPort: reservePort(),
       extraConfig: {
         logLevel: "error",
-        controllers: {
-          operatingSystemConfig: { secretName, kubernetesVersion: "1.33.0" },
-          // The health gate waits for a unit check after the change: one per window keeps it inside W.
-          systemdUnitCheck: { syncPeriod: `${unitCheckS}s` },
-        },
+        controllers: { operatingSystemConfig: { secretName, kubernetesVersion: "1.33.0" } },
       },
     });
     sim.store.patch("nodes", "", nodeName, "merge", { metadata: { labels: { [poolLabel]: secretName } } });
     roots.push(root);
     procs.push(
       Bun.spawn([agentBinary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: agentEnv(systemd.address, nodeName, { GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: rolloutTimings }, standIns.binDir),
+        env: agentEnv(systemd.address, nodeName, { GARDENER_NODE_AGENT_TIMINGS: timings }, standIns),
         stdout: Bun.file(`${root}.log`),
         stderr: Bun.file(`${root}.log`),
       }),
