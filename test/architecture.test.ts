@@ -253,11 +253,11 @@ describe("architecture", () => {
     test.each([
       ["src/cli/run.ts", "src/kube/client.ts", "src/kube"],
       ["src/kube/client.ts", "src/kube/errors.ts", undefined],
-      ["src/cli/status.ts", "src/controllers/operatingsystemconfig/rollout/index.ts", "src/controllers/operatingsystemconfig"],
+      ["src/cli/status.ts", "src/controllers/operatingsystemconfig/features/rollout/index.ts", "src/controllers/operatingsystemconfig"],
       [
-        "src/controllers/operatingsystemconfig/apply.ts",
-        "src/controllers/operatingsystemconfig/rollout/gate.ts",
-        "src/controllers/operatingsystemconfig/rollout",
+        "src/controllers/operatingsystemconfig/apply/run.ts",
+        "src/controllers/operatingsystemconfig/features/rollout/gate.ts",
+        "src/controllers/operatingsystemconfig/features/rollout",
       ],
       ["src/cli/run.ts", "src/controllers/events.ts", undefined],
     ])("should find the face %s must use for %s", (importer, target, face) => {

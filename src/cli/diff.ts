@@ -33,7 +33,7 @@ async function onlineInput(ctx: CommandContext, env: AgentEnv): Promise<DiffInpu
   const { createHostFs } = await import("../host/index.ts");
   const { nodeClient, readNodeView } = await import("./node-view.ts");
   const { hostNameOf } = await import("./agent/host-facts.ts");
-  const { secretValue } = await import("../controllers/operatingsystemconfig/plan.ts");
+  const { secretValue } = await import("../controllers/operatingsystemconfig/plan/content.ts");
   const { config } = await loadCommandConfig(ctx);
   const kube = await nodeClient(config, createHostFs(ctx.root), env);
   const secretName = config.controllers.operatingSystemConfig.secretName;
@@ -60,7 +60,7 @@ async function runDiff(ctx: CommandContext): Promise<number> {
 
   const { decodeOsc } = await import("../osc/index.ts");
   const { createHostFs } = await import("../host/index.ts");
-  const { previewApply, hasChanges } = await import("../controllers/operatingsystemconfig/preview.ts");
+  const { previewApply, hasChanges } = await import("../controllers/operatingsystemconfig/preview/preview.ts");
   const { realClock } = await import("../clock/index.ts");
   const { machineArch } = await import("../registry/platform.ts");
   const preview = await previewApply(

@@ -5,7 +5,7 @@ import {
   parseRolloutTimings,
   RolloutTimingsError,
   type RolloutTimings,
-} from "../controllers/operatingsystemconfig/rollout/timings.ts";
+} from "../controllers/operatingsystemconfig/features/rollout/timings.ts";
 
 /** The raw process environment, as main.ts snapshots it; only src/cli/ sees this record. */
 export type RawEnv = Readonly<Record<string, string | undefined>>;

@@ -2,9 +2,9 @@
 // the whole-binary suite (diff-gates.test.ts) does not reach — a rollout wait, a verifying slot, serial
 // winning over rollout-parallelism, a static pod manifest that is not a Pod, no Node yet.
 import { describe, expect, test } from "bun:test";
-import { type GatePreview, previewGates } from "../../src/controllers/operatingsystemconfig/gate-preview.ts";
-import { pendingChanges } from "../../src/controllers/operatingsystemconfig/pending.ts";
-import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
+import { type GatePreview, previewGates } from "../../src/controllers/operatingsystemconfig/gates/preview.ts";
+import { pendingChanges } from "../../src/controllers/operatingsystemconfig/plan/planner.ts";
+import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { decodeOsc } from "../../src/osc/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";

@@ -1,8 +1,8 @@
 // Slot writes on the pool's Lease against the API-server simulator: resourceVersion-guarded updates
 // mean concurrent nodes can never take the last slot together (issue 16).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { decide, formatSlot, type Slot, updateSlots } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
-import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
+import { decide, formatSlot, type Slot, updateSlots } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
+import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";

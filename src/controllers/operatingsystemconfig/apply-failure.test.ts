@@ -4,9 +4,9 @@ import type { KubeObject } from "../../kube/index.ts";
 import { StepError } from "../../log/index.ts";
 import { useOscWorlds } from "../../../test/harness/osc-worlds.ts";
 import { applyFailed } from "./apply-failure.ts";
-import { OscInputError } from "./input-error.ts";
-import { LabelPatch } from "./label-patch.ts";
-import type { ApplyRun } from "./report.ts";
+import { OscInputError } from "./plan/input-error.ts";
+import { LabelPatch } from "./input/label-patch.ts";
+import type { ApplyRun } from "./report/reporter.ts";
 
 const env = useOscWorlds();
 

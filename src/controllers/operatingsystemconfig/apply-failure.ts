@@ -3,10 +3,10 @@ import type { KubeObject } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import type { OscControllerDeps } from "./deps.ts";
-import type { LabelPatch } from "./label-patch.ts";
-import { permanentInputError } from "./plan.ts";
-import type { ApplyRun } from "./report.ts";
-import { failRolloutOnUnitError, type RolloutEntry } from "./rollout/index.ts";
+import type { LabelPatch } from "./input/label-patch.ts";
+import { permanentInputError } from "./plan/content.ts";
+import type { ApplyRun } from "./report/reporter.ts";
+import { failRolloutOnUnitError, type RolloutEntry } from "./features/rollout/index.ts";
 
 export interface FailedApply {
   readonly run: ApplyRun;

@@ -6,12 +6,12 @@ import type { Logger } from "../../log/index.ts";
 import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../events.ts";
 import type { NodeIdentity as SharedNodeIdentity } from "../shared/index.ts";
-import type { ApplyLock } from "./apply-lock.ts";
-import type { DriftStatus } from "./drift/index.ts";
-import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
-import type { RolloutDeps } from "./rollout/index.ts";
-import type { OscMetrics } from "./metrics.ts";
-import type { InPlaceDeps } from "./inplace/index.ts";
+import type { ApplyLock } from "./apply/apply-lock.ts";
+import type { DriftStatus } from "./features/drift/index.ts";
+import type { ContainerdInfo, ProbeFetch } from "./apply/containerd/index.ts";
+import type { RolloutDeps } from "./features/rollout/index.ts";
+import type { OscMetrics } from "./report/metrics.ts";
+import type { InPlaceDeps } from "./features/inplace/index.ts";
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
 export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;

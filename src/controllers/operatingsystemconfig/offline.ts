@@ -7,8 +7,8 @@ import { decodeOsc } from "../../osc/index.ts";
 import { createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import { OfflineSystemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../events.ts";
-import { applyOsc, type ApplyStop } from "./apply.ts";
-import { createContainerdInfo } from "./containerd/index.ts";
+import { applyOsc, type ApplyStop } from "./apply/run.ts";
+import { createContainerdInfo } from "./apply/containerd/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
 
 class OfflineApplyError extends Error {

@@ -3,24 +3,30 @@ import type { KubeObject } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import { findNode } from "../shared/index.ts";
-import { admit, onlyVerificationLeft } from "./admission.ts";
-import type { ApplyStop } from "./apply.ts";
-import { exclusively } from "./apply-lock.ts";
+import { admit, onlyVerificationLeft } from "./gates/run.ts";
+import type { ApplyStop } from "./apply/run.ts";
+import { exclusively } from "./apply/apply-lock.ts";
 import { applyFailed } from "./apply-failure.ts";
-import { step } from "./context.ts";
+import { step } from "./apply/context.ts";
 import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
-import { skipsStateFiles } from "./gardenadm.ts";
-import { LabelPatch } from "./label-patch.ts";
-import { leftoversPending } from "./leftovers.ts";
-import { noOscMetrics } from "./metrics.ts";
-import { checksumAnnotation, desiredNodeLabels, kubernetesVersionLabel, kubernetesVersionLabelValue, patchNodeMetadata } from "./node.ts";
-import { adoptDiscoveredNode, readNodeWhileDecoding } from "./node-read.ts";
-import { OscReporter } from "./report.ts";
-import { applyVerifyingUnits } from "./revert.ts";
-import { verifyRollout } from "./rollout/index.ts";
-import { leaveSerial } from "./serial/index.ts";
-import { checksumDataScriptAnnotation, decodeSecret, OscChecksumError, readSecret, secretChecksum } from "./secret-input.ts";
-import { checkStaticPods } from "./staticpods/index.ts";
+import { skipsStateFiles } from "./input/gardenadm.ts";
+import { LabelPatch } from "./input/label-patch.ts";
+import { leftoversPending } from "./plan/leftovers.ts";
+import { noOscMetrics } from "./report/metrics.ts";
+import {
+  checksumAnnotation,
+  desiredNodeLabels,
+  kubernetesVersionLabel,
+  kubernetesVersionLabelValue,
+  patchNodeMetadata,
+} from "./input/node.ts";
+import { adoptDiscoveredNode, readNodeWhileDecoding } from "./input/node-read.ts";
+import { OscReporter } from "./report/reporter.ts";
+import { applyVerifyingUnits } from "./features/revert/verify.ts";
+import { verifyRollout } from "./features/rollout/index.ts";
+import { leaveSerial } from "./features/serial/index.ts";
+import { checksumDataScriptAnnotation, decodeSecret, OscChecksumError, readSecret, secretChecksum } from "./input/secret.ts";
+import { checkStaticPods } from "./features/staticpods/index.ts";
 
 const bootstrapRequeueMs = 5_000;
 

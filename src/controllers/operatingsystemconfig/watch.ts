@@ -17,10 +17,10 @@ import {
 import type { Kube, KubeObject, Reader, Source } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import type { NodeIdentity } from "./deps.ts";
-import { rolloutParallelism } from "./rollout/index.ts";
-import { namedSecretPredicate } from "./gardenadm.ts";
-import { holdAnnotationPredicate } from "./hold.ts";
-import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
+import { rolloutParallelism } from "./features/rollout/index.ts";
+import { namedSecretPredicate } from "./input/gardenadm.ts";
+import { holdAnnotationPredicate } from "./features/hold/gate.ts";
+import { inPlaceNodePredicate, nodeToSecret } from "./features/inplace/index.ts";
 
 const controllerName = "operatingsystemconfig";
 /** Each reconcile runs under this deadline (§2.4). */

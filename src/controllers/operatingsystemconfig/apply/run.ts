@@ -1,0 +1,248 @@
+import { RestartRequested } from "../../../kube/index.ts";
+import type { KubeObject } from "../../../kube/index.ts";
+import type { Osc, OscChanges } from "../../../osc/index.ts";
+import { ChangesStore } from "./changes-store.ts";
+import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
+import { type ApplyContext, step } from "./context.ts";
+import { agentUnitName, type OscControllerDeps } from "../deps.ts";
+import { type ChangeSummary, summarizeChanges } from "../report/history.ts";
+import { checkSupportedFields } from "../plan/supported.ts";
+import type { GateHold } from "../gates/gate.ts";
+import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "../features/inplace/index.ts";
+import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import { skipsStateFiles } from "../input/gardenadm.ts";
+import { forgetAttempts, resumeOrComputeWithLeftovers } from "../plan/leftovers.ts";
+import { containerdConfigured } from "../plan/merge.ts";
+import { type PlannedFiles, planChanges } from "../plan/content.ts";
+import { type PendingProbes, removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
+import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
+import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "../plan/state.ts";
+import { writeTokensBeforeUnits } from "./token-order.ts";
+import { applyChangedUnits, executeUnitCommands, readUnitFiles, removeDeletedUnits } from "./units.ts";
+
+export interface ApplyInput {
+  readonly osc: Osc;
+  readonly checksum: string;
+  /** The Node, when registered (events need it). */
+  readonly node: KubeObject | undefined;
+  /**
+   * Work that must succeed before the host is touched (the Node label patch, §4 step 4): awaited after
+   * the read-only planning and before the first write; its failure wins over a planning failure.
+   */
+  readonly ready?: Promise<unknown>;
+  /** Told what the change set holds once it is computed or resumed (history and `status`, report.ts). */
+  readonly onPlanned?: (summary: ChangeSummary) => void;
+}
+
+/** The read-only part of an apply: the work list (computed or resumed) and every file's checked content. */
+interface ApplyPlan {
+  readonly changes: OscChanges;
+  readonly resumed: boolean;
+  readonly planned: PlannedFiles;
+  /** The changed files' directories as the target check listed them. */
+  readonly listings: DirListings;
+}
+
+async function planApply(deps: OscControllerDeps, osc: Osc, checksum: string, signal: AbortSignal): Promise<ApplyPlan> {
+  const { host } = deps;
+  await step("failed checking operating system config", async () => checkSupportedFields(osc));
+  const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
+  const persisted = await step("failed reading last computed changes", () => readChanges(host));
+  const { changes, resumed } = resumeOrComputeWithLeftovers(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
+  await step("failed planning in-place updates", () => planInPlace(deps, lastApplied, osc, changes, resumed));
+  const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
+  const listings = await step("failed validating operating system config", () => checkApplyTargets(host, changes));
+  return { changes, resumed, planned, listings };
+}
+
+/**
+ * Why an apply stopped early without failing: a gate holds it (nothing of the change was applied), or
+ * an in-place OS update met network problems and is tried again later.
+ */
+export type ApplyStop = { readonly hold: GateHold } | { readonly retryAfterMs: number; readonly why: string };
+
+/**
+ * Steps 7–26 of §4: brings the host to `osc`, resuming a half-done change set of the same checksum.
+ * Throws RestartRequested when the agent itself changed (step 19); any other failure leaves the
+ * finished items recorded in the changes file and last-applied untouched.
+ * Exported on its own so benchmarks and `apply`-style callers can drive an apply without a Secret.
+ */
+export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<ApplyStop | undefined> {
+  const { host, log, systemd } = deps;
+  const withContainerd = containerdConfigured(input.osc);
+  // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
+  const osc = withContainerd ? injectEnvDropIn(input.osc, deps.processPath) : input.osc;
+
+  // Plan: read state, compute or resume the work list, check every file's content — nothing written yet.
+  let plan: ApplyPlan;
+  try {
+    plan = await planApply(deps, osc, input.checksum, signal);
+  } catch (err) {
+    await input.ready;
+    throw err;
+  }
+  await input.ready;
+  const { changes, resumed, planned, listings } = plan;
+  const summary = summarizeChanges(changes);
+  input.onPlanned?.(summary);
+  log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
+    checksum: input.checksum,
+  });
+
+  // gardenadm's provision OSC (9.4): the change set lives in memory only, nothing restarts the agent.
+  const stateless = skipsStateFiles(deps.selfHosted, osc);
+  // Step 12, moved before the containerd config so that nothing at all is written while the node waits.
+  const hold = inPlaceGate(changes, input.node);
+  if (hold !== undefined) {
+    if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
+    return { hold };
+  }
+
+  // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply). It
+  // runs alongside the containerd config and the files: HostFs never removes a temp this process is
+  // writing, and listing every written directory before the first write held the files back 0.5-1 ms.
+  const tokenPaths = deps.config.tokenSyncConfigs.map((s) => s.path);
+  const staleTemps = removeStaleTemps(host, writtenDirs(osc, deps.node.hostName.toLowerCase(), tokenPaths), log);
+
+  const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
+  const ctx: ApplyContext = { deps, store, node: input.node, signal };
+  // Step 16 reads the unit files it compares (and chmods the unchanged ones) alongside steps 13-15,
+  // unless a file of the OSC lives under /etc/systemd: then after them, in §4's order. For the bench's
+  // 10 units that takes 1.5-5 ms off the way to the restarts. Its writes come in the units step as
+  // before. A step that fails first waits for the reads to settle, so nothing runs past the apply.
+  const unitFilesRead = changes.files.changed.some((f) => f.path.startsWith("/etc/systemd/")) ? undefined : readUnitFiles(ctx);
+  unitFilesRead?.catch(() => undefined); // awaited by the units step
+  const failAfterUnitFiles = async (err: unknown): Promise<never> => {
+    await unitFilesRead?.catch(() => undefined);
+    throw err;
+  };
+  let probes: PendingProbes;
+  try {
+    if (withContainerd) {
+      log.info("Configuring containerd");
+      const cri = input.osc.spec.criConfig;
+      if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(deps, cri, signal));
+    }
+
+    if (changes.units.commands.some((c) => c.name === agentUnitName)) {
+      await step("failed persisting changes", () => store.persist());
+      log.info("Own unit or its files changed, the agent restarts after the daemon-reload");
+      await step("failed persisting changes", () => store.setMustRestartNodeAgent(true));
+      await step("failed persisting changes", () => store.unitCommandDone(agentUnitName));
+      log.info("Applying changed files");
+      await step("failed applying changed files", () => writeChangedFiles(ctx, planned, { listings }));
+    } else {
+      // The computed change set is persisted together with the files (one durability point, files.ts).
+      log.info("Applying changed files");
+      const changesFile = (c: OscChanges) => (stateless ? {} : { changesFile: changesFileWrite(c) });
+      await step("failed applying changed files", () =>
+        store.persistVia((c) => writeChangedFiles(ctx, planned, { listings, ...changesFile(c) })),
+      );
+    }
+    await staleTemps;
+    log.info("Applying containerd registries");
+    probes = await step("failed applying containerd registries", () => writeRegistries(ctx));
+  } catch (err) {
+    await staleTemps;
+    return failAfterUnitFiles(err);
+  }
+  try {
+    log.info("Applying changed image files");
+    await step("failed applying changed image files", () => writeImageFiles(ctx)).catch(failAfterUnitFiles);
+
+    // Steps 16-18. With no unit to remove, the daemon-reload is sent right behind the enable and disable
+    // calls instead of after their replies: systemd answers one connection's calls in the order sent, so
+    // it still reloads after linking the units, and one D-Bus round trip (1.5-3 ms here) is saved. A failed
+    // enable still fails the apply before any unit command; the reload sent behind it is harmless.
+    let reload: Promise<void> | undefined;
+    const sendReload = (): Promise<void> => {
+      log.info("Reloading systemd daemon");
+      const sent = systemd.daemonReload(signal);
+      sent.catch(() => undefined); // awaited below (or settled before a failure is thrown)
+      reload = sent;
+      return sent;
+    };
+    log.info("Applying changed units");
+    try {
+      const early = store.changes.units.deleted.length === 0 ? sendReload : undefined;
+      await step("failed applying changed units", () =>
+        applyChangedUnits(ctx, { ...(early ? { afterEnableSent: early } : {}), ...(unitFilesRead ? { unitFilesRead } : {}) }),
+      );
+    } catch (err) {
+      await reload?.catch(() => undefined);
+      throw err;
+    }
+
+    log.info("Removing deleted units");
+    await step("failed removing deleted units", () => removeDeletedUnits(ctx));
+
+    const reloaded = reload ?? sendReload();
+    await step("failed reloading systemd daemon", () => reloaded);
+
+    if (store.changes.mustRestartNodeAgent && !stateless) {
+      await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
+      log.info("Restarting the agent to activate its new unit or binary");
+      throw new RestartRequested("gardener-node-agent unit or one of its files changed");
+    }
+
+    log.info("Writing token files the starting units read");
+    await step("failed writing token files", () => writeTokensBeforeUnits(ctx, osc));
+    await step("failed preparing kubelet for its in-place update", () => beforeUnitCommands(ctx));
+    log.info("Executing unit commands");
+    await step("failed executing unit commands", () => executeUnitCommands(ctx));
+    await step("failed checking kubelet after its in-place update", () => afterUnitCommands(ctx));
+
+    log.info("Waiting for containerd registries");
+    await step("failed configuring containerd registries", () => probes.wait());
+  } finally {
+    probes.cancel();
+  }
+  await step("failed removing deleted containerd registries", () => removeDeletedRegistries(ctx));
+
+  log.info("Removing deleted files");
+  await step("failed removing deleted files", () => deleteRemovedFiles(ctx));
+
+  // Completions deferred by harmless-to-redo steps, when no later record carried them.
+  await step("failed persisting changes", () => store.flush());
+  const inPlace = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, osc));
+  if (inPlace.retryAfterMs !== undefined)
+    return { retryAfterMs: inPlace.retryAfterMs, why: "operating system update met network problems" };
+  if (stateless) {
+    log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
+    return undefined;
+  }
+  // Every file and unit of this OSC is in place: the record of attempted writes is no longer needed.
+  forgetAttempts(store);
+  await step("failed persisting changes", () => store.flush());
+  collectAfterLargeApply(summary, log);
+  log.info("Persisting current operating system config as last applied");
+  await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
+
+  if (store.changes.mustRestartNodeAgent) {
+    await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
+    log.info("Restarting the agent to use its new client certificate");
+    throw new RestartRequested("client certificate renewed for the certificate authority rotation");
+  }
+  return undefined;
+}
+
+/** Files changed or deleted from which an apply collects its garbage at the end (a few hundred). */
+const largeApplyFiles = 250;
+
+/**
+ * A large apply leaves megabytes of garbage (the decoded osc.yaml, the plan, the staged writes), much of it
+ * promoted by the collections during the apply; the engine's own full collection waits until the heap has
+ * grown a lot, so peak RSS climbed apply after apply (bench, 1000-file applies on a new ext4: VmHWM 116 MB
+ * after 13 applies). One full collection once the last unit command is done keeps it at 99 MB, for 9-14 ms
+ * before the checksum reaches the Node (after the last restart job). Small applies do not pay it.
+ */
+function collectAfterLargeApply(summary: ChangeSummary, log: OscControllerDeps["log"]): void {
+  if (summary.filesChanged + summary.filesDeleted < largeApplyFiles) return;
+  const start = performance.now();
+  Bun.gc(true);
+  log.debug("Collected the garbage of a large apply", {
+    files: summary.filesChanged + summary.filesDeleted,
+    ms: Math.round(performance.now() - start),
+  });
+}

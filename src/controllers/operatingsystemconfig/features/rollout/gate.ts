@@ -1,0 +1,191 @@
+import type { KubeObject } from "../../../../kube/index.ts";
+import type { OscControllerDeps } from "../../deps.ts";
+import type { GateHold } from "../../gates/gate.ts";
+import { UnitCommandsError } from "../../apply/units.ts";
+import { isSerial } from "../../watch.ts";
+import { verifyHealth } from "./health.ts";
+import { type SlotEdit, updateSlots } from "./lease-slots.ts";
+import { PoolNodes } from "./pool-nodes.ts";
+import { healthHold, slotDecisionHold } from "./holds.ts";
+import { decide, liveSlots, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
+import { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
+
+/** Observes this node's slot for the metrics (0 none, 1 applying, 2 verifying, 3 failed). */
+export interface RolloutMetrics {
+  slotState(state: 0 | 1 | 2 | 3): void;
+  waitSeconds(seconds: number): void;
+}
+
+export interface RolloutDeps {
+  readonly timings: RolloutTimings;
+  readonly metrics?: RolloutMetrics;
+  /** Cached pool membership; listed on every look when absent. */
+  readonly poolNodes?: PoolNodes;
+}
+
+/** This reconcile's part in a chunked rollout. */
+export type RolloutEntry =
+  | { readonly kind: "off" }
+  | { readonly kind: "hold"; readonly hold: GateHold }
+  /** This node holds a slot: apply (state applying) or only verify (state verifying). */
+  | { readonly kind: "slot"; readonly state: "applying" | "verifying"; readonly secret: KubeObject; readonly checksum: string };
+
+export const rolloutOff: RolloutEntry = { kind: "off" };
+
+const timingsOf = (deps: OscControllerDeps): RolloutTimings => deps.rollout?.timings ?? defaultRolloutTimings;
+const meOf = (node: KubeObject): string => node.metadata.name ?? "";
+const leaseRef = (secret: KubeObject) => `Lease kube-system/${secret.metadata.name ?? ""}`;
+
+/** Node names of the pool (label set by the machine template); slots of other names are dropped. */
+function poolNodes(deps: OscControllerDeps, secret: KubeObject, signal: AbortSignal): Promise<ReadonlySet<string>> {
+  const cache = deps.rollout?.poolNodes ?? new PoolNodes(deps.clock, 0);
+  return cache.names(deps.kube, secret.metadata.name ?? "", signal);
+}
+
+const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;
+
+/**
+ * Issue 16, before the apply: nodes annotated `node-agent.gardener.cloud/rollout-parallelism: "N"` take
+ * one of N slots on the pool's Lease before changing anything (serial Secrets keep upstream's lock).
+ */
+export async function enterRollout(
+  deps: OscControllerDeps,
+  secret: KubeObject,
+  node: KubeObject | undefined,
+  nodeKnownAtStart: boolean,
+  checksum: string,
+  signal: AbortSignal,
+): Promise<RolloutEntry> {
+  const n = node === undefined ? undefined : rolloutParallelism(node.metadata.annotations);
+  if (node === undefined || n === undefined || !nodeKnownAtStart || isSerial(secret)) {
+    deps.rollout?.metrics?.slotState(0);
+    deps.rollout?.metrics?.waitSeconds(0);
+    return rolloutOff;
+  }
+  const t = timingsOf(deps);
+  const me = meOf(node);
+  await deps.serialLeaseWatch?.start(signal);
+  const live = await poolNodes(deps, secret, signal);
+  let decision: SlotDecision = { kind: "register" };
+  let own: Slot | undefined;
+  await updateSlots(
+    deps.kube,
+    secret,
+    (slots) => {
+      const now = deps.clock.now();
+      const set = new Map<string, Slot | null>();
+      const { current, gone } = liveSlots(slots, me, live);
+      for (const name of gone) set.set(name, null);
+      decision = decide(current, me, checksum, n, now, t);
+      own = current.get(me);
+      const mine = (state: Slot["state"], since = now): Slot => ({ checksum, since: slotTime(since), renewed: slotTime(now), state });
+      if (decision.kind === "register") set.set(me, mine("waiting"));
+      else if (decision.kind === "take") set.set(me, mine("applying"));
+      else if (decision.kind !== "own-failed" && own !== undefined && renewDue(own, now, t)) {
+        set.set(me, { ...own, renewed: slotTime(now) });
+      }
+      const edit: SlotEdit = { set };
+      return set.size > 0 ? edit : undefined;
+    },
+    signal,
+  );
+  // Assigned inside the change callback, which TypeScript cannot see run.
+  const d = decision as SlotDecision;
+  const o = own as Slot | undefined;
+  const now = deps.clock.now();
+  const waited = o?.state === "waiting" && o.checksum === checksum ? (now - Date.parse(o.since)) / 1000 : 0;
+  deps.rollout?.metrics?.waitSeconds(d.kind === "take" || d.kind === "resume" ? 0 : waited);
+  const held = slotDecisionHold(d, n, leaseRef(secret), t);
+  if (held === undefined) {
+    const state = d.kind === "resume" ? d.state : "applying";
+    deps.rollout?.metrics?.slotState(state === "applying" ? 1 : 2);
+    deps.log.info(d.kind === "take" ? "Took a rollout slot" : "Resuming my rollout slot", { state, checksum });
+    return { kind: "slot", state, secret, checksum };
+  }
+  deps.rollout?.metrics?.slotState(d.kind === "own-failed" ? 3 : 0);
+  return { kind: "hold", hold: held };
+}
+
+/** Sets (or removes, with null) this node's own slot, if it is still ours for this checksum. */
+async function setOwn(
+  deps: OscControllerDeps,
+  entry: { secret: KubeObject; checksum: string },
+  me: string,
+  next: (s: Slot) => Slot | null,
+  signal: AbortSignal,
+): Promise<void> {
+  await updateSlots(
+    deps.kube,
+    entry.secret,
+    (slots) => {
+      const s = slots.get(me);
+      if (s === undefined || s.checksum !== entry.checksum) return undefined;
+      return { set: new Map([[me, next(s)]]) };
+    },
+    signal,
+  );
+}
+
+/** A restarted unit failed during the apply: the slot becomes `failed` and stays (the rollout halts at N). */
+export async function failRolloutOnUnitError(
+  deps: OscControllerDeps,
+  entry: RolloutEntry,
+  node: KubeObject | undefined,
+  err: unknown,
+  signal: AbortSignal,
+): Promise<void> {
+  if (entry.kind !== "slot" || node === undefined) return;
+  let unitErr = false;
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 16; e = e.cause, i++) if (e instanceof UnitCommandsError) unitErr = true;
+  if (!unitErr) return;
+  const now = slotTime(deps.clock.now());
+  await setOwn(deps, entry, meOf(node), (s) => ({ ...s, state: "failed", since: now, renewed: now }), signal);
+  deps.rollout?.metrics?.slotState(3);
+  deps.log.info("Marked my rollout slot failed: a restarted unit failed", { checksum: entry.checksum });
+}
+
+/**
+ * After a successful apply: the slot turns `verifying`; once the Node has been healthy long enough the
+ * slot is released (before the Node gets the checksum, so a crash in between only repeats a check).
+ */
+export async function verifyRollout(
+  deps: OscControllerDeps,
+  entry: RolloutEntry,
+  node: KubeObject,
+  signal: AbortSignal,
+): Promise<GateHold | undefined> {
+  if (entry.kind !== "slot") return undefined;
+  const t = timingsOf(deps);
+  const me = meOf(node);
+  const now = deps.clock.now();
+  let since = now;
+  if (entry.state === "applying") {
+    await setOwn(deps, entry, me, (s) => ({ ...s, state: "verifying", since: slotTime(now), renewed: slotTime(now) }), signal);
+  } else {
+    await setOwn(
+      deps,
+      entry,
+      me,
+      (s) => {
+        since = Date.parse(s.since);
+        return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : s;
+      },
+      signal,
+    );
+  }
+  deps.rollout?.metrics?.slotState(2);
+  const verdict = verifyHealth(node, since, since, now, t);
+  const held = healthHold(verdict, t);
+  if (held === undefined) {
+    await setOwn(deps, entry, me, () => null, signal);
+    deps.rollout?.metrics?.slotState(0);
+    deps.log.info("Node healthy after the change, released my rollout slot", { checksum: entry.checksum });
+    return undefined;
+  }
+  if (verdict.kind === "failed") {
+    const at = slotTime(now);
+    await setOwn(deps, entry, me, (s) => ({ ...s, state: "failed", since: at, renewed: at }), signal);
+    deps.rollout?.metrics?.slotState(3);
+  }
+  return held;
+}
