@@ -145,7 +145,7 @@ export async function nodeView(node: KubeObject, secret: KubeObject | undefined)
   const { findCondition } = await import("../controllers/operatingsystemconfig/report/condition.ts");
   const { parseHistory, applyHistoryAnnotation } = await import("../controllers/operatingsystemconfig/report/history.ts");
   const { holdReason } = await import("../controllers/operatingsystemconfig/features/hold/gate.ts");
-  const { checksumAnnotation } = await import("../controllers/operatingsystemconfig/input/node.ts");
+  const { checksumAnnotation } = await import("../controllers/operatingsystemconfig/constants.ts");
   const c = findCondition(node);
   const annotations = node.metadata.annotations ?? {};
   const hold = holdReason(node);

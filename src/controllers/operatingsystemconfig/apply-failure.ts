@@ -6,12 +6,14 @@ import type { OscControllerDeps } from "./deps.ts";
 import type { LabelPatch } from "./input/label-patch.ts";
 import { permanentInputError } from "./plan/content.ts";
 import type { ApplyRun } from "./report/reporter.ts";
-import { failRolloutOnUnitError, type RolloutEntry } from "./features/rollout/index.ts";
+import type { Reservation } from "./gates/gate.ts";
+import { abandonReserved } from "./gates/run.ts";
 
 export interface FailedApply {
   readonly run: ApplyRun;
   readonly labels: LabelPatch;
-  readonly rollout: RolloutEntry;
+  /** What the admit-phase gates took (a rollout slot is marked failed when a restarted unit failed). */
+  readonly reservations: readonly Reservation[];
   readonly node: KubeObject | undefined;
 }
 
@@ -27,13 +29,11 @@ export interface FailedApply {
  *   osc.yaml changes.
  */
 export async function applyFailed(deps: OscControllerDeps, failed: FailedApply, err: unknown, signal: AbortSignal): Promise<unknown> {
-  const { run, labels, rollout, node } = failed;
+  const { run, labels, reservations, node } = failed;
   const restarting = err instanceof RestartRequested;
   if (!restarting) await run.failed(node, err, signal);
   if (await labels.isItsFailure(err)) return err;
-  await failRolloutOnUnitError(deps, rollout, node, err, signal).catch((e: unknown) =>
-    deps.log.error("Failed marking the rollout slot failed", { err: e }),
-  );
+  await abandonReserved(reservations, err, node, signal);
   if (!restarting && node !== undefined) await deps.events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
   if (permanentInputError(err)) return new TerminalError(errorText(err), { cause: err });
   return err;

@@ -10,6 +10,7 @@ import type { EventRecorder } from "../events.ts";
 import { applyOsc, type ApplyStop } from "./apply/run.ts";
 import { createContainerdInfo } from "./apply/containerd/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
+import { oscPlugins } from "./plugins.ts";
 
 class OfflineApplyError extends Error {
   override readonly name = "OfflineApplyError";
@@ -73,13 +74,14 @@ export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal
     arch,
     onTokenResync: () => {},
   };
+  const plugins = oscPlugins(deps);
   let stop: ApplyStop | undefined;
   try {
-    stop = await applyOsc(deps, { osc, checksum, node: undefined }, signal);
+    stop = await applyOsc(deps, plugins, { osc, checksum, node: undefined }, signal);
   } catch (err) {
     if (!(err instanceof RestartRequested)) throw err;
     // A live agent would restart here and resume from the changes file; offline we just resume.
-    stop = await applyOsc(deps, { osc, checksum, node: undefined }, signal);
+    stop = await applyOsc(deps, plugins, { osc, checksum, node: undefined }, signal);
   }
   // An in-place change waits for a drained Node, which an offline apply does not have: say so.
   if (stop !== undefined) throw new OfflineApplyError(`not applied: ${"hold" in stop ? stop.hold.message : stop.why}`);

@@ -1,6 +1,6 @@
 import { type FileWrite, HostFileKindError, type HostFs } from "../../../host/index.ts";
 import { imageToPull } from "./agent-image.ts";
-import type { ApplyContext } from "./context.ts";
+import type { StepContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
 import { checkAgentBinary, type PlannedFiles } from "../plan/content.ts";
 
@@ -56,7 +56,7 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
  * resumed, from the same inputs, so none of them counts as done before its own write was durable.
  */
 export async function writeChangedFiles(
-  ctx: ApplyContext,
+  ctx: StepContext,
   planned: PlannedFiles,
   opts: {
     readonly changesFile?: FileWrite & { readonly data: string };
@@ -64,7 +64,7 @@ export async function writeChangedFiles(
     readonly listings?: ReadonlyMap<string, ReadonlySet<string>>;
   } = {},
 ): Promise<void> {
-  const { host, log } = ctx.deps;
+  const { host, log } = ctx.ports;
   const { changesFile } = opts;
   const writes: FileWrite[] = [];
   const files = ctx.store.changes.files.changed.filter((f) => f.content.inline !== undefined || f.content.secretRef !== undefined);
@@ -110,8 +110,8 @@ async function listOrEmpty(host: HostFs, dir: string): Promise<readonly string[]
 }
 
 /** Step 15: imageRef files; the agent's own binary must be an executable for this machine. */
-export async function writeImageFiles(ctx: ApplyContext): Promise<void> {
-  const { host, log, extractImageFile, arch } = ctx.deps;
+export async function writeImageFiles(ctx: StepContext): Promise<void> {
+  const { host, log, extractImageFile, arch } = ctx.ports;
   for (const f of [...ctx.store.changes.files.changed]) {
     const ref = f.content.imageRef;
     if (ref === undefined || f.content.inline !== undefined || f.content.secretRef !== undefined) continue;
@@ -129,8 +129,8 @@ export async function writeImageFiles(ctx: ApplyContext): Promise<void> {
  * Step 23: removed files; a file the token controller syncs is handed back to it. Removing is
  * idempotent, so all removals are recorded with one write of the changes file.
  */
-export async function deleteRemovedFiles(ctx: ApplyContext): Promise<void> {
-  const { host, log, config, onTokenResync } = ctx.deps;
+export async function deleteRemovedFiles(ctx: StepContext): Promise<void> {
+  const { host, log, config, onTokenResync } = ctx.ports;
   const files = [...ctx.store.changes.files.deleted];
   if (files.length === 0) return;
   for (const f of files) {

@@ -1,6 +1,6 @@
 import type { OscFile } from "../../../osc/index.ts";
 import { nodeRef } from "../../events.ts";
-import type { ApplyContext } from "./context.ts";
+import type { StepContext } from "./context.ts";
 
 /** The mode of a file without `permissions` (§6.1). */
 const defaultFileMode = 0o600;
@@ -21,8 +21,8 @@ const hasExtraModeBits = (f: Pick<OscFile, "permissions">): boolean => ((f.permi
  * Warns about files whose `permissions` carry bits the agent drops: one log line per file and one
  * Warning event on the Node naming them (a few at most, so a large OSC costs one API call).
  */
-export async function warnDroppedModeBits(ctx: ApplyContext, files: readonly OscFile[]): Promise<void> {
-  const { log, events } = ctx.deps;
+export async function warnDroppedModeBits(ctx: StepContext, files: readonly OscFile[]): Promise<void> {
+  const { log, events } = ctx.ports;
   const masked = files.filter(hasExtraModeBits);
   if (masked.length === 0) return;
   for (const f of masked) {

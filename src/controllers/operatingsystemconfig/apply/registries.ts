@@ -1,5 +1,5 @@
 import { probeRegistry, registryDir, writeHostsToml } from "./containerd/index.ts";
-import type { ApplyContext } from "./context.ts";
+import type { StepContext } from "./context.ts";
 
 /** Probed registries still running in the background after step 14. */
 export interface PendingProbes {
@@ -13,8 +13,8 @@ export interface PendingProbes {
  * Step 14 (§7.4): hosts.toml of non-probed registries now; probed ones in the background
  * (they may depend on workloads that only start once kubelet runs).
  */
-export async function writeRegistries(ctx: ApplyContext): Promise<PendingProbes> {
-  const { host, log } = ctx.deps;
+export async function writeRegistries(ctx: StepContext): Promise<PendingProbes> {
+  const { host, log } = ctx.ports;
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
   const probes: Promise<void>[] = [];
@@ -23,7 +23,7 @@ export async function writeRegistries(ctx: ApplyContext): Promise<PendingProbes>
     registryDir(r.upstream); // validates before anything runs in the background
     if (toProbe.has(r.upstream)) {
       const p = (async () => {
-        await probeRegistry({ fetch: ctx.deps.probeFetch, clock: ctx.deps.clock, host, log }, r, signal);
+        await probeRegistry({ fetch: ctx.ports.probeFetch, clock: ctx.ports.clock, host, log }, r, signal);
         await writeHostsToml(host, r);
         log.info("Wrote registry mirror configuration after successful probe", { upstream: r.upstream });
         await ctx.store.registryDesiredDone(r.upstream);
@@ -47,10 +47,10 @@ export async function writeRegistries(ctx: ApplyContext): Promise<PendingProbes>
 }
 
 /** Step 22 (second half): certs.d directories of registries no longer configured. */
-export async function removeDeletedRegistries(ctx: ApplyContext): Promise<void> {
+export async function removeDeletedRegistries(ctx: StepContext): Promise<void> {
   for (const r of [...ctx.store.changes.containerd.registries.deleted]) {
-    await ctx.deps.host.removeAll(registryDir(r.upstream));
-    ctx.deps.log.info("Removed registry mirror configuration", { upstream: r.upstream });
+    await ctx.ports.host.removeAll(registryDir(r.upstream));
+    ctx.ports.log.info("Removed registry mirror configuration", { upstream: r.upstream });
     await ctx.store.registryDeletedDone(r.upstream);
   }
 }

@@ -1,8 +1,8 @@
 import type { KubeObject } from "../../../kube/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
 import { ChangesStore } from "./changes-store.ts";
-import { type ApplyContext, step } from "./context.ts";
-import type { OscControllerDeps } from "../deps.ts";
+import { type StepContext, step } from "./context.ts";
+import type { ApplyPorts } from "./ports.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
 import { planChanges } from "../plan/content.ts";
 import { applyChangedUnits, executeUnitCommands } from "./units.ts";
@@ -15,14 +15,14 @@ import { applyChangedUnits, executeUnitCommands } from "./units.ts";
  * Returns the units that were restarted or stopped.
  */
 export async function restoreChanges(
-  deps: OscControllerDeps,
+  deps: ApplyPorts,
   changes: OscChanges,
   node: KubeObject | undefined,
   signal: AbortSignal,
 ): Promise<string[]> {
   const commanded = changes.units.commands.map((c) => c.name);
   const store = new ChangesStore(changes, async () => undefined);
-  const ctx: ApplyContext = { deps, store, node, signal };
+  const ctx: StepContext = { ports: deps, store, node, signal };
   const planned = await step("failed reading the content to restore", () => planChanges(deps.kube, changes, deps.arch, signal));
   await step("failed restoring files", () => writeChangedFiles(ctx, planned));
   await step("failed restoring image files", () => writeImageFiles(ctx));

@@ -1,23 +1,25 @@
 import { RestartRequested } from "../../../kube/index.ts";
 import type { KubeObject } from "../../../kube/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
-import { ChangesStore } from "./changes-store.ts";
-import { configureContainerd, injectEnvDropIn } from "./containerd/index.ts";
-import { type ApplyContext, step } from "./context.ts";
-import { agentUnitName, type OscControllerDeps } from "../deps.ts";
-import { type ChangeSummary, summarizeChanges } from "../report/history.ts";
-import { checkSupportedFields } from "../plan/supported.ts";
-import type { GateHold } from "../gates/gate.ts";
-import { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "../features/inplace/index.ts";
-import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
-import { skipsStateFiles } from "../input/gardenadm.ts";
-import { forgetAttempts, resumeOrComputeWithLeftovers } from "../plan/leftovers.ts";
-import { containerdConfigured } from "../plan/merge.ts";
+import { agentUnitName } from "../constants.ts";
+import type { GateContext, GateHold } from "../gates/gate.ts";
+import { firstHold } from "../gates/run.ts";
 import { type PlannedFiles, planChanges } from "../plan/content.ts";
+import { containerdConfigured } from "../plan/merge.ts";
+import { planChangeSet } from "../plan/planner.ts";
+import { skipsStateFiles } from "../plan/stateless.ts";
+import { changesFileWrite, writeChanges, writeLastApplied } from "../plan/state.ts";
+import { type ChangeSummary, summarizeChanges } from "../plan/summary.ts";
+import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
+import { ChangesStore } from "./changes-store.ts";
+import { configureContainerd } from "./containerd/index.ts";
+import { type StepContext, step } from "./context.ts";
+import type { ApplyExtension, ApplyPlugins } from "./extension.ts";
+import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import type { ApplyPorts } from "./ports.ts";
 import { type PendingProbes, removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
-import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
-import { changesFileWrite, readChanges, readLastApplied, writeChanges, writeLastApplied } from "../plan/state.ts";
+import { collectAfterLargeApply } from "./collect.ts";
 import { writeTokensBeforeUnits } from "./token-order.ts";
 import { applyChangedUnits, executeUnitCommands, readUnitFiles, removeDeletedUnits } from "./units.ts";
 
@@ -31,12 +33,15 @@ export interface ApplyInput {
    * the read-only planning and before the first write; its failure wins over a planning failure.
    */
   readonly ready?: Promise<unknown>;
-  /** Told what the change set holds once it is computed or resumed (history and `status`, report.ts). */
+  /** Told what the change set holds once it is computed or resumed (history and `status`, report/). */
   readonly onPlanned?: (summary: ChangeSummary) => void;
+  /** What the `plan`-phase gates see besides the change set (offline: no Secret, no API server). */
+  readonly gateContext?: Pick<GateContext, "secret" | "serial" | "nodeKnownAtStart" | "online">;
 }
 
 /** The read-only part of an apply: the work list (computed or resumed) and every file's checked content. */
 interface ApplyPlan {
+  readonly osc: Osc;
   readonly changes: OscChanges;
   readonly resumed: boolean;
   readonly planned: PlannedFiles;
@@ -44,46 +49,72 @@ interface ApplyPlan {
   readonly listings: DirListings;
 }
 
-async function planApply(deps: OscControllerDeps, osc: Osc, checksum: string, signal: AbortSignal): Promise<ApplyPlan> {
-  const { host } = deps;
-  await step("failed checking operating system config", async () => checkSupportedFields(osc));
-  const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
-  const persisted = await step("failed reading last computed changes", () => readChanges(host));
-  const { changes, resumed } = resumeOrComputeWithLeftovers(persisted, lastApplied, osc, checksum, deps.node.hostName.toLowerCase());
-  await step("failed planning in-place updates", () => planInPlace(deps, lastApplied, osc, changes, resumed));
-  const planned = await step("failed validating operating system config", () => planChanges(deps.kube, changes, deps.arch, signal));
+async function planApply(ports: ApplyPorts, hooks: readonly ApplyExtension[], input: ApplyInput, signal: AbortSignal): Promise<ApplyPlan> {
+  const { host } = ports;
+  const req = { osc: input.osc, checksum: input.checksum, hostName: ports.node.hostName, processPath: ports.processPath };
+  const { osc, changes, resumed } = await planChangeSet(host, req, hooks, "apply");
+  const planned = await step("failed validating operating system config", () => planChanges(ports.kube, changes, ports.arch, signal));
   const listings = await step("failed validating operating system config", () => checkApplyTargets(host, changes));
-  return { changes, resumed, planned, listings };
+  return { osc, changes, resumed, planned, listings };
 }
 
 /**
- * Why an apply stopped early without failing: a gate holds it (nothing of the change was applied), or
- * an in-place OS update met network problems and is tried again later.
+ * Why an apply stopped early without failing: a gate holds it (nothing of the change was applied, or
+ * an extension reverted it), or an extension's work met network problems and is tried again later.
  */
 export type ApplyStop = { readonly hold: GateHold } | { readonly retryAfterMs: number; readonly why: string };
 
 /**
- * Steps 7–26 of §4: brings the host to `osc`, resuming a half-done change set of the same checksum.
- * Throws RestartRequested when the agent itself changed (step 19); any other failure leaves the
- * finished items recorded in the changes file and last-applied untouched.
- * Exported on its own so benchmarks and `apply`-style callers can drive an apply without a Secret.
+ * Steps 7–26 of §4 with the extensions armed around them: an armed extension (unit revert) judges the
+ * finished apply and may turn it into a hold. Throws RestartRequested when the agent itself changed
+ * (step 19); any other failure leaves the finished items recorded in the changes file and last-applied
+ * untouched. Exported on its own so `apply --offline` and benchmarks can drive an apply without a Secret.
  */
-export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<ApplyStop | undefined> {
-  const { host, log, systemd } = deps;
+export async function applyOsc(
+  ports: ApplyPorts,
+  plugins: ApplyPlugins,
+  input: ApplyInput,
+  signal: AbortSignal,
+): Promise<ApplyStop | undefined> {
+  const armCtx = { ports, osc: input.osc, checksum: input.checksum, node: input.node, signal };
+  let systemd = ports.systemd;
+  const verifiers: ((signal: AbortSignal) => Promise<GateHold | undefined>)[] = [];
+  for (const e of plugins.extensions) {
+    const armed = await e.arm?.({ ...armCtx, ports: { ...ports, systemd } });
+    if (armed === undefined) continue;
+    if (armed.systemd !== undefined) systemd = armed.systemd;
+    verifiers.push((s) => armed.verify(s));
+  }
+  const stop = await applySteps(systemd === ports.systemd ? ports : { ...ports, systemd }, plugins, input, signal);
+  // An apply that stopped early has not finished restarting: nothing to verify yet.
+  if (stop !== undefined) return stop;
+  for (const verify of verifiers) {
+    const hold = await verify(signal);
+    if (hold !== undefined) return { hold };
+  }
+  return undefined;
+}
+
+async function applySteps(
+  ports: ApplyPorts,
+  plugins: ApplyPlugins,
+  input: ApplyInput,
+  signal: AbortSignal,
+): Promise<ApplyStop | undefined> {
+  const { host, log, systemd } = ports;
   const withContainerd = containerdConfigured(input.osc);
-  // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
-  const osc = withContainerd ? injectEnvDropIn(input.osc, deps.processPath) : input.osc;
 
   // Plan: read state, compute or resume the work list, check every file's content — nothing written yet.
   let plan: ApplyPlan;
   try {
-    plan = await planApply(deps, osc, input.checksum, signal);
+    plan = await planApply(ports, plugins.extensions, input, signal);
   } catch (err) {
     await input.ready;
     throw err;
   }
   await input.ready;
-  const { changes, resumed, planned, listings } = plan;
+  // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
+  const { osc, changes, resumed, planned, listings } = plan;
   const summary = summarizeChanges(changes);
   input.onPlanned?.(summary);
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
@@ -91,9 +122,12 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   });
 
   // gardenadm's provision OSC (9.4): the change set lives in memory only, nothing restarts the agent.
-  const stateless = skipsStateFiles(deps.selfHosted, osc);
-  // Step 12, moved before the containerd config so that nothing at all is written while the node waits.
-  const hold = inPlaceGate(changes, input.node);
+  const stateless = skipsStateFiles(ports.selfHosted, osc);
+  // The plan-phase gates (the drain gate, step 12), before the containerd config so that nothing at all
+  // is written while the node waits but the change set, persisted for the next look.
+  const gateContext = input.gateContext ?? { secret: undefined, serial: false, nodeKnownAtStart: false, online: false };
+  const base = { ...gateContext, checksum: input.checksum, osc, node: input.node, dryRun: false, signal };
+  const hold = await firstHold(plugins.gates, "plan", { ...base, changes: async () => changes });
   if (hold !== undefined) {
     if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
     return { hold };
@@ -102,11 +136,11 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
   // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply). It
   // runs alongside the containerd config and the files: HostFs never removes a temp this process is
   // writing, and listing every written directory before the first write held the files back 0.5-1 ms.
-  const tokenPaths = deps.config.tokenSyncConfigs.map((s) => s.path);
-  const staleTemps = removeStaleTemps(host, writtenDirs(osc, deps.node.hostName.toLowerCase(), tokenPaths), log);
+  const tokenPaths = ports.config.tokenSyncConfigs.map((s) => s.path);
+  const staleTemps = removeStaleTemps(host, writtenDirs(osc, ports.node.hostName.toLowerCase(), tokenPaths), log);
 
   const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
-  const ctx: ApplyContext = { deps, store, node: input.node, signal };
+  const ctx: StepContext = { ports, store, node: input.node, signal };
   // Step 16 reads the unit files it compares (and chmods the unchanged ones) alongside steps 13-15,
   // unless a file of the OSC lives under /etc/systemd: then after them, in §4's order. For the bench's
   // 10 units that takes 1.5-5 ms off the way to the restarts. Its writes come in the units step as
@@ -122,7 +156,7 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     if (withContainerd) {
       log.info("Configuring containerd");
       const cri = input.osc.spec.criConfig;
-      if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(deps, cri, signal));
+      if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(ports, cri, signal));
     }
 
     if (changes.units.commands.some((c) => c.name === agentUnitName)) {
@@ -188,10 +222,10 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
 
     log.info("Writing token files the starting units read");
     await step("failed writing token files", () => writeTokensBeforeUnits(ctx, osc));
-    await step("failed preparing kubelet for its in-place update", () => beforeUnitCommands(ctx));
+    for (const e of plugins.extensions) await e.beforeUnitCommands?.(ctx);
     log.info("Executing unit commands");
     await step("failed executing unit commands", () => executeUnitCommands(ctx));
-    await step("failed checking kubelet after its in-place update", () => afterUnitCommands(ctx));
+    for (const e of plugins.extensions) await e.afterUnitCommands?.(ctx);
 
     log.info("Waiting for containerd registries");
     await step("failed configuring containerd registries", () => probes.wait());
@@ -205,15 +239,20 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
 
   // Completions deferred by harmless-to-redo steps, when no later record carried them.
   await step("failed persisting changes", () => store.flush());
-  const inPlace = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, osc));
-  if (inPlace.retryAfterMs !== undefined)
-    return { retryAfterMs: inPlace.retryAfterMs, why: "operating system update met network problems" };
+  for (const e of plugins.extensions) {
+    const retry = await e.finish?.(ctx, osc);
+    if (retry !== undefined) return retry;
+  }
   if (stateless) {
     log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
     return undefined;
   }
-  // Every file and unit of this OSC is in place: the record of attempted writes is no longer needed.
-  forgetAttempts(store);
+  // Every file and unit of this OSC is in place: the record of attempted writes (plan/leftovers.ts) is
+  // no longer needed, and is dropped with the final write of the changes file.
+  if (store.changes.attemptedWrites !== undefined)
+    store.defer((c) => {
+      delete c.attemptedWrites;
+    });
   await step("failed persisting changes", () => store.flush());
   collectAfterLargeApply(summary, log);
   log.info("Persisting current operating system config as last applied");
@@ -225,24 +264,4 @@ export async function applyOsc(deps: OscControllerDeps, input: ApplyInput, signa
     throw new RestartRequested("client certificate renewed for the certificate authority rotation");
   }
   return undefined;
-}
-
-/** Files changed or deleted from which an apply collects its garbage at the end (a few hundred). */
-const largeApplyFiles = 250;
-
-/**
- * A large apply leaves megabytes of garbage (the decoded osc.yaml, the plan, the staged writes), much of it
- * promoted by the collections during the apply; the engine's own full collection waits until the heap has
- * grown a lot, so peak RSS climbed apply after apply (bench, 1000-file applies on a new ext4: VmHWM 116 MB
- * after 13 applies). One full collection once the last unit command is done keeps it at 99 MB, for 9-14 ms
- * before the checksum reaches the Node (after the last restart job). Small applies do not pay it.
- */
-function collectAfterLargeApply(summary: ChangeSummary, log: OscControllerDeps["log"]): void {
-  if (summary.filesChanged + summary.filesDeleted < largeApplyFiles) return;
-  const start = performance.now();
-  Bun.gc(true);
-  log.debug("Collected the garbage of a large apply", {
-    files: summary.filesChanged + summary.filesDeleted,
-    ms: Math.round(performance.now() - start),
-  });
 }

@@ -1,7 +1,7 @@
 import type { TokenSyncConfig } from "../../../config/index.ts";
 import type { Osc, Unit } from "../../../osc/index.ts";
 import { nodeRef } from "../../events.ts";
-import type { ApplyContext } from "./context.ts";
+import type { StepContext } from "./context.ts";
 import { mergeUnits } from "../plan/merge.ts";
 import { errorText } from "../../../log/index.ts";
 
@@ -20,8 +20,8 @@ export function tokenPathsReadBy(unit: Unit, syncConfigs: readonly TokenSyncConf
  * (re)started reads is written now, through the token controller's own sync. A failure is reported
  * (event + log) and the unit is started anyway, as upstream would: its own retry logic then applies.
  */
-export async function writeTokensBeforeUnits(ctx: ApplyContext, osc: Osc): Promise<void> {
-  const { host, log, events, config, writeTokenFile } = ctx.deps;
+export async function writeTokensBeforeUnits(ctx: StepContext, osc: Osc): Promise<void> {
+  const { host, log, events, config, writeTokenFile } = ctx.ports;
   if (writeTokenFile === undefined || config.tokenSyncConfigs.length === 0) return;
   const starting = new Set(ctx.store.changes.units.commands.filter((c) => c.command === "restart").map((c) => c.name));
   const needed = new Map<string, TokenSyncConfig>();

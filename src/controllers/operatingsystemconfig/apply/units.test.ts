@@ -9,8 +9,8 @@ import type { Logger } from "../../../log/index.ts";
 import { emptyChanges, encodeChanges } from "../../../osc/index.ts";
 import type { EventRecorder } from "../../events.ts";
 import { ChangesStore } from "./changes-store.ts";
-import type { ApplyContext } from "./context.ts";
-import type { OscControllerDeps } from "../deps.ts";
+import type { StepContext } from "./context.ts";
+import type { ApplyPorts } from "./ports.ts";
 import { applyChangedUnits, executeUnitCommands, readUnitFiles, UnitCommandsError } from "./units.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
@@ -55,7 +55,7 @@ describe("unit handling", () => {
     return seen.promise;
   };
 
-  function context(events: EventRecorder, persisted: string[]): ApplyContext {
+  function context(events: EventRecorder, persisted: string[]): StepContext {
     const changes = emptyChanges("sum");
     changes.units.changed.push(
       {
@@ -71,8 +71,8 @@ describe("unit handling", () => {
       persisted.push(encodeChanges(c));
       writesSeen.get(persisted.length)?.resolve();
     });
-    const deps = { host, systemd, log, events } as unknown as OscControllerDeps;
-    return { deps, store, node, signal: abort.signal };
+    const deps = { host, systemd, log, events } as unknown as ApplyPorts;
+    return { ports: deps, store, node, signal: abort.signal };
   }
 
   test("writes unit files and drop-ins 0600, enables and disables, and records the units with the next write", async () => {

@@ -1,7 +1,7 @@
 import type { FileWrite } from "../../../host/index.ts";
 import { nodeRef } from "../../events.ts";
-import type { ApplyContext } from "./context.ts";
-import { agentUnitName, containerdUnitName, unitDir } from "../deps.ts";
+import type { StepContext } from "./context.ts";
+import { agentUnitName, containerdUnitName, unitDir } from "../constants.ts";
 import { errorText } from "../../../log/index.ts";
 
 const enc = new TextEncoder();
@@ -15,8 +15,8 @@ const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
  * alongside steps 13-15 when no file of the OSC lives under /etc/systemd. The writes themselves wait:
  * an unfinished apply's unit files count as attempted only once its change set is on disk (leftovers.ts).
  */
-export async function readUnitFiles(ctx: ApplyContext): Promise<FileWrite[]> {
-  const { host } = ctx.deps;
+export async function readUnitFiles(ctx: StepContext): Promise<FileWrite[]> {
+  const { host } = ctx.ports;
   const wanted: { path: string; content: string }[] = [];
   for (const u of ctx.store.changes.units.changed) {
     const p = `${unitDir}/${u.name}`;
@@ -41,8 +41,8 @@ export async function readUnitFiles(ctx: ApplyContext): Promise<FileWrite[]> {
  * bytes differ written together (0600), removed drop-ins deleted. `read` is readUnitFiles already
  * running (apply.ts), else it runs here first. Files on disk are durable when it resolves.
  */
-async function writeUnitFiles(ctx: ApplyContext, read?: Promise<FileWrite[]>): Promise<void> {
-  const { host } = ctx.deps;
+async function writeUnitFiles(ctx: StepContext, read?: Promise<FileWrite[]>): Promise<void> {
+  const { host } = ctx.ports;
   const writes = await (read ?? readUnitFiles(ctx));
   const units = ctx.store.changes.units.changed;
   for (const u of units) {
@@ -65,10 +65,10 @@ async function writeUnitFiles(ctx: ApplyContext, read?: Promise<FileWrite[]>): P
  * (apply.ts sends the daemon-reload there); not at all when there is no unit or a step before failed.
  */
 export async function applyChangedUnits(
-  ctx: ApplyContext,
+  ctx: StepContext,
   opts: { readonly afterEnableSent?: () => void; readonly unitFilesRead?: Promise<FileWrite[]> } = {},
 ): Promise<void> {
-  const { systemd, log } = ctx.deps;
+  const { systemd, log } = ctx.ports;
   const units = [...ctx.store.changes.units.changed];
   if (units.length === 0) {
     await opts.unitFilesRead; // nothing to read then; settled all the same
@@ -105,8 +105,8 @@ async function settleAll<T>(promises: readonly (Promise<T> | undefined)[]): Prom
 }
 
 /** Step 17 (§6.4): units no longer in the OSC. */
-export async function removeDeletedUnits(ctx: ApplyContext): Promise<void> {
-  const { host, systemd, log } = ctx.deps;
+export async function removeDeletedUnits(ctx: StepContext): Promise<void> {
+  const { host, systemd, log } = ctx.ports;
   for (const u of [...ctx.store.changes.units.deleted]) {
     ctx.signal.throwIfAborted();
     const p = `${unitDir}/${u.name}`;
@@ -133,8 +133,8 @@ export async function removeDeletedUnits(ctx: ApplyContext): Promise<void> {
  * bookkeeping) runs while the success event is being written: events share the client's rate limit
  * (5 QPS) and may wait for a token, the record should not wait behind them.
  */
-export async function runJob(ctx: ApplyContext, op: "restart" | "stop", unit: string, record?: () => Promise<void>): Promise<void> {
-  const { systemd, events } = ctx.deps;
+export async function runJob(ctx: StepContext, op: "restart" | "stop", unit: string, record?: () => Promise<void>): Promise<void> {
+  const { systemd, events } = ctx.ports;
   const reason = op === "restart" ? "SystemDUnitRestart" : "SystemDUnitStop";
   const action = op === "restart" ? "Restart" : "Stop";
   try {
@@ -161,8 +161,8 @@ export class UnitCommandsError extends Error {
 }
 
 /** Step 20 (§6.7, §7.5): all unit commands concurrently, plus the containerd restart a config change needs. */
-export async function executeUnitCommands(ctx: ApplyContext): Promise<void> {
-  const { log } = ctx.deps;
+export async function executeUnitCommands(ctx: StepContext): Promise<void> {
+  const { log } = ctx.ports;
   const cmds = [...ctx.store.changes.units.commands];
   const jobs: Promise<void>[] = cmds.map(async ({ name, command }) => {
     const record = async () => {

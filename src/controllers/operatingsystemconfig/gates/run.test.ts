@@ -5,8 +5,28 @@ import { stringify } from "yaml";
 import { acceptanceOsc } from "../../../../test/fixtures/osc/acceptance-osc.ts";
 import type { OscWorld } from "../../../../test/fixtures/osc/harness.ts";
 import { useOscWorlds } from "../../../../test/harness/osc-worlds.ts";
-import { admit, onlyVerificationLeft } from "./run.ts";
+import { admit, hostAlreadyApplied } from "./run.ts";
 import { LabelPatch } from "../input/label-patch.ts";
+import type { OscControllerDeps } from "../deps.ts";
+import { oscPlugins } from "../plugins.ts";
+import { gateContext } from "../reconcile.ts";
+import type { Osc } from "../../../osc/index.ts";
+
+interface AdmissionInput {
+  readonly secret: KubeObject;
+  readonly osc: Osc;
+  readonly checksum: string;
+  readonly node: KubeObject | undefined;
+  readonly nodeKnownAtStart: boolean;
+  readonly labels: LabelPatch;
+}
+
+/** The admit phase of the plugin list, with the context the reconcile builds. */
+function admitWith(deps: OscControllerDeps, input: AdmissionInput, signal: AbortSignal) {
+  const plugins = oscPlugins(deps);
+  const ctx = gateContext(deps, plugins.extensions, { kind: "ok", version: undefined, ...input }, signal);
+  return admit(plugins.gates, ctx);
+}
 
 const env = useOscWorlds();
 
@@ -16,7 +36,7 @@ async function admitWorld(w: OscWorld) {
   const checksum = w.setOsc(osc);
   const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
   const node = env.sim.store.get("nodes", "", w.nodeName) as KubeObject;
-  return admit(
+  return admitWith(
     w.deps(),
     { secret, osc: decodeOsc(new TextEncoder().encode(stringify(osc))), checksum, node, nodeKnownAtStart: true, labels: LabelPatch.none },
     AbortSignal.timeout(30_000),
@@ -26,7 +46,7 @@ async function admitWorld(w: OscWorld) {
 describe("admit", () => {
   test("should let a version through with neither lock nor slot when no gate applies", async () => {
     const w = await env.world();
-    expect(await admitWorld(w)).toEqual({ kind: "go", serial: { kind: "off" }, rollout: { kind: "off" } });
+    expect(await admitWorld(w)).toEqual({ kind: "go", reservations: [] });
   });
 
   test("should hold a version while the Node carries the hold annotation, naming the pending changes", async () => {
@@ -58,7 +78,7 @@ describe("admit", () => {
     const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
     const node = env.sim.store.get("nodes", "", w.nodeName) as KubeObject;
     const osc = decodeOsc(new TextEncoder().encode(stringify(acceptanceOsc())));
-    const admission = await admit(
+    const admission = await admitWith(
       w.deps(),
       { secret, osc, checksum: w.checksum, node, nodeKnownAtStart: true, labels: LabelPatch.none },
       AbortSignal.timeout(30_000),
@@ -75,7 +95,7 @@ describe("admit", () => {
     const node = env.sim.store.get("nodes", "", w.nodeName) as KubeObject;
     const patch = Promise.withResolvers<void>();
     const labels = LabelPatch.start(() => patch.promise);
-    const admitted = admit(
+    const admitted = admitWith(
       w.deps(),
       { secret, osc: decodeOsc(new TextEncoder().encode(stringify(osc))), checksum, node, nodeKnownAtStart: true, labels },
       AbortSignal.timeout(30_000),
@@ -85,13 +105,13 @@ describe("admit", () => {
   });
 });
 
-describe("onlyVerificationLeft", () => {
-  const secret: KubeObject = { metadata: { name: "pool" } };
+describe("hostAlreadyApplied", () => {
   test.each([
-    [{ kind: "off" } as const, false],
-    [{ kind: "slot", state: "applying", secret, checksum: "c" } as const, false],
-    [{ kind: "slot", state: "verifying", secret, checksum: "c" } as const, true],
-  ])("should be as expected for %p", (entry, want) => {
-    expect(onlyVerificationLeft(entry)).toBe(want);
+    [[], false],
+    [[{}], false],
+    [[{ hostAlreadyApplied: false }], false],
+    [[{}, { hostAlreadyApplied: true }], true],
+  ])("should be as expected for %p", (reservations, want) => {
+    expect(hostAlreadyApplied({ kind: "go", reservations })).toBe(want);
   });
 });

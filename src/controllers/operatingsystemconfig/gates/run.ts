@@ -1,73 +1,79 @@
 import type { KubeObject } from "../../../kube/index.ts";
-import type { Osc } from "../../../osc/index.ts";
-import { step } from "../apply/context.ts";
-import type { OscControllerDeps } from "../deps.ts";
-import type { GateHold } from "./gate.ts";
-import { summarizeChanges } from "../report/history.ts";
-import { holdGate, holdReason } from "../features/hold/gate.ts";
-import type { LabelPatch } from "../input/label-patch.ts";
-import { pendingChanges } from "../plan/planner.ts";
-import { unitRevertHold } from "../features/revert/verify.ts";
-import { enterRollout, type RolloutEntry, rolloutOff } from "../features/rollout/index.ts";
-import { enterSerial, type SerialEntry } from "../features/serial/index.ts";
+import { step } from "../../../log/index.ts";
+import type { Decision, Gate, GateContext, GateHold, GatePhase, Reservation, Reserved } from "./gate.ts";
 
-/** What the gates before an apply decided: hold (nothing of this version runs now) or go, with the slots taken. */
+/** What the admit-phase gates decided: hold (nothing of this version runs now) or go, with what they took. */
 export type Admission =
   | { readonly kind: "hold"; readonly hold: GateHold }
-  | {
-      readonly kind: "go";
-      /** The serial Lease when the Secret is serial (released by `leaveSerial` after a full success). */
-      readonly serial: SerialEntry;
-      /** The rollout slot when the pool rolls out in chunks (issue 16); `off` when serial or not chunked. */
-      readonly rollout: RolloutEntry;
-    };
+  | { readonly kind: "go"; readonly reservations: readonly Reservation[] };
 
-export interface AdmissionInput {
-  readonly secret: KubeObject;
-  readonly osc: Osc;
-  readonly checksum: string;
-  readonly node: KubeObject | undefined;
-  /** Whether the Node was known at process start (no lock or slot is taken while bootstrapping). */
-  readonly nodeKnownAtStart: boolean;
-  /** The early label patch: awaited before the pending changes are read for the hold gate. */
-  readonly labels: LabelPatch;
+const labelled = <T>(gate: Gate, fn: () => Promise<T>): Promise<T> => (gate.step === undefined ? fn() : step(gate.step, fn));
+
+function liveVerdict(gate: Gate, d: Decision): GateHold | undefined {
+  if (d.kind === "unknown") throw new Error(`gate ${gate.name} could not decide: ${d.why}`);
+  return d.kind === "hold" ? d.hold : undefined;
 }
 
 /**
- * The gates an out-of-date version passes before anything of it runs, first hold wins:
- * 1. the operator's hold annotation on the Node (with the pending changes in its message);
- * 2. a version whose restarted units failed and were reverted waits for a new Secret;
- * 3. §4 step 6: one node at a time for serial Secrets (9.2);
- * 4. chunked rollouts: at most N nodes of the pool change at once (serial wins, so no slot then).
- * A hold taken here changed nothing on the host; the caller reports it (condition, event, requeue).
+ * The admit phase, in list order, first hold wins: a gate that takes something (`reserve`) decides and
+ * takes in one step, the others only decide. A hold taken here changed nothing on the host.
  */
-export async function admit(deps: OscControllerDeps, input: AdmissionInput, signal: AbortSignal): Promise<Admission> {
-  const { osc, checksum, node } = input;
-  if (holdReason(node) !== undefined) {
-    await input.labels.done();
-    const pending = await pendingChanges(deps.host, osc, checksum, deps.node.hostName, deps.processPath);
-    const held = holdGate(node, checksum, summarizeChanges(pending.changes), deps.config.syncPeriodMs);
-    if (held !== undefined) return { kind: "hold", hold: held };
+export async function admit(gates: readonly Gate[], ctx: GateContext): Promise<Admission> {
+  const reservations: Reservation[] = [];
+  for (const gate of gates) {
+    if (gate.phase !== "admit") continue;
+    const reserved: Reserved = await labelled(gate, async () => {
+      if (gate.reserve !== undefined) return gate.reserve(ctx);
+      const hold = liveVerdict(gate, await gate.decide(ctx));
+      return hold === undefined ? { kind: "reserved" } : { kind: "hold", hold };
+    });
+    if (reserved.kind === "hold") return { kind: "hold", hold: reserved.hold };
+    if (reserved.reservation !== undefined) reservations.push(reserved.reservation);
   }
-
-  const reverted = await unitRevertHold(deps, node, checksum);
-  if (reverted !== undefined) return { kind: "hold", hold: reverted };
-
-  const serial = await step("failed acquiring serial reconciliation lock", () =>
-    enterSerial(deps, input.secret, input.nodeKnownAtStart, signal),
-  );
-  if (serial.kind === "hold") return { kind: "hold", hold: serial.hold };
-
-  const rollout =
-    serial.kind === "off"
-      ? await step("failed taking a rollout slot", () => enterRollout(deps, input.secret, node, input.nodeKnownAtStart, checksum, signal))
-      : rolloutOff;
-  if (rollout.kind === "hold") return { kind: "hold", hold: rollout.hold };
-  return { kind: "go", serial, rollout };
+  return { kind: "go", reservations };
 }
 
-/**
- * A verifying slot was taken by an earlier apply of this version that finished: the host is already
- * there, only the rollout's health check is left (the caller skips the apply).
- */
-export const onlyVerificationLeft = (rollout: RolloutEntry): boolean => rollout.kind === "slot" && rollout.state === "verifying";
+/** The `plan` or `record` phase: each gate of it decides, first hold wins. */
+export async function firstHold(
+  gates: readonly Gate[],
+  phase: Exclude<GatePhase, "admit">,
+  ctx: GateContext,
+): Promise<GateHold | undefined> {
+  for (const gate of gates) {
+    if (gate.phase !== phase) continue;
+    const hold = liveVerdict(gate, await labelled(gate, () => gate.decide(ctx)));
+    if (hold !== undefined) return hold;
+  }
+  return undefined;
+}
+
+/** A reservation found the host already at this version (a verifying rollout slot): the apply is skipped. */
+export const hostAlreadyApplied = (a: Admission & { kind: "go" }): boolean => a.reservations.some((r) => r.hostAlreadyApplied === true);
+
+/** After the record-phase gates: each reservation verifies, first hold wins. */
+export async function verifyReserved(
+  reservations: readonly Reservation[],
+  node: KubeObject,
+  signal: AbortSignal,
+): Promise<GateHold | undefined> {
+  for (const r of reservations) {
+    const hold = await r.verify?.(node, signal);
+    if (hold !== undefined) return hold;
+  }
+  return undefined;
+}
+
+/** The apply threw: each reservation is told (its own failure is its to report). */
+export async function abandonReserved(
+  reservations: readonly Reservation[],
+  err: unknown,
+  node: KubeObject | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  for (const r of reservations) await r.abandon?.(err, node, signal);
+}
+
+/** The checksum is on the Node: everything taken goes back. */
+export async function releaseReserved(reservations: readonly Reservation[], signal: AbortSignal): Promise<void> {
+  for (const r of reservations) await r.release?.(signal);
+}

@@ -4,8 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs } from "../../../host/index.ts";
 import type { KubeObject } from "../../../kube/index.ts";
-import { decodeOsc } from "../../../osc/index.ts";
-import { isSelfHostedMachine, namedSecretPredicate, oscSecretSelectors, skipsStateFiles } from "./gardenadm.ts";
+import { isSelfHostedMachine, namedSecretPredicate, oscSecretSelectors } from "./gardenadm.ts";
 
 describe("oscSecretSelectors", () => {
   test.each([
@@ -29,16 +28,6 @@ describe("namedSecretPredicate", () => {
       p.generic(secret("osc-a")),
     ]).toEqual([true, true, true, true]);
     expect([p.create(secret("osc-b")), p.update(secret("osc-a"), secret("osc-b"))]).toEqual([false, false]);
-  });
-});
-
-describe("skipsStateFiles", () => {
-  const osc = (purpose: string) => decodeOsc(`spec:\n  purpose: ${purpose}\n`);
-  test("should skip only a provision OSC on a self-hosted machine (9.4)", () => {
-    expect(skipsStateFiles(true, osc("provision"))).toBe(true);
-    expect(skipsStateFiles(true, osc("reconcile"))).toBe(false);
-    expect(skipsStateFiles(false, osc("provision"))).toBe(false);
-    expect(skipsStateFiles(undefined, osc("provision"))).toBe(false);
   });
 });
 

@@ -1,6 +1,5 @@
 import type { HostFs } from "../../../host/index.ts";
 import type { KubeObject, Predicate, Selectors } from "../../../kube/index.ts";
-import type { Osc } from "../../../osc/index.ts";
 
 /**
  * gardenadm mode (self-hosted shoots; osc-controller.md 9.4, bootstrap-and-config.md §3.4, §11.3).
@@ -31,12 +30,4 @@ export function oscSecretSelectors(o: {
 export function namedSecretPredicate(secretName: string): Predicate<KubeObject> {
   const mine = (o: KubeObject) => o.metadata.name === secretName;
   return { create: mine, update: (_old, n) => mine(n), delete: mine, generic: mine };
-}
-
-/**
- * 9.4 SkipWritingStateFiles: applying the *provision* OSC of a self-hosted machine writes neither
- * state file and never restarts the agent; a reconcile OSC is applied as everywhere else.
- */
-export function skipsStateFiles(selfHosted: boolean | undefined, osc: Osc): boolean {
-  return selfHosted === true && osc.spec.purpose === "provision";
 }

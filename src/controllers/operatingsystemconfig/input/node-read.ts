@@ -1,7 +1,7 @@
 import { RestartRequested } from "../../../kube/index.ts";
 import type { KubeObject } from "../../../kube/index.ts";
 import type { Logger } from "../../../log/index.ts";
-import type { NodeIdentity } from "../deps.ts";
+import type { NodeIdentity } from "../apply/ports.ts";
 
 /** What `readNodeWhileDecoding` found: the Node (if any) and either the decoded value or why decoding failed. */
 export interface NodeAndDecoded<T> {

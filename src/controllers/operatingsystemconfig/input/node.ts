@@ -3,10 +3,8 @@ import { nodes } from "../../../kube/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 import type { Osc } from "../../../osc/index.ts";
-import { zonePath } from "../deps.ts";
+import { zonePath } from "../constants.ts";
 
-export const checksumAnnotation = "checksum/cloud-config-data";
-export const kubernetesVersionLabel = "worker.gardener.cloud/kubernetes-version";
 const kubeApiServerManifest = "/etc/kubernetes/manifests/kube-apiserver.yaml";
 
 /** Step 4: role label (control-plane iff spec.files has the kube-apiserver manifest) and zone label. */

@@ -1,8 +1,7 @@
 import { isNotFound, secrets } from "../../../kube/index.ts";
-import type { KubeObject, ObjectKey } from "../../../kube/index.ts";
+import type { Kube, KubeObject, ObjectKey } from "../../../kube/index.ts";
 import { errorText } from "../../../log/index.ts";
 import { decodeOsc, type Osc } from "../../../osc/index.ts";
-import type { OscControllerDeps } from "../deps.ts";
 import { secretValue } from "../plan/content.ts";
 
 const oscDataKey = "osc.yaml";
@@ -24,8 +23,14 @@ export class OscChecksumError extends Error {
   override readonly name = "OscChecksumError";
 }
 
+export interface SecretReadDeps {
+  readonly kube: Kube;
+  /** Cached read of the OSC Secret; defaults to a live GET through `kube`. */
+  readonly readSecret?: ((key: ObjectKey, signal: AbortSignal) => Promise<KubeObject | undefined>) | undefined;
+}
+
 /** The OSC Secret by key (live GET unless the wiring reads it elsewhere); undefined when it does not exist. */
-export async function readSecret(deps: OscControllerDeps, key: ObjectKey, signal: AbortSignal): Promise<KubeObject | undefined> {
+export async function readSecret(deps: SecretReadDeps, key: ObjectKey, signal: AbortSignal): Promise<KubeObject | undefined> {
   if (deps.readSecret !== undefined) return deps.readSecret(key, signal);
   try {
     return await deps.kube.get<KubeObject>(secrets, key.namespace, key.name, { signal });

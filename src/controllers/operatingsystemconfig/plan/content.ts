@@ -3,7 +3,7 @@ import type { FileData } from "../../../host/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 import { checkInline, decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../../osc/index.ts";
 import { isExecutableFor } from "../../../registry/index.ts";
-import { agentBinaryPath } from "../deps.ts";
+import { agentBinaryPath } from "../constants.ts";
 import { OscInputError } from "./input-error.ts";
 import { validateDropInName, validateFilePath, validateRemovedUnitName, validateUnitName } from "./names.ts";
 import { errorText } from "../../../log/index.ts";

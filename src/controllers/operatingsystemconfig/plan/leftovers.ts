@@ -1,6 +1,5 @@
 import type { AttemptedWrites, DropIn, Osc, OscChanges, OscFile, Unit } from "../../../osc/index.ts";
 import type { HostFs } from "../../../host/index.ts";
-import type { ChangesStore } from "../apply/changes-store.ts";
 import { computeChanges, computeFileDiff, computeUnitDiff, resumeOrCompute } from "./diff.ts";
 import { allFiles, mergeUnits } from "./merge.ts";
 import { readChanges } from "./state.ts";
@@ -95,17 +94,6 @@ export function resumeOrComputeWithLeftovers(
   }
   changes.attemptedWrites = withAttempts(earlier, changes);
   return { changes, resumed: false };
-}
-
-/**
- * Called when every step of an apply is done (leftovers included): the record is not needed any more,
- * and is dropped with the final write of the changes file.
- */
-export function forgetAttempts(store: ChangesStore): void {
-  if (store.changes.attemptedWrites === undefined) return;
-  store.defer((c) => {
-    delete c.attemptedWrites;
-  });
 }
 
 /**

@@ -1,15 +1,30 @@
 import type { HostFs } from "../../../host/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
-import { injectEnvDropIn } from "../apply/containerd/index.ts";
-import { step } from "../apply/context.ts";
+import { step } from "../../../log/index.ts";
 import { resumeOrCompute } from "./diff.ts";
-import { planInPlace } from "../features/inplace/index.ts";
+import { injectEnvDropIn } from "./env-dropin.ts";
+import { resumeOrComputeWithLeftovers } from "./leftovers.ts";
 import { containerdConfigured } from "./merge.ts";
 import { readChanges, readLastApplied } from "./state.ts";
 import { checkSupportedFields } from "./supported.ts";
 
-/** What the next apply of `osc` would work through, read from the state files only (nothing written). */
-export interface PendingChanges {
+/** What a feature's planning step sees (the in-place flags are filled in this way). */
+export interface PlanInput {
+  readonly host: HostFs;
+  readonly lastApplied: Osc | undefined;
+  readonly osc: Osc;
+  /** Changed in place by the hook: in look mode a copy, in apply mode the set the apply works through. */
+  readonly changes: OscChanges;
+  readonly resumed: boolean;
+}
+
+/** A feature's part in planning (read-only on the host). */
+export interface PlanHook {
+  plan?(p: PlanInput): Promise<void>;
+}
+
+/** What the next apply of `osc` works through, read from the state files only (nothing written). */
+export interface PlannedChanges {
   /** The OSC as the apply sees it (containerd's env drop-in added when containerd is configured). */
   readonly osc: Osc;
   readonly lastApplied: Osc | undefined;
@@ -18,30 +33,39 @@ export interface PendingChanges {
   readonly resumed: boolean;
 }
 
+export interface PlanRequest {
+  readonly osc: Osc;
+  readonly checksum: string;
+  readonly hostName: string;
+  /** The agent's PATH, for containerd's env drop-in. */
+  readonly processPath: string;
+}
+
 /**
- * The same planning path as the apply (apply.ts `planApply`): env drop-in, supported fields,
- * last-applied, the persisted change set, `resumeOrCompute`, in-place flags. Used by the hold gate's
- * message and by `diff`; keep it in step with `planApply`.
+ * The one planning path (§4 steps 7-11): env drop-in, supported fields, last-applied, the persisted
+ * change set, resume or compute, then each feature's hook. Two modes:
+ * - `apply`: the leftovers of an unfinished earlier change set are added, and a resumed change set is
+ *   the persisted object itself (the apply records its progress in it);
+ * - `look` (the hold gate's message, `diff`): plain `resumeOrCompute` on a copy; nothing it returns is
+ *   written. It does not add leftovers (osc-pipeline.md 3.7: kept as it was).
  */
-export async function pendingChanges(
+export async function planChangeSet(
   host: HostFs,
-  input: Osc,
-  checksum: string,
-  hostName: string,
-  processPath: string,
-): Promise<PendingChanges> {
-  const osc = containerdConfigured(input) ? injectEnvDropIn(input, processPath) : input;
+  req: PlanRequest,
+  hooks: readonly PlanHook[],
+  mode: "apply" | "look",
+): Promise<PlannedChanges> {
+  const osc = containerdConfigured(req.osc) ? injectEnvDropIn(req.osc, req.processPath) : req.osc;
   await step("failed checking operating system config", async () => checkSupportedFields(osc));
   const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
   const persisted = await step("failed reading last computed changes", () => readChanges(host));
-  // A resumed change set is the persisted object: plan in-place flags on a copy, nothing here may change it.
-  const { changes, resumed } = resumeOrCompute(
-    persisted === undefined ? undefined : structuredClone(persisted),
-    lastApplied,
-    osc,
-    checksum,
-    hostName.toLowerCase(),
-  );
-  await step("failed planning in-place updates", () => planInPlace({ host }, lastApplied, osc, changes, resumed));
+  const hostName = req.hostName.toLowerCase();
+  const { changes, resumed } =
+    mode === "apply"
+      ? resumeOrComputeWithLeftovers(persisted, lastApplied, osc, req.checksum, hostName)
+      : resumeOrCompute(persisted === undefined ? undefined : structuredClone(persisted), lastApplied, osc, req.checksum, hostName);
+  await step("failed planning in-place updates", async () => {
+    for (const h of hooks) await h.plan?.({ host, lastApplied, osc, changes, resumed });
+  });
   return { osc, lastApplied, changes, resumed };
 }

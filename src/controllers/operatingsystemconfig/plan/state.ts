@@ -1,6 +1,6 @@
 import type { FileWrite, HostFs } from "../../../host/index.ts";
 import { decodeChanges, encodeChanges, type OscChanges } from "../../../osc/index.ts";
-import { changesPath } from "../deps.ts";
+import { changesPath } from "../constants.ts";
 
 // One reader of last-applied-osc.yaml for all controllers (memoized decode): ../shared/last-applied.ts.
 export { readLastApplied, writeLastApplied } from "../../shared/index.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { TerminalError } from "../../../kube/index.ts";
 import { decodeOsc } from "../../../osc/index.ts";
-import { UnsupportedOscFieldError } from "../features/inplace/index.ts";
+import { UnsupportedOscFieldError } from "./inplace-spec.ts";
 import { checkSupportedFields } from "./supported.ts";
 
 const file = (content: unknown) => ({ path: "/a", content });

@@ -1,6 +1,6 @@
 import { TerminalError } from "../../../kube/index.ts";
 import type { Osc, OscFile, Unit } from "../../../osc/index.ts";
-import { checkInPlaceFields, UnsupportedOscFieldError } from "../features/inplace/index.ts";
+import { checkInPlaceFields, UnsupportedOscFieldError } from "./inplace-spec.ts";
 
 const unitCommands = new Set(["", "start", "restart", "stop"]);
 const cgroupDrivers = new Set(["", "systemd", "cgroupfs"]);

@@ -1,6 +1,6 @@
 import { type FileInfo, type HostFs, HostPathError } from "../../../host/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
-import { unitDir } from "../deps.ts";
+import { unitDir } from "../constants.ts";
 import { OscInputError } from "./input-error.ts";
 
 const dirName = (p: string): string => p.slice(0, p.lastIndexOf("/")) || "/";

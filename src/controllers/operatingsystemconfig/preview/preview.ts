@@ -2,13 +2,15 @@ import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 import type { ChangedUnit, Osc, OscChanges, OscFile } from "../../../osc/index.ts";
-import { envDropInName } from "../apply/containerd/index.ts";
-import { agentUnitName, containerdUnitName, unitDir } from "../deps.ts";
-import { type GatePreview, previewGates } from "../gates/preview.ts";
-import { checksumAnnotation } from "../input/node.ts";
-import { pendingChanges } from "../plan/planner.ts";
+import { envDropInName } from "../plan/env-dropin.ts";
+import { agentUnitName, containerdUnitName, unitDir } from "../constants.ts";
+import type { GatePreview } from "../gates/preview.ts";
+import { checksumAnnotation } from "../constants.ts";
+import { planChangeSet } from "../plan/planner.ts";
+import { oscExtensions } from "../plugins.ts";
 import { planChanges } from "../plan/content.ts";
-import type { RolloutTimings } from "../features/rollout/index.ts";
+import type { RolloutTimings } from "../plugins.ts";
+import { previewGates } from "./gates.ts";
 import { readLastApplied } from "../plan/state.ts";
 import { asText, unifiedDiff } from "./unified-diff.ts";
 
@@ -78,7 +80,7 @@ function agentPath(lastApplied: Osc | undefined): string | undefined {
 }
 
 /**
- * The dry run of the next apply: the controller's own planning (`pendingChanges`, `planChanges`) and
+ * The dry run of the next apply: the controller's own planning (`planChangeSet` in look mode, `planChanges`) and
  * reads of the host; nothing is written, no image is pulled, systemd is not asked.
  */
 export async function previewApply(input: PreviewInput, signal: AbortSignal): Promise<ApplyPreview> {
@@ -87,7 +89,8 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
   if (input.node !== undefined && input.node.metadata.annotations?.[checksumAnnotation] === checksum) return { ...empty, upToDate: true };
 
   const processPath = agentPath(await readLastApplied(host)) ?? input.processPath;
-  const pending = await pendingChanges(host, input.osc, checksum, input.hostName, processPath);
+  const req = { osc: input.osc, checksum, hostName: input.hostName, processPath };
+  const pending = await planChangeSet(host, req, oscExtensions({}), "look");
   const { changes } = pending;
   const offlineSkipped = (f: OscFile) => input.kube === undefined && f.content.secretRef !== undefined;
   const planned = await planChanges(

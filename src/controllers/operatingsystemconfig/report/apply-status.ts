@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { HostFs } from "../../../host/index.ts";
-import { stateDir } from "../deps.ts";
+import { stateDir } from "../constants.ts";
 
 /**
  * What `status` shows and the OSC condition is built from, kept beside the upstream state files

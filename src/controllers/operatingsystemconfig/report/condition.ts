@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { GateReason } from "../gates/gate.ts";
-import { checksumPrefix } from "./history.ts";
+import { checksumPrefix } from "../plan/summary.ts";
 
 /** The Node condition that tells whether this node runs its current OSC, and if not, why. */
 const oscConditionType = "OperatingSystemConfigApplied";

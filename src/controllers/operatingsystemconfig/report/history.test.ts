@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { emptyChanges } from "../../../osc/index.ts";
-import { appendHistory, historyEntry, parseHistory, summarizeChanges } from "./history.ts";
+import { appendHistory, historyEntry, parseHistory } from "./history.ts";
 
 const start = Date.parse("2026-11-24T10:00:00.400Z");
 
@@ -50,17 +49,5 @@ describe("appendHistory", () => {
   test("should replace an unreadable annotation", () => {
     expect(parseHistory(appendHistory("{not json", entry(1)))).toHaveLength(1);
     expect(parseHistory(appendHistory('[{"checksum":1}]', entry(1)))).toHaveLength(1);
-  });
-});
-
-describe("summarizeChanges", () => {
-  test("should count restarts and add containerd for a changed config", () => {
-    const c = emptyChanges("x");
-    c.units.commands = [
-      { name: "kubelet.service", command: "restart" },
-      { name: "old.service", command: "stop" },
-    ];
-    c.containerd.configFileChanged = true;
-    expect(summarizeChanges(c)).toEqual({ filesChanged: 0, filesDeleted: 0, unitsRestarted: ["kubelet.service", "containerd.service"] });
   });
 });

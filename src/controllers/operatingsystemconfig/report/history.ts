@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import type { OscChanges } from "../../../osc/index.ts";
-import { containerdUnitName } from "../deps.ts";
+import { type ChangeSummary, checksumPrefix } from "../plan/summary.ts";
 
 /** Node annotation holding the last applies as compact JSON (newest last). */
 export const applyHistoryAnnotation = "node-agent.gardener.cloud/apply-history";
@@ -10,15 +9,8 @@ const historyMaxBytes = 2048;
 /** Units listed per entry before the rest are only counted. */
 const unitsListed = 3;
 
+export type { ChangeSummary };
 export type ApplyOutcome = "Applied" | "Failed";
-
-/** What an apply is about to do, counted from its change set before the first step. */
-export interface ChangeSummary {
-  readonly filesChanged: number;
-  readonly filesDeleted: number;
-  /** Units restarted by unit commands, plus containerd when its configuration changed. */
-  readonly unitsRestarted: readonly string[];
-}
 
 const entrySchema = v.object({
   checksum: v.string(),
@@ -32,15 +24,6 @@ const entrySchema = v.object({
   outcome: v.picklist(["Applied", "Failed"]),
 });
 export type HistoryEntry = v.InferOutput<typeof entrySchema>;
-
-export const checksumPrefix = (checksum: string): string => checksum.slice(0, 12);
-
-/** Counts a change set (as computed or resumed) the way the history and `status` report it. */
-export function summarizeChanges(changes: OscChanges): ChangeSummary {
-  const restarted = changes.units.commands.filter((c) => c.command === "restart").map((c) => c.name);
-  if (changes.containerd.configFileChanged && !restarted.includes(containerdUnitName)) restarted.push(containerdUnitName);
-  return { filesChanged: changes.files.changed.length, filesDeleted: changes.files.deleted.length, unitsRestarted: restarted };
-}
 
 /** One history entry; the restarted units beyond the first three are only counted. */
 export function historyEntry(

@@ -1,27 +1,16 @@
 import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 import type { Kube, KubeObject, ObjectKey, Result } from "../../../kube/index.ts";
-import { nodes } from "../../../kube/index.ts";
 import type { Logger } from "../../../log/index.ts";
 import { type EventRecorder, nodeRef } from "../../events.ts";
-import { type ApplyRecord, type ApplyStatus, readApplyStatus, writeApplyStatus } from "./apply-status.ts";
-import {
-  appliedState,
-  applyingState,
-  conditionUnchanged,
-  type ExistingCondition,
-  failedState,
-  findCondition,
-  gateState,
-  kubeTime,
-  oscCondition,
-  type OscConditionState,
-} from "./condition.ts";
-import { describeFailure } from "./failure.ts";
 import type { GateHold } from "../gates/gate.ts";
+import type { ApplyRecord, ApplyStatus } from "./apply-status.ts";
+import { appliedState, applyingState, conditionUnchanged, failedState, gateState, kubeTime } from "./condition.ts";
+import { describeFailure } from "./failure.ts";
 import { type ApplyOutcome, appendHistory, applyHistoryAnnotation, type ChangeSummary, historyEntry } from "./history.ts";
 import type { OscMetrics } from "./metrics.ts";
-import { driftConditionMessage, type DriftStatus } from "../features/drift/index.ts";
+import { NodeReports } from "./node-reports.ts";
+import { StatusStore, withoutGate } from "./status-store.ts";
 
 export interface OscReporterDeps {
   readonly kube: Kube;
@@ -30,8 +19,8 @@ export interface OscReporterDeps {
   readonly log: Logger;
   readonly events: EventRecorder;
   readonly metrics: OscMetrics;
-  /** What the background drift check found last; named in the True condition's message. */
-  readonly driftStatus?: DriftStatus;
+  /** A note for the True condition's message (what the background drift check found last). */
+  readonly conditionNote?: () => string | undefined;
 }
 
 /** One apply from its first step on: collects the change summary and reports the outcome. */
@@ -58,10 +47,8 @@ const secretMissingMaxRetryMs = 5 * 60_000;
  * Reporting is best effort: a failed condition patch is logged, never fails the apply it describes.
  */
 export class OscReporter {
-  #status: ApplyStatus | undefined;
-  #loaded = false;
-  /** The condition this process last sent (fresher than the Node read at the start of a reconcile). */
-  #sent: ExistingCondition | undefined;
+  readonly #store: StatusStore;
+  readonly #node: NodeReports;
   #heldEvents = new Set<string>();
   #missingAttempts = 0;
   /** Reports sent while an apply runs, in order (each step catches its own failure, so this never rejects). */
@@ -70,13 +57,16 @@ export class OscReporter {
   constructor(
     private readonly deps: OscReporterDeps,
     private readonly secret: ObjectKey,
-  ) {}
+  ) {
+    this.#store = new StatusStore(deps, `${secret.namespace}/${secret.name}`);
+    this.#node = new NodeReports(deps);
+  }
 
   /** The Secret does not exist: Warning event once per absence, condition, a log line per retry, backoff. */
   async secretMissing(node: KubeObject | undefined, signal: AbortSignal): Promise<Result> {
     await this.#tail;
     const name = `${this.secret.namespace}/${this.secret.name}`;
-    const status = await this.#load();
+    const status = await this.#store.load();
     const retryInMs = Math.min(secretMissingFirstRetryMs * 2 ** this.#missingAttempts, secretMissingMaxRetryMs);
     this.#missingAttempts++;
     this.deps.log.info("Operating system config secret not found, checking again", {
@@ -88,10 +78,10 @@ export class OscReporter {
     this.deps.metrics.held(false);
     const message = `Secret ${name} with the operating system config does not exist; it is applied as soon as it is created`;
     if (status.secretMissingSince === undefined) {
-      await this.#save({ ...status, secretMissingSince: kubeTime(this.deps.clock.now()) });
+      await this.#store.save({ ...status, secretMissingSince: kubeTime(this.deps.clock.now()) });
       if (node !== undefined) await this.deps.events.event(nodeRef(node), "Warning", "OSCSecretMissing", "Reconcile", message);
     }
-    await this.#condition(node, gateState("SecretMissing", message), signal);
+    await this.#node.condition(node, gateState("SecretMissing", message), signal);
     return { requeueAfterMs: retryInMs };
   }
 
@@ -109,11 +99,11 @@ export class OscReporter {
       checksum,
       requeueAfterMs: hold.requeueAfterMs,
     });
-    const status = this.#found(await this.#load());
+    const status = this.#found(await this.#store.load());
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(hold.reason === "Held");
     const state = gateState(hold.reason, hold.message);
-    const existing = this.#existing(node);
+    const existing = this.#node.existing(node);
     const key = `${checksum}/${hold.reason}`;
     const gateRecordsItsOwnEvent = hold.reason === "UnitReverted"; // revert.ts's Warning names the units
     if (!gateRecordsItsOwnEvent && !this.#heldEvents.has(key) && !conditionUnchanged(existing, state) && node !== undefined) {
@@ -129,9 +119,9 @@ export class OscReporter {
     if (status.gate?.checksum !== checksum || status.gate.reason !== hold.reason || status.gate.message !== hold.message) {
       const since =
         status.gate?.checksum === checksum && status.gate.reason === hold.reason ? status.gate.since : kubeTime(this.deps.clock.now());
-      await this.#save({ ...status, gate: { reason: hold.reason, message: hold.message, checksum, since } });
+      await this.#store.save({ ...status, gate: { reason: hold.reason, message: hold.message, checksum, since } });
     }
-    await this.#condition(node, state, signal);
+    await this.#node.condition(node, state, signal);
     return { requeueAfterMs: hold.requeueAfterMs };
   }
 
@@ -144,33 +134,33 @@ export class OscReporter {
     const failure = describeFailure(err);
     const now = new Date(this.deps.clock.now()).toISOString();
     const rec: ApplyRecord = { checksum, startedAt: now, durationMs: 0, outcome: "Failed", failure };
-    await this.#save({ ...withoutGate(this.#found(await this.#load())), lastApply: rec, lastFailure: rec });
+    await this.#store.save({ ...withoutGate(this.#found(await this.#store.load())), lastApply: rec, lastFailure: rec });
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
-    await this.#condition(node, failedState(checksum, failure.message), signal);
+    await this.#node.condition(node, failedState(checksum, failure.message), signal);
   }
 
   #drift(): string | undefined {
-    return this.deps.driftStatus === undefined ? undefined : driftConditionMessage(this.deps.driftStatus);
+    return this.deps.conditionNote?.();
   }
 
   /** The Node already runs `checksum`: make the condition and metrics say so (once; nothing sent when they do). */
   async upToDate(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<void> {
     await this.#tail;
-    const status = await this.#load();
+    const status = await this.#store.load();
     let next = withoutGate(this.#found(status));
     // An apply whose process stopped between the Node patch and its own record: it did finish.
     if (next.lastApply?.outcome === "Applying" && next.lastApply.checksum === checksum) {
       const done = { ...next.lastApply, outcome: "Applied" as const };
       next = { ...next, lastApply: done, lastSuccess: done };
     }
-    if (next !== status) await this.#save(next);
+    if (next !== status) await this.#store.save(next);
     const success = next.lastSuccess;
     if (success?.checksum === checksum)
       this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
     this.deps.metrics.upToDate(true);
     this.deps.metrics.held(false);
-    await this.#condition(node, appliedState(checksum, this.#drift()), signal);
+    await this.#node.condition(node, appliedState(checksum, this.#drift()), signal);
   }
 
   /** An apply of `checksum` starts now: condition Unknown/Applying, status file (in the background), metrics. */
@@ -191,7 +181,7 @@ export class OscReporter {
     });
     // Another look at a version that failed or that a gate inside the apply held keeps saying so (status
     // False since the first time) instead of flapping to Unknown and back at every backoff step or look.
-    const { lastApply: last, gate } = await this.#load();
+    const { lastApply: last, gate } = await this.#store.load();
     const stoppedInside = last?.outcome === "Applying" && last.checksum === checksum && gate?.checksum === checksum;
     const quiet = (last?.outcome === "Failed" && last.checksum === checksum) || stoppedInside;
     this.deps.metrics.upToDate(false);
@@ -199,8 +189,8 @@ export class OscReporter {
     // Not awaited here: the apply must not wait for a rate-limited API call or an fsync. The outcome
     // reports below wait for it, so Applying never lands after Applied.
     this.#tail = this.#tail.then(async () => {
-      await this.#save({ ...this.#found(await this.#load()), lastApply: record("Applying") });
-      if (!quiet) await this.#condition(node, applyingState(checksum), signal);
+      await this.#store.save({ ...this.#found(await this.#store.load()), lastApply: record("Applying") });
+      if (!quiet) await this.#node.condition(node, applyingState(checksum), signal);
     });
 
     const history = (n: KubeObject, outcome: ApplyOutcome) => ({
@@ -217,39 +207,25 @@ export class OscReporter {
       hostApplied: async () => {
         await this.#tail;
         const rec = record("Applied");
-        await this.#save({ ...withoutGate(await this.#load()), lastApply: rec, lastSuccess: rec });
+        await this.#store.save({ ...withoutGate(await this.#store.load()), lastApply: rec, lastSuccess: rec });
         this.deps.metrics.observeApply(finish() / 1000, "applied");
         this.deps.metrics.appliedAt(Math.floor(clock.now() / 1000));
       },
       applied: async (n, sig) => {
         await this.#tail;
         this.deps.metrics.upToDate(true);
-        await this.#condition(n, appliedState(checksum, this.#drift()), sig);
+        await this.#node.condition(n, appliedState(checksum, this.#drift()), sig);
       },
       failed: async (n, err, sig) => {
         await this.#tail;
         const failure = describeFailure(err);
         const rec = { ...record("Failed"), failure };
-        await this.#save({ ...withoutGate(await this.#load()), lastApply: rec, lastFailure: rec });
+        await this.#store.save({ ...withoutGate(await this.#store.load()), lastApply: rec, lastFailure: rec });
         this.deps.metrics.observeApply(finish() / 1000, "failed");
-        await this.#condition(n, failedState(checksum, failure.message), sig);
-        if (n !== undefined) await this.#patch(n, "history", { metadata: { annotations: history(n, "Failed") } }, undefined, sig);
+        await this.#node.condition(n, failedState(checksum, failure.message), sig);
+        if (n !== undefined) await this.#node.patch(n, "history", { metadata: { annotations: history(n, "Failed") } }, undefined, sig);
       },
     };
-  }
-
-  /** The status as last written (read from disk once per process). */
-  async #load(): Promise<ApplyStatus> {
-    if (!this.#loaded) {
-      this.#loaded = true;
-      try {
-        this.#status = await readApplyStatus(this.deps.host);
-      } catch (err) {
-        // The file only feeds `status`; an unreadable one is replaced by the next write.
-        this.deps.log.info("Ignoring unreadable apply status file", { err });
-      }
-    }
-    return this.#status ?? { secret: `${this.secret.namespace}/${this.secret.name}` };
   }
 
   /** The Secret exists (again): a later absence gets its event and backoff afresh. */
@@ -259,53 +235,4 @@ export class OscReporter {
     const { secretMissingSince: _, ...rest } = status;
     return rest;
   }
-
-  async #save(status: ApplyStatus): Promise<void> {
-    this.#status = status;
-    try {
-      await writeApplyStatus(this.deps.host, status);
-    } catch (err) {
-      // Reporting must not fail the apply it reports on; `status` then shows the previous record.
-      this.deps.log.error("Failed writing apply status file", { err });
-    }
-  }
-
-  #existing(node: KubeObject | undefined): ExistingCondition | undefined {
-    return this.#sent ?? findCondition(node);
-  }
-
-  async #condition(node: KubeObject | undefined, state: OscConditionState, signal: AbortSignal | undefined): Promise<void> {
-    if (node === undefined) return;
-    const existing = this.#existing(node);
-    if (conditionUnchanged(existing, state)) return;
-    const condition = oscCondition(state, this.deps.clock.now(), existing);
-    // Only this condition: the server merges conditions by type, so kubelet's are never overwritten.
-    await this.#patch(node, "condition", { status: { conditions: [condition] } }, "status", signal);
-    this.#sent = { ...condition };
-  }
-
-  async #patch(
-    node: KubeObject,
-    what: string,
-    body: Record<string, unknown>,
-    subresource: "status" | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    try {
-      await this.deps.kube.patch(nodes, "", node.metadata.name ?? "", "strategic", body, {
-        ...(subresource ? { subresource } : {}),
-        ...(signal !== undefined ? { signal } : {}),
-      });
-    } catch (err) {
-      // Best effort, like events: the next reconcile sends it again (the condition differs from what is stored).
-      this.#sent = undefined;
-      this.deps.log.error(`Failed reporting operating system config ${what} on the node`, { err });
-    }
-  }
-}
-
-function withoutGate(status: ApplyStatus): ApplyStatus {
-  if (status.gate === undefined) return status;
-  const { gate: _, ...rest } = status;
-  return rest;
 }

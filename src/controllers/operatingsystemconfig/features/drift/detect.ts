@@ -2,7 +2,7 @@ import type { HostFs } from "../../../../host/index.ts";
 import type { Kube } from "../../../../kube/index.ts";
 import { emptyChanges, type Osc, type OscFile, type Unit } from "../../../../osc/index.ts";
 import type { Systemd } from "../../../../systemd/index.ts";
-import { agentUnitName, unitDir } from "../../deps.ts";
+import { agentUnitName, unitDir } from "../../constants.ts";
 import { allFiles, mergeUnits } from "../../plan/merge.ts";
 import { planChanges } from "../../plan/content.ts";
 

@@ -1,5 +1,5 @@
 import { emptyChanges, type Osc, type OscChanges, type OscFile, type Unit } from "../../../../osc/index.ts";
-import { agentUnitName } from "../../deps.ts";
+import { agentUnitName } from "../../constants.ts";
 import { computeFileDiff, computeUnitDiff } from "../../plan/diff.ts";
 import { allFiles, mergeUnits } from "../../plan/merge.ts";
 import type { DriftItem } from "./detect.ts";

@@ -3,7 +3,7 @@ import type { OscChanges } from "../../../../osc/index.ts";
 import type { Gauge } from "../../../../server/index.ts";
 import { nodeRef } from "../../../events.ts";
 import type { ApplyLock } from "../../apply/apply-lock.ts";
-import type { OscControllerDeps } from "../../deps.ts";
+import type { ApplyPorts } from "../../apply/ports.ts";
 import { readChanges, readLastApplied } from "../../plan/state.ts";
 import { describeDrift, detectDrift, type DriftItem } from "./detect.ts";
 import { repairChanges } from "./repair-plan.ts";
@@ -17,7 +17,7 @@ const driftRepairFailedReason = "DriftRepairFailed";
 export const driftPathsMetric = "gardener_node_agent_drift_paths";
 
 export interface DriftRunnerDeps {
-  readonly osc: OscControllerDeps;
+  readonly osc: ApplyPorts;
   readonly lock: ApplyLock;
   readonly status: DriftStatus;
   /** The own Node (cached read); undefined while it is not registered. */

@@ -1,6 +1,6 @@
 import type { KubeObject, Predicate } from "../../../../kube/index.ts";
-import type { GateHold } from "../../gates/gate.ts";
-import { type ChangeSummary, checksumPrefix } from "../../report/history.ts";
+import type { Gate, GateHold } from "../../gates/gate.ts";
+import { type ChangeSummary, checksumPrefix, summarizeChanges } from "../../plan/summary.ts";
 
 /** Node annotation that stops new OSC versions from being applied; its value is the operator's reason. */
 const holdAnnotation = "node-agent.gardener.cloud/hold";
@@ -20,8 +20,8 @@ function pendingText(summary: ChangeSummary): string {
   return parts.length === 0 ? "no file or unit changes" : parts.join(", ");
 }
 
-/** The hold gate: holds every apply while the annotation is set; the Node watch wakes the controller on removal. */
-export function holdGate(
+/** The hold's GateHold, undefined without the annotation. */
+export function heldBy(
   node: KubeObject | undefined,
   checksum: string,
   pending: ChangeSummary,
@@ -35,6 +35,21 @@ export function holdGate(
     requeueAfterMs,
   };
 }
+
+/**
+ * The hold gate (admit): holds every apply while the annotation is set; the Node watch wakes the
+ * controller on removal. The pending changes are planned only when it holds (after the label patch).
+ */
+export const holdGate = (d: { readonly syncPeriodMs: number }): Gate => ({
+  name: "hold",
+  phase: "admit",
+  online: true,
+  async decide(ctx) {
+    if (holdReason(ctx.node) === undefined) return { kind: "proceed" };
+    const held = heldBy(ctx.node, ctx.checksum, summarizeChanges(await ctx.changes()), d.syncPeriodMs);
+    return held === undefined ? { kind: "proceed" } : { kind: "hold", hold: held };
+  },
+});
 
 const annotationOf = (o: KubeObject): string => holdReason(o) ?? "";
 

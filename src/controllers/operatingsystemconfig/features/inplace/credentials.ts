@@ -1,7 +1,7 @@
 import { yamlPackage } from "../../../../config/index.ts";
 import type { KubeObject } from "../../../../kube/index.ts";
 import type { OscChanges } from "../../../../osc/index.ts";
-import type { ApplyContext } from "../../apply/context.ts";
+import type { StepContext } from "../../apply/context.ts";
 import type { InPlaceDeps } from "./deps.ts";
 import { restartKubelet } from "./kubelet.ts";
 
@@ -44,8 +44,8 @@ export function renderRotationBootstrapKubeconfig(
 }
 
 /** CA rotation, kubelet part: rebuild the bootstrap kubeconfig, drop the old credentials, restart kubelet. */
-async function rotateKubeletCa(ctx: ApplyContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
-  const { host, log } = ctx.deps;
+async function rotateKubeletCa(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
+  const { host, log } = ctx.ports;
   const real = await host.readText(kubeletRealKubeconfigPath);
   if (real !== undefined) {
     const pem = await host.readFile(kubeletClientCertPath);
@@ -70,8 +70,8 @@ async function rotateKubeletCa(ctx: ApplyContext, inPlace: InPlaceDeps, node: Ku
  * certificate (the agent restarts after last-applied is written, step 26) and new kubelet credentials.
  * Each part clears its flag when done, so a killed process resumes with what is left.
  */
-export async function rotateCredentials(ctx: ApplyContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
-  const { log, config, onTokenResync } = ctx.deps;
+export async function rotateCredentials(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
+  const { log, config, onTokenResync } = ctx.ports;
   const flags = ctx.store.changes.inPlaceUpdates;
   if (flags.serviceAccountKeyRotation) {
     log.info("Service account key rotated, resyncing every token");

@@ -1,5 +1,5 @@
 import type { KubeObject, ObjectKey, Predicate } from "../../../../kube/index.ts";
-import type { GateHold } from "../../gates/gate.ts";
+import type { Gate, GateHold } from "../../gates/gate.ts";
 import { anyInPlaceFlag, type InPlaceFlags, kubeletFlagSet } from "./flags.ts";
 import { readyForUpdate, secretNameLabel, updateResult } from "./node.ts";
 
@@ -29,6 +29,16 @@ export function drainGate(flags: InPlaceFlags, node: KubeObject | undefined): Ga
     requeueAfterMs: drainGateRequeueMs,
   };
 }
+
+/** The drain gate (plan phase: under the lock, after planning and the label patch; the apply persists the change set first). */
+export const inPlaceDrainGate = (): Gate => ({
+  name: "drain",
+  phase: "plan",
+  async decide(ctx) {
+    const hold = drainGate((await ctx.changes()).inPlaceUpdates, ctx.node);
+    return hold === undefined ? { kind: "proceed" } : { kind: "hold", hold };
+  },
+});
 
 /** §2.2: Create with the condition; Update only on the transition to having it; never Delete/Generic. */
 export const inPlaceNodePredicate: Predicate<KubeObject> = {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { decodeOsc } from "../../../../osc/index.ts";
 import { computeInPlaceFlags, noInPlaceFlags, rotationTriggered } from "./flags.ts";
-import type { RotationTimes } from "./spec.ts";
+import type { RotationTimes } from "../../plan/inplace-spec.ts";
 
 const t1 = "2026-01-01T00:00:00Z";
 const t2 = "2026-02-01T00:00:00Z";

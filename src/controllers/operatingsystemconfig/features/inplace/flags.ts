@@ -1,7 +1,7 @@
 import type { Osc, OscChanges } from "../../../../osc/index.ts";
 import { kubeletConfigChanges, kubeletConfigOf, kubeletMinorVersionChanged } from "./kubelet-config.ts";
 import { osVersionsEqual } from "./os-version.ts";
-import { inPlaceSpecOf, type RotationTimes } from "./spec.ts";
+import { inPlaceSpecOf, type RotationTimes } from "../../plan/inplace-spec.ts";
 
 export type InPlaceFlags = OscChanges["inPlaceUpdates"];
 

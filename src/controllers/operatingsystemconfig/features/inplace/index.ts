@@ -1,5 +1,4 @@
 export type { InPlaceDeps } from "./deps.ts";
-export { inPlaceNodePredicate, nodeToSecret } from "./drain-gate.ts";
-export { afterUnitCommands, beforeUnitCommands, inPlaceGate, performInPlaceUpdate, planInPlace } from "./perform.ts";
+export { inPlaceDrainGate, inPlaceNodePredicate, nodeToSecret } from "./drain-gate.ts";
+export { inPlaceExtension } from "./extension.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./runner.ts";
-export { checkInPlaceFields, UnsupportedOscFieldError } from "./spec.ts";

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../../../../kube/index.ts";
-import type { ApplyContext } from "../../apply/context.ts";
+import type { StepContext } from "../../apply/context.ts";
 import { timingOf, type InPlaceDeps } from "./deps.ts";
 import { kubeletFlagSet } from "./flags.ts";
 import { markFailed } from "./node.ts";
@@ -21,17 +21,17 @@ class KubeletHealthError extends Error {
  * so the state file goes while kubelet's restart is still pending. After that restart it is kubelet's
  * own file again and a resumed run leaves it alone.
  */
-export async function removeCpuManagerState(ctx: ApplyContext): Promise<void> {
+export async function removeCpuManagerState(ctx: StepContext): Promise<void> {
   const { changes } = ctx.store;
   if (!changes.inPlaceUpdates.kubelet.cpuManagerPolicy) return;
   if (!changes.units.commands.some((c) => c.name === kubeletUnitName)) return;
-  if (await ctx.deps.host.remove(cpuManagerStatePath))
-    ctx.deps.log.info("Removed CPU manager state for the new CPU manager policy", { path: cpuManagerStatePath });
+  if (await ctx.ports.host.remove(cpuManagerStatePath))
+    ctx.ports.log.info("Removed CPU manager state for the new CPU manager policy", { path: cpuManagerStatePath });
 }
 
 /** Polls kubelet's healthz until HTTP 200 or the timeout; false when it never became healthy. */
-async function waitForKubeletHealthy(ctx: ApplyContext, inPlace: InPlaceDeps): Promise<{ healthy: boolean; lastError: string }> {
-  const { clock } = ctx.deps;
+async function waitForKubeletHealthy(ctx: StepContext, inPlace: InPlaceDeps): Promise<{ healthy: boolean; lastError: string }> {
+  const { clock } = ctx.ports;
   const timing = timingOf(inPlace);
   const deadline = clock.now() + timing.kubeletHealthTimeoutMs;
   let lastError = "no answer yet";
@@ -52,13 +52,13 @@ async function waitForKubeletHealthy(ctx: ApplyContext, inPlace: InPlaceDeps): P
  * Step 21: after the unit commands, any kubelet flag means kubelet was updated in place: it must turn
  * healthy before the flags are cleared; otherwise the Node is labelled failed with the reason.
  */
-export async function checkKubeletAfterUpdate(ctx: ApplyContext, inPlace: InPlaceDeps, node: KubeObject | undefined): Promise<void> {
+export async function checkKubeletAfterUpdate(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject | undefined): Promise<void> {
   if (!kubeletFlagSet(ctx.store.changes.inPlaceUpdates)) return;
-  ctx.deps.log.info("Checking kubelet health after the in-place kubelet update");
+  ctx.ports.log.info("Checking kubelet health after the in-place kubelet update");
   const res = await waitForKubeletHealthy(ctx, inPlace);
   if (!res.healthy) {
     const reason = `kubelet is not healthy after in-place update: ${res.lastError}`;
-    if (node !== undefined) await markFailed(ctx.deps.kube, node, reason, ctx.signal);
+    if (node !== undefined) await markFailed(ctx.ports.kube, node, reason, ctx.signal);
     throw new KubeletHealthError(reason);
   }
   await ctx.store.update((c) => {
@@ -67,12 +67,12 @@ export async function checkKubeletAfterUpdate(ctx: ApplyContext, inPlace: InPlac
 }
 
 /** Restarts kubelet (CA rotation) and waits for it like after a kubelet update. */
-export async function restartKubelet(ctx: ApplyContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
+export async function restartKubelet(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
   await runJob(ctx, "restart", kubeletUnitName);
   const res = await waitForKubeletHealthy(ctx, inPlace);
   if (!res.healthy) {
     const reason = `kubelet is not healthy after in-place update: ${res.lastError}`;
-    await markFailed(ctx.deps.kube, node, reason, ctx.signal);
+    await markFailed(ctx.ports.kube, node, reason, ctx.signal);
     throw new KubeletHealthError(reason);
   }
 }

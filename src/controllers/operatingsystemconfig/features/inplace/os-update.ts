@@ -1,12 +1,12 @@
 import { TerminalError } from "../../../../kube/index.ts";
 import type { KubeObject } from "../../../../kube/index.ts";
 import type { Osc } from "../../../../osc/index.ts";
-import type { ApplyContext } from "../../apply/context.ts";
+import type { StepContext } from "../../apply/context.ts";
 import type { InPlaceDeps } from "./deps.ts";
 import { timingOf } from "./deps.ts";
 import { annotation, markFailed, patchNode, updateFailedReasonAnnotation, updateResultLabel, updatingOsVersionAnnotation } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
-import { inPlaceSpecOf, osUpdateOf } from "./spec.ts";
+import { inPlaceSpecOf, osUpdateOf } from "../../plan/inplace-spec.ts";
 import { errorText } from "../../../../log/index.ts";
 
 /** Network problems are retried for a while and then every 10 minutes (§2.4, §9.3). */
@@ -30,8 +30,8 @@ const tail = (s: string): string => (s.length <= maxReasonChars ? s.trim() : `�
 const bootIdPath = "/proc/sys/kernel/random/boot_id";
 
 /** This boot's id (under the root, so a sandbox can "reboot"); "" when unknown. */
-async function readBootId(ctx: ApplyContext): Promise<string> {
-  return ((await ctx.deps.host.readText(bootIdPath)) ?? "").trim();
+async function readBootId(ctx: StepContext): Promise<string> {
+  return ((await ctx.ports.host.readText(bootIdPath)) ?? "").trim();
 }
 
 type Resume = "run" | "wait-for-reboot";
@@ -43,7 +43,7 @@ type Resume = "run" | "wait-for-reboot";
  * After a reboot (or without our record, e.g. started by the Go agent) the machine came back on the
  * old version: a rollback, reported once (an existing reason is kept) and never retried.
  */
-async function detectRollback(ctx: ApplyContext, node: KubeObject, desired: string, current: string): Promise<Resume> {
+async function detectRollback(ctx: StepContext, node: KubeObject, desired: string, current: string): Promise<Resume> {
   const started = annotation(node, updatingOsVersionAnnotation);
   if (started === undefined || started !== desired || !ctx.store.changes.inPlaceUpdates.operatingSystem) return "run";
   const record = ctx.store.changes.inPlaceUpdates.operatingSystemUpdate;
@@ -51,7 +51,7 @@ async function detectRollback(ctx: ApplyContext, node: KubeObject, desired: stri
   const existing = annotation(node, updateFailedReasonAnnotation);
   if (record !== undefined && record !== null && boot !== "" && record.bootID === boot) {
     if (record.state === "running") {
-      ctx.deps.log.info("The operating system update command was interrupted, running it again", { version: desired });
+      ctx.ports.log.info("The operating system update command was interrupted, running it again", { version: desired });
       return "run";
     }
     if (record.state === "succeeded") return "wait-for-reboot";
@@ -60,7 +60,7 @@ async function detectRollback(ctx: ApplyContext, node: KubeObject, desired: stri
     throw new TerminalError(`operating system update to ${desired} failed before, not retrying: ${existing}`);
   }
   const reason = `operating system update to version ${desired} was started but the node runs version ${current}: suspected rollback of the OS update`;
-  await markFailed(ctx.deps.kube, node, reason, ctx.signal);
+  await markFailed(ctx.ports.kube, node, reason, ctx.signal);
   throw new TerminalError(reason);
 }
 
@@ -69,7 +69,7 @@ const waitForReboot = (after: string, desired: string): TerminalError =>
     `stopping reconciliation until gardener-node-agent is restarted after the OS update (running ${after}, updated to ${desired})`,
   );
 
-const recordUpdate = (ctx: ApplyContext, bootID: string, state: "running" | "succeeded" | "failed" | undefined): Promise<void> =>
+const recordUpdate = (ctx: StepContext, bootID: string, state: "running" | "succeeded" | "failed" | undefined): Promise<void> =>
   ctx.store.update((c) => {
     c.inPlaceUpdates.operatingSystemUpdate = state === undefined ? undefined : { bootID, state };
   });
@@ -89,11 +89,11 @@ function interrupted(signal: AbortSignal): { ok: false; kind: Classification; ou
 
 /** Runs the update command; retries network problems every interval within the window. */
 async function runUpdateCommand(
-  ctx: ApplyContext,
+  ctx: StepContext,
   inPlace: InPlaceDeps,
   argv: readonly string[],
 ): Promise<{ ok: true } | { ok: false; kind: Classification; output: string }> {
-  const { clock, log } = ctx.deps;
+  const { clock, log } = ctx.ports;
   const timing = timingOf(inPlace);
   const giveUpAt = clock.now() + timing.osUpdateRetryWindowMs;
   for (let attempt = 1; ; attempt++) {
@@ -121,12 +121,12 @@ async function runUpdateCommand(
  * into the new OS (or the update failed for good).
  */
 export async function updateOperatingSystem(
-  ctx: ApplyContext,
+  ctx: StepContext,
   inPlace: InPlaceDeps,
   osc: Osc,
   node: KubeObject,
 ): Promise<{ requeueAfterMs?: number }> {
-  const { kube, host, log } = ctx.deps;
+  const { kube, host, log } = ctx.ports;
   const desired = inPlaceSpecOf(osc)?.operatingSystemVersion ?? "";
   if (!ctx.store.changes.inPlaceUpdates.operatingSystem) return {};
   const current = await readOsVersion(host);

@@ -2,51 +2,16 @@ import type { KubeObject } from "../../../../kube/index.ts";
 import { emptyChanges, type Osc, type OscFile, type Unit } from "../../../../osc/index.ts";
 import type { Systemd } from "../../../../systemd/index.ts";
 import { nodeRef } from "../../../events.ts";
-import { applyOsc, type ApplyInput, type ApplyStop } from "../../apply/run.ts";
-import { step } from "../../apply/context.ts";
-import { agentUnitName, type OscControllerDeps } from "../../deps.ts";
-import type { GateHold } from "../../gates/gate.ts";
-import { allFiles, mergeUnits } from "../../plan/merge.ts";
+import type { ApplyExtension } from "../../apply/extension.ts";
+import type { ApplyPorts } from "../../apply/ports.ts";
 import { restoreChanges } from "../../apply/restore.ts";
-import { readChanges, readLastApplied, writeChanges, writeLastApplied } from "../../plan/state.ts";
+import { step } from "../../../../log/index.ts";
+import { agentUnitName } from "../../constants.ts";
+import { allFiles, mergeUnits } from "../../plan/merge.ts";
+import { readLastApplied, writeChanges, writeLastApplied } from "../../plan/state.ts";
+import { defaultUnitVerification, revertHold, unitFailurePolicyOf, unitRevertedReason } from "./gate.ts";
 
-const unitFailurePolicyAnnotation = "node-agent.gardener.cloud/unit-failure-policy";
-const unitRevertedReason = "UnitReverted";
-const defaultUnitVerification = { windowMs: 30_000, pollMs: 1_000 } as const;
-
-export type UnitFailurePolicy = "retry" | "revert";
-
-/** `revert` only when the Node asks for it; the default keeps upstream's retry with backoff. */
-function unitFailurePolicyOf(node: KubeObject): UnitFailurePolicy {
-  return node.metadata.annotations?.[unitFailurePolicyAnnotation] === "revert" ? "revert" : "retry";
-}
-
-const revertMessage = (units: readonly string[], checksum: string): string =>
-  `unit(s) ${units.join(", ")} failed after the restart and were reverted to the last-applied configuration; ` +
-  `operating system config ${checksum} is not retried until its Secret changes or the ${unitFailurePolicyAnnotation} annotation is removed`;
-
-/**
- * The gate of a reverted OSC version: while the changes file holds a reverted change set of `checksum`
- * and the Node still asks for `revert`, nothing is applied; looked at again after the verification
- * window (the annotation may be removed meanwhile; a new Secret version reconciles at once anyway).
- */
-export async function unitRevertHold(
-  deps: OscControllerDeps,
-  node: KubeObject | undefined,
-  checksum: string,
-): Promise<GateHold | undefined> {
-  if (node === undefined || unitFailurePolicyOf(node) !== "revert") return undefined;
-  const persisted = await readChanges(deps.host);
-  const units = persisted?.operatingSystemConfigChecksum === checksum ? (persisted.unitRevert?.units ?? []) : [];
-  return units.length === 0 ? undefined : revertHold(deps, units, checksum);
-}
-
-/** The condition's False/UnitReverted: the hold of a version whose failed units were reverted. */
-const revertHold = (deps: OscControllerDeps, units: readonly string[], checksum: string): GateHold => ({
-  reason: unitRevertedReason,
-  message: revertMessage(units, checksum),
-  requeueAfterMs: (deps.unitVerification ?? defaultUnitVerification).windowMs,
-});
+type Verification = { readonly windowMs: number; readonly pollMs: number };
 
 /** The Systemd port, noting each unit a restart job finished for. */
 function recordingRestarts(s: Systemd, restarted: Set<string>): Systemd {
@@ -70,8 +35,8 @@ function recordingRestarts(s: Systemd, restarted: Set<string>): Systemd {
 }
 
 /** Polls the units for the verification window; returns those seen failed (or crash-looping). */
-async function watchUnits(deps: OscControllerDeps, units: readonly string[], signal: AbortSignal): Promise<string[]> {
-  const { windowMs, pollMs } = deps.unitVerification ?? defaultUnitVerification;
+async function watchUnits(deps: ApplyPorts, v: Verification, units: readonly string[], signal: AbortSignal): Promise<string[]> {
+  const { windowMs, pollMs } = v;
   const deadline = deps.clock.now() + windowMs;
   const failed = new Set<string>();
   for (;;) {
@@ -88,40 +53,44 @@ async function watchUnits(deps: OscControllerDeps, units: readonly string[], sig
 }
 
 /**
- * applyOsc, and with the Node's `unit-failure-policy: revert`: every unit the apply restarted that was
- * active before is watched for the verification window (30 s). Failed units are reverted (revertUnits),
- * a Warning event names them, and the apply stops with the UnitReverted hold: the checksum annotation
- * is not updated and the condition reads False/UnitReverted.
+ * The unit-revert extension: with the Node's `unit-failure-policy: revert`, every unit the apply
+ * restarted that was active before is watched for the verification window (30 s). Failed units are
+ * reverted (revertUnits), a Warning event names them, and the apply ends in the UnitReverted hold: the
+ * checksum annotation is not updated and the condition reads False/UnitReverted.
  */
-export async function applyVerifyingUnits(deps: OscControllerDeps, input: ApplyInput, signal: AbortSignal): Promise<ApplyStop | undefined> {
-  const node = input.node;
-  // Read only under the revert policy: the apply reads it again anyway (one thread-pool read fewer).
-  if (node === undefined || unitFailurePolicyOf(node) !== "revert") return applyOsc(deps, input, signal);
-  const before = await readLastApplied(deps.host);
-  if (before === undefined) return applyOsc(deps, input, signal);
-  const names = mergeUnits(input.osc)
-    .map((u) => u.name)
-    .filter((n) => n !== agentUnitName);
-  const statuses = await step("failed reading unit states", () => deps.systemd.listUnitsByNames(names, signal));
-  const activeBefore = new Set(statuses.filter((s) => s.activeState === "active").map((s) => s.name));
-  const restarted = new Set<string>();
-  const stop = await applyOsc({ ...deps, systemd: recordingRestarts(deps.systemd, restarted) }, input, signal);
-  // An apply that stopped early (in-place update to retry) has not finished restarting: nothing to verify yet.
-  if (stop !== undefined) return stop;
-  const watched = [...restarted].filter((u) => activeBefore.has(u));
-  if (watched.length === 0) return undefined;
-  deps.log.info("Watching restarted units", {
-    units: watched.join(","),
-    windowMs: (deps.unitVerification ?? defaultUnitVerification).windowMs,
-  });
-  const failed = await step("failed watching restarted units", () => watchUnits(deps, watched, signal));
-  if (failed.length === 0) return undefined;
-  const after = await readLastApplied(deps.host);
-  if (after === undefined) return undefined;
-  await step("failed reverting units", () => revertUnits(deps, before, after, failed, input.checksum, node, signal));
-  const hold = revertHold(deps, failed, input.checksum);
-  await deps.events.event(nodeRef(node), "Warning", unitRevertedReason, "Revert", hold.message);
-  return { hold };
+export function unitRevertExtension(d: { readonly unitVerification?: Verification | undefined }): ApplyExtension {
+  const v = d.unitVerification ?? defaultUnitVerification;
+  return {
+    name: "unit-revert",
+    async arm({ ports, osc, checksum, node, signal }) {
+      // Read only under the revert policy: the apply reads it again anyway (one thread-pool read fewer).
+      if (node === undefined || unitFailurePolicyOf(node) !== "revert") return undefined;
+      const before = await readLastApplied(ports.host);
+      if (before === undefined) return undefined;
+      const names = mergeUnits(osc)
+        .map((u) => u.name)
+        .filter((n) => n !== agentUnitName);
+      const statuses = await step("failed reading unit states", () => ports.systemd.listUnitsByNames(names, signal));
+      const activeBefore = new Set(statuses.filter((s) => s.activeState === "active").map((s) => s.name));
+      const restarted = new Set<string>();
+      return {
+        systemd: recordingRestarts(ports.systemd, restarted),
+        async verify(sig) {
+          const watched = [...restarted].filter((u) => activeBefore.has(u));
+          if (watched.length === 0) return undefined;
+          ports.log.info("Watching restarted units", { units: watched.join(","), windowMs: v.windowMs });
+          const failed = await step("failed watching restarted units", () => watchUnits(ports, v, watched, sig));
+          if (failed.length === 0) return undefined;
+          const after = await readLastApplied(ports.host);
+          if (after === undefined) return undefined;
+          await step("failed reverting units", () => revertUnits(ports, before, after, failed, checksum, node, sig));
+          const hold = revertHold(v.windowMs, failed, checksum);
+          await ports.events.event(nodeRef(node), "Warning", unitRevertedReason, "Revert", hold.message);
+          return hold;
+        },
+      };
+    },
+  };
 }
 
 interface UnitParts {
@@ -147,7 +116,7 @@ function partsOf(osc: Osc, name: string, hostName: string, paths: ReadonlySet<st
  * then last-applied becomes `after` with those parts as in `before` (what the host now has).
  */
 async function revertUnits(
-  deps: OscControllerDeps,
+  deps: ApplyPorts,
   before: Osc,
   after: Osc,
   failed: readonly string[],

@@ -1,8 +1,9 @@
-import type { KubeObject } from "../../../../kube/index.ts";
-import type { OscControllerDeps } from "../../deps.ts";
+import type { Clock } from "../../../../clock/index.ts";
+import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import type { Logger } from "../../../../log/index.ts";
 import type { GateHold } from "../../gates/gate.ts";
 import { UnitCommandsError } from "../../apply/units.ts";
-import { isSerial } from "../../watch.ts";
+import { isSerial } from "../../constants.ts";
 import { verifyHealth } from "./health.ts";
 import { type SlotEdit, updateSlots } from "./lease-slots.ts";
 import { PoolNodes } from "./pool-nodes.ts";
@@ -23,6 +24,16 @@ export interface RolloutDeps {
   readonly poolNodes?: PoolNodes;
 }
 
+/** What the rollout gate uses of the controller's dependencies. */
+export interface RolloutGateDeps {
+  readonly kube: Kube;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly rollout?: RolloutDeps | undefined;
+  /** Started before the first slot look (the Lease watch wakes a waiting node). */
+  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
+}
+
 /** This reconcile's part in a chunked rollout. */
 export type RolloutEntry =
   | { readonly kind: "off" }
@@ -30,14 +41,14 @@ export type RolloutEntry =
   /** This node holds a slot: apply (state applying) or only verify (state verifying). */
   | { readonly kind: "slot"; readonly state: "applying" | "verifying"; readonly secret: KubeObject; readonly checksum: string };
 
-export const rolloutOff: RolloutEntry = { kind: "off" };
+const rolloutOff: RolloutEntry = { kind: "off" };
 
-const timingsOf = (deps: OscControllerDeps): RolloutTimings => deps.rollout?.timings ?? defaultRolloutTimings;
+export const timingsOf = (deps: RolloutGateDeps): RolloutTimings => deps.rollout?.timings ?? defaultRolloutTimings;
 const meOf = (node: KubeObject): string => node.metadata.name ?? "";
 const leaseRef = (secret: KubeObject) => `Lease kube-system/${secret.metadata.name ?? ""}`;
 
 /** Node names of the pool (label set by the machine template); slots of other names are dropped. */
-function poolNodes(deps: OscControllerDeps, secret: KubeObject, signal: AbortSignal): Promise<ReadonlySet<string>> {
+export function poolNodes(deps: RolloutGateDeps, secret: KubeObject, signal: AbortSignal): Promise<ReadonlySet<string>> {
   const cache = deps.rollout?.poolNodes ?? new PoolNodes(deps.clock, 0);
   return cache.names(deps.kube, secret.metadata.name ?? "", signal);
 }
@@ -49,7 +60,7 @@ const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== 
  * one of N slots on the pool's Lease before changing anything (serial Secrets keep upstream's lock).
  */
 export async function enterRollout(
-  deps: OscControllerDeps,
+  deps: RolloutGateDeps,
   secret: KubeObject,
   node: KubeObject | undefined,
   nodeKnownAtStart: boolean,
@@ -64,7 +75,7 @@ export async function enterRollout(
   }
   const t = timingsOf(deps);
   const me = meOf(node);
-  await deps.serialLeaseWatch?.start(signal);
+  await deps.leaseWatch?.start(signal);
   const live = await poolNodes(deps, secret, signal);
   let decision: SlotDecision = { kind: "register" };
   let own: Slot | undefined;
@@ -108,7 +119,7 @@ export async function enterRollout(
 
 /** Sets (or removes, with null) this node's own slot, if it is still ours for this checksum. */
 async function setOwn(
-  deps: OscControllerDeps,
+  deps: RolloutGateDeps,
   entry: { secret: KubeObject; checksum: string },
   me: string,
   next: (s: Slot) => Slot | null,
@@ -128,7 +139,7 @@ async function setOwn(
 
 /** A restarted unit failed during the apply: the slot becomes `failed` and stays (the rollout halts at N). */
 export async function failRolloutOnUnitError(
-  deps: OscControllerDeps,
+  deps: RolloutGateDeps,
   entry: RolloutEntry,
   node: KubeObject | undefined,
   err: unknown,
@@ -149,7 +160,7 @@ export async function failRolloutOnUnitError(
  * slot is released (before the Node gets the checksum, so a crash in between only repeats a check).
  */
 export async function verifyRollout(
-  deps: OscControllerDeps,
+  deps: RolloutGateDeps,
   entry: RolloutEntry,
   node: KubeObject,
   signal: AbortSignal,

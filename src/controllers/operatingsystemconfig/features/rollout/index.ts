@@ -1,9 +1,7 @@
-export { enterRollout, failRolloutOnUnitError, type RolloutDeps, rolloutOff, verifyRollout } from "./gate.ts";
-export { verifyHealth } from "./health.ts";
-export { healthHold, slotDecisionHold } from "./holds.ts";
-export { readLease, updateSlots } from "./lease-slots.ts";
+export type { RolloutDeps } from "./gate.ts";
+export { rolloutGate } from "./plugin.ts";
+export { updateSlots } from "./lease-slots.ts";
 export { PoolNodes } from "./pool-nodes.ts";
-export { decide, formatSlot, liveSlots, rolloutParallelism, type Slot, slotsOf, slotTime } from "./slots.ts";
+export { decide, formatSlot, rolloutParallelism, type Slot } from "./slots.ts";
 export { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
 export { slotsChangedPredicate } from "./watch.ts";
-export type { RolloutEntry } from "./gate.ts";

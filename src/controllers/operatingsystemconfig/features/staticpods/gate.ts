@@ -1,8 +1,9 @@
 import { pods } from "../../../../kube/index.ts";
 import type { Kube, KubeObject } from "../../../../kube/index.ts";
 import type { Osc } from "../../../../osc/index.ts";
-import type { GateHold } from "../../gates/gate.ts";
-import { desiredStaticPods } from "./manifests.ts";
+import type { Decision, Gate, GateContext, GateHold } from "../../gates/gate.ts";
+import { offlineText } from "../../gates/preview.ts";
+import { desiredStaticPods, manifestsDir, StaticPodManifestError, staticPodFiles } from "./manifests.ts";
 import { staticPodsVerdict } from "./verdict.ts";
 
 /** §2.4: static pods not converged → look again after 5 s (no Pod watch). */
@@ -12,7 +13,7 @@ const staticPodsRequeueMs = 5_000;
  * §4 step 29 / 9.1: holds the checksum annotation until every static pod of the OSC runs as its manifest
  * says on this node. An undecodable manifest or one that is not a Pod throws StaticPodManifestError.
  */
-export async function checkStaticPods(
+async function checkStaticPods(
   kube: Kube,
   osc: Osc,
   hostName: string,
@@ -33,5 +34,48 @@ export async function checkStaticPods(
     reason: "WaitingForStaticPods",
     message: `Waiting for static pods: ${verdict.why}`,
     requeueAfterMs: staticPodsRequeueMs,
+  };
+}
+
+/**
+ * The static pods gate (record phase): the checksum waits until the OSC's static pods run as their
+ * manifests say. Live it only checks; for `diff` it also names the manifests the new config writes.
+ */
+export const staticPodsGate = (d: { readonly kube: Kube; readonly hostName: string }): Gate => ({
+  name: "static-pods",
+  phase: "record",
+  step: "failed checking static pods",
+  async decide(ctx) {
+    if (ctx.dryRun) return previewStaticPods(d, ctx);
+    const hold = await checkStaticPods(d.kube, ctx.osc, d.hostName.toLowerCase(), ctx.node?.metadata.name ?? "", ctx.signal);
+    return hold === undefined ? { kind: "proceed" } : { kind: "hold", hold };
+  },
+});
+
+async function previewStaticPods(d: { readonly kube: Kube; readonly hostName: string }, ctx: GateContext): Promise<Decision> {
+  const host = d.hostName.toLowerCase();
+  if (staticPodFiles(ctx.osc, host).length === 0) return { kind: "proceed" };
+  const changes = await ctx.changes();
+  const written = changes.files.changed.filter((f) => f.path.startsWith(`${manifestsDir}/`)).map((f) => f.path);
+  const writes = written.length === 0 ? "" : `the new config writes ${written.join(", ")}; `;
+  const waits = `${writes}the checksum is recorded only once kubelet runs the mirror pods of the manifests`;
+  if (!ctx.online) return { kind: "unknown", why: `${offlineText}: ${waits}` };
+  const nodeName = ctx.node?.metadata.name;
+  if (nodeName === undefined) return { kind: "unknown", why: `not checked (no Node yet): ${waits}` };
+  let hold: GateHold | undefined;
+  try {
+    hold = await checkStaticPods(d.kube, ctx.osc, host, nodeName, ctx.signal);
+  } catch (err) {
+    if (!(err instanceof StaticPodManifestError)) throw err;
+    return { kind: "proceed", note: { reason: "ApplyFailed", message: err.message } };
+  }
+  if (hold !== undefined) {
+    const why = written.length === 0 ? "" : ` (the new config writes ${written.join(", ")}; the checksum waits for their mirror pods)`;
+    return { kind: "hold", hold: { ...hold, message: `${hold.message}${why}` } };
+  }
+  if (written.length === 0) return { kind: "proceed" };
+  return {
+    kind: "proceed",
+    note: { reason: "WaitingForStaticPods", message: `${waits} (their mirror pods match the new manifests already)` },
   };
 }

@@ -1,2 +1,1 @@
-export { checkStaticPods } from "./gate.ts";
-export { manifestsDir, staticPodFiles, StaticPodManifestError } from "./manifests.ts";
+export { staticPodsGate } from "./gate.ts";

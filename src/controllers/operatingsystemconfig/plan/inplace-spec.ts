@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { TerminalError } from "../../../../kube/index.ts";
-import { issuesMessage, type Osc } from "../../../../osc/index.ts";
+import { TerminalError } from "../../../kube/index.ts";
+import { issuesMessage, type Osc } from "../../../osc/index.ts";
 
 /**
  * The typed view of `spec.inPlaceUpdates` and `status.inPlaceUpdates` (§1.2). The OSC schema carries

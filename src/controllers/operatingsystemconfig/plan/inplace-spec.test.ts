@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { TerminalError } from "../../../../kube/index.ts";
-import { decodeOsc } from "../../../../osc/index.ts";
-import { checkInPlaceFields, inPlaceSpecOf, osUpdateOf, UnsupportedOscFieldError } from "./spec.ts";
+import { TerminalError } from "../../../kube/index.ts";
+import { decodeOsc } from "../../../osc/index.ts";
+import { checkInPlaceFields, inPlaceSpecOf, osUpdateOf, UnsupportedOscFieldError } from "./inplace-spec.ts";
 
 const osc = (spec: unknown, status: unknown = {}) =>
   decodeOsc(JSON.stringify({ spec: { inPlaceUpdates: spec }, status: { inPlaceUpdates: status } }));

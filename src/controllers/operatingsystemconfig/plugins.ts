@@ -1,0 +1,75 @@
+import type { Clock } from "../../clock/index.ts";
+import type { HostFs } from "../../host/index.ts";
+import type { Kube } from "../../kube/index.ts";
+import type { Logger } from "../../log/index.ts";
+import type { ApplyExtension, ApplyPlugins } from "./apply/extension.ts";
+import type { OscControllerDeps } from "./deps.ts";
+import { holdGate } from "./features/hold/index.ts";
+import { inPlaceDrainGate, inPlaceExtension } from "./features/inplace/index.ts";
+import { type RolloutDeps, rolloutGate } from "./features/rollout/index.ts";
+import { serialGate } from "./features/serial/index.ts";
+import { staticPodsGate } from "./features/staticpods/index.ts";
+import { unitRevertExtension, unitRevertGate } from "./features/revert/index.ts";
+import type { Gate } from "./gates/gate.ts";
+
+/** What the gates are built from (the live controller's dependencies, or what `diff` has). */
+export interface GateDeps {
+  readonly kube: Kube;
+  readonly host: HostFs;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly hostName: string;
+  readonly syncPeriodMs: number;
+  readonly unitVerification?: { readonly windowMs: number } | undefined;
+  readonly rollout?: RolloutDeps | undefined;
+  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
+}
+
+/**
+ * THE gate list, in the order a reconcile meets the gates (first hold wins):
+ * admit — before anything of the version runs:
+ *   1. hold: the operator's hold annotation on the Node (the message names the pending changes);
+ *   2. unit-revert: a version whose restarted units failed and were reverted waits for a new Secret;
+ *   3. serial-lock: one node at a time for serial Secrets (§4 step 6, 9.2), a Lease taken until the end;
+ *   4. rollout: at most N nodes of the pool change at once (issue 16; serial wins), a slot taken;
+ * plan — under the apply lock, after planning and the label patch, before the first write:
+ *   5. drain: in-place work waits for the drained Node (§9.3 step 12);
+ * record — after the apply, before the checksum goes on the Node (then the rollout slot verifies):
+ *   6. static-pods: the static pods run as their manifests say (§4 step 29, 9.1).
+ * `diff` runs the same list, dry (gates/preview.ts). A new gate is one file under features/ and one line here.
+ */
+export function oscGates(d: GateDeps): Gate[] {
+  const { kube, clock, log, hostName, leaseWatch } = d;
+  return [
+    holdGate({ syncPeriodMs: d.syncPeriodMs }),
+    unitRevertGate({ host: d.host, unitVerification: d.unitVerification }),
+    serialGate({ kube, clock, log, hostName, leaseWatch }),
+    rolloutGate({ kube, clock, log, rollout: d.rollout, leaseWatch }),
+    inPlaceDrainGate(),
+    staticPodsGate({ kube, hostName }),
+  ];
+}
+
+/** The apply's extensions, each with its own slice (in-place: its commands and probes; revert: its window). */
+export function oscExtensions(d: Pick<OscControllerDeps, "inPlace" | "unitVerification">): ApplyExtension[] {
+  return [inPlaceExtension(d.inPlace), unitRevertExtension({ unitVerification: d.unitVerification })];
+}
+
+/** Everything that plugs into the OSC pipeline, built once per controller. */
+export function oscPlugins(deps: OscControllerDeps): ApplyPlugins {
+  return {
+    gates: oscGates({
+      kube: deps.kube,
+      host: deps.host,
+      clock: deps.clock,
+      log: deps.log,
+      hostName: deps.node.hostName,
+      syncPeriodMs: deps.config.syncPeriodMs,
+      unitVerification: deps.unitVerification,
+      rollout: deps.rollout,
+      leaseWatch: deps.serialLeaseWatch,
+    }),
+    extensions: oscExtensions(deps),
+  };
+}
+export type { RolloutTimings } from "./features/rollout/index.ts";
