@@ -43,3 +43,28 @@ export interface ApplyPlugins {
   readonly gates: readonly Gate[];
   readonly extensions: readonly ApplyExtension[];
 }
+
+/** Arms each extension in list order; the last Systemd wrapper wins the port, `verify` asks each armed one, first hold wins. */
+export async function armAll(
+  extensions: readonly ApplyExtension[],
+  ctx: ArmContext,
+): Promise<{ readonly ports: ApplyPorts; verify(signal: AbortSignal): Promise<GateHold | undefined> }> {
+  let ports = ctx.ports;
+  const armed: Armed[] = [];
+  for (const e of extensions) {
+    const a = await e.arm?.({ ...ctx, ports });
+    if (a === undefined) continue;
+    if (a.systemd !== undefined) ports = { ...ports, systemd: a.systemd };
+    armed.push(a);
+  }
+  return {
+    ports,
+    async verify(signal) {
+      for (const a of armed) {
+        const hold = await a.verify(signal);
+        if (hold !== undefined) return hold;
+      }
+      return undefined;
+    },
+  };
+}

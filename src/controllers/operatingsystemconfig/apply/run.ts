@@ -6,7 +6,7 @@ import type { GateContext, GateHold } from "../gates/gate.ts";
 import { firstHold } from "../gates/run.ts";
 import { type PlannedFiles, planChanges } from "../plan/content.ts";
 import { containerdConfigured } from "../plan/merge.ts";
-import { planChangeSet } from "../plan/planner.ts";
+import { type PlannedChanges, planChangeSet } from "../plan/planner.ts";
 import { skipsStateFiles } from "../plan/stateless.ts";
 import { changesFileWrite, writeChanges, writeLastApplied } from "../plan/state.ts";
 import { type ChangeSummary, summarizeChanges } from "../plan/summary.ts";
@@ -14,7 +14,7 @@ import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
 import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd } from "./containerd/index.ts";
 import { type StepContext, step } from "./context.ts";
-import type { ApplyExtension, ApplyPlugins } from "./extension.ts";
+import { type ApplyExtension, type ApplyPlugins, armAll } from "./extension.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
 import type { ApplyPorts } from "./ports.ts";
 import { type PendingProbes, removeDeletedRegistries, writeRegistries } from "./registries.ts";
@@ -40,22 +40,16 @@ export interface ApplyInput {
 }
 
 /** The read-only part of an apply: the work list (computed or resumed) and every file's checked content. */
-interface ApplyPlan {
-  readonly osc: Osc;
-  readonly changes: OscChanges;
-  readonly resumed: boolean;
-  readonly planned: PlannedFiles;
-  /** The changed files' directories as the target check listed them. */
-  readonly listings: DirListings;
-}
+type ApplyPlan = PlannedChanges & { readonly planned: PlannedFiles; readonly listings: DirListings };
 
 async function planApply(ports: ApplyPorts, hooks: readonly ApplyExtension[], input: ApplyInput, signal: AbortSignal): Promise<ApplyPlan> {
   const { host } = ports;
   const req = { osc: input.osc, checksum: input.checksum, hostName: ports.node.hostName, processPath: ports.processPath };
-  const { osc, changes, resumed } = await planChangeSet(host, req, hooks, "apply");
+  const plan = await planChangeSet(host, req, hooks, "apply");
+  const { changes } = plan;
   const planned = await step("failed validating operating system config", () => planChanges(ports.kube, changes, ports.arch, signal));
   const listings = await step("failed validating operating system config", () => checkApplyTargets(host, changes));
-  return { osc, changes, resumed, planned, listings };
+  return { ...plan, planned, listings };
 }
 
 /**
@@ -76,23 +70,12 @@ export async function applyOsc(
   input: ApplyInput,
   signal: AbortSignal,
 ): Promise<ApplyStop | undefined> {
-  const armCtx = { ports, osc: input.osc, checksum: input.checksum, node: input.node, signal };
-  let systemd = ports.systemd;
-  const verifiers: ((signal: AbortSignal) => Promise<GateHold | undefined>)[] = [];
-  for (const e of plugins.extensions) {
-    const armed = await e.arm?.({ ...armCtx, ports: { ...ports, systemd } });
-    if (armed === undefined) continue;
-    if (armed.systemd !== undefined) systemd = armed.systemd;
-    verifiers.push((s) => armed.verify(s));
-  }
-  const stop = await applySteps(systemd === ports.systemd ? ports : { ...ports, systemd }, plugins, input, signal);
+  const armed = await armAll(plugins.extensions, { ports, osc: input.osc, checksum: input.checksum, node: input.node, signal });
+  const stop = await applySteps(armed.ports, plugins, input, signal);
   // An apply that stopped early has not finished restarting: nothing to verify yet.
   if (stop !== undefined) return stop;
-  for (const verify of verifiers) {
-    const hold = await verify(signal);
-    if (hold !== undefined) return { hold };
-  }
-  return undefined;
+  const hold = await armed.verify(signal);
+  return hold === undefined ? undefined : { hold };
 }
 
 async function applySteps(

@@ -1,93 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { TerminalError } from "../../../../kube/index.ts";
-import type { Plain } from "../../../../../test/fixtures/osc/acceptance-osc.ts";
-import type { OscWorld } from "../../../../../test/fixtures/osc/harness.ts";
-import { createReconciler } from "../../reconcile.ts";
-import type { CommandOutput, InPlaceDeps } from "./deps.ts";
+import { annotations, failure, findInChain, inPlaceWorld, labels, osc } from "../../../../../test/fixtures/osc/in-place.ts";
 import { useOscWorlds } from "../../../../../test/harness/osc-worlds.ts";
+import { createReconciler } from "../../reconcile.ts";
+import type { InPlaceDeps } from "./deps.ts";
 
 const env = useOscWorlds();
-
-interface Opts {
-  os?: string;
-  kubelet?: string;
-  command?: string | null;
-  sa?: string;
-}
-function osc(o: Opts = {}): Plain {
-  return {
-    spec: {
-      units: [
-        {
-          name: "kubelet.service",
-          content: `[Service]\nExecStart=/opt/bin/kubelet-${o.kubelet ?? "1.31.2"}\n`,
-          filePaths: ["/var/lib/kubelet/config/kubelet"],
-        },
-      ],
-      files: [{ path: "/var/lib/kubelet/config/kubelet", content: { inline: { data: "cpuManagerPolicy: none\n" } } }],
-      inPlaceUpdates: {
-        operatingSystemVersion: o.os ?? "1.2.3",
-        kubelet: o.kubelet ?? "1.31.2",
-        ...(o.sa !== undefined ? { credentialsRotation: { serviceAccountKey: { lastInitiationTime: o.sa } } } : {}),
-      },
-    },
-    status:
-      o.command === null
-        ? {}
-        : { inPlaceUpdates: { osUpdate: { command: o.command ?? "/opt/bin/update-os", args: ["--to", o.os ?? "1.2.3"] } } },
-  };
-}
-
-class Fakes {
-  readonly commands: (readonly string[])[] = [];
-  outputs: CommandOutput[] = [];
-  healthy = true;
-  deps(): InPlaceDeps {
-    return {
-      runCommand: async (argv) => {
-        this.commands.push(argv);
-        return this.outputs.shift() ?? { code: 0, output: "" };
-      },
-      kubeletHealthy: async () => this.healthy,
-      renewAgentCredentials: async () => undefined,
-      apiServer: { server: "https://api", caFile: "/var/lib/gardener-node-agent/cluster-ca.crt" },
-      timing: { osUpdateRetryIntervalMs: 1, osUpdateRetryWindowMs: 20, kubeletHealthIntervalMs: 1, kubeletHealthTimeoutMs: 5 },
-    };
-  }
-}
-
-/** A node on 1.2.3 that applied the base in-place OSC; the Node carries the given condition reason. */
-async function world(reason: string | null = "ReadyForUpdate"): Promise<{ w: OscWorld; f: Fakes }> {
-  const w = await env.world();
-  await w.host.writeFileAtomic("/etc/os-release", 'PRETTY_NAME="Garden Linux 1.2.3"\n', 0o644);
-  const f = new Fakes();
-  w.setOsc(osc());
-  await w.reconcile({ inPlace: f.deps() });
-  if (reason !== null) {
-    env.sim.store.patch(
-      "nodes",
-      "",
-      w.nodeName,
-      "merge",
-      { status: { conditions: [{ type: "InPlaceUpdate", status: "True", reason }] } },
-      { subresource: "status" },
-    );
-  }
-  return { w, f };
-}
-
-const labels = (w: OscWorld): Record<string, string> => w.node()["metadata"]["labels"] ?? {};
-const annotations = (w: OscWorld): Record<string, string> => w.node()["metadata"]["annotations"] ?? {};
-/** The TerminalError in an error's cause chain (what the controller runtime looks for). */
-function findInChain(err: unknown, cls: typeof TerminalError): TerminalError | undefined {
-  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof cls) return e;
-  return undefined;
-}
-const failure = async (p: Promise<unknown>): Promise<Error> =>
-  p.then(
-    () => new Error("no failure"),
-    (e: unknown) => e as Error,
-  );
+const world = (reason?: string | null) => inPlaceWorld(env, reason);
 
 describe("in-place update steps", () => {
   describe("drain gate", () => {
@@ -231,37 +150,6 @@ describe("in-place update steps", () => {
       expect(err.message).toContain("status.inPlaceUpdates.osUpdate.command is required");
       expect(f.commands).toEqual([]);
       expect(annotations(w)["node-agent.gardener.cloud/updating-operating-system-version"]).toBeUndefined();
-    });
-  });
-
-  describe("kubelet health", () => {
-    test("should label the node failed when kubelet stays unhealthy after its update", async () => {
-      const { w, f } = await world();
-      f.healthy = false;
-      w.setOsc(osc({ kubelet: "1.32.0" }));
-      const err = await failure(w.reconcile({ inPlace: f.deps() }));
-      expect(err.message).toContain("kubelet is not healthy after in-place update");
-      expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBe("failed");
-      expect(annotations(w)["node.machine.sapcloud.io/update-failed-reason"]).toStartWith("kubelet is not healthy after in-place update: ");
-      // Healthy again: the retry (gate open through the failed label) clears the flags and succeeds.
-      f.healthy = true;
-      await w.reconcile({ inPlace: f.deps() });
-      expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBe("successful");
-      expect(annotations(w)["checksum/cloud-config-data"]).toBe(w.checksum);
-    });
-  });
-
-  describe("service account key rotation", () => {
-    test("should resync every token sync secret and report success", async () => {
-      const { w, f } = await world();
-      w.setOsc(osc({ sa: "2026-11-24T10:00:00Z" }));
-      await w.reconcile({ inPlace: f.deps() });
-      expect(w.resyncs).toEqual([
-        { namespace: "kube-system", name: "test-secret-1" },
-        { namespace: "kube-system", name: "test-secret-2" },
-      ]);
-      expect(labels(w)["node.machine.sapcloud.io/update-result"]).toBe("successful");
-      expect(annotations(w)["checksum/cloud-config-data"]).toBe(w.checksum);
     });
   });
 });
