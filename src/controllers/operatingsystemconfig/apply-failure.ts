@@ -1,5 +1,4 @@
-import { RestartRequested, TerminalError } from "../../kube/index.ts";
-import type { KubeObject } from "../../kube/index.ts";
+import { RestartRequested, TerminalError, type KubeObject } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import type { OscControllerDeps } from "./deps.ts";

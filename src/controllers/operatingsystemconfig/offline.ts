@@ -1,7 +1,6 @@
 import { realClock } from "../../clock/index.ts";
 import { createHostFs } from "../../host/index.ts";
-import { RestartRequested } from "../../kube/index.ts";
-import type { Kube } from "../../kube/index.ts";
+import { RestartRequested, type Kube } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { decodeOsc } from "../../osc/index.ts";
 import { createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";

@@ -1,29 +1,18 @@
-import type { Clock } from "../../clock/index.ts";
-import type { HostFs } from "../../host/index.ts";
-import type { Kube } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
 import type { ApplyExtension, ApplyPlugins } from "./apply/extension.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { holdGate } from "./features/hold/index.ts";
 import { inPlaceDrainGate, inPlaceExtension } from "./features/inplace/index.ts";
-import { type RolloutDeps, rolloutGate } from "./features/rollout/index.ts";
+import { rolloutGate } from "./features/rollout/index.ts";
 import { serialGate } from "./features/serial/index.ts";
 import { staticPodsGate } from "./features/staticpods/index.ts";
 import { unitRevertExtension, unitRevertGate } from "./features/revert/index.ts";
 import type { Gate } from "./gates/gate.ts";
 
-/** What the gates are built from (the live controller's dependencies, or what `diff` has). */
-export interface GateDeps {
-  readonly kube: Kube;
-  readonly host: HostFs;
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly hostName: string;
-  readonly syncPeriodMs: number;
-  readonly unitVerification?: { readonly windowMs: number } | undefined;
-  readonly rollout?: RolloutDeps | undefined;
-  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
-}
+/** What the gates are built from: the live controller's dependencies, or what `diff` has. */
+export type GateDeps = Pick<OscControllerDeps, "kube" | "host" | "clock" | "log" | "unitVerification" | "rollout" | "serialLeaseWatch"> & {
+  readonly node: { readonly hostName: string };
+  readonly config: { readonly syncPeriodMs: number };
+};
 
 /**
  * THE gate list, in the order a reconcile meets the gates (first hold wins):
@@ -39,14 +28,14 @@ export interface GateDeps {
  * `diff` runs the same list, dry (gates/preview.ts). A new gate is one file under features/ and one line here.
  */
 export function oscGates(d: GateDeps): Gate[] {
-  const { kube, clock, log, hostName, leaseWatch } = d;
+  const { kube, clock, log, node, serialLeaseWatch: leaseWatch } = d;
   return [
-    holdGate({ syncPeriodMs: d.syncPeriodMs }),
-    unitRevertGate({ host: d.host, unitVerification: d.unitVerification }),
-    serialGate({ kube, clock, log, hostName, leaseWatch }),
+    holdGate(d.config),
+    unitRevertGate(d),
+    serialGate({ kube, clock, log, hostName: node.hostName, leaseWatch }),
     rolloutGate({ kube, clock, log, rollout: d.rollout, leaseWatch }),
     inPlaceDrainGate(),
-    staticPodsGate({ kube, hostName }),
+    staticPodsGate({ kube, hostName: node.hostName }),
   ];
 }
 
@@ -56,20 +45,6 @@ export function oscExtensions(d: Pick<OscControllerDeps, "inPlace" | "unitVerifi
 }
 
 /** Everything that plugs into the OSC pipeline, built once per controller. */
-export function oscPlugins(deps: OscControllerDeps): ApplyPlugins {
-  return {
-    gates: oscGates({
-      kube: deps.kube,
-      host: deps.host,
-      clock: deps.clock,
-      log: deps.log,
-      hostName: deps.node.hostName,
-      syncPeriodMs: deps.config.syncPeriodMs,
-      unitVerification: deps.unitVerification,
-      rollout: deps.rollout,
-      leaseWatch: deps.serialLeaseWatch,
-    }),
-    extensions: oscExtensions(deps),
-  };
-}
+export const oscPlugins = (deps: OscControllerDeps): ApplyPlugins => ({ gates: oscGates(deps), extensions: oscExtensions(deps) });
+
 export type { RolloutTimings } from "./features/rollout/index.ts";

@@ -2,7 +2,7 @@ import type { KubeObject, Reconcile } from "../../kube/index.ts";
 import { errorText, step } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import { exclusively } from "./apply/apply-lock.ts";
-import type { ApplyRun } from "./report/reporter.ts";
+import { type ApplyRun, OscReporter } from "./report/reporter.ts";
 import { applyOsc, type ApplyStop } from "./apply/run.ts";
 import { applyFailed } from "./apply-failure.ts";
 import { bootstrapTokenPath, checksumAnnotation, isSerial, kubeletBootstrapKubeconfigPath, kubernetesVersionLabel } from "./constants.ts";
@@ -15,7 +15,6 @@ import { type OscInput, readInput, upToDate } from "./input/read.ts";
 import { type PlanHook, planChangeSet } from "./plan/planner.ts";
 import { oscPlugins } from "./plugins.ts";
 import { noOscMetrics } from "./report/metrics.ts";
-import { OscReporter } from "./report/reporter.ts";
 
 const bootstrapRequeueMs = 5_000;
 

@@ -1,5 +1,4 @@
-import { RestartRequested } from "../../../kube/index.ts";
-import type { KubeObject } from "../../../kube/index.ts";
+import { RestartRequested, type KubeObject } from "../../../kube/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
 import { agentUnitName } from "../constants.ts";
 import type { GateContext, GateHold } from "../gates/gate.ts";

@@ -37,7 +37,7 @@ export type Decision =
   /** Dry run only: the gate could not look (offline, no Node yet); `diff` shows it as not checked. */
   | { readonly kind: "unknown"; readonly why: string };
 
-/** What a gate may look at. Built once per reconcile (or per `diff`); nothing in it writes. */
+/** What a gate may look at (built once per reconcile or `diff`); nothing in it writes. */
 export interface GateContext {
   readonly checksum: string;
   readonly osc: Osc;
@@ -45,13 +45,13 @@ export interface GateContext {
   /** The Secret asks for one node at a time (9.2). */
   readonly serial: boolean;
   readonly node: KubeObject | undefined;
-  /** Whether the Node was known at process start (no lock or slot is taken while bootstrapping). */
+  /** No lock or slot is taken while bootstrapping (the Node was unknown at process start). */
   readonly nodeKnownAtStart: boolean;
-  /** The change set: admit phase, the pending one computed on first call; plan and record phase, the apply's. */
+  /** The change set: inside the apply (plan phase) the apply's own, else the pending one, planned on first call. */
   changes(): Promise<OscChanges>;
-  /** `diff`: decide only, never reserve; nothing is written. */
+  /** `diff`: decide only, nothing is written. */
   readonly dryRun: boolean;
-  /** An API server is there to ask (false for `diff --offline` and `apply --offline`). */
+  /** An API server is there to ask (not for `diff --offline` and `apply --offline`). */
   readonly online: boolean;
   readonly signal: AbortSignal;
 }
@@ -60,7 +60,7 @@ export interface GateContext {
 export interface Reservation {
   /** A slot of this version found verifying: the host is there already, the apply is skipped. */
   readonly hostAlreadyApplied?: boolean;
-  /** Record phase, after the gates of that phase: may hold the checksum (a slot verifying health). */
+  /** After the record-phase gates: may hold the checksum (a slot verifying health). */
   verify?(node: KubeObject, signal: AbortSignal): Promise<GateHold | undefined>;
   /** The apply threw (a restarted unit failed: the slot becomes failed). */
   abandon?(err: unknown, node: KubeObject | undefined, signal: AbortSignal): Promise<void>;
@@ -72,14 +72,11 @@ export type Reserved =
   | { readonly kind: "hold"; readonly hold: GateHold }
   | { readonly kind: "reserved"; readonly reservation?: Reservation };
 
-/**
- * One gate: a decision that only reads (the live run and `diff` share it) and, for gates that take
- * something, `reserve`, which decides and takes in one step (the live run calls it instead of `decide`).
- */
+/** One gate: a read-only `decide` (the live run and `diff` share it); a gate that takes something also has `reserve`, which decides and takes in one step and replaces `decide` in the live run. */
 export interface Gate {
   readonly name: GateName;
   readonly phase: GatePhase;
-  /** The StepError label a failure of this gate carries (it surfaces in the Node condition). */
+  /** The StepError label of a live failure (it surfaces in the Node condition). */
   readonly step?: string;
   /** Needs the API server: offline, `diff` shows it as not checked without asking. */
   readonly online?: boolean;

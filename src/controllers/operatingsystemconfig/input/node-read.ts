@@ -1,5 +1,4 @@
-import { RestartRequested } from "../../../kube/index.ts";
-import type { KubeObject } from "../../../kube/index.ts";
+import { RestartRequested, type KubeObject } from "../../../kube/index.ts";
 import type { Logger } from "../../../log/index.ts";
 import type { NodeIdentity } from "../apply/ports.ts";
 

@@ -1,6 +1,5 @@
 import { canonicalSemVer } from "../../../config/index.ts";
-import { nodes } from "../../../kube/index.ts";
-import type { Kube, KubeObject } from "../../../kube/index.ts";
+import { nodes, type Kube, type KubeObject } from "../../../kube/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import { zonePath } from "../constants.ts";

@@ -1,6 +1,5 @@
 import type { HostFs } from "../../../host/index.ts";
-import { TerminalError } from "../../../kube/index.ts";
-import type { KubeObject, ObjectKey } from "../../../kube/index.ts";
+import { TerminalError, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
 import { errorText, type Logger, step } from "../../../log/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import { findNode } from "../../shared/index.ts";

@@ -1,5 +1,4 @@
-import { isNotFound, secrets } from "../../../kube/index.ts";
-import type { Kube, KubeObject, ObjectKey } from "../../../kube/index.ts";
+import { isNotFound, secrets, type Kube, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
 import { errorText } from "../../../log/index.ts";
 import { decodeOsc, type Osc } from "../../../osc/index.ts";
 import { secretValue } from "../plan/content.ts";

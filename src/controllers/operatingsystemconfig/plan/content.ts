@@ -1,6 +1,5 @@
-import { isNotFound, secrets } from "../../../kube/index.ts";
+import { isNotFound, secrets, type Kube, type KubeObject } from "../../../kube/index.ts";
 import type { FileData } from "../../../host/index.ts";
-import type { Kube, KubeObject } from "../../../kube/index.ts";
 import { checkInline, decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../../osc/index.ts";
 import { isExecutableFor } from "../../../registry/index.ts";
 import { agentBinaryPath } from "../constants.ts";

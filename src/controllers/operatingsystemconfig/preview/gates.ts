@@ -22,10 +22,10 @@ export interface GatePreviewInput {
 }
 
 /** Stands in for what a dry run never reaches (the API server offline, the host of the unit-revert gate). */
-const unreachable = <T extends object>(what: string): T =>
+export const unreachable = <T extends object>(message: string): T =>
   new Proxy({} as T, {
     get: () => () => {
-      throw new Error(`no ${what} in a gate preview`);
+      throw new Error(message);
     },
   });
 
@@ -36,12 +36,12 @@ const unreachable = <T extends object>(what: string): T =>
 export function previewGates(input: GatePreviewInput, signal: AbortSignal): Promise<GatePreview[]> {
   const { kube, node, secret } = input;
   const gates = oscGates({
-    kube: kube ?? unreachable<Kube>("API server"),
-    host: unreachable<HostFs>("host"),
+    kube: kube ?? unreachable<Kube>("no API server in a gate preview"),
+    host: unreachable<HostFs>("no host in a gate preview"),
     clock: input.clock,
     log: nopLogger,
-    hostName: input.hostName,
-    syncPeriodMs: 0,
+    node: { hostName: input.hostName },
+    config: { syncPeriodMs: 0 },
     rollout: { timings: input.rolloutTimings },
   });
   return previewGateList(gates, {

@@ -3,14 +3,12 @@ import type { HostFs } from "../../../host/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 import type { ChangedUnit, Osc, OscChanges, OscFile } from "../../../osc/index.ts";
 import { envDropInName } from "../plan/env-dropin.ts";
-import { agentUnitName, containerdUnitName, unitDir } from "../constants.ts";
+import { agentUnitName, containerdUnitName, unitDir, checksumAnnotation } from "../constants.ts";
 import type { GatePreview } from "../gates/preview.ts";
-import { checksumAnnotation } from "../constants.ts";
 import { planChangeSet } from "../plan/planner.ts";
-import { oscExtensions } from "../plugins.ts";
+import { oscExtensions, type RolloutTimings } from "../plugins.ts";
 import { planChanges } from "../plan/content.ts";
-import type { RolloutTimings } from "../plugins.ts";
-import { previewGates } from "./gates.ts";
+import { previewGates, unreachable } from "./gates.ts";
 import { readLastApplied } from "../plan/state.ts";
 import { asText, unifiedDiff } from "./unified-diff.ts";
 
@@ -94,7 +92,7 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
   const { changes } = pending;
   const offlineSkipped = (f: OscFile) => input.kube === undefined && f.content.secretRef !== undefined;
   const planned = await planChanges(
-    input.kube ?? noKube,
+    input.kube ?? unreachable<Kube>("no API server in an offline preview"),
     { ...changes, files: { ...changes.files, changed: changes.files.changed.filter((f) => !offlineSkipped(f)) } },
     input.arch,
     signal,
@@ -150,12 +148,6 @@ function inPlaceList(changes: OscChanges): string[] {
   ];
   return named.filter(([on]) => on).map(([, name]) => name);
 }
-
-const noKube: Kube = new Proxy({} as Kube, {
-  get: () => () => {
-    throw new Error("no API server in an offline preview");
-  },
-});
 
 async function previewFile(host: HostFs, f: OscFile, bytes: Uint8Array | undefined, unresolved: boolean): Promise<FilePreview> {
   const st = await host.stat(f.path);

@@ -1,6 +1,5 @@
 import type { Clock } from "../../../clock/index.ts";
-import type { Kube, KubeObject } from "../../../kube/index.ts";
-import { nodes } from "../../../kube/index.ts";
+import { type Kube, type KubeObject, nodes } from "../../../kube/index.ts";
 import type { Logger } from "../../../log/index.ts";
 import { conditionUnchanged, type ExistingCondition, findCondition, oscCondition, type OscConditionState } from "./condition.ts";
 

@@ -1,5 +1,4 @@
-import { pods } from "../../../../kube/index.ts";
-import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import { pods, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import type { Osc } from "../../../../osc/index.ts";
 import type { StepContext } from "../../apply/context.ts";
 import type { ApplyExtension } from "../../apply/extension.ts";

@@ -1,5 +1,4 @@
-import { nodes } from "../../../../kube/index.ts";
-import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import { nodes, type Kube, type KubeObject } from "../../../../kube/index.ts";
 
 /** Set by machine-controller-manager once the node is drained for the in-place update. */
 const inPlaceConditionType = "InPlaceUpdate";

@@ -1,9 +1,7 @@
-import { TerminalError } from "../../../../kube/index.ts";
-import type { KubeObject } from "../../../../kube/index.ts";
+import { TerminalError, type KubeObject } from "../../../../kube/index.ts";
 import type { Osc } from "../../../../osc/index.ts";
 import type { StepContext } from "../../apply/context.ts";
-import type { InPlaceDeps } from "./deps.ts";
-import { timingOf } from "./deps.ts";
+import { type InPlaceDeps, timingOf } from "./deps.ts";
 import { annotation, markFailed, patchNode, updateFailedReasonAnnotation, updateResultLabel, updatingOsVersionAnnotation } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
 import { inPlaceSpecOf, osUpdateOf } from "../../plan/inplace-spec.ts";

@@ -1,5 +1,4 @@
-import { isAlreadyExists, isConflict, isNotFound, leases } from "../../../../kube/index.ts";
-import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import { isAlreadyExists, isConflict, isNotFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 
 const namespace = "kube-system";

@@ -1,6 +1,5 @@
 import type { Clock } from "../../../../clock/index.ts";
-import { nodes } from "../../../../kube/index.ts";
-import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import { nodes, type Kube, type KubeObject } from "../../../../kube/index.ts";
 
 /** Label the machine template puts on every Node of a pool (the OSC Secret's name). */
 const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";

@@ -1,6 +1,16 @@
 import type { Clock } from "../../../../clock/index.ts";
-import type { Controller, Kube, KubeObject, Predicate, Reader } from "../../../../kube/index.ts";
-import { Informer, leases, nodes, or, secrets } from "../../../../kube/index.ts";
+import {
+  type Controller,
+  type Kube,
+  type KubeObject,
+  type Predicate,
+  type Reader,
+  Informer,
+  leases,
+  nodes,
+  or,
+  secrets,
+} from "../../../../kube/index.ts";
 import type { Logger } from "../../../../log/index.ts";
 import { checksumAnnotation } from "../../constants.ts";
 import { serialLeaseNamespace } from "./lock.ts";

@@ -1,6 +1,5 @@
 import type { Clock } from "../../../../clock/index.ts";
-import { isConflict, isNotFound, leases } from "../../../../kube/index.ts";
-import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import { isConflict, isNotFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import type { Logger } from "../../../../log/index.ts";
 import type { GateHold } from "../../gates/gate.ts";
 import { acquiredSpec, leaseSpecOf, releasedSpec, type SerialLeaseSpec, serialLockHold } from "./lease-spec.ts";

@@ -1,5 +1,4 @@
-import { pods } from "../../../../kube/index.ts";
-import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import { pods, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import type { Osc } from "../../../../osc/index.ts";
 import type { Decision, Gate, GateContext, GateHold } from "../../gates/gate.ts";
 import { offlineText } from "../../gates/preview.ts";
