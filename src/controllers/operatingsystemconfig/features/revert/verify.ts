@@ -13,25 +13,19 @@ import { defaultUnitVerification, revertHold, unitFailurePolicyOf, unitRevertedR
 
 type Verification = { readonly windowMs: number; readonly pollMs: number };
 
-/** The Systemd port, noting each unit a restart job finished for. */
+/** The Systemd port, noting each unit a restart job finished for (every other call goes to `s` as it is). */
 function recordingRestarts(s: Systemd, restarted: Set<string>): Systemd {
-  return {
-    daemonReload: (sig) => s.daemonReload(sig),
-    enable: (u, sig) => s.enable(u, sig),
-    disable: (u, sig) => s.disable(u, sig),
-    start: (u, sig) => s.start(u, sig),
-    stop: (u, sig) => s.stop(u, sig),
-    restart: async (u, sig) => {
-      await s.restart(u, sig);
-      restarted.add(u);
-    },
-    listUnits: (sig) => s.listUnits(sig),
-    listUnitsByNames: (n, sig) => s.listUnitsByNames(n, sig),
-    unitProperties: (u, sig) => s.unitProperties(u, sig),
-    triggeredBy: (u, sig) => s.triggeredBy(u, sig),
-    serviceType: (u, sig) => s.serviceType(u, sig),
-    close: () => s.close(),
+  const restart: Systemd["restart"] = async (u, sig) => {
+    await s.restart(u, sig);
+    restarted.add(u);
   };
+  return new Proxy(s, {
+    get: (target, key) => {
+      if (key === "restart") return restart;
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** Polls the units for the verification window; returns those seen failed (or crash-looping). */
