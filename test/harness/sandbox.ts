@@ -73,8 +73,12 @@ export interface AgentRootOptions {
   readonly kubernetesVersion?: string;
   readonly extraConfig?: Record<string, unknown>;
   readonly createNode?: boolean;
-  /** "client-cert" (default): a ready kubeconfig; "bootstrap-token": only a bootstrap token, as on first boot. */
-  readonly credentials?: "client-cert" | "bootstrap-token";
+  /**
+   * "client-cert" (default): a ready kubeconfig; "bootstrap-token": only a bootstrap token, as on first
+   * boot; "cluster-admin": a ready kubeconfig whose certificate is in system:masters (a cluster set up
+   * without Gardener's node-agent authorizer).
+   */
+  readonly credentials?: "client-cert" | "bootstrap-token" | "cluster-admin";
   /** Directory in which the temporary --root is made (default the OS temp dir). */
   readonly rootParent?: string;
 }
@@ -112,7 +116,10 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
     const token = sim.addBootstrapToken(id, "0123456789abcdef");
     await writeFile(join(stateDir, "credentials/bootstrap-token"), `${token}\n`, { mode: 0o640 });
   } else {
-    const cert = await sim.issueClientCert(`gardener.cloud:node-agent:machine:${machineName}`, ["gardener.cloud:node-agents"]);
+    const cert =
+      o.credentials === "cluster-admin"
+        ? await sim.issueClientCert(`cluster-admin:${machineName}`, ["system:masters"])
+        : await sim.issueClientCert(`gardener.cloud:node-agent:machine:${machineName}`, ["gardener.cloud:node-agents"]);
     const kubeconfig = sim.kubeconfig({ clientCert: cert }, { caPath: "/var/lib/gardener-node-agent/cluster-ca.crt", name: "node-agent" });
     await writeFile(join(stateDir, "credentials/kubeconfig"), kubeconfig, { mode: 0o600 });
   }

@@ -1,10 +1,10 @@
 import { step } from "../../../../log/index.ts";
 import type { Decision, Gate, GateContext } from "../../gates/gate.ts";
-import { enterRollout, failRolloutOnUnitError, poolNodes, type RolloutGateDeps, timingsOf, verifyRollout } from "./gate.ts";
+import { enterRollout, failRolloutOnUnitError, lookAtSlots, type RolloutGateDeps, timingsOf, verifyRollout } from "./gate.ts";
 import { verifyHealth } from "./health.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
 import { readLease } from "./lease-slots.ts";
-import { decide, liveSlots, rolloutParallelism, slotsOf, slotTime } from "./slots.ts";
+import { decide, rolloutParallelism, slotsOf, slotTime } from "./slots.ts";
 
 /**
  * Issue 16: nodes annotated `node-agent.gardener.cloud/rollout-parallelism: "N"` take one of N slots on
@@ -48,10 +48,9 @@ async function previewSlot(d: RolloutGateDeps, ctx: GateContext): Promise<Decisi
   const t = timingsOf(d);
   const pool = secret.metadata.name ?? "";
   const me = node.metadata.name ?? "";
-  const [lease, live] = await Promise.all([readLease(d.kube, pool, ctx.signal), poolNodes(d, secret, ctx.signal)]);
-  const { current } = liveSlots(slotsOf(lease?.metadata.annotations), me, live);
-  const now = d.clock.now();
-  let slot = decide(current, me, checksum, n, now, t);
+  const slots = slotsOf((await readLease(d.kube, pool, ctx.signal))?.metadata.annotations);
+  const { now, current, decision } = await lookAtSlots(d, secret, slots, me, checksum, n, ctx.signal);
+  let slot = decision;
   // The agent registers a waiting entry first and decides again on its next look (within a second).
   if (slot.kind === "register") {
     current.set(me, { checksum, since: slotTime(now), renewed: slotTime(now), state: "waiting" });
