@@ -37,7 +37,7 @@ function oscData(secret: KubeObject): unknown {
 
 /**
  * §2.1: Create always; Update only when the osc.yaml bytes differ; Generic never. Delete passes too
- * (upstream drops it): the reconcile then reports the missing Secret on the Node at once (report.ts).
+ * (upstream drops it): the reconcile then reports the missing Secret on the Node at once (report/reporter.ts).
  */
 export const secretPredicate: Predicate<KubeObject> = {
   create: () => true,

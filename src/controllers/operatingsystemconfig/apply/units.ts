@@ -11,7 +11,7 @@ const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
 
 /**
  * Step 16 (§6.3), the reading part: the unit files and drop-ins whose bytes differ from the OSC's (to
- * be written), the others get chmod 0600 right away. Writes nothing else, so apply.ts runs it
+ * be written), the others get chmod 0600 right away. Writes nothing else, so apply/run.ts runs it
  * alongside steps 13-15 when no file of the OSC lives under /etc/systemd. The writes themselves wait:
  * an unfinished apply's unit files count as attempted only once its change set is on disk (leftovers.ts).
  */
@@ -39,7 +39,7 @@ export async function readUnitFiles(ctx: StepContext): Promise<FileWrite[]> {
 /**
  * Step 16 (§6.3), the files part: drop-in directories set up or removed, unit files and drop-ins whose
  * bytes differ written together (0600), removed drop-ins deleted. `read` is readUnitFiles already
- * running (apply.ts), else it runs here first. Files on disk are durable when it resolves.
+ * running (apply/run.ts), else it runs here first. Files on disk are durable when it resolves.
  */
 async function writeUnitFiles(ctx: StepContext, read?: Promise<FileWrite[]>): Promise<void> {
   const { host } = ctx.ports;
@@ -60,9 +60,9 @@ async function writeUnitFiles(ctx: StepContext, read?: Promise<FileWrite[]>): Pr
 /**
  * Step 16 (§6.3): unit files and drop-ins (writeUnitFiles), then enable/disable; all recorded done at
  * once. Everything here is idempotent, so the units are one group. Enablement is systemd's (it
- * persists the links). `opts.unitFilesRead` is readUnitFiles already running (apply.ts).
+ * persists the links). `opts.unitFilesRead` is readUnitFiles already running (apply/run.ts).
  * `opts.afterEnableSent` runs once the enable and disable calls are on their way, before their replies
- * (apply.ts sends the daemon-reload there); not at all when there is no unit or a step before failed.
+ * (apply/run.ts sends the daemon-reload there); not at all when there is no unit or a step before failed.
  */
 export async function applyChangedUnits(
   ctx: StepContext,

@@ -1,6 +1,6 @@
 import type { MetricsRegistry } from "../../../server/index.ts";
 
-/** The OSC controller's Prometheus series; the reporter (report.ts) is their only writer. */
+/** The OSC controller's Prometheus series; the reporter (report/reporter.ts) is their only writer. */
 export interface OscMetrics {
   /** gardener_node_agent_osc_apply_duration_seconds{outcome} */
   observeApply(seconds: number, outcome: "applied" | "failed"): void;

@@ -25,7 +25,7 @@ export interface OscReporterDeps {
 
 /** One apply from its first step on: collects the change summary and reports the outcome. */
 export interface ApplyRun {
-  /** Called by the apply once its change set is known (apply.ts `onPlanned`). */
+  /** Called by the apply once its change set is known (apply/run.ts `onPlanned`). */
   readonly planned: (summary: ChangeSummary) => void;
   /** The history annotation with this apply's entry, for the patch that sets the checksum annotation. */
   historyAnnotations(node: KubeObject, outcome: ApplyOutcome): Record<string, string>;
@@ -105,7 +105,7 @@ export class OscReporter {
     const state = gateState(hold.reason, hold.message);
     const existing = this.#node.existing(node);
     const key = `${checksum}/${hold.reason}`;
-    const gateRecordsItsOwnEvent = hold.reason === "UnitReverted"; // revert.ts's Warning names the units
+    const gateRecordsItsOwnEvent = hold.reason === "UnitReverted"; // the revert extension's Warning names the units
     if (!gateRecordsItsOwnEvent && !this.#heldEvents.has(key) && !conditionUnchanged(existing, state) && node !== undefined) {
       await this.deps.events.event(
         nodeRef(node),
