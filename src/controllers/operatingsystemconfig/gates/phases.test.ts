@@ -5,7 +5,7 @@ import type { Decision, Gate, GateContext, GateHold, GateName, GatePhase, Reserv
 import { previewGateList } from "./preview.ts";
 import { abandonReserved, admit, firstHold, releaseReserved, verifyReserved } from "./run.ts";
 
-const hold = (reason: GateHold["reason"], message = reason): GateHold => ({ reason, message, requeueAfterMs: 1 });
+const hold = (reason: GateHold["reason"], message: string = reason): GateHold => ({ reason, message, requeueAfterMs: 1 });
 const ctx = (over: Partial<GateContext> = {}): GateContext => ({
   checksum: "c",
   osc: decodeOsc("spec: {}\n"),
