@@ -1,7 +1,7 @@
 import type { Clock } from "../../../../clock/index.ts";
 import type { Kube, KubeObject } from "../../../../kube/index.ts";
-import { errorText, type Logger } from "../../../../log/index.ts";
-import type { GateHold } from "../../gates/gate.ts";
+import { errorText, type Logger, step } from "../../../../log/index.ts";
+import type { GateHold, Reservation, Reserved } from "../../gates/gate.ts";
 import { UnitCommandsError } from "../../apply/units.ts";
 import { isSerial } from "../../constants.ts";
 import { verifyHealth } from "./health.ts";
@@ -34,14 +34,12 @@ export interface RolloutGateDeps {
   readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
 }
 
-/** This reconcile's part in a chunked rollout. */
-export type RolloutEntry =
-  | { readonly kind: "off" }
-  | { readonly kind: "hold"; readonly hold: GateHold }
-  /** This node holds a slot: apply (state applying) or only verify (state verifying). */
-  | { readonly kind: "slot"; readonly state: "applying" | "verifying"; readonly secret: KubeObject; readonly checksum: string };
-
-const rolloutOff: RolloutEntry = { kind: "off" };
+/** The slot this node holds for `checksum`: apply (state applying) or only verify (state verifying). */
+interface SlotHeld {
+  readonly state: "applying" | "verifying";
+  readonly secret: KubeObject;
+  readonly checksum: string;
+}
 
 export const timingsOf = (deps: RolloutGateDeps): RolloutTimings => deps.rollout?.timings ?? defaultRolloutTimings;
 const meOf = (node: KubeObject): string => node.metadata.name ?? "";
@@ -94,12 +92,12 @@ export async function enterRollout(
   nodeKnownAtStart: boolean,
   checksum: string,
   signal: AbortSignal,
-): Promise<RolloutEntry> {
+): Promise<Reserved> {
   const n = node === undefined ? undefined : rolloutParallelism(node.metadata.annotations);
   if (node === undefined || n === undefined || !nodeKnownAtStart || isSerial(secret)) {
     deps.rollout?.metrics?.slotState(0);
     deps.rollout?.metrics?.waitSeconds(0);
-    return rolloutOff;
+    return { kind: "reserved" };
   }
   const t = timingsOf(deps);
   const me = meOf(node);
@@ -144,11 +142,24 @@ export async function enterRollout(
     const state = d.kind === "resume" ? d.state : "applying";
     deps.rollout?.metrics?.slotState(state === "applying" ? 1 : 2);
     deps.log.info(d.kind === "take" ? "Took a rollout slot" : "Resuming my rollout slot", { state, checksum });
-    return { kind: "slot", state, secret, checksum };
+    return { kind: "reserved", reservation: slotReservation(deps, { state, secret, checksum }) };
   }
   deps.rollout?.metrics?.slotState(d.kind === "own-failed" ? 3 : 0);
   return { kind: "hold", hold: held };
 }
+
+/**
+ * What the slot asks of the rest of the reconcile: skip the apply when it only verifies, verify the
+ * Node's health after the apply (and release the slot), mark it failed when a restarted unit failed.
+ */
+const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => ({
+  hostAlreadyApplied: slot.state === "verifying",
+  verify: (node, signal) => step("failed verifying the rollout", () => verifyRollout(deps, slot, node, signal)),
+  abandon: (err, node, signal) =>
+    failRolloutOnUnitError(deps, slot, node, err, signal).catch((e: unknown) =>
+      deps.log.error("Failed marking the rollout slot failed", { err: e }),
+    ),
+});
 
 /** Sets (or removes, with null) this node's own slot, if it is still ours for this checksum. */
 async function setOwn(
@@ -171,14 +182,14 @@ async function setOwn(
 }
 
 /** A restarted unit failed during the apply: the slot becomes `failed` and stays (the rollout halts at N). */
-export async function failRolloutOnUnitError(
+async function failRolloutOnUnitError(
   deps: RolloutGateDeps,
-  entry: RolloutEntry,
+  entry: SlotHeld,
   node: KubeObject | undefined,
   err: unknown,
   signal: AbortSignal,
 ): Promise<void> {
-  if (entry.kind !== "slot" || node === undefined) return;
+  if (node === undefined) return;
   let unitErr = false;
   for (let e: unknown = err, i = 0; e instanceof Error && i < 16; e = e.cause, i++) if (e instanceof UnitCommandsError) unitErr = true;
   if (!unitErr) return;
@@ -192,13 +203,7 @@ export async function failRolloutOnUnitError(
  * After a successful apply: the slot turns `verifying`; once the Node has been healthy long enough the
  * slot is released (before the Node gets the checksum, so a crash in between only repeats a check).
  */
-export async function verifyRollout(
-  deps: RolloutGateDeps,
-  entry: RolloutEntry,
-  node: KubeObject,
-  signal: AbortSignal,
-): Promise<GateHold | undefined> {
-  if (entry.kind !== "slot") return undefined;
+async function verifyRollout(deps: RolloutGateDeps, entry: SlotHeld, node: KubeObject, signal: AbortSignal): Promise<GateHold | undefined> {
   const t = timingsOf(deps);
   const me = meOf(node);
   const now = deps.clock.now();

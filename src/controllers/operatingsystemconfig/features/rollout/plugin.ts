@@ -1,6 +1,5 @@
-import { step } from "../../../../log/index.ts";
 import type { Decision, Gate, GateContext } from "../../gates/gate.ts";
-import { enterRollout, failRolloutOnUnitError, lookAtSlots, type RolloutGateDeps, timingsOf, verifyRollout } from "./gate.ts";
+import { enterRollout, lookAtSlots, type RolloutGateDeps, timingsOf } from "./gate.ts";
 import { verifyHealth } from "./health.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
 import { readLease } from "./lease-slots.ts";
@@ -22,20 +21,7 @@ export function rolloutGate(d: RolloutGateDeps): Gate {
     decide: (ctx) => previewSlot(d, ctx),
     async reserve(ctx) {
       if ((ctx.serial && ctx.nodeKnownAtStart) || ctx.secret === undefined) return { kind: "reserved" };
-      const entry = await enterRollout(d, ctx.secret, ctx.node, ctx.nodeKnownAtStart, ctx.checksum, ctx.signal);
-      if (entry.kind === "hold") return { kind: "hold", hold: entry.hold };
-      if (entry.kind === "off") return { kind: "reserved" };
-      return {
-        kind: "reserved",
-        reservation: {
-          hostAlreadyApplied: entry.state === "verifying",
-          verify: (node, signal) => step("failed verifying the rollout", () => verifyRollout(d, entry, node, signal)),
-          abandon: (err, node, signal) =>
-            failRolloutOnUnitError(d, entry, node, err, signal).catch((e: unknown) =>
-              d.log.error("Failed marking the rollout slot failed", { err: e }),
-            ),
-        },
-      };
+      return enterRollout(d, ctx.secret, ctx.node, ctx.nodeKnownAtStart, ctx.checksum, ctx.signal);
     },
   };
 }
