@@ -6,7 +6,9 @@ missing=()
 for pair in "$@"; do
   cmd=${pair%%:*}
   pkg=${pair#*:}
-  command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || [ -x "/sbin/$cmd" ] || missing+=("$pkg")
+  # systemd's helpers (systemd-journal-remote) live in /lib/systemd, outside PATH.
+  command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || [ -x "/sbin/$cmd" ] || [ -x "/lib/systemd/$cmd" ] ||
+    [ -x "/usr/lib/systemd/$cmd" ] || missing+=("$pkg")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then

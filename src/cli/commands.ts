@@ -47,6 +47,11 @@ export const subcommands: readonly CommandEntry[] = [
     load: async () => (await import("./status.ts")).command,
   },
   {
+    name: "support",
+    summary: "Write a support bundle (tar.gz) for debugging this node; nothing secret leaves the node",
+    load: async () => (await import("./support.ts")).command,
+  },
+  {
     name: "install",
     summary: "Install this binary and gardener-node-agent.service into a root directory",
     load: async () => (await import("./install.ts")).command,

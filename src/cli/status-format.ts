@@ -37,9 +37,11 @@ export function formatStatus(s: StatusReport): string {
       "Applied",
       s.lastSuccess !== undefined
         ? applyLine(s.lastSuccess)
-        : s.lastAppliedFile
-          ? "yes (no apply record by this agent yet)"
-          : "nothing yet",
+        : s.appliedOnDisk !== undefined
+          ? `${short(s.appliedOnDisk.checksum)}, applied, at ${s.appliedOnDisk.at} (from the state files: no apply record by this agent)`
+          : s.lastAppliedFile
+            ? "yes (no apply record by this agent yet)"
+            : "nothing yet",
     ),
   );
   if (s.lastApply !== undefined && s.lastApply.outcome === "Applying") out.push(row("Applying", applyLine(s.lastApply)));

@@ -10,6 +10,11 @@ export interface StatusReport {
   readonly secret: string;
   /** last-applied-osc.yaml exists (the node has applied an OSC completely at least once). */
   readonly lastAppliedFile: boolean;
+  /**
+   * What the state files alone say is applied (an image root from `apply --offline`, a node the Go agent
+   * ran): the checksum of a change set with no work left, and when last-applied-osc.yaml was written.
+   */
+  readonly appliedOnDisk?: { readonly checksum: string; readonly at: string };
   readonly lastSuccess?: ApplyRecord;
   readonly lastApply?: ApplyRecord;
   readonly lastFailure?: ApplyRecord;
@@ -75,6 +80,12 @@ function changeSetOf(c: OscChanges | undefined): StatusReport["pending"]["change
   };
 }
 
+/** RFC 3339 modification time of a file (seconds precision, like the apply records). */
+async function modifiedAt(realPath: string): Promise<string> {
+  const { stat } = await import("node:fs/promises");
+  return (await stat(realPath)).mtime.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
 /** The local part: state files of the agent (no API server, no systemd). */
 export async function localStatus(host: HostFs, secretFromConfig: string | undefined): Promise<Omit<StatusReport, "units">> {
   const { readApplyStatus } = await import("../controllers/operatingsystemconfig/report/apply-status.ts");
@@ -85,9 +96,14 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
   const status: ApplyStatus | undefined = await readApplyStatus(host).catch((err: unknown) => void problems.push(errorText(err)));
   const changes = await readChanges(host).catch((err: unknown) => void problems.push(`changes file: ${errorText(err)}`));
   const changeSet = changeSetOf(changes);
+  const lastAppliedFile = (await host.stat(lastAppliedPath)) !== undefined;
+  // A finished change set names the version last-applied-osc.yaml holds; an unfinished one does not.
+  const finished = lastAppliedFile && changes !== undefined && changeSet === undefined ? changes.operatingSystemConfigChecksum : "";
+  const appliedOnDisk = finished === "" ? undefined : { checksum: finished, at: await modifiedAt(host.resolve(lastAppliedPath)) };
   return {
     secret: secretFromConfig ?? status?.secret ?? "",
-    lastAppliedFile: (await host.stat(lastAppliedPath)) !== undefined,
+    lastAppliedFile,
+    ...(appliedOnDisk !== undefined ? { appliedOnDisk } : {}),
     problems,
     ...(status?.lastSuccess !== undefined ? { lastSuccess: status.lastSuccess } : {}),
     ...(status?.lastApply !== undefined ? { lastApply: status.lastApply } : {}),

@@ -5,3 +5,4 @@ export { createLogger, nopLogger } from "./logger.ts";
 export { createStreamSink, syslogPriority } from "./sinks.ts";
 export type { LineWriter } from "./sinks.ts";
 export type { LogFields, LogFormat, Logger, LogLevel, LogRecord, LogSink } from "./types.ts";
+export type { TextRedactor } from "./redact-text.ts";

@@ -100,7 +100,7 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
       onAction: undefined,
       agent: undefined,
       spawn(extraEnv = {}) {
-        const agent = spawnAgentProcess(agentBinary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir));
+        const agent = spawnAgentProcess(agentBinary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns));
         m.agent = agent;
         return agent;
       },

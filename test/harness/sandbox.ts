@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdDouble, type SystemdDoubleOptions } from "../doubles/systemd/index.ts";
-import { startNodeStandIns } from "./node-standins.ts";
+import { type NodeStandIns, startNodeStandIns } from "./node-standins.ts";
 import { reservePort } from "./ports.ts";
 
 /**
@@ -158,11 +158,17 @@ function healthyNodeStatus(): Record<string, unknown> {
   };
 }
 
-/** The environment the agent binary runs with in a sandbox. */
-export const agentEnv = (systemdAddress: string, nodeName: string, extra: Record<string, string> = {}, binDir?: string) => ({
-  PATH: `${binDir === undefined ? "" : `${binDir}:`}${process.env["PATH"] ?? "/usr/bin:/bin"}`,
+/** The environment the agent binary (or a command) runs with in a sandbox; `standIns` for the agent run. */
+export const agentEnv = (
+  systemdAddress: string,
+  nodeName: string,
+  extra: Record<string, string> = {},
+  standIns?: Pick<NodeStandIns, "binDir" | "kubeletHealthUrl">,
+) => ({
+  PATH: `${standIns === undefined ? "" : `${standIns.binDir}:`}${process.env["PATH"] ?? "/usr/bin:/bin"}`,
   DBUS_SYSTEM_BUS_ADDRESS: systemdAddress,
   GARDENER_NODE_AGENT_HOSTNAME: nodeName,
+  ...(standIns === undefined ? {} : { GARDENER_NODE_AGENT_KUBELET_HEALTHZ_URL: standIns.kubeletHealthUrl }),
   ...extra,
 });
 
@@ -239,7 +245,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return checksum;
     },
     spawnAgent(extraEnv = {}) {
-      const agent = spawnAgentProcess(binary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir));
+      const agent = spawnAgentProcess(binary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns));
       agents.push(agent);
       return agent;
     },

@@ -68,7 +68,25 @@ describe("diff --offline --root (image root)", () => {
     expect(first.stdout).toContain("kubelet.service: write, enable, restart\n    drop-in 10-extra-args.conf: create");
     expect(first.stdout).toContain("containerd: restarts");
 
-    expect((await run(["apply", "--offline", `--root=${sb.root}`, v1])).code).toBe(0);
+    const applied1 = await run(["apply", "--offline", `--root=${sb.root}`, v1]);
+    expect(applied1.code).toBe(0);
+    const appliedChecksum = /Applied OSC ([0-9a-f]{64}) /.exec(applied1.stdout)?.[1] ?? "";
+    expect(appliedChecksum).toBe(
+      createHash("sha256")
+        .update(await readFile(v1))
+        .digest("hex"),
+    );
+    // status names what apply --offline applied, and when, from the state files alone.
+    const statusText = await run(["status", `--root=${sb.root}`], {
+      PATH: process.env["PATH"] ?? "",
+      DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent",
+    });
+    expect(statusText.code).toBe(0);
+    expect(statusText.stdout).toMatch(
+      new RegExp(
+        `Applied       ${appliedChecksum.slice(0, 12)}, applied, at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ \\(from the state files`,
+      ),
+    );
     const same = await run(["diff", "--offline", `--root=${sb.root}`, v1]);
     expect(same.code).toBe(0);
     expect(same.stdout).toContain("nothing to do");
@@ -81,8 +99,14 @@ describe("diff --offline --root (image root)", () => {
       DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent",
     });
     expect(st.code).toBe(0);
-    const report = JSON.parse(st.stdout) as { lastAppliedFile: boolean; problems: string[]; units: { name: string; active: string }[] };
+    const report = JSON.parse(st.stdout) as {
+      lastAppliedFile: boolean;
+      appliedOnDisk: { checksum: string; at: string };
+      problems: string[];
+      units: { name: string; active: string }[];
+    };
     expect(report.lastAppliedFile).toBe(true);
+    expect(report.appliedOnDisk.checksum).toBe(appliedChecksum);
     expect(report.problems).toHaveLength(1);
     expect(report.problems[0]).toStartWith("/var/lib/gardener-node-agent/apply-status.json is not valid JSON");
     expect(report.units.map((u) => [u.name, u.active])).toEqual([

@@ -3,14 +3,17 @@
 // listed an empty pool, removed each other's slots as "Nodes that no longer exist" and never rolled out.
 // Here four compiled agents on unlabelled Nodes against one API-server simulator, with cluster-admin
 // credentials as in that set-up (Gardener's node-agent authorizer would not let an unlabelled Node touch
-// the pool's Lease at all), and the chunked-rollout timings shortened through the environment.
+// the pool's Lease at all), and the chunked-rollout timings shortened through the environment (the unit
+// check judges a changed node every second: its heartbeat is what a verifying node waits for).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { StoreEvent } from "../doubles/apiserver/store.ts";
 import { eventually } from "../harness/eventually.ts";
 import { type Pool, startPool } from "../harness/pool.ts";
 
 const nodes = ["u-1", "u-2", "u-3", "u-4"];
-const env = { GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: "healthyFor=1s,verifyTimeout=60s,renewEvery=1s,staleAfter=5s,verifyPoll=250ms" };
+const env = {
+  GARDENER_NODE_AGENT_TIMINGS: "healthyFor=1s,verifyTimeout=60s,renewEvery=1s,staleAfter=5s,verifyPoll=250ms,unitCheckPeriod=1s",
+};
 const slotPrefix = "slot.node-agent.gardener.cloud/";
 
 const osc = (version: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -67,10 +70,7 @@ beforeAll(async () => {
     credentials: "cluster-admin",
     nodeAnnotations: { "node-agent.gardener.cloud/rollout-parallelism": "2" },
     extraConfig: {
-      controllers: {
-        operatingSystemConfig: { secretName: "gardener-node-agent-pool", kubernetesVersion: "1.33.0" },
-        systemdUnitCheck: { syncPeriod: "15s" }, // the shortest allowed: a changed node waits for its next check
-      },
+      controllers: { operatingSystemConfig: { secretName: "gardener-node-agent-pool", kubernetesVersion: "1.33.0" } },
     },
   });
 });
