@@ -45,7 +45,18 @@ async function gates(w: OscWorld, text: string, clock: FakeClock, withNode = tru
     "look",
   );
   const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
-  const input = { kube: w.kube, node, secret, osc, checksum, hostName: w.hostName, changes, clock, rolloutTimings: defaultRolloutTimings };
+  const input = {
+    host: w.host,
+    kube: w.kube,
+    node,
+    secret,
+    osc,
+    checksum,
+    hostName: w.hostName,
+    changes,
+    clock,
+    rolloutTimings: defaultRolloutTimings,
+  };
   return previewGates(input, AbortSignal.timeout(10_000));
 }
 
@@ -129,6 +140,7 @@ describe("previewGates", () => {
       "look",
     );
     const input = {
+      host: w.host,
       kube: w.kube,
       node: w.node() as KubeObject,
       secret,

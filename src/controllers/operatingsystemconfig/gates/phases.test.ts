@@ -101,7 +101,7 @@ describe("the gate phases", () => {
 });
 
 describe("previewGateList", () => {
-  test("should map each decision to what diff shows, skip unit-revert, and not ask the online gates offline", async () => {
+  test("should map each decision to what diff shows, unit-revert included, and not ask the online gates offline", async () => {
     const calls: string[] = [];
     const gates = [
       gate("hold", "admit", calls, { kind: "hold", hold: hold("Held", "held") }, undefined, { online: true }),
@@ -112,11 +112,12 @@ describe("previewGateList", () => {
     ];
     expect(await previewGateList(gates, ctx({ dryRun: true, online: false }))).toEqual([
       { gate: "hold", verdict: "not-checked", message: "not checked (offline)" },
+      { gate: "unit-revert", verdict: "stops", reason: "UnitReverted", message: "UnitReverted" },
       { gate: "rollout", verdict: "after-apply", reason: "VerifyingRollout", message: "verifies" },
       { gate: "drain", verdict: "stops", reason: "WaitingForDrain", message: "drain" },
       { gate: "static-pods", verdict: "after-apply", reason: "WaitingForStaticPods", message: "pods" },
     ]);
-    expect(calls).toEqual(["rollout.decide", "drain.decide", "static-pods.decide"]);
+    expect(calls).toEqual(["unit-revert.decide", "rollout.decide", "drain.decide", "static-pods.decide"]);
   });
 
   test("should show a gate that cannot look or cannot read as not checked", async () => {

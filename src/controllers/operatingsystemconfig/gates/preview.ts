@@ -1,12 +1,9 @@
 import { errorText } from "../../../log/index.ts";
 import type { Decision, Gate, GateContext, GateName, GateReason } from "./gate.ts";
 
-/** The gates `diff` shows (unit-revert is not shown yet, osc-pipeline.md 3.7). */
-export type PreviewedGate = Exclude<GateName, "unit-revert">;
-
 /** One gate as `diff` sees it, decided by the gate's own `decide` on what the API server says now. */
 export interface GatePreview {
-  readonly gate: PreviewedGate;
+  readonly gate: GateName;
   /**
    * `stops`: nothing of the version is applied while it holds. `after-apply`: the files and units are
    * applied, the checksum annotation waits. `not-checked`: it needs the API server (offline) or could not be read.
@@ -19,7 +16,7 @@ export interface GatePreview {
 
 export const offlineText = "not checked (offline)";
 
-function verdictOf(gate: Gate & { name: PreviewedGate }, d: Decision): GatePreview[] {
+function verdictOf(gate: Gate, d: Decision): GatePreview[] {
   if (d.kind === "unknown") return [{ gate: gate.name, verdict: "not-checked", message: d.why }];
   if (d.kind === "hold") {
     const verdict = gate.phase === "record" ? "after-apply" : "stops";
@@ -36,17 +33,15 @@ function verdictOf(gate: Gate & { name: PreviewedGate }, d: Decision): GatePrevi
 export async function previewGateList(gates: readonly Gate[], ctx: GateContext): Promise<GatePreview[]> {
   const out: GatePreview[] = [];
   for (const gate of gates) {
-    if (gate.name === "unit-revert") continue; // not in `diff` yet (osc-pipeline.md 3.7)
-    const g = gate as Gate & { name: PreviewedGate };
     if (gate.online === true && !ctx.online) {
-      out.push({ gate: g.name, verdict: "not-checked", message: offlineText });
+      out.push({ gate: gate.name, verdict: "not-checked", message: offlineText });
       continue;
     }
     try {
-      out.push(...verdictOf(g, await gate.decide(ctx)));
+      out.push(...verdictOf(gate, await gate.decide(ctx)));
     } catch (err) {
       if (ctx.signal.aborted) throw err;
-      out.push({ gate: g.name, verdict: "not-checked", message: `not checked: ${errorText(err)}` });
+      out.push({ gate: gate.name, verdict: "not-checked", message: `not checked: ${errorText(err)}` });
     }
   }
   return out;

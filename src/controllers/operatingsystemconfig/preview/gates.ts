@@ -8,6 +8,8 @@ import { type GatePreview, previewGateList } from "../gates/preview.ts";
 import { oscGates, type RolloutTimings } from "../plugins.ts";
 
 export interface GatePreviewInput {
+  /** The unit-revert gate reads the persisted change set (a reverted version) from here. */
+  readonly host: HostFs;
   /** undefined offline: the gates that read the API server are reported as not checked. */
   readonly kube: Kube | undefined;
   readonly node: KubeObject | undefined;
@@ -21,7 +23,7 @@ export interface GatePreviewInput {
   readonly rolloutTimings: RolloutTimings;
 }
 
-/** Stands in for what a dry run never reaches (the API server offline, the host of the unit-revert gate). */
+/** Stands in for what a dry run never reaches (the API server offline). */
 export const unreachable = <T extends object>(message: string): T =>
   new Proxy({} as T, {
     get: () => () => {
@@ -37,7 +39,7 @@ export function previewGates(input: GatePreviewInput, signal: AbortSignal): Prom
   const { kube, node, secret } = input;
   const gates = oscGates({
     kube: kube ?? unreachable<Kube>("no API server in a gate preview"),
-    host: unreachable<HostFs>("no host in a gate preview"),
+    host: input.host,
     clock: input.clock,
     log: nopLogger,
     node: { hostName: input.hostName },
