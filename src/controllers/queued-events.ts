@@ -126,7 +126,17 @@ export function createQueuedEventRecorder(inner: EventWriter, opts: QueuedEventR
       return;
     }
     const combined = group.distinct >= maxSimilarPending;
-    const p: Pending = { obj, type, reason, action, note: combined ? combinedPrefix + note : note, count: 1, firstMs: now, lastMs: now, combined };
+    const p: Pending = {
+      obj,
+      type,
+      reason,
+      action,
+      note: combined ? combinedPrefix + note : note,
+      count: 1,
+      firstMs: now,
+      lastMs: now,
+      combined,
+    };
     if (combined) group.combined = p;
     else {
       group.distinct += 1;

@@ -44,6 +44,7 @@ function matches(m: RequestMatch, t: MatchTarget): boolean {
 export class Faults {
   private rules: FailRule[] = [];
   private latency: { ms: number; match: RequestMatch } | undefined;
+  private holds: { match: RequestMatch; release: () => void; released: Promise<void> }[] = [];
   private reopenTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -62,10 +63,33 @@ export class Faults {
     this.latency = ms > 0 ? { ms, match } : undefined;
   }
 
-  /** Forgets pending failures and latency, ends a stall and accepts connections again. */
+  /**
+   * Matching requests wait (after authentication, before they are served) until the returned function is
+   * called, as a request stuck in a slow apiserver does; nothing moves on a timer.
+   */
+  hold(match: RequestMatch = {}): () => void {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const h = { match, release, released };
+    this.holds.push(h);
+    return () => {
+      this.holds = this.holds.filter((x) => x !== h);
+      release();
+    };
+  }
+
+  /** Resolves once no hold matches this request any more. */
+  async heldUntilReleased(t: MatchTarget): Promise<void> {
+    for (let h = this.holds.find((x) => matches(x.match, t)); h !== undefined; h = this.holds.find((x) => matches(x.match, t))) {
+      await h.released;
+    }
+  }
+
+  /** Forgets pending failures, latency and holds, ends a stall and accepts connections again. */
   async clear(): Promise<void> {
     this.rules = [];
     this.latency = undefined;
+    this.releaseHolds();
     this.hub.unstall();
     await this.acceptConnections();
   }
@@ -116,7 +140,14 @@ export class Faults {
     return rule.status === 429 ? tooManyRequests(rule.retryAfterSeconds) : serverError(rule.status, "injected fault");
   }
 
+  private releaseHolds(): void {
+    const holds = this.holds;
+    this.holds = [];
+    for (const h of holds) h.release();
+  }
+
   stop(): void {
+    this.releaseHolds();
     clearTimeout(this.reopenTimer);
   }
 }

@@ -76,6 +76,7 @@ export async function handle(req: Request, sourcePort: number, d: HandlerDeps): 
     const target = { verb: info.verb, resource: info.resource, path: url.pathname };
     const delay = d.faults.latencyFor(target);
     if (delay > 0) await Bun.sleep(delay);
+    await d.faults.heldUntilReleased(target);
     const injected = d.faults.failureFor(target);
     if (injected !== undefined) throw injected;
     const attrs: RequestAttributes = {
