@@ -45,7 +45,7 @@ export const yamlErrorText = (err: YamlErrorLike): string => {
 };
 
 /** Deeper than any configuration or OSC needs, far below where recursive walkers overflow the stack. */
-const maxYamlDepth = 200;
+export const maxYamlDepth = 200;
 /** Nodes of the document with every alias expanded: a 10,000-file OSC has ~100,000; alias bombs have billions. */
 const maxYamlNodes = 2_000_000;
 
