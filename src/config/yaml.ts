@@ -1,4 +1,4 @@
-import { maxYamlDepth, unsafeStructure, yamlErrorText } from "./yaml-checks.ts";
+import { tooDeepToParse, unsafeStructure, yamlErrorText } from "./yaml-checks.ts";
 import { yamlPackage } from "./yaml-package.ts";
 
 /** The YAML text could not be parsed; the message names the problem and its line, never the text. */
@@ -65,7 +65,7 @@ export const parseYaml = (text: string, version: YamlVersion): unknown => {
     doc = Bun.YAML.parse(text);
   } catch (err) {
     // Nesting deep enough to exhaust the parser's stack (the package's parser overflows too, slower).
-    if (err instanceof RangeError) throw new YamlSyntaxError(`nesting too deep to parse (at most ${maxYamlDepth} levels are accepted)`);
+    if (err instanceof RangeError) throw new YamlSyntaxError(tooDeepToParse);
     // Bun's messages carry no position; the package's do, and it may even accept the text.
     if (!(err instanceof SyntaxError)) throw err;
     return parseSlow(text, version);
