@@ -12,7 +12,7 @@ export interface YamlErrorLike {
 }
 
 /** Deeper than any configuration or OSC needs, far below where recursive walkers overflow the stack. */
-export const maxYamlDepth = 200;
+const maxYamlDepth = 200;
 
 /** Parsers recurse per nesting level: a deep enough document overflows their stack (the package reports RESOURCE_EXHAUSTION). */
 export const tooDeepToParse = `nesting too deep to parse (at most ${maxYamlDepth} levels are accepted)`;
