@@ -156,6 +156,23 @@ describe("agent with a bad config", () => {
   });
 });
 
+describe("commands with a bad input file", () => {
+  test.each([
+    ["apply --offline", (root: string, file: string) => ["apply", "--offline", `--root=${root}`, file], "OSC file"],
+    ["diff --offline", (root: string, file: string) => ["diff", "--offline", `--root=${root}`, file], "OSC file"],
+    ["render", (_root: string, file: string) => ["render", file], "OSC file"],
+    ["render --secrets", (_root: string, file: string) => ["render", "--secrets", file, "/dev/null"], "secrets file"],
+    ["install --binary", (root: string, file: string) => ["install", `--root=${root}`, `--binary=${file}`], "binary"],
+  ])("%s should name a symlink loop as such, not as a missing file", async (_what, args, what) => {
+    const root = machine(() => undefined);
+    const file = join(root, "loop.yaml");
+    symlinkSync("loop.yaml", file);
+    const proc = Bun.spawnSync([binary, ...args(root, file)], { stdin: "ignore", env: { PATH: process.env["PATH"] ?? "" } });
+    expect(proc.exitCode).toBe(2);
+    expect(proc.stderr.toString()).toContain(`${what} ${file} is a symlink loop (too many levels of symbolic links)`);
+  });
+});
+
 describe("agent with a bad environment variable", () => {
   test.each([
     ["GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS", secret, "must be a positive whole number of milliseconds"],
