@@ -1,4 +1,3 @@
-import { UsageError } from "./errors.ts";
 import { readInputFile } from "./input-file.ts";
 import type { Command, CommandContext } from "./command.ts";
 
