@@ -1127,6 +1127,20 @@ describe("apiserver simulator faults", () => {
     expect(sim.requests.at(-1)!.durationMs).toBeGreaterThanOrEqual(150);
   });
 
+  test("holds matching requests until released, and only those", async () => {
+    const release = sim.faults.hold({ verb: "create", resource: "configmaps" });
+    let answered = false;
+    const held = admin
+      .call("POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "held" } } })
+      .then((r) => ((answered = true), r));
+    // a request that does not match passes meanwhile; the held one is not answered and not stored
+    expect((await admin.call("GET", NODES)).status).toBe(200);
+    expect(answered).toBe(false);
+    expect(sim.store.get("configmaps", "default", "held")).toBeUndefined();
+    release();
+    expect((await held).status).toBe(201);
+  });
+
   test("drops open watches cleanly or abruptly", async () => {
     const clean = await watch(`${NODES}?watch=1&resourceVersion=${sim.store.resourceVersion}`);
     expect(sim.faults.dropWatches()).toBe(1);
