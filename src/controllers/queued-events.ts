@@ -60,6 +60,7 @@ export function createQueuedEventRecorder(inner: EventWriter, opts: QueuedEventR
     name: eventsDroppedMetric,
     help: "Number of events the node agent dropped because its event queue was full.",
   });
+  dropCounter?.inc(undefined, 0); // a 0 sample from the start, not an absent series
   const warnings: Pending[] = [];
   const normals: Pending[] = [];
   const identical = new Map<string, Pending>();

@@ -89,6 +89,9 @@ describe("event priority and aggregation (whole binary)", () => {
       expect(restarts.length).toBeLessThanOrEqual(12);
       const combined = restarts.find((e) => e.message.startsWith("(combined from similar events): processed restart of unit "));
       expect(combined?.count).toBeGreaterThan(1);
+      // aggregated, the burst fits the queue: nothing was dropped, and the counter says so
+      const metrics = await (await fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`)).text();
+      expect(metrics).toContain("\ngardener_node_agent_events_dropped_total 0\n");
     } finally {
       release();
       await agent.stop();
