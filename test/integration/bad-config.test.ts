@@ -190,15 +190,30 @@ describe("agent with a bad environment variable", () => {
 });
 
 describe("agent with a malformed kubeconfig", () => {
-  test.each([
-    ["a YAML syntax error in a flow mapping", `apiVersion: v1\nusers:\n- name: a\n  user: {token: ${secret}, x: [a}\n`],
-    ["a YAML syntax error in a block mapping", `apiVersion: v1\nusers:\n- name: a\n  user:\n    token: ${secret}\n   bad: x\n`],
+  test.each<[string, string, string]>([
+    ["a YAML syntax error in a flow mapping", `apiVersion: v1\nusers:\n- name: a\n  user: {token: ${secret}, x: [a}\n`, "invalid YAML: "],
+    [
+      "a YAML syntax error in a block mapping",
+      `apiVersion: v1\nusers:\n- name: a\n  user:\n    token: ${secret}\n   bad: x\n`,
+      "invalid YAML: ",
+    ],
     [
       "a value of the wrong type",
       `apiVersion: v1\nclusters:\n- cluster:\n    server: https://x\n    insecure-skip-tls-verify: ${secret}\n  name: a\n`,
+      "",
     ],
-    ["a collection as a key", `apiVersion: v1\nclusters:\n  ? [${secret}]\n  : x\n`],
-  ])("should stop with exit 1 and print neither its bytes nor an unstructured warning for %s", async (_what, kubeconfig) => {
+    ["a collection as a key", `apiVersion: v1\nclusters:\n  ? [${secret}]\n  : x\n`, ""],
+    [
+      "a 7-level alias bomb",
+      `apiVersion: v1\n${aliasBomb(7, 10)}users:\n- name: a\n  user: {token: ${secret}}\n`,
+      "invalid YAML: an alias is unresolvable or expands too often",
+    ],
+    [
+      "nesting 20,000 levels deep",
+      `apiVersion: v1\nusers:\n- name: ${secret}\n  user: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`,
+      "invalid YAML: nesting too deep to parse",
+    ],
+  ])("should stop with exit 1 and print neither its bytes nor an unstructured warning for %s", async (_what, kubeconfig, problem) => {
     const root = machine((file, dir) => {
       // Free ports below the ephemeral range: a port in use would fail the start before the kubeconfig does.
       writeFileSync(
@@ -209,7 +224,7 @@ describe("agent with a malformed kubeconfig", () => {
     });
     const r = await runAgent(root);
     expect(r.code).toBe(1);
-    expect(r.output).toContain("kubeconfig /var/lib/gardener-node-agent/credentials/kubeconfig: ");
+    expect(r.output).toContain(`kubeconfig /var/lib/gardener-node-agent/credentials/kubeconfig: ${problem}`);
     expect(r.output).not.toContain(secret);
     // Every line is a JSON log record: nothing printed around the logger.
     for (const line of r.output.split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
