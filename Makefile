@@ -35,7 +35,7 @@ BUILD_FLAGS := --compile --splitting --minify --sourcemap=none \
 	--define 'GNA_BUILD_VERSION="$(VERSION)"' --define 'GNA_BUILD_REVISION="$(REVISION)"' \
 	-e x11 -e usocket
 
-.PHONY: all deps host-deps host-deps-e2e build build-all typecheck lint test test-unit bench demo e2e oci push clean
+.PHONY: all deps host-deps host-deps-e2e build build-all typecheck lint checks test test-long bench demo e2e oci push clean
 
 # Debian packages the tests and the demo start for real (command:package), installed when missing.
 HOST_DEPS := dbus-daemon:dbus docker-registry:docker-registry socat:socat openssl:openssl mkfs.ext4:e2fsprogs \
@@ -86,9 +86,34 @@ lint: deps
 	$(KNIP) --no-progress
 	$(BIOME) format --max-diagnostics=20 .
 
-# Whole-binary tests use dist/gardener-node-agent, so build first; lint runs before the tests (above).
-test: deps host-deps build typecheck lint
-	$(BUN) test --timeout 60000
+# Build, typecheck and lint side by side (whole-binary tests use dist/gardener-node-agent); the tests
+# wait for all three.
+checks: deps
+	@$(MAKE) --no-print-directory -j3 --output-sync=target build typecheck lint
+
+# The test files run in TEST_WORKERS processes at once (`bun test --parallel`, each file in a fresh
+# global): most of a whole-binary test's time is waiting on agents and simulators, not CPU, so more
+# workers than cores pays (measured on 2 cores: 6 workers). Every file starts and stops its own
+# simulators, doubles and agents on ports from reservePort() and paths under its own temp dirs.
+# --timings starts the slowest files first, from the durations of the last run (seeded from
+# test/timings.json), and the ten slowest files are printed at the end. Files named *.long.test.ts
+# hold the tests that need minutes of real time to mean anything: `make test-long` (README "Tests").
+TEST_WORKERS ?= 6
+TEST_TIMINGS := dist/test-timings.json
+LONG_TESTS := .long.test.ts
+TEST_FLAGS = --timeout 60000 --parallel=$(TEST_WORKERS) --timings=$(TEST_TIMINGS) --update-timings
+
+$(TEST_TIMINGS): test/timings.json
+	@mkdir -p dist
+	cp test/timings.json $@
+
+test: deps host-deps checks $(TEST_TIMINGS)
+	@status=0; $(BUN) test $(TEST_FLAGS) --path-ignore-patterns='**/*$(LONG_TESTS)' || status=$$?; \
+	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --except $(LONG_TESTS); exit $$status
+
+test-long: deps host-deps build $(TEST_TIMINGS)
+	@status=0; $(BUN) test $(TEST_FLAGS) $(LONG_TESTS) || status=$$?; \
+	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --only $(LONG_TESTS); exit $$status
 
 bench: deps host-deps build oci
 	$(BUN) run bench/run.ts

@@ -49,7 +49,7 @@ try {
     roots.push(root);
     procs.push(
       Bun.spawn([agentBinary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: agentEnv(systemd.address, nodeName, {}, standIns.binDir),
+        env: agentEnv(systemd.address, nodeName, {}, standIns),
         stdout: Bun.file(`${root}.log`),
         stderr: Bun.file(`${root}.log`),
       }),

@@ -76,7 +76,7 @@ async function runDiff(ctx: CommandContext): Promise<number> {
       secret: input.online?.secret,
       clock: realClock,
       // The running agent's rollout timings (a test-only override) decide when a slot counts as stale.
-      rolloutTimings: env.rolloutTimings,
+      rolloutTimings: env.timings.rollout,
     },
     ctx.signal,
   );

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { EnvError, parseAgentEnv } from "./env.ts";
+import { defaultAgentTimings } from "./timings.ts";
 
 const errorOf = (raw: Record<string, string>): unknown => {
   try {
@@ -12,7 +13,7 @@ const errorOf = (raw: Record<string, string>): unknown => {
 
 describe("parseAgentEnv", () => {
   describe("defaults", () => {
-    test("should give containerd's socket and namespace, no overrides and upstream's rollout timings when nothing is set", () => {
+    test("should give containerd's socket and namespace, no overrides and upstream's timings when nothing is set", () => {
       expect(parseAgentEnv({})).toEqual({
         hostNameOverride: undefined,
         dbusAddress: undefined,
@@ -22,15 +23,8 @@ describe("parseAgentEnv", () => {
         watchdogUsec: undefined,
         processPath: "",
         plainHttpRegistries: [],
-        rolloutTimings: {
-          healthyForMs: 60_000,
-          verifyTimeoutMs: 600_000,
-          renewEveryMs: 30_000,
-          staleAfterMs: 300_000,
-          verifyPollMs: 5_000,
-        },
-        driftCheckPeriodMs: undefined,
-        unitVerifyWindowMs: undefined,
+        kubeletHealthUrl: undefined,
+        timings: defaultAgentTimings,
       });
     });
 
@@ -41,15 +35,13 @@ describe("parseAgentEnv", () => {
         CONTAINERD_ADDRESS: "",
         CONTAINERD_NAMESPACE: "",
         KUBECONFIG: "",
-        GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: "",
-        GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: "",
+        GARDENER_NODE_AGENT_TIMINGS: "",
       });
       expect(env.hostNameOverride).toBeUndefined();
       expect(env.dbusAddress).toBeUndefined();
       expect(env.containerd).toEqual({ address: "/run/containerd/containerd.sock", namespace: "default" });
       expect(env.kubeconfig).toBeUndefined();
-      expect(env.rolloutTimings.healthyForMs).toBe(60_000);
-      expect(env.driftCheckPeriodMs).toBeUndefined();
+      expect(env.timings).toEqual(defaultAgentTimings);
     });
   });
 
@@ -65,9 +57,8 @@ describe("parseAgentEnv", () => {
         WATCHDOG_USEC: "30000000",
         PATH: "/usr/bin:/bin",
         GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES: "127.0.0.1:5000,,localhost:5001",
-        GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: "healthyFor=2s,staleAfter=10s",
-        GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: "300",
-        GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS: "1500",
+        GARDENER_NODE_AGENT_KUBELET_HEALTHZ_URL: "http://127.0.0.1:20001/healthz",
+        GARDENER_NODE_AGENT_TIMINGS: "healthyFor=2s,staleAfter=10s,driftCheckPeriod=300ms,unitVerifyWindow=1500ms",
       });
       expect(env).toMatchObject({
         hostNameOverride: "Worker-A",
@@ -78,34 +69,34 @@ describe("parseAgentEnv", () => {
         watchdogUsec: "30000000",
         processPath: "/usr/bin:/bin",
         plainHttpRegistries: ["127.0.0.1:5000", "localhost:5001"],
-        driftCheckPeriodMs: 300,
-        unitVerifyWindowMs: 1500,
+        kubeletHealthUrl: "http://127.0.0.1:20001/healthz",
+        timings: { driftCheckPeriodMs: 300, unitVerifyWindowMs: 1500, unitCheckPeriodMs: undefined, oscBackoffMaxMs: 1_000_000 },
       });
-      expect(env.rolloutTimings).toMatchObject({ healthyForMs: 2_000, staleAfterMs: 10_000, verifyTimeoutMs: 600_000 });
+      expect(env.timings.rollout).toMatchObject({ healthyForMs: 2_000, staleAfterMs: 10_000, verifyTimeoutMs: 600_000 });
     });
   });
 
   describe("bad values", () => {
     test.each([
       [
-        "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS",
-        "s3cret-5m",
-        "environment variable GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: must be a positive whole number of milliseconds",
+        "GARDENER_NODE_AGENT_TIMINGS",
+        "driftCheckPeriod=s3cret-5m",
+        "environment variable GARDENER_NODE_AGENT_TIMINGS: timing driftCheckPeriod is not a duration",
       ],
       [
-        "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS",
-        "0",
-        "environment variable GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: must be a positive whole number of milliseconds",
+        "GARDENER_NODE_AGENT_TIMINGS",
+        "driftCheckPeriod=0s",
+        "environment variable GARDENER_NODE_AGENT_TIMINGS: timing driftCheckPeriod must be positive",
       ],
       [
-        "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS",
-        "-1500",
-        "environment variable GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS: must be a positive whole number of milliseconds",
+        "GARDENER_NODE_AGENT_TIMINGS",
+        "unitVerifyWindow=-1500ms",
+        "environment variable GARDENER_NODE_AGENT_TIMINGS: timing unitVerifyWindow must be positive",
       ],
       [
-        "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS",
+        "GARDENER_NODE_AGENT_TIMINGS",
         "healthyFor=s3cret",
-        "environment variable GARDENER_NODE_AGENT_ROLLOUT_TIMINGS: rollout timing healthyFor is not a duration",
+        "environment variable GARDENER_NODE_AGENT_TIMINGS: timing healthyFor is not a duration",
       ],
     ])("should name %s but not its value %p", (name, value, message) => {
       const err = errorOf({ [name]: value });

@@ -1,11 +1,5 @@
 import type { ContainerdEndpoint } from "../controllers/healthcheck/index.ts";
-// The timings module alone (no I/O, one small import): run.ts loads this file at start.
-import {
-  defaultRolloutTimings,
-  parseRolloutTimings,
-  RolloutTimingsError,
-  type RolloutTimings,
-} from "../controllers/operatingsystemconfig/rollout/timings.ts";
+import { type AgentTimings, defaultAgentTimings, parseAgentTimings, TimingsError } from "./timings.ts";
 
 /** The raw process environment, as main.ts snapshots it; only src/cli/ sees this record. */
 export type RawEnv = Readonly<Record<string, string | undefined>>;
@@ -14,12 +8,10 @@ export type RawEnv = Readonly<Record<string, string | undefined>>;
 const hostnameOverrideEnv = "GARDENER_NODE_AGENT_HOSTNAME";
 /** Registries spoken to over plain HTTP (host:port list), for sandboxes and the VM e2e; empty in production. */
 const plainHttpRegistriesEnv = "GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES";
-/** Shortened chunked-rollout timings for sandboxes and tests (`healthyFor=2s,staleAfter=10s,…`); unset in production. */
-const rolloutTimingsEnv = "GARDENER_NODE_AGENT_ROLLOUT_TIMINGS";
-/** Drift check period in ms instead of the OSC sync period, for sandboxes and tests. */
-const driftCheckPeriodEnv = "GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS";
-/** The unit verification window in ms instead of 30 s (unit-failure-policy: revert), for sandboxes and tests. */
-const unitVerifyWindowEnv = "GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS";
+/** kubelet's healthz URL instead of http://127.0.0.1:10248/healthz, for sandboxes with one kubelet stand-in per agent. */
+const kubeletHealthzEnv = "GARDENER_NODE_AGENT_KUBELET_HEALTHZ_URL";
+/** Shortened timings for sandboxes and tests (`healthyFor=2s,unitCheckPeriod=1s,…`, see timings.ts); unset in production. */
+const timingsEnv = "GARDENER_NODE_AGENT_TIMINGS";
 
 /** containerd's own defaults when CONTAINERD_ADDRESS / CONTAINERD_NAMESPACE are unset. */
 const defaultContainerdAddress = "/run/containerd/containerd.sock";
@@ -57,11 +49,10 @@ export interface AgentEnv {
   /** PATH: the agent's own, written into containerd's env drop-in. */
   readonly processPath: string;
   readonly plainHttpRegistries: readonly string[];
-  readonly rolloutTimings: RolloutTimings;
-  /** Drift check period override; undefined → the OSC sync period. */
-  readonly driftCheckPeriodMs: number | undefined;
-  /** Unit verification window override; undefined → 30 s. */
-  readonly unitVerifyWindowMs: number | undefined;
+  /** GARDENER_NODE_AGENT_KUBELET_HEALTHZ_URL: replaces kubelet's healthz URL (test sandboxes). */
+  readonly kubeletHealthUrl: string | undefined;
+  /** GARDENER_NODE_AGENT_TIMINGS over upstream's clock constants. */
+  readonly timings: AgentTimings;
 }
 
 const nonEmpty = (raw: RawEnv, name: string): string | undefined => {
@@ -69,23 +60,14 @@ const nonEmpty = (raw: RawEnv, name: string): string | undefined => {
   return v === undefined || v === "" ? undefined : v;
 };
 
-/** A positive whole number of milliseconds, or undefined when unset. */
-function positiveMs(raw: RawEnv, name: string): number | undefined {
-  const text = nonEmpty(raw, name);
-  if (text === undefined) return undefined;
-  const ms = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!Number.isSafeInteger(ms) || ms <= 0) throw new EnvError(name, "must be a positive whole number of milliseconds");
-  return ms;
-}
-
-function rolloutTimings(raw: RawEnv): RolloutTimings {
-  const text = nonEmpty(raw, rolloutTimingsEnv);
-  if (text === undefined) return defaultRolloutTimings;
+function timings(raw: RawEnv): AgentTimings {
+  const text = nonEmpty(raw, timingsEnv);
+  if (text === undefined) return defaultAgentTimings;
   try {
-    return parseRolloutTimings(text);
+    return parseAgentTimings(text);
   } catch (err) {
-    // RolloutTimingsError names the timing key, never the value; anything else is not shown.
-    throw new EnvError(rolloutTimingsEnv, err instanceof RolloutTimingsError ? err.message : "cannot be parsed");
+    // TimingsError names the timing key, never the value; anything else is not shown.
+    throw new EnvError(timingsEnv, err instanceof TimingsError ? err.message : "cannot be parsed");
   }
 }
 
@@ -103,8 +85,7 @@ export function parseAgentEnv(raw: RawEnv): AgentEnv {
     watchdogUsec: nonEmpty(raw, "WATCHDOG_USEC"),
     processPath: raw["PATH"] ?? "",
     plainHttpRegistries: (raw[plainHttpRegistriesEnv] ?? "").split(",").filter((h) => h !== ""),
-    rolloutTimings: rolloutTimings(raw),
-    driftCheckPeriodMs: positiveMs(raw, driftCheckPeriodEnv),
-    unitVerifyWindowMs: positiveMs(raw, unitVerifyWindowEnv),
+    kubeletHealthUrl: nonEmpty(raw, kubeletHealthzEnv),
+    timings: timings(raw),
   };
 }

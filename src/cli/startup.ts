@@ -36,13 +36,14 @@ export const logSettings = (ctx: CommandContext, loaded: LoadedConfig): { level:
 /**
  * Where log records go: journald's native protocol when systemd connected stdout to the journal
  * (JOURNAL_STREAM) and journald is reachable; `<N>`-prefixed stdout under systemd without journald;
- * plain stdout otherwise. libsystemd is loaded only in the first case.
+ * plain stdout otherwise. libsystemd is loaded only in the first case. `journalSocket` (journald's
+ * socket by default) lets a test decide whether journald is reachable.
  */
-export const createCommandSink = async (ctx: CommandContext, format: LogFormat): Promise<LogSink> => {
+export const createCommandSink = async (ctx: CommandContext, format: LogFormat, journalSocket?: string): Promise<LogSink> => {
   const underSystemd = (ctx.env["JOURNAL_STREAM"] ?? "") !== "";
   if (!underSystemd) return createStreamSink(ctx.stdout, format);
   const { createJournalSink, openJournal } = await import("../systemd/journal.ts");
-  return createJournalSink({ lib: await openJournal(), fallback: ctx.stdout, format });
+  return createJournalSink({ lib: await openJournal(journalSocket), fallback: ctx.stdout, format });
 };
 
 /** `FLAG: --name="value"` for every flag, like Kubernetes components print at start-up. */

@@ -48,7 +48,11 @@ export interface PoolOptions {
   readonly nodes: readonly string[];
   readonly secretName?: string;
   readonly nodeLabels?: Record<string, string>;
+  /** Put the pool label on the Nodes (default true; machine-controller-manager does, other joins may not). */
+  readonly poolLabel?: boolean;
   readonly nodeAnnotations?: Record<string, string>;
+  /** The agents' credentials (default the node-agent client certificate). */
+  readonly credentials?: "client-cert" | "cluster-admin";
   /** Top-level config fields (a `controllers` entry replaces the default one, so repeat the OSC part). */
   readonly extraConfig?: Record<string, unknown>;
 }
@@ -78,11 +82,12 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
       healthPort: reservePort(),
       metricsPort,
       ...(opts.extraConfig !== undefined ? { extraConfig: opts.extraConfig } : {}),
+      ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
     });
     // What the machine template puts on every Node of a pool; the authorizer's Lease rule relies on it.
     sim.store.patch("nodes", "", nodeName, "merge", {
       metadata: {
-        labels: { [secretNameLabel]: secretName, ...opts.nodeLabels },
+        labels: { ...(opts.poolLabel === false ? {} : { [secretNameLabel]: secretName }), ...opts.nodeLabels },
         ...(opts.nodeAnnotations ? { annotations: opts.nodeAnnotations } : {}),
       },
     });
@@ -95,7 +100,7 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
       onAction: undefined,
       agent: undefined,
       spawn(extraEnv = {}) {
-        const agent = spawnAgentProcess(agentBinary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir));
+        const agent = spawnAgentProcess(agentBinary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns));
         m.agent = agent;
         return agent;
       },

@@ -1,20 +1,25 @@
 /**
  * Listening ports for agents and stand-ins, handed out below the kernel's ephemeral range (32768+): a
  * port the OS picked as free (port 0) there can be taken by an outgoing connection before the agent
- * binds it. Each process starts at its own random offset, so two test runs rarely probe the same ports.
+ * binds it. Test files run side by side in several processes (`bun test --parallel`), each holding
+ * ports it reserved but has not bound yet: every call picks a random port (a cursor walking up from a
+ * random start would walk into another process's ports), never one this process handed out before.
  */
-let nextPort = 20_000 + Math.floor(Math.random() * 2_000) * 4;
+const low = 20_000;
+const high = 32_768;
+const handedOut = new Set<number>();
 
-/** The next port at or above the cursor that nothing listens on now. */
+/** A random port in 20000-32767 that nothing listens on now and this process has not handed out. */
 export function reservePort(): number {
   for (;;) {
-    const port = nextPort++;
-    if (nextPort >= 32_768) nextPort = 20_000;
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (handedOut.has(port)) continue;
     try {
       Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true);
-      return port;
     } catch {
-      // In use: try the next one.
+      continue; // In use: try another one.
     }
+    handedOut.add(port);
+    return port;
   }
 }

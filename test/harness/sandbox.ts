@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdDouble, type SystemdDoubleOptions } from "../doubles/systemd/index.ts";
-import { startNodeStandIns } from "./node-standins.ts";
+import { type NodeStandIns, startNodeStandIns } from "./node-standins.ts";
 import { reservePort } from "./ports.ts";
 
 /**
@@ -73,8 +73,12 @@ export interface AgentRootOptions {
   readonly kubernetesVersion?: string;
   readonly extraConfig?: Record<string, unknown>;
   readonly createNode?: boolean;
-  /** "client-cert" (default): a ready kubeconfig; "bootstrap-token": only a bootstrap token, as on first boot. */
-  readonly credentials?: "client-cert" | "bootstrap-token";
+  /**
+   * "client-cert" (default): a ready kubeconfig; "bootstrap-token": only a bootstrap token, as on first
+   * boot; "cluster-admin": a ready kubeconfig whose certificate is in system:masters (a cluster set up
+   * without Gardener's node-agent authorizer).
+   */
+  readonly credentials?: "client-cert" | "bootstrap-token" | "cluster-admin";
   /** Directory in which the temporary --root is made (default the OS temp dir). */
   readonly rootParent?: string;
 }
@@ -112,7 +116,10 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
     const token = sim.addBootstrapToken(id, "0123456789abcdef");
     await writeFile(join(stateDir, "credentials/bootstrap-token"), `${token}\n`, { mode: 0o640 });
   } else {
-    const cert = await sim.issueClientCert(`gardener.cloud:node-agent:machine:${machineName}`, ["gardener.cloud:node-agents"]);
+    const cert =
+      o.credentials === "cluster-admin"
+        ? await sim.issueClientCert(`cluster-admin:${machineName}`, ["system:masters"])
+        : await sim.issueClientCert(`gardener.cloud:node-agent:machine:${machineName}`, ["gardener.cloud:node-agents"]);
     const kubeconfig = sim.kubeconfig({ clientCert: cert }, { caPath: "/var/lib/gardener-node-agent/cluster-ca.crt", name: "node-agent" });
     await writeFile(join(stateDir, "credentials/kubeconfig"), kubeconfig, { mode: 0o600 });
   }
@@ -151,11 +158,17 @@ function healthyNodeStatus(): Record<string, unknown> {
   };
 }
 
-/** The environment the agent binary runs with in a sandbox. */
-export const agentEnv = (systemdAddress: string, nodeName: string, extra: Record<string, string> = {}, binDir?: string) => ({
-  PATH: `${binDir === undefined ? "" : `${binDir}:`}${process.env["PATH"] ?? "/usr/bin:/bin"}`,
+/** The environment the agent binary (or a command) runs with in a sandbox; `standIns` for the agent run. */
+export const agentEnv = (
+  systemdAddress: string,
+  nodeName: string,
+  extra: Record<string, string> = {},
+  standIns?: Pick<NodeStandIns, "binDir" | "kubeletHealthUrl">,
+) => ({
+  PATH: `${standIns === undefined ? "" : `${standIns.binDir}:`}${process.env["PATH"] ?? "/usr/bin:/bin"}`,
   DBUS_SYSTEM_BUS_ADDRESS: systemdAddress,
   GARDENER_NODE_AGENT_HOSTNAME: nodeName,
+  ...(standIns === undefined ? {} : { GARDENER_NODE_AGENT_KUBELET_HEALTHZ_URL: standIns.kubeletHealthUrl }),
   ...extra,
 });
 
@@ -232,7 +245,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return checksum;
     },
     spawnAgent(extraEnv = {}) {
-      const agent = spawnAgentProcess(binary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns.binDir));
+      const agent = spawnAgentProcess(binary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns));
       agents.push(agent);
       return agent;
     },

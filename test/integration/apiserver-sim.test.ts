@@ -1121,6 +1121,48 @@ describe("apiserver simulator faults", () => {
     expect(r.body).toMatchObject({ kind: "Status", status: "Failure", reason, code: status });
   });
 
+  describe("hung requests", () => {
+    const lease = (name: string, holder: string) => ({
+      metadata: { name, namespace: "kube-system" },
+      spec: { holderIdentity: holder },
+    });
+    const holderOf = (name: string) =>
+      (sim.store.get("leases", "kube-system", name) as { spec: { holderIdentity: string } }).spec.holderIdentity;
+
+    test("holds a matching request without effect until the client gives up, then serves the next one", async () => {
+      const stored = sim.store.create("leases", lease("hang-a", "before")) as { metadata: Record<string, unknown> };
+      sim.faults.hangNext(1, { verb: "update", resource: "leases" });
+      const giveUp = new AbortController();
+      const body = { ...lease("hang-a", "hung"), metadata: stored.metadata };
+      const hung = admin.call("PUT", `${LEASES}/hang-a`, { body, signal: giveUp.signal }).catch((e: unknown) => e);
+      await eventually("the PUT to hang", () => sim.faults.held, { until: (n) => n === 1, timeoutMs: 5_000 });
+      expect((await admin.call("GET", `${LEASES}/hang-a`)).status).toBe(200); // other requests pass
+      giveUp.abort();
+      expect(await hung).toMatchObject({ name: "AbortError" });
+      await eventually("the hang to end with the client", () => sim.faults.held, { until: (n) => n === 0, timeoutMs: 5_000 });
+      expect(holderOf("hang-a")).toBe("before");
+      const next = await admin.call("PUT", `${LEASES}/hang-a`, { body: { ...body, spec: { holderIdentity: "after" } } });
+      expect(next.status).toBe(200);
+      expect(holderOf("hang-a")).toBe("after");
+    });
+
+    test("answers 504 Timeout without effect after `ms`, or when the faults are cleared", async () => {
+      sim.faults.hangNext(1, { verb: "create", resource: "leases", ms: 100 });
+      sim.faults.hangNext(1, { verb: "create", resource: "leases" });
+      const timedOut = await admin.call("POST", LEASES, { body: lease("hang-b", "x") });
+      expect(timedOut.status).toBe(504);
+      expect(timedOut.body).toMatchObject({ kind: "Status", reason: "Timeout", code: 504 });
+      expect(sim.requests.at(-1)!.durationMs).toBeGreaterThanOrEqual(100);
+      // no `ms`: the second one hangs until clear()
+      const cleared = admin.call("POST", LEASES, { body: lease("hang-b", "y") });
+      await eventually("the second POST to hang", () => sim.faults.held, { until: (n) => n === 1, timeoutMs: 5_000 });
+      await sim.faults.clear();
+      expect((await cleared).body).toMatchObject({ kind: "Status", reason: "Timeout", code: 504 });
+      expect(sim.store.get("leases", "kube-system", "hang-b")).toBeUndefined();
+      expect((await admin.call("POST", LEASES, { body: lease("hang-b", "z") })).status).toBe(201);
+    });
+  });
+
   test("adds latency to matching requests", async () => {
     sim.faults.setLatency(150, { resource: "nodes" });
     await admin.call("GET", NODES);

@@ -175,10 +175,10 @@ describe("commands with a bad input file", () => {
 
 describe("agent with a bad environment variable", () => {
   test.each([
-    ["GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS", secret, "must be a positive whole number of milliseconds"],
-    ["GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS", `-${secret}`, "must be a positive whole number of milliseconds"],
-    ["GARDENER_NODE_AGENT_ROLLOUT_TIMINGS", `healthyFor=${secret}`, "rollout timing healthyFor is not a duration"],
-  ])("should exit 1 at once naming %s but not its value", async (name, value, reason) => {
+    ["GARDENER_NODE_AGENT_TIMINGS", `unitVerifyWindow=${secret}`, "timing unitVerifyWindow is not a duration"],
+    ["GARDENER_NODE_AGENT_TIMINGS", `driftCheckPeriod=-${secret}`, "timing driftCheckPeriod is not a duration"],
+    ["GARDENER_NODE_AGENT_TIMINGS", `healthyFor=${secret}`, "timing healthyFor is not a duration"],
+  ])("should exit 1 at once naming %s but not its value (%p)", async (name, value, reason) => {
     const root = machine((file) => writeFileSync(file, good));
     const r = await runAgent(root, { [name]: value });
     expect(r.code).toBe(1);

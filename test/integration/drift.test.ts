@@ -65,7 +65,7 @@ const count = (reason: string) => nodeEvents(sb.sim).filter((e) => e.reason === 
 
 describe("drift detection and repair (whole binary)", () => {
   test("should report drift by default without touching anything", async () => {
-    agent = sb.spawnAgent({ GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS: "300" });
+    agent = sb.spawnAgent({ GARDENER_NODE_AGENT_TIMINGS: "driftCheckPeriod=300ms" });
     await sb.waitForApplied(sb.setOsc(osc), 30_000).catch((err: unknown) => {
       throw new Error(`not applied: ${agent.output().slice(-3000)}`, { cause: err });
     });

@@ -20,9 +20,18 @@ setDefaultTimeout(30_000);
 
 const env = useControllerSandboxes();
 
-/** One agent process' lease controller against the simulator, time driven by a FakeClock. */
+/**
+ * One agent process' lease controller against the simulator, time driven by a FakeClock. The
+ * sandbox client's token bucket runs on real time, so it gets room enough never to throttle: with
+ * the fake clock racing ahead, a bucket wait of 200 ms (wall time) would outlast a Lease request's
+ * 5 s deadline (fake time), which cannot happen when both run on the same clock as in the agent.
+ */
 async function agent(opts: { knownNodeName?: boolean; startMs?: number } = {}) {
-  const sb = await env.start({ prefix: "lease", clock: new FakeClock(opts.startMs ?? Date.UTC(2026, 0, 2, 3, 4, 5, 123)) });
+  const sb = await env.start({
+    prefix: "lease",
+    clock: new FakeClock(opts.startMs ?? Date.UTC(2026, 0, 2, 3, 4, 5, 123)),
+    kubeRate: { qps: 1_000, burst: 1_000 },
+  });
   const { sim, id, hostName, nodeName, clock, kube, informers } = sb;
   const node = sb.nodeObject();
   const health = new HealthChecks();
@@ -67,6 +76,119 @@ async function idle(a: Awaited<ReturnType<typeof agent>>): Promise<void> {
   await waitForIdleQueue(q, { timeoutMs: 5_000 });
   await a.clock.settle();
 }
+
+/** renewTime of every write of this agent's Lease, in ms, as the simulator stores them. */
+function recordRenewals(a: Awaited<ReturnType<typeof agent>>): number[] {
+  const times: number[] = [];
+  const unsubscribe = env.sim.store.subscribe((e) => {
+    const m = e.object["metadata"] as Plain;
+    if (e.def.resource === "leases" && m["name"] === a.leaseName) times.push(Date.parse((e.object["spec"] as Plain)["renewTime"]));
+  });
+  env.afterTest(unsubscribe);
+  return times;
+}
+
+const largestGap = (times: readonly number[]): number => Math.max(...times.slice(1).map((t, i) => t - (times[i] ?? t)));
+
+/**
+ * Runs the agent on its own time up to `endMs`: waits until it is quiet — nothing queued, and no
+ * reconcile in flight or only one whose request the simulator holds — then jumps to the next timer
+ * (a requeue, a backoff, a request deadline). A hang the deadline ended is over once the simulator
+ * saw the client go, before the next look.
+ */
+async function runUntil(a: Awaited<ReturnType<typeof agent>>, endMs: number): Promise<void> {
+  const q = a.setup?.controller.queue;
+  if (q === undefined) throw new Error("no lease controller");
+  const faults = env.sim.faults;
+  const quiet = async () => {
+    await a.clock.settle();
+    await eventually("the agent to wait on its clock", () => ({ queued: q.len(), processing: q.processingLen(), held: faults.held }), {
+      until: (s) => s.queued === 0 && (s.processing === 0 || s.held > 0),
+      timeoutMs: 5_000,
+      intervalMs: 1,
+    });
+  };
+  for (;;) {
+    await quiet();
+    const next = a.clock.nextDeadline();
+    if (next === undefined || next > endMs) break;
+    const wasHeld = faults.held > 0;
+    a.clock.set(next);
+    if (wasHeld) await eventually("the hung request to end", () => faults.held, { until: (n) => n === 0, timeoutMs: 5_000 });
+  }
+  a.clock.set(endMs);
+  await quiet();
+}
+
+describe("lease controller margin (issue 27)", () => {
+  const t0 = Date.UTC(2026, 0, 1, 0, 0, 0, 0);
+
+  test("one hung PUT costs a 15 s gap: given up after 5 s, retried 5 ms later", async () => {
+    const a = await agent({ startMs: t0 });
+    const renewals = recordRenewals(a);
+    await a.start();
+    await eventually("the first renewal", () => renewals.length === 1, { timeoutMs: 5_000 });
+    await idle(a);
+    env.sim.faults.hangNext(1, { verb: "update", resource: "leases" });
+    a.clock.set(t0 + 10_000); // the renewal is due: its PUT hangs
+    await eventually("the PUT to hang", () => env.sim.faults.held, { until: (n) => n === 1, timeoutMs: 5_000 });
+    expect(a.clock.nextDeadline()).toBe(t0 + 15_000); // the request's own deadline
+    await runUntil(a, t0 + 60_000);
+
+    expect(renewals.map((t) => t - t0)).toEqual([0, 15_005, 25_005, 35_005, 45_005, 55_005]);
+    expect(largestGap(renewals)).toBeLessThan(25_000);
+    const hung = env.sim.requests.filter((r) => r.resource === "leases" && r.name === a.leaseName && r.code === 504);
+    expect(hung.map((r) => r.verb)).toEqual(["update"]); // ended by the agent giving up
+  });
+
+  test("when every Lease request hangs, five more attempts start before the lease expires", async () => {
+    const a = await agent({ startMs: t0 });
+    const renewals = recordRenewals(a);
+    await a.start();
+    await eventually("the first renewal", () => renewals.length === 1, { timeoutMs: 5_000 });
+    await idle(a);
+    const before = env.sim.requests.length;
+    env.sim.faults.hangNext(1_000_000, { resource: "leases" });
+    a.clock.set(t0 + 10_000);
+    await eventually("the PUT to hang", () => env.sim.faults.held, { until: (n) => n === 1, timeoutMs: 5_000 });
+    await runUntil(a, t0 + 40_000);
+    const givenUp = env.sim.requests.slice(before).filter((r) => r.resource === "leases" && r.code === 504);
+    // The renewal due at 10 s, then retries (a GET first after a failed write), each request given up
+    // after 5 s and retried after 5 ms, 10 ms, …: the sixth attempt is still hanging at 40 s.
+    expect(givenUp.map((r) => r.verb)).toEqual(["update", "get", "get", "get", "get"]);
+    expect(env.sim.faults.held).toBe(1);
+    expect(renewals).toHaveLength(1);
+  });
+
+  test("after a 25 s storm of 500s the next renewal follows within 2.5 s, inside the 40 s lease", async () => {
+    const a = await agent({ startMs: t0 });
+    const renewals = recordRenewals(a);
+    await a.start();
+    await eventually("the first renewal", () => renewals.length === 1, { timeoutMs: 5_000 });
+    await idle(a);
+    // The worst moment: the storm begins just before a renewal is due and ends just after a failed
+    // attempt, so the next one is a whole backoff away.
+    env.sim.faults.failNext(1_000_000, { resource: "leases", status: 500 });
+    await runUntil(a, t0 + 35_000);
+    const failedAt = () => env.sim.requests.filter((r) => r.resource === "leases" && r.code === 500).map((r) => r.time);
+    const failuresBefore = failedAt().length;
+    await runUntil(a, a.clock.nextDeadline() ?? t0 + 35_000); // one more failed attempt
+    expect(failedAt().length).toBe(failuresBefore + 1);
+    const stormEnd = a.clock.now();
+    await env.sim.faults.clear();
+    await runUntil(a, t0 + 80_000);
+
+    expect(stormEnd - t0).toBeGreaterThanOrEqual(35_000); // 25 s of errors from the renewal due at 10 s
+    const firstAfter = renewals.find((t) => t > stormEnd) ?? Number.NaN;
+    expect(firstAfter - stormEnd).toBeLessThanOrEqual(2_500);
+    expect(renewals[1]).toBe(firstAfter);
+    expect(largestGap(renewals)).toBeLessThan(40_000);
+    // Afterwards the usual rhythm again.
+    expect(renewals.slice(1).map((t) => t - firstAfter)).toEqual(
+      [0, 10_000, 20_000, 30_000, 40_000].filter((d) => firstAfter + d <= t0 + 80_000),
+    );
+  });
+});
 
 describe("lease controller", () => {
   test("creates the heartbeat Lease with the exact shape (6-digit renewTime accepted by the API)", async () => {

@@ -1,11 +1,14 @@
 // Slot writes on the pool's Lease against the API-server simulator: resourceVersion-guarded updates
-// mean concurrent nodes can never take the last slot together (issue 16).
+// mean concurrent nodes can never take the last slot together (issue 16); only slots of Nodes the API
+// server says are gone are dropped, not those of Nodes missing from the pool's label list (issue 25).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { decide, formatSlot, type Slot, updateSlots } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
+import { realClock } from "../../src/clock/index.ts";
+import { decide, formatSlot, PoolNodes, type Slot, updateSlots } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
 import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
+import { FakeClock } from "../doubles/fake-clock.ts";
 
 let sim: ApiServerSim;
 let kube: KubeClient;
@@ -99,5 +102,93 @@ describe("updateSlots", () => {
     // Losers of a 409 were asked again and then saw the slot taken.
     expect(calls).toBeGreaterThan(6);
     expect(took).toContain(applying[0]?.[0].replace("slot.node-agent.gardener.cloud/", "") ?? "");
+  });
+});
+
+describe("PoolNodes.gone (issue 25)", () => {
+  const pool = "gardener-node-agent-gone";
+  const node = (name: string, labelled: boolean) =>
+    sim.store.create("nodes", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name, labels: labelled ? { "worker.gardener.cloud/gardener-node-agent-secret-name": pool } : {} },
+    });
+  const client = (credentials: { certPem: string; keyPem: string } | { token: string }) =>
+    new KubeClient({
+      config:
+        "token" in credentials
+          ? { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: credentials.token } }
+          : {
+              server: sim.url,
+              caPem: sim.caPem,
+              clientCertPem: credentials.certPem,
+              clientKeyPem: credentials.keyPem,
+              credentials: { kind: "none" },
+            },
+      qps: 1000,
+      burst: 1000,
+    });
+
+  beforeAll(() => {
+    node("gone-labelled", true);
+    node("gone-unlabelled", false);
+    node("gone-agent", false);
+  });
+
+  test("counts a Node missing from the pool list as present and only a Node that does not exist as gone", async () => {
+    const gone = await new PoolNodes(realClock, 0).gone(
+      kube,
+      pool,
+      ["gone-labelled", "gone-unlabelled", "gone-deleted"],
+      AbortSignal.timeout(10_000),
+    );
+    expect([...gone]).toEqual(["gone-deleted"]);
+  });
+
+  test("gives the same answer to a node agent, which the node-agent authorizer lets GET only its own Node", async () => {
+    sim.setMachineNode("machine-gone-agent", "gone-agent");
+    const agent = client(await sim.issueClientCert("gardener.cloud:node-agent:machine:machine-gone-agent", ["gardener.cloud:node-agents"]));
+    try {
+      const gone = await new PoolNodes(realClock, 0).gone(
+        agent,
+        pool,
+        ["gone-labelled", "gone-unlabelled", "gone-deleted"],
+        AbortSignal.timeout(10_000),
+      );
+      expect([...gone]).toEqual(["gone-deleted"]);
+    } finally {
+      agent.close();
+    }
+  });
+
+  test("a pool that cannot be listed is an error naming the label, and a lone own slot needs no list", async () => {
+    // A bootstrap token's user may not list Nodes (system:node-bootstrapper).
+    const bootstrapper = client({ token: sim.addBootstrapToken("gone01", "0123456789abcdef") });
+    try {
+      const nodes = new PoolNodes(realClock, 0);
+      expect(await nodes.gone(bootstrapper, pool, [], AbortSignal.timeout(10_000))).toEqual(new Set());
+      const err = await nodes.gone(bootstrapper, pool, ["gone-deleted"], AbortSignal.timeout(10_000)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).name).toBe("PoolListError");
+      expect((err as Error).message).toBe(`cannot list the Nodes labelled worker.gardener.cloud/gardener-node-agent-secret-name=${pool}`);
+    } finally {
+      bootstrapper.close();
+    }
+  });
+
+  test("keeps the pool list and the answers by name for the ttl", async () => {
+    const clock = new FakeClock();
+    const nodes = new PoolNodes(clock, 30_000);
+    const start = sim.requests.length;
+    const ask = () => nodes.gone(kube, pool, ["gone-labelled", "gone-unlabelled", "gone-deleted"], AbortSignal.timeout(10_000));
+    const lists = () => sim.requests.slice(start).filter((r) => r.resource === "nodes" && r.verb === "list").length;
+    expect([...(await ask())]).toEqual(["gone-deleted"]);
+    // One pool list and one question per unlisted name.
+    expect(lists()).toBe(3);
+    expect([...(await ask())]).toEqual(["gone-deleted"]);
+    expect(lists()).toBe(3);
+    clock.step(30_000);
+    expect([...(await ask())]).toEqual(["gone-deleted"]);
+    expect(lists()).toBe(6);
   });
 });

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setupSystemdUnitCheckController } from "../../src/controllers/systemdunitcheck/index.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
+import { CachedReader, nodes } from "../../src/kube/index.ts";
 import type { Resource } from "../../src/kube/resources.ts";
 import type { Kube, KubeObject, PatchType, WriteOptions } from "../../src/kube/types.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
@@ -72,10 +73,20 @@ async function agent(opts: { units: UnitSeed[]; file?: string; overDbus?: boolea
   const conditions = (): Plain[] => sb.nodeObject()["status"]?.["conditions"] ?? [];
   const condition = (type = "SystemdUnitsReady"): Plain | undefined => conditions().find((c) => c["type"] === type);
   const statusPatches = () => sim.requests.filter((r) => r.resource === "nodes" && r.verb === "patch" && r.name === nodeName);
-  /** The next pass: once the controller waits on its requeue, step the clock by the sync period. */
+  const cache = new CachedReader(sb.informers);
+  const cachedVersion = async () => (await cache.get<KubeObject>(nodes, "", nodeName).catch(() => undefined))?.metadata.resourceVersion;
+  /**
+   * The next pass: once the controller waits on its requeue and its cache holds the Node as stored
+   * (the pass reads the previous condition from the cache; its watch event can come after the patch's
+   * answer), step the clock by the sync period.
+   */
   const nextPass = async () => {
     const before = statusPatches().length;
     await eventually("the requeue timer", () => clock.pending() > 0);
+    await eventually(
+      "the cache to hold the stored Node",
+      async () => (await cachedVersion()) === sb.nodeObject()["metadata"]["resourceVersion"],
+    );
     clock.step(60_000);
     await eventually("the next status patch", () => statusPatches().length > before);
   };

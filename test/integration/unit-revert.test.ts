@@ -40,7 +40,7 @@ const restarts = (unit: string) => sb.systemd.actions.filter((a) => a.action ===
 
 describe("per-unit verification and revert (whole binary)", () => {
   test("should revert a unit that fails after the restart, keep the old checksum and hold that version", async () => {
-    agent = sb.spawnAgent({ GARDENER_NODE_AGENT_UNIT_VERIFY_WINDOW_MS: "1500" });
+    agent = sb.spawnAgent({ GARDENER_NODE_AGENT_TIMINGS: "unitVerifyWindow=1500ms" });
     const good = sb.setOsc(osc("1", false));
     await sb.waitForApplied(good, 30_000);
     sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {

@@ -66,7 +66,7 @@ export interface OscControllerSetup {
 }
 
 function rolloutDeps(s: OscSetup): RolloutDeps {
-  const timings = s.env.rolloutTimings;
+  const timings = s.env.timings.rollout;
   const poolNodes = new PoolNodes(s.clock, timings.renewEveryMs);
   const state = s.metrics.gauge({
     name: "gardener_node_agent_rollout_slot_state",
@@ -145,14 +145,14 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
     applyLock,
     driftStatus: s.driftStatus,
-    unitVerification: unitVerification(s.env.unitVerifyWindowMs),
+    unitVerification: unitVerification(s.env.timings.unitVerifyWindowMs),
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     rollout: rolloutDeps(s),
     metrics: createOscMetrics(s.metrics),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(),
-      kubeletHealthy: createKubeletHealthProbe(),
+      kubeletHealthy: createKubeletHealthProbe(s.env.kubeletHealthUrl),
       renewAgentCredentials: s.renewAgentCredentials,
       apiServer: { server: s.config.apiServer.server, caFile: s.config.apiServer.caFile ?? "" },
     },
@@ -166,7 +166,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
   const drift = (signal: AbortSignal) =>
     runDriftLoop(
       { osc: deps, lock: applyLock, status: s.driftStatus, readNode: (sig) => readOwnNode(s.cache, node.nodeName, sig), gauge },
-      s.env.driftCheckPeriodMs ?? osc.syncPeriod,
+      s.env.timings.driftCheckPeriodMs ?? osc.syncPeriod,
       signal,
     );
   const controller = newOscController({
@@ -182,6 +182,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     onRestartRequested: s.onRestartRequested,
     secretKey: { namespace: "kube-system", name: osc.secretName },
     secretName: osc.secretName,
+    backoffMaxMs: s.env.timings.oscBackoffMaxMs,
   });
   leaseWatch?.attach(controller);
   return { controller, drift };
@@ -197,8 +198,7 @@ async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: 
   }
 }
 
-/** The verification window (30 s unless overridden) and a poll of a tenth of it, kept within 50 ms–1 s. */
-function unitVerification(windowOverrideMs: number | undefined): { windowMs: number; pollMs: number } {
-  const windowMs = windowOverrideMs ?? 30_000;
+/** The verification window (30 s unless shortened) and a poll of a tenth of it, kept within 50 ms–1 s. */
+function unitVerification(windowMs: number): { windowMs: number; pollMs: number } {
   return { windowMs, pollMs: Math.min(1_000, Math.max(50, Math.floor(windowMs / 10))) };
 }

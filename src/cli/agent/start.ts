@@ -3,6 +3,7 @@ import { ensureKubeletBootstrapKubeconfig, obtainAgentKubeconfig, readMachineNam
 import { createHostFs } from "../../host/index.ts";
 import { CachedReader, InformerSet, nodes, RestartRequested, secrets } from "../../kube/index.ts";
 import type { Controller, KubeObject } from "../../kube/index.ts";
+import type { SystemdUnitCheckControllerConfig } from "../../config/index.ts";
 import { createEventRecorder } from "../../controllers/events.ts";
 import { createQueuedEventRecorder } from "../../controllers/queued-events.ts";
 import { hostNameOf } from "./host-facts.ts";
@@ -45,7 +46,12 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
 
   const { kube, restConfig, eventsKube } = discovery.connection;
   const { hostName } = discovery;
-  const informers = new InformerSet({ kube, clock, log: log.child({ component: "cache" }) });
+  const informers = new InformerSet({
+    kube,
+    clock,
+    log: log.child({ component: "cache" }),
+    backoffMaxMs: deps.env.timings.watchBackoffMaxMs,
+  });
   const secretName = config.controllers.operatingSystemConfig.secretName;
   // gardenadm mode: the Secret cache depends on whether the Node exists (gardenadm.ts), so it waits for discovery.
   const selfHosted = await isSelfHostedMachine(host);
@@ -144,11 +150,10 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
       clock,
       log,
       containerdProbe: createCtrVersionProbe(deps.env.containerd),
+      ...(deps.env.kubeletHealthUrl !== undefined ? { kubeletHealthUrl: deps.env.kubeletHealthUrl } : {}),
     }),
   );
-  controllers.push(
-    setupSystemdUnitCheckController({ kube, informers, node, host, systemd, clock, log, config: config.controllers.systemdUnitCheck }),
-  );
+  controllers.push(setupSystemdUnitCheckController({ kube, informers, node, host, systemd, clock, log, config: unitCheckConfig(deps) }));
   controllers.push(setupHostnameCheckController({ hostName, readHostname: () => hostNameOf(deps.env), clock, log, onRestartRequested }));
 
   deps.onSetUp?.();
@@ -201,4 +206,11 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
     .then(() => events.flush())
     .then(() => systemd.close());
   return { stopped };
+}
+
+/** `controllers.systemdUnitCheck`, with the period a sandbox may shorten below validation's 15 s minimum. */
+function unitCheckConfig(deps: ControllerDeps): SystemdUnitCheckControllerConfig {
+  const configured = deps.config.controllers.systemdUnitCheck;
+  const period = deps.env.timings.unitCheckPeriodMs;
+  return period === undefined ? configured : { ...configured, syncPeriod: period };
 }

@@ -4,7 +4,7 @@ import type { Kube, KubeObject, Reader, Reconcile } from "../../kube/index.ts";
 import { StepError } from "../../log/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { desiredLease, leaseName } from "./lease-object.ts";
-import { leaseDurationSeconds as defaultDuration, leaseNamespace, renewIntervalMs } from "./watch.ts";
+import { leaseDurationSeconds as defaultDuration, leaseNamespace, renewIntervalMs, requestTimeoutMs } from "./watch.ts";
 
 export interface LeaseReconcilerDeps {
   /** Cached read of the own Node (informer). */
@@ -21,6 +21,37 @@ export interface LeaseReconcilerDeps {
   readonly onRenewed?: (atMs: number) => void;
 }
 
+/** One Lease request got no answer within its deadline (the cause of the reconcile's error). */
+class LeaseRequestTimeout extends Error {
+  override readonly name = "LeaseRequestTimeout";
+  constructor(timeoutMs: number) {
+    super(`no answer within ${timeoutMs}ms`);
+  }
+}
+
+/**
+ * Runs one request under its own deadline on the injected clock (watch.ts says why 5 s; the client's
+ * own 30 s bound leaves no margin). The reconcile's signal still ends it at once.
+ */
+async function withDeadline<T>(
+  clock: Clock,
+  timeoutMs: number,
+  signal: AbortSignal,
+  request: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const expired = new AbortController();
+  const finished = new AbortController();
+  clock.sleep(timeoutMs, AbortSignal.any([signal, finished.signal])).then(
+    () => expired.abort(new LeaseRequestTimeout(timeoutMs)),
+    () => {}, // answered first, or the reconcile ended
+  );
+  try {
+    return await request(AbortSignal.any([signal, expired.signal]));
+  } finally {
+    finished.abort();
+  }
+}
+
 /**
  * The heartbeat (controllers.md §3): create the Lease if absent, else update the whole object
  * (optimistic concurrency: a conflict fails the attempt and the runtime retries with backoff).
@@ -33,12 +64,14 @@ export interface LeaseReconcilerDeps {
 export function createReconciler(deps: LeaseReconcilerDeps): Reconcile {
   const namespace = deps.namespace ?? leaseNamespace;
   const duration = deps.leaseDurationSeconds ?? defaultDuration;
+  const bounded = <T>(signal: AbortSignal, request: (signal: AbortSignal) => Promise<T>) =>
+    withDeadline(deps.clock, requestTimeoutMs(duration), signal, request);
   let lastWritten: KubeObject | undefined;
 
   const readLease = async (name: string, signal: AbortSignal): Promise<KubeObject | undefined> => {
     if (lastWritten?.metadata.name === name) return lastWritten;
     try {
-      return await deps.kube.get<KubeObject>(leases, namespace, name, { signal });
+      return await bounded(signal, (s) => deps.kube.get<KubeObject>(leases, namespace, name, { signal: s }));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw new StepError(`failed reading lease ${namespace}/${name}`, err);
@@ -65,8 +98,8 @@ export function createReconciler(deps: LeaseReconcilerDeps): Reconcile {
     try {
       lastWritten =
         existing === undefined
-          ? await deps.kube.create<KubeObject>(leases, namespace, lease, { signal })
-          : await deps.kube.update<KubeObject>(leases, namespace, lease, { signal });
+          ? await bounded(signal, (s) => deps.kube.create<KubeObject>(leases, namespace, lease, { signal: s }))
+          : await bounded(signal, (s) => deps.kube.update<KubeObject>(leases, namespace, lease, { signal: s }));
     } catch (err) {
       lastWritten = undefined;
       throw new StepError(`failed ${existing === undefined ? "creating" : "updating"} lease ${namespace}/${name}`, err);

@@ -10,6 +10,7 @@ import {
   decide,
   healthHold,
   liveSlots,
+  mayBeGone,
   PoolNodes,
   readLease,
   rolloutParallelism,
@@ -113,9 +114,10 @@ async function rolloutGate(input: GatePreviewInput, kube: Kube, signal: AbortSig
   if (node === undefined || secret === undefined || n === undefined || isSerial(secret)) return [];
   const pool = secret.metadata.name ?? "";
   const me = node.metadata.name ?? "";
-  const [lease, live] = await Promise.all([readLease(kube, pool, signal), new PoolNodes(clock, 0).names(kube, pool, signal)]);
-  const { current } = liveSlots(slotsOf(lease?.metadata.annotations), me, live);
+  const slots = slotsOf((await readLease(kube, pool, signal))?.metadata.annotations);
   const now = clock.now();
+  const asked = [...slots].filter(([name, s]) => name !== me && mayBeGone(s, now, t)).map(([name]) => name);
+  const { current } = liveSlots(slots, me, await new PoolNodes(clock, 0).gone(kube, pool, asked, signal));
   let d = decide(current, me, checksum, n, now, t);
   // The agent registers a waiting entry first and decides again on its next look (within a second).
   if (d.kind === "register") {

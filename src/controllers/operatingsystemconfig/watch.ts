@@ -3,6 +3,7 @@ import type { Clock } from "../../clock/index.ts";
 import {
   and,
   type Controller,
+  defaultControllerRateLimiter,
   enqueueMapped,
   type Enqueuer,
   type EventHandler,
@@ -149,6 +150,8 @@ export function newOscController(opts: {
   readonly secretKey?: ObjectKey;
   /** Only this Secret is reconciled (the gardenadm-mode cache holds every pool's OSC Secret). */
   readonly secretName?: string;
+  /** Retry backoff cap after failed reconciles; client-go's 1000 s when absent (tests shorten it). */
+  readonly backoffMaxMs?: number;
 }): Controller {
   const c = newController({
     name: controllerName,
@@ -158,6 +161,7 @@ export function newOscController(opts: {
     log: opts.log,
     clock: opts.clock,
     onRestartRequested: opts.onRestartRequested,
+    rateLimiter: opts.backoffMaxMs === undefined ? undefined : defaultControllerRateLimiter(opts.clock, { maxDelayMs: opts.backoffMaxMs }),
   });
   const delay = new ReconciliationDelay(opts.nodeReader ?? opts.kube, opts.node, opts.log);
   c.watch(

@@ -22,6 +22,7 @@ const schemas = {
   machine: v.object({ machine: v.string(), node: v.string() }),
   secret: v.object({ machine: v.string(), secret: v.string() }),
   fail: v.object({ count: v.optional(v.number(), 1), status: v.optional(v.number()), retryAfterSeconds: v.optional(v.number()), ...Match }),
+  hang: v.object({ count: v.optional(v.number(), 1), ms: v.optional(v.number()), ...Match }),
   latency: v.object({ ms: v.number(), ...Match }),
   drop: v.object({ abrupt: v.optional(v.boolean(), false) }),
   stall: v.object({ ms: v.number() }),
@@ -158,6 +159,9 @@ async function route(sim: ApiServerSim, req: Request): Promise<Response> {
           t.count,
           pick({ status: t.status, retryAfterSeconds: t.retryAfterSeconds, verb: t.verb, resource: t.resource, path: t.path }),
         );
+      } else if (a === "hang") {
+        const t = parse(schemas.hang, body);
+        sim.faults.hangNext(t.count, pick({ ms: t.ms, verb: t.verb, resource: t.resource, path: t.path }));
       } else if (a === "latency") {
         const t = parse(schemas.latency, body);
         sim.faults.setLatency(t.ms, pick({ verb: t.verb, resource: t.resource, path: t.path }));

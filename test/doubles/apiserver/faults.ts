@@ -1,4 +1,4 @@
-/** Fault injection levers: failing requests, latency, dropped or stalled watches, refused connections. */
+/** Fault injection levers: failing, slow or hung requests, dropped or stalled watches, refused connections. */
 import type { WatchHub } from "./watch.ts";
 import type { TlsFront } from "./front.ts";
 import type { SimApiError } from "./status.ts";
@@ -19,6 +19,20 @@ export interface FailOptions extends RequestMatch {
   status?: number;
   /** Retry-After for 429 (default 1). */
   retryAfterSeconds?: number;
+}
+
+export interface HangOptions extends RequestMatch {
+  /**
+   * How long a hung request is held before the server's own request timeout answers it with 504 (nothing
+   * is stored); default: until the client goes away, `clear()` or `stop()`.
+   */
+  ms?: number;
+}
+
+interface HangRule {
+  remaining: number;
+  ms: number | undefined;
+  match: RequestMatch;
 }
 
 interface FailRule {
@@ -43,6 +57,10 @@ function matches(m: RequestMatch, t: MatchTarget): boolean {
 
 export class Faults {
   private rules: FailRule[] = [];
+  private hangRules: HangRule[] = [];
+  /** Ends every held request (clear, stop). */
+  private releaseHeld = new AbortController();
+  private holding = 0;
   private latency: { ms: number; match: RequestMatch } | undefined;
   private holds: { match: RequestMatch; release: () => void; released: Promise<void> }[] = [];
   private reopenTimer: ReturnType<typeof setTimeout> | undefined;
@@ -56,6 +74,41 @@ export class Faults {
   failNext(count: number, opts: FailOptions = {}): void {
     const { status = 429, retryAfterSeconds = 1, ...match } = opts;
     this.rules.push({ remaining: count, status, retryAfterSeconds, match });
+  }
+
+  /**
+   * The next `count` matching requests hang: no answer (and no effect) until the client gives up, `ms`
+   * pass (then 504 Timeout, as kube-apiserver's request timeout answers), `clear()` or `stop()`.
+   */
+  hangNext(count: number, opts: HangOptions = {}): void {
+    const { ms, ...match } = opts;
+    this.hangRules.push({ remaining: count, ms, match });
+  }
+
+  /** Requests hanging right now (a client that gives up ends its request's hang). */
+  get held(): number {
+    return this.holding;
+  }
+
+  /**
+   * Holds this request if a hang rule matches (consuming one count): resolves with the 504 to answer once
+   * the hang ends, or undefined at once when no rule matches. `clientGone` aborts when the client hangs up.
+   */
+  async hangFor(t: MatchTarget, clientGone: AbortSignal): Promise<SimApiError | undefined> {
+    const rule = this.hangRules.find((r) => r.remaining > 0 && matches(r.match, t));
+    if (rule === undefined) return undefined;
+    rule.remaining--;
+    this.hangRules = this.hangRules.filter((r) => r.remaining > 0);
+    const ends = [clientGone, this.releaseHeld.signal];
+    if (rule.ms !== undefined) ends.push(AbortSignal.timeout(rule.ms));
+    const end = AbortSignal.any(ends);
+    this.holding++;
+    try {
+      if (!end.aborted) await new Promise<void>((resolve) => end.addEventListener("abort", () => resolve(), { once: true }));
+    } finally {
+      this.holding--;
+    }
+    return serverError(504, "request did not complete within the allotted timeout");
   }
 
   /** Every matching request waits `ms` before it is handled; 0 turns it off. */
@@ -85,9 +138,11 @@ export class Faults {
     }
   }
 
-  /** Forgets pending failures, latency and holds, ends a stall and accepts connections again. */
+  /** Forgets pending failures, hangs, holds and latency, ends held requests and a stall, accepts connections again. */
   async clear(): Promise<void> {
     this.rules = [];
+    this.hangRules = [];
+    this.endHeld();
     this.latency = undefined;
     this.releaseHolds();
     this.hub.unstall();
@@ -149,5 +204,11 @@ export class Faults {
   stop(): void {
     this.releaseHolds();
     clearTimeout(this.reopenTimer);
+    this.endHeld();
+  }
+
+  private endHeld(): void {
+    this.releaseHeld.abort();
+    this.releaseHeld = new AbortController();
   }
 }

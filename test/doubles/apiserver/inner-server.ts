@@ -11,14 +11,15 @@ export interface InnerServer {
   close(): Promise<void>;
 }
 
-function toRequest(req: http.IncomingMessage, body: Buffer): Request {
+/** `clientGone` aborts the Request's signal when the client hangs up before the answer is sent. */
+function toRequest(req: http.IncomingMessage, body: Buffer, clientGone: AbortSignal): Request {
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined) continue;
     for (const x of Array.isArray(v) ? v : [v]) headers.append(k, x);
   }
   const method = req.method ?? "GET";
-  const init: RequestInit = { method, headers };
+  const init: RequestInit = { method, headers, signal: clientGone };
   if (method !== "GET" && method !== "HEAD") init.body = body;
   return new Request(`http://127.0.0.1${req.url ?? "/"}`, init);
 }
@@ -57,8 +58,12 @@ export function startInnerServer(handler: FetchHandler): Promise<InnerServer> {
   const srv = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
+    const clientGone = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) clientGone.abort();
+    });
     req.on("end", () => {
-      handler(toRequest(req, Buffer.concat(chunks)), req.socket.remotePort ?? 0)
+      handler(toRequest(req, Buffer.concat(chunks), clientGone.signal), req.socket.remotePort ?? 0)
         .then((response) => send(res, response))
         .catch((err: unknown) => {
           res.writeHead(500, { "content-type": "text/plain" });

@@ -9,6 +9,7 @@ import type { Obj } from "./store.ts";
 import type { ResourceRef } from "./resources.ts";
 import type { Clock } from "../../../src/clock/index.ts";
 import { SimStore } from "./store.ts";
+import { reservePort } from "../../harness/ports.ts";
 import { Pki } from "./pki.ts";
 import { TlsFront } from "./front.ts";
 import { WatchHub } from "./watch.ts";
@@ -89,7 +90,9 @@ export class ApiServerSim {
     this.hub = new WatchHub(this.store, opts.bookmarkIntervalMs ?? 60_000);
     this.front = new TlsFront({
       hostname: opts.hostname ?? "127.0.0.1",
-      port: opts.port ?? 0,
+      // Below the ephemeral range: while refuseConnections() has the port closed, an outgoing connection
+      // (many, with test files running side by side) could otherwise take it before it is reopened.
+      port: opts.port ?? reservePort(),
       certPem: pki.servingCertPem,
       keyPem: pki.servingKeyPem,
       caPem: pki.caPem,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { selfSignedCert } from "../self-signed.ts";
+import { reservePort } from "../../harness/ports.ts";
 import { startTokenServer } from "./token-server.ts";
 import type { TokenServer } from "./token-server.ts";
 
@@ -56,7 +57,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     }
     const scheme = options.tls ? "https" : "http";
     for (let attempt = 0; ; attempt++) {
-      const port = freePort();
+      const port = reservePort();
       const config = join(dir, "config.yml");
       writeFileSync(
         config,
@@ -91,13 +92,6 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
 }
 
 /** Polls until the registry answers /v2/ (200 or 401), the process dies, or the deadline passes. */

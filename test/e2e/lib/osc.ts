@@ -79,7 +79,7 @@ export function reconcileOsc(id: ScenarioIdentity, generation: 1 | 2 | 3): OscVe
       enable: true,
       content: agentUnit,
       // Drift checks every 5 s instead of every syncPeriod (10 min), so step 8 does not wait that long.
-      dropIns: [{ name: "90-e2e-drift-check.conf", content: "[Service]\nEnvironment=GARDENER_NODE_AGENT_DRIFT_CHECK_PERIOD_MS=5000\n" }],
+      dropIns: [{ name: "90-e2e-drift-check.conf", content: "[Service]\nEnvironment=GARDENER_NODE_AGENT_TIMINGS=driftCheckPeriod=5s\n" }],
       filePaths: [agentConfigPath(id.agentVersion), caPath],
     },
     {

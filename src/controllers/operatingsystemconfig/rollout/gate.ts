@@ -1,13 +1,14 @@
 import type { KubeObject } from "../../../kube/index.ts";
+import { errorText } from "../../../log/index.ts";
 import type { OscControllerDeps } from "../deps.ts";
 import type { GateHold } from "../gate.ts";
 import { UnitCommandsError } from "../units.ts";
 import { isSerial } from "../watch.ts";
 import { verifyHealth } from "./health.ts";
 import { type SlotEdit, updateSlots } from "./lease-slots.ts";
-import { PoolNodes } from "./pool-nodes.ts";
+import { PoolListError, PoolNodes } from "./pool-nodes.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
-import { decide, liveSlots, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
+import { decide, liveSlots, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
 import { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
 
 /** Observes this node's slot for the metrics (0 none, 1 applying, 2 verifying, 3 failed). */
@@ -36,11 +37,23 @@ const timingsOf = (deps: OscControllerDeps): RolloutTimings => deps.rollout?.tim
 const meOf = (node: KubeObject): string => node.metadata.name ?? "";
 const leaseRef = (secret: KubeObject) => `Lease kube-system/${secret.metadata.name ?? ""}`;
 
-/** Node names of the pool (label set by the machine template); slots of other names are dropped. */
-function poolNodes(deps: OscControllerDeps, secret: KubeObject, signal: AbortSignal): Promise<ReadonlySet<string>> {
+/**
+ * Owners of other failed or stale slots whose Node the API server says does not exist: the only slots
+ * a writer removes. A renewed slot's node is alive, so a look during a healthy rollout asks nothing.
+ */
+function seenGone(deps: OscControllerDeps, secret: KubeObject, slots: ReadonlyMap<string, Slot>, me: string, signal: AbortSignal) {
   const cache = deps.rollout?.poolNodes ?? new PoolNodes(deps.clock, 0);
-  return cache.names(deps.kube, secret.metadata.name ?? "", signal);
+  const now = deps.clock.now();
+  const asked = [...slots].filter(([name, s]) => name !== me && mayBeGone(s, now, timingsOf(deps))).map(([name]) => name);
+  return cache.gone(deps.kube, secret.metadata.name ?? "", asked, signal);
 }
+
+/** The pool could not be listed: wait (and say why) rather than guess which slots are stale. */
+const poolListHold = (err: PoolListError, t: RolloutTimings): GateHold => ({
+  reason: "WaitingForRolloutSlot",
+  message: `Not taking a rollout slot: ${errorText(err)}; slots of deleted Nodes cannot be told from others until the pool can be listed`,
+  requeueAfterMs: t.renewEveryMs,
+});
 
 const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;
 
@@ -65,30 +78,36 @@ export async function enterRollout(
   const t = timingsOf(deps);
   const me = meOf(node);
   await deps.serialLeaseWatch?.start(signal);
-  const live = await poolNodes(deps, secret, signal);
   let decision: SlotDecision = { kind: "register" };
   let own: Slot | undefined;
-  await updateSlots(
-    deps.kube,
-    secret,
-    (slots) => {
-      const now = deps.clock.now();
-      const set = new Map<string, Slot | null>();
-      const { current, gone } = liveSlots(slots, me, live);
-      for (const name of gone) set.set(name, null);
-      decision = decide(current, me, checksum, n, now, t);
-      own = current.get(me);
-      const mine = (state: Slot["state"], since = now): Slot => ({ checksum, since: slotTime(since), renewed: slotTime(now), state });
-      if (decision.kind === "register") set.set(me, mine("waiting"));
-      else if (decision.kind === "take") set.set(me, mine("applying"));
-      else if (decision.kind !== "own-failed" && own !== undefined && renewDue(own, now, t)) {
-        set.set(me, { ...own, renewed: slotTime(now) });
-      }
-      const edit: SlotEdit = { set };
-      return set.size > 0 ? edit : undefined;
-    },
-    signal,
-  );
+  try {
+    await updateSlots(
+      deps.kube,
+      secret,
+      async (slots) => {
+        const gone = await seenGone(deps, secret, slots, me, signal);
+        const now = deps.clock.now();
+        const set = new Map<string, Slot | null>();
+        const { current, gone: dropped } = liveSlots(slots, me, gone);
+        for (const name of dropped) set.set(name, null);
+        decision = decide(current, me, checksum, n, now, t);
+        own = current.get(me);
+        const mine = (state: Slot["state"], since = now): Slot => ({ checksum, since: slotTime(since), renewed: slotTime(now), state });
+        if (decision.kind === "register") set.set(me, mine("waiting"));
+        else if (decision.kind === "take") set.set(me, mine("applying"));
+        else if (decision.kind !== "own-failed" && own !== undefined && renewDue(own, now, t)) {
+          set.set(me, { ...own, renewed: slotTime(now) });
+        }
+        const edit: SlotEdit = { set };
+        return set.size > 0 ? edit : undefined;
+      },
+      signal,
+    );
+  } catch (err) {
+    if (!(err instanceof PoolListError)) throw err;
+    deps.rollout?.metrics?.slotState(0);
+    return { kind: "hold", hold: poolListHold(err, t) };
+  }
   // Assigned inside the change callback, which TypeScript cannot see run.
   const d = decision as SlotDecision;
   const o = own as Slot | undefined;

@@ -20,17 +20,24 @@ export async function readLease(kube: Kube, name: string, signal: AbortSignal): 
   }
 }
 
-/** What a change wants done to the slots of the Lease it was shown; undefined = nothing to write. */
-export type SlotChange = (slots: ReadonlyMap<string, Slot>, lease: KubeObject | undefined) => SlotEdit | undefined;
+/**
+ * What a change wants done to the slots of the Lease it was shown; undefined = nothing to write. It may
+ * ask the API server first (whether slot owners' Nodes still exist); it runs again on every re-read.
+ */
+export type SlotChange = (
+  slots: ReadonlyMap<string, Slot>,
+  lease: KubeObject | undefined,
+) => SlotEdit | undefined | Promise<SlotEdit | undefined>;
 export interface SlotEdit {
   /** node → new slot, or null to remove the node's entry. */
   readonly set: ReadonlyMap<string, Slot | null>;
 }
 
 /**
- * Read-modify-write of slot annotations guarded by the resourceVersion: a 409 (another node wrote in
- * between, or created the Lease first) re-reads and asks `change` again, so two nodes can never both
- * take the last slot. Creates the Lease (owned by the OSC Secret) when missing. Returns the Lease as
+ * Read-modify-write of slot annotations guarded by the resourceVersion: only the entries `change` names
+ * are written over the Lease as just read (the others' entries are kept as they are), and a 409
+ * (another node wrote in between, or created the Lease first) re-reads and asks `change` again, so two
+ * nodes can never both take the last slot. Creates the Lease (owned by the OSC Secret) when missing. Returns the Lease as
  * written, or as read when `change` wanted nothing.
  */
 export async function updateSlots(
@@ -42,7 +49,7 @@ export async function updateSlots(
   const name = secret.metadata.name ?? "";
   for (let attempt = 1; ; attempt++) {
     const lease = await readLease(kube, name, signal);
-    const edit = change(slotsOf(lease?.metadata.annotations), lease);
+    const edit = await change(slotsOf(lease?.metadata.annotations), lease);
     if (edit === undefined) return lease;
     const annotations = { ...(lease?.metadata.annotations ?? {}) };
     for (const [node, slot] of edit.set) {

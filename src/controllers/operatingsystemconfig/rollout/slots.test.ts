@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decide, formatSlot, parseSlot, rolloutParallelism, type Slot, slotKey, slotsOf, viewOf } from "./slots.ts";
+import { decide, formatSlot, mayBeGone, parseSlot, rolloutParallelism, type Slot, slotKey, slotsOf, viewOf } from "./slots.ts";
 import { defaultRolloutTimings as t } from "./timings.ts";
 
 const now = Date.parse("2026-01-01T12:00:00Z");
@@ -154,5 +154,18 @@ describe("decide (issue 16 decision table)", () => {
     ["my own slot failed: stay off", { me: slot("failed") }, 2, { kind: "own-failed" }],
   ])("%s", (_name, entries, n, want) => {
     expect(decide(slots(entries), "me", "c2", n, now, t)).toEqual(want);
+  });
+});
+
+describe("mayBeGone (issue 25)", () => {
+  test.each([
+    ["waiting", 0, false],
+    ["applying", 299, false],
+    ["verifying", 0, false],
+    ["failed", 0, true],
+    ["waiting", 300, true],
+    ["applying", 300, true],
+  ] as const)("a %s slot renewed %p s ago: %p", (state, agoS, asked) => {
+    expect(mayBeGone(slot(state, agoS), now, t)).toBe(asked);
   });
 });

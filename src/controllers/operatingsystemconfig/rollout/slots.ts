@@ -83,16 +83,20 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
   return out;
 }
 
-/** The slots that count (`current`) and those of other nodes whose Node no longer exists (`gone`, dropped by the next writer). */
+/**
+ * The slots that count (`current`) and those of other nodes seen gone (`gone`, dropped by the writer).
+ * `seenGone` holds only Nodes the API server said do not exist when asked by name: a Node merely missing
+ * from the pool's label-selected list keeps its slot, and this node's own slot always counts.
+ */
 export function liveSlots(
   slots: ReadonlyMap<string, Slot>,
   me: string,
-  live: ReadonlySet<string>,
+  seenGone: ReadonlySet<string>,
 ): { current: Map<string, Slot>; gone: string[] } {
   const current = new Map<string, Slot>();
   const gone: string[] = [];
   for (const [name, s] of slots) {
-    if (name !== me && !live.has(name)) gone.push(name);
+    if (name !== me && seenGone.has(name)) gone.push(name);
     else current.set(name, s);
   }
   return { current, gone };
@@ -101,8 +105,18 @@ export function liveSlots(
 /** How a slot of the current checksum counts, seen at `nowMs`. */
 export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
 
+/** Not renewed for `staleAfterMs`: its node stopped looking after it (died, or its Node is gone). */
+const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
+  nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
+
+/**
+ * A slot whose owner's Node is worth asking about (issue 25): failed (never renewed; a failed machine is
+ * often replaced) or stale. Live slots are renewed by a running agent, so they are not asked about.
+ */
+export const mayBeGone = (s: Slot, nowMs: number, t: RolloutTimings): boolean => s.state === "failed" || isStale(s, nowMs, t);
+
 function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
-  const stale = nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
+  const stale = isStale(s, nowMs, t);
   if (s.state === "failed") return "failed";
   if (s.state === "waiting") return stale ? "stale-waiting" : "waiting";
   return stale ? "failed" : "active";

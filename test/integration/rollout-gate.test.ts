@@ -1,0 +1,122 @@
+// The slot step of a chunked rollout (issue 16) inside the OSC reconcile, in-process against the
+// API-server simulator: which other nodes' slots a writer may drop (issue 25) and what a node that
+// cannot list its pool says.
+import { describe, expect, test } from "bun:test";
+import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
+import type { OscWorld } from "../fixtures/osc/harness.ts";
+import { useOscWorlds } from "../harness/osc-worlds.ts";
+
+const env = useOscWorlds();
+const slotPrefix = "slot.node-agent.gardener.cloud/";
+
+const smallOsc: Plain = {
+  apiVersion: "extensions.gardener.cloud/v1alpha1",
+  kind: "OperatingSystemConfig",
+  spec: {
+    files: [{ path: "/etc/demo/hello", permissions: 0o644, content: { inline: { data: "hello" } } }],
+    units: [{ name: "demo.service", content: "[Service]\nExecStart=/bin/true\n", filePaths: ["/etc/demo/hello"] }],
+  },
+};
+
+/**
+ * This world's Node with rollout-parallelism N, the OSC, and the pool's Lease holding `slots` (node →
+ * state) of its checksum, last renewed 10 minutes ago (stale: only stale slots are asked about).
+ */
+function pool(w: OscWorld, n: number, slots: Record<string, string>): string {
+  const checksum = w.setOsc(smallOsc);
+  env.sim.store.patch("nodes", "", w.nodeName, "merge", {
+    metadata: { annotations: { "node-agent.gardener.cloud/rollout-parallelism": String(n) } },
+  });
+  const at = new Date(Date.now() - 600_000).toISOString();
+  const annotations = Object.fromEntries(
+    Object.entries(slots).map(([node, state]) => [`${slotPrefix}${node}`, JSON.stringify({ checksum, since: at, renewed: at, state })]),
+  );
+  env.sim.store.create("leases", {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: w.secretName, namespace: "kube-system", annotations },
+    spec: {},
+  });
+  return checksum;
+}
+
+/** A Node that joined without the pool label (no agent of it runs here). */
+const unlabelledNode = (name: string) => env.sim.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name } });
+
+const slotStates = (w: OscWorld): Record<string, string> => {
+  const lease = env.sim.store.get("leases", "kube-system", w.secretName) as Plain;
+  return Object.fromEntries(
+    Object.entries((lease["metadata"].annotations ?? {}) as Record<string, string>)
+      .filter(([k]) => k.startsWith(slotPrefix))
+      .map(([k, v]) => [k.slice(slotPrefix.length), JSON.parse(v).state]),
+  );
+};
+const applied = (w: OscWorld): Plain | undefined =>
+  (w.node()["status"]?.conditions as Plain[] | undefined)?.find((c) => c["type"] === "OperatingSystemConfigApplied");
+const nodeChecksum = (w: OscWorld) => w.node()["metadata"]?.annotations?.["checksum/cloud-config-data"];
+
+describe("rollout slots of other nodes (issue 25)", () => {
+  test("keeps the slot of a Node missing from the pool list, drops a deleted Node's, and counts the kept one", async () => {
+    const w = await env.world();
+    const peer = `${w.nodeName}-peer`;
+    const deleted = `${w.nodeName}-deleted`;
+    unlabelledNode(peer);
+    // Both stale, so both count as failed: with N = 2 they would halt the rollout if both stayed.
+    pool(w, 2, { [peer]: "applying", [deleted]: "failed" });
+
+    await w.reconcile();
+    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "waiting" });
+    await w.reconcile();
+    // The peer's slot fills one of the two: this node took the other.
+    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "verifying" });
+    expect(await w.text("/etc/demo/hello")).toBe("hello");
+
+    const v = await env.world();
+    const again = pool(v, 1, { [peer]: "applying", [`${v.nodeName}-deleted`]: "failed" });
+    await v.reconcile();
+    await v.reconcile();
+    // N = 1: the kept stale slot alone halts the rollout.
+    expect(slotStates(v)).toEqual({ [peer]: "applying", [v.nodeName]: "waiting" });
+    expect(applied(v)).toMatchObject({ status: "False", reason: "RolloutHalted" });
+    expect(applied(v)?.["message"]).toContain(`failed on (or stopped renewing the slot of) ${peer}, filling all 1 slots`);
+    expect(nodeChecksum(v)).not.toBe(again);
+  });
+
+  test("asks nothing about a renewed slot of a Node it does not list", async () => {
+    const w = await env.world();
+    pool(w, 1, {});
+    const at = new Date().toISOString();
+    const slot = JSON.stringify({ checksum: w.checksum, since: at, renewed: at, state: "applying" });
+    env.sim.store.patch("leases", "kube-system", w.secretName, "merge", {
+      metadata: { annotations: { [`${slotPrefix}${w.nodeName}-gone`]: slot } },
+    });
+    const start = env.sim.requests.length;
+    await w.reconcile();
+    await w.reconcile();
+    expect(env.sim.requests.slice(start).filter((r) => r.resource === "nodes" && r.verb === "list")).toEqual([]);
+    // Live until stale (its node may be alive): this node waits behind it.
+    expect(slotStates(w)).toEqual({ [`${w.nodeName}-gone`]: "applying", [w.nodeName]: "waiting" });
+    expect(applied(w)?.["message"]).toContain(`behind ${w.nodeName}-gone`);
+    expect(await w.exists("/etc/demo/hello")).toBe(false);
+    expect(nodeChecksum(w)).toBeUndefined();
+  });
+
+  test("a node that cannot list its pool waits, says why, and writes nothing; it registers once it can", async () => {
+    const w = await env.world();
+    const peer = `${w.nodeName}-peer`;
+    unlabelledNode(peer);
+    pool(w, 2, { [peer]: "applying" });
+
+    env.sim.faults.failNext(1, { verb: "list", resource: "nodes", status: 503 });
+    await w.reconcile();
+    expect(slotStates(w)).toEqual({ [peer]: "applying" });
+    expect(applied(w)).toMatchObject({ status: "False", reason: "WaitingForRolloutSlot" });
+    expect(applied(w)?.["message"]).toContain(
+      `Not taking a rollout slot: cannot list the Nodes labelled worker.gardener.cloud/gardener-node-agent-secret-name=${w.secretName}`,
+    );
+    expect(await w.exists("/etc/demo/hello")).toBe(false);
+
+    await w.reconcile();
+    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "waiting" });
+  });
+});
