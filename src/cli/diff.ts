@@ -3,6 +3,7 @@ import { errorText } from "../log/index.ts";
 import type { Command, CommandContext } from "./command.ts";
 import type { AgentEnv } from "./env.ts";
 import { UsageError } from "./errors.ts";
+import { readInputFile } from "./input-file.ts";
 
 /** What `diff` previews: the OSC, its checksum, and (online) the Secret and the Node. */
 interface DiffInput {
@@ -20,9 +21,8 @@ interface DiffInput {
 async function offlineInput(ctx: CommandContext): Promise<DiffInput> {
   const oscPath = ctx.flags["osc"] ?? "";
   if (oscPath === "") throw new UsageError("diff --offline needs an OSC file: diff --offline [--root DIR] FILE");
-  const file = Bun.file(oscPath);
-  if (oscPath !== "-" && !(await file.exists())) throw new UsageError(`OSC file ${oscPath} does not exist`);
-  const osc = new Uint8Array(oscPath === "-" ? await new Response(Bun.stdin.stream()).arrayBuffer() : await file.arrayBuffer());
+  const osc =
+    oscPath === "-" ? new Uint8Array(await new Response(Bun.stdin.stream()).arrayBuffer()) : await readInputFile(oscPath, "OSC file");
   // gardenlet's checksum/data-script is the sha256 of osc.yaml.
   const checksum = new Bun.CryptoHasher("sha256").update(osc).digest("hex");
   return { osc, checksum, source: oscPath === "-" ? "stdin" : oscPath, hostName: "" };

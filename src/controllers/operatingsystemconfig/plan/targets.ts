@@ -90,6 +90,8 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
           entries ??= (await listed) ?? new Map();
           const kind = entries.get(baseName(t.path));
           if (kind === "dir" || kind === "other") problems[i] = `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}`;
+          // The write replaces a link, but the apply reads the current content through it first.
+          else if (kind === "symlink") problems[i] = linkProblem(host, t.path);
         }
       }
       if (parent === undefined && entries !== undefined) listings.set(dir, new Set(entries.keys()));
@@ -105,6 +107,17 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
     });
   }
   return listings;
+}
+
+/** Why the link at `path` cannot be followed (it leaves the root, or loops), or undefined. */
+function linkProblem(host: HostFs, path: string): string | undefined {
+  try {
+    host.resolve(path);
+    return undefined;
+  } catch (err) {
+    if (err instanceof HostPathError) return err.message;
+    throw err;
+  }
 }
 
 /**
