@@ -6,7 +6,7 @@ import { parseManifest } from "../src/registry/manifest.ts";
 import { formatImageReference, parseImageReference } from "../src/registry/reference.ts";
 import { RegistryHttpError } from "../src/registry/transport.ts";
 import type { Transport } from "../src/registry/transport.ts";
-import { RegistryError } from "../src/registry/types.ts";
+import { RegistryError } from "../src/registry/errors.ts";
 import type { ImageReference } from "../src/registry/types.ts";
 
 export interface PushResult {

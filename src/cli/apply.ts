@@ -1,5 +1,6 @@
 import type { Command, CommandContext } from "./command.ts";
 import { UsageError } from "./errors.ts";
+import { readInputFile } from "./input-file.ts";
 
 /**
  * `gardener-node-agent apply --offline --root DIR osc.yaml`: lays an OSC into a mounted image
@@ -33,9 +34,8 @@ export const command: Command = {
     }
     const oscPath = ctx.flags["osc"] ?? "";
     if (oscPath === "") throw new UsageError("apply needs an OSC file: apply --offline --root DIR FILE");
-    const file = Bun.file(oscPath);
-    if (oscPath !== "-" && !(await file.exists())) throw new UsageError(`OSC file ${oscPath} does not exist`);
-    const bytes = new Uint8Array(oscPath === "-" ? await new Response(Bun.stdin.stream()).arrayBuffer() : await file.arrayBuffer());
+    const bytes =
+      oscPath === "-" ? new Uint8Array(await new Response(Bun.stdin.stream()).arrayBuffer()) : await readInputFile(oscPath, "OSC file");
 
     const { applyOffline } = await import("../controllers/operatingsystemconfig/offline.ts");
     const { machineArch } = await import("../registry/platform.ts");

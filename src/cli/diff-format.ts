@@ -28,6 +28,7 @@ function unitLines(u: UnitPreview): string[] {
 
 const gateTitles: Readonly<Record<GateName, string>> = {
   hold: "hold",
+  "unit-revert": "unit revert",
   "serial-lock": "serial lock",
   rollout: "rollout",
   drain: "drain",

@@ -3,6 +3,7 @@ import { errorText } from "../log/index.ts";
 import type { Command, CommandContext } from "./command.ts";
 import type { AgentEnv } from "./env.ts";
 import { UsageError } from "./errors.ts";
+import { readInputFile } from "./input-file.ts";
 
 /** What `diff` previews: the OSC, its checksum, and (online) the Secret and the Node. */
 interface DiffInput {
@@ -20,9 +21,8 @@ interface DiffInput {
 async function offlineInput(ctx: CommandContext): Promise<DiffInput> {
   const oscPath = ctx.flags["osc"] ?? "";
   if (oscPath === "") throw new UsageError("diff --offline needs an OSC file: diff --offline [--root DIR] FILE");
-  const file = Bun.file(oscPath);
-  if (oscPath !== "-" && !(await file.exists())) throw new UsageError(`OSC file ${oscPath} does not exist`);
-  const osc = new Uint8Array(oscPath === "-" ? await new Response(Bun.stdin.stream()).arrayBuffer() : await file.arrayBuffer());
+  const osc =
+    oscPath === "-" ? new Uint8Array(await new Response(Bun.stdin.stream()).arrayBuffer()) : await readInputFile(oscPath, "OSC file");
   // gardenlet's checksum/data-script is the sha256 of osc.yaml.
   const checksum = new Bun.CryptoHasher("sha256").update(osc).digest("hex");
   return { osc, checksum, source: oscPath === "-" ? "stdin" : oscPath, hostName: "" };
@@ -33,7 +33,7 @@ async function onlineInput(ctx: CommandContext, env: AgentEnv): Promise<DiffInpu
   const { createHostFs } = await import("../host/index.ts");
   const { nodeClient, readNodeView } = await import("./node-view.ts");
   const { hostNameOf } = await import("./agent/host-facts.ts");
-  const { secretValue } = await import("../controllers/operatingsystemconfig/plan.ts");
+  const { secretValue } = await import("../controllers/operatingsystemconfig/plan/content.ts");
   const { config } = await loadCommandConfig(ctx);
   const kube = await nodeClient(config, createHostFs(ctx.root), env);
   const secretName = config.controllers.operatingSystemConfig.secretName;
@@ -60,7 +60,7 @@ async function runDiff(ctx: CommandContext): Promise<number> {
 
   const { decodeOsc } = await import("../osc/index.ts");
   const { createHostFs } = await import("../host/index.ts");
-  const { previewApply, hasChanges } = await import("../controllers/operatingsystemconfig/preview.ts");
+  const { previewApply, hasChanges } = await import("../controllers/operatingsystemconfig/preview/preview.ts");
   const { realClock } = await import("../clock/index.ts");
   const { machineArch } = await import("../registry/platform.ts");
   const preview = await previewApply(

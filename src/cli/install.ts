@@ -1,4 +1,4 @@
-import { UsageError } from "./errors.ts";
+import { readInputFile } from "./input-file.ts";
 import type { Command, CommandContext } from "./command.ts";
 
 /**
@@ -23,13 +23,12 @@ export const command: Command = {
   async run(ctx: CommandContext): Promise<number> {
     const [{ createHostFs }, { installAgent }] = await Promise.all([import("../host/index.ts"), import("../bootstrap/install.ts")]);
     const source = ctx.flags["binary"] || process.execPath;
-    const file = Bun.file(source);
-    if (!(await file.exists())) throw new UsageError(`binary ${source} does not exist`);
+    const binary = await readInputFile(source, "binary");
     const { resolve } = await import("node:path");
     const root = resolve(ctx.root);
     // An image build passes a fresh directory: create it through a HostFs rooted at "/".
     await createHostFs("/").ensureDir(root);
-    await installAgent(createHostFs(root), new Uint8Array(await file.arrayBuffer()));
+    await installAgent(createHostFs(root), binary);
     ctx.stdout.write(`Installed ${source} and gardener-node-agent.service under ${root}\n`);
     return 0;
   },

@@ -1,12 +1,9 @@
 import initScriptTemplate from "../../cloud-init/init.sh" with { type: "text" };
 import type { Command, CommandContext } from "./command.ts";
 import { UsageError } from "./errors.ts";
+import { readInputFile } from "./input-file.ts";
 
-const readText = async (path: string, what: string): Promise<string> => {
-  const file = Bun.file(path);
-  if (!(await file.exists())) throw new UsageError(`${what} ${path} does not exist`);
-  return file.text();
-};
+const readText = async (path: string, what: string): Promise<string> => new TextDecoder().decode(await readInputFile(path, what));
 
 const need = (ctx: CommandContext, name: string): string => {
   const value = ctx.flags[name] ?? "";

@@ -88,8 +88,8 @@ async function modifiedAt(realPath: string): Promise<string> {
 
 /** The local part: state files of the agent (no API server, no systemd). */
 export async function localStatus(host: HostFs, secretFromConfig: string | undefined): Promise<Omit<StatusReport, "units">> {
-  const { readApplyStatus } = await import("../controllers/operatingsystemconfig/apply-status.ts");
-  const { readChanges } = await import("../controllers/operatingsystemconfig/state.ts");
+  const { readApplyStatus } = await import("../controllers/operatingsystemconfig/report/apply-status.ts");
+  const { readChanges } = await import("../controllers/operatingsystemconfig/plan/state.ts");
   const { lastAppliedPath } = await import("../controllers/shared/index.ts");
   const problems: string[] = [];
   // A damaged file is a finding to show, not a reason to show nothing.
@@ -123,7 +123,7 @@ export async function unitStates(
   signal: AbortSignal,
 ): Promise<{ units: UnitState[]; error?: string }> {
   const { readLastApplied } = await import("../controllers/shared/index.ts");
-  const { mergeUnits } = await import("../controllers/operatingsystemconfig/merge.ts");
+  const { mergeUnits } = await import("../controllers/operatingsystemconfig/plan/merge.ts");
   const osc = await readLastApplied(host);
   const names =
     osc === undefined
@@ -158,10 +158,10 @@ export async function unitStates(
 
 /** The Node's view: the OSC condition, checksum, hold and history annotations. */
 export async function nodeView(node: KubeObject, secret: KubeObject | undefined): Promise<NodeView> {
-  const { findCondition } = await import("../controllers/operatingsystemconfig/condition.ts");
-  const { parseHistory, applyHistoryAnnotation } = await import("../controllers/operatingsystemconfig/history.ts");
-  const { holdReason } = await import("../controllers/operatingsystemconfig/hold.ts");
-  const { checksumAnnotation } = await import("../controllers/operatingsystemconfig/node.ts");
+  const { findCondition } = await import("../controllers/operatingsystemconfig/report/condition.ts");
+  const { parseHistory, applyHistoryAnnotation } = await import("../controllers/operatingsystemconfig/report/history.ts");
+  const { holdReason } = await import("../controllers/operatingsystemconfig/features/hold/gate.ts");
+  const { checksumAnnotation } = await import("../controllers/operatingsystemconfig/constants.ts");
   const c = findCondition(node);
   const annotations = node.metadata.annotations ?? {};
   const hold = holdReason(node);

@@ -355,7 +355,7 @@ export async function writeSupportBundle(ctx: CommandContext, o: SupportOptions)
   const { createHostFs } = await import("../host/index.ts");
   const { parseAgentEnv } = await import("./env.ts");
   const { readLastApplied } = await import("../controllers/shared/index.ts");
-  const { mergeUnits } = await import("../controllers/operatingsystemconfig/merge.ts");
+  const { mergeUnits } = await import("../controllers/operatingsystemconfig/plan/merge.ts");
   const { hostNameOf } = await import("./agent/host-facts.ts");
   const { collectNodeSecrets } = await import("./support-secrets.ts");
   const { createTextRedactor } = await import("../log/redact-text.ts");

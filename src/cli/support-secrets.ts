@@ -126,7 +126,7 @@ export async function collectNodeSecrets(
   config: NodeAgentConfiguration | undefined,
   extraKubeconfigs: readonly string[],
 ): Promise<NodeSecrets> {
-  const { allFiles } = await import("../controllers/operatingsystemconfig/merge.ts");
+  const { allFiles } = await import("../controllers/operatingsystemconfig/plan/merge.ts");
   const wanted = new Map<string, { source: FileSource; secret?: string; requestedMode?: number }>();
   for (const f of osc === undefined ? [] : allFiles(osc, hostName)) {
     const source: FileSource = f.content.secretRef !== undefined ? "secretRef" : f.content.imageRef !== undefined ? "imageRef" : "inline";

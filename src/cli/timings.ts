@@ -1,6 +1,6 @@
 import { parseDuration } from "../config/index.ts";
 // The timings module alone (no I/O, one small import): run.ts loads this file at start.
-import { defaultRolloutTimings, type RolloutTimings } from "../controllers/operatingsystemconfig/rollout/timings.ts";
+import { defaultRolloutTimings, type RolloutTimings } from "../controllers/operatingsystemconfig/features/rollout/timings.ts";
 
 /**
  * The agent's clock constants that whole-binary tests and sandboxes shorten, in one typed object, so a

@@ -62,7 +62,6 @@ export const decodeConfig = (text: string, file?: string): NodeAgentConfiguratio
       path: `featureGates.${g}`,
       type: "NotSupported",
       detail: "unrecognized feature gate",
-      value: g,
     }));
     throw new ConfigError("decode", file, issues, unknownGates.map((g) => `unrecognized feature gate: ${g}`).join(", "));
   }

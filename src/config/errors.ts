@@ -1,13 +1,15 @@
 /** Kinds of field errors, named like Kubernetes' `field.ErrorType`. */
 export type FieldIssueType = "Required" | "Invalid" | "Duplicate" | "NotSupported";
 
-/** One problem with one field; `path` is dotted/indexed: `controllers.token.syncConfigs[1].path`. */
+/**
+ * One problem with one field; `path` is dotted/indexed: `controllers.token.syncConfigs[1].path`.
+ * It carries no value: a field may hold anything (a credential, 10,000 characters), so `detail` says
+ * what the field must look like instead.
+ */
 export interface FieldIssue {
   readonly path: string;
   readonly type: FieldIssueType;
   readonly detail: string;
-  /** The offending value, for Invalid/Duplicate/NotSupported. */
-  readonly value?: unknown;
 }
 
 const TYPE_TEXT: Readonly<Record<FieldIssueType, string>> = {
@@ -17,16 +19,9 @@ const TYPE_TEXT: Readonly<Record<FieldIssueType, string>> = {
   NotSupported: "Unsupported value",
 };
 
-const valueText = (value: unknown): string =>
-  typeof value === "string" ? JSON.stringify(value) : value === undefined ? "null" : String(value);
-
-/** `path: Required value: detail`, as Kubernetes' `field.Error.Error()` prints it. */
-export const formatFieldIssue = (issue: FieldIssue): string => {
-  const parts = [issue.path, TYPE_TEXT[issue.type]];
-  if (issue.type !== "Required") parts.push(valueText(issue.value));
-  if (issue.detail !== "") parts.push(issue.detail);
-  return parts.join(": ");
-};
+/** `path: Invalid value: detail`, as Kubernetes' `field.Error.Error()` prints it but without the value. */
+export const formatFieldIssue = (issue: FieldIssue): string =>
+  [issue.path, TYPE_TEXT[issue.type], ...(issue.detail === "" ? [] : [issue.detail])].join(": ");
 
 /** Where loading failed: the file could not be read or chosen, it did not decode, or it did not validate. */
 export type ConfigErrorStage = "read" | "decode" | "validate";

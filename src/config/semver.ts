@@ -53,6 +53,9 @@ const supportedKubernetesMinors: readonly (readonly [number, number])[] = [
   [1, 36],
 ];
 
+/** `1.32, 1.33, …` for messages. */
+export const supportedKubernetesMinorsText = supportedKubernetesMinors.map(([major, minor]) => `${major}.${minor}`).join(", ");
+
 /**
  * Upstream's check: strip every `v`, cut at the first `-`, `+` or `~`, then match `~MAJOR.MINOR`
  * (>= X.Y.0, < X.(Y+1).0) against each supported entry.

@@ -148,22 +148,22 @@ describe("formatFieldIssue", () => {
       "controllers.operatingSystemConfig.secretName: Required value: must provide the secret name for the operating system config",
     ],
     [
-      { path: "clientConnection.burst", type: "Invalid", value: -1, detail: "must be non-negative" },
-      "clientConnection.burst: Invalid value: -1: must be non-negative",
+      { path: "clientConnection.burst", type: "Invalid", detail: "must be non-negative" },
+      "clientConnection.burst: Invalid value: must be non-negative",
     ],
-    [{ path: "a[1].path", type: "Duplicate", value: "/x", detail: "" }, 'a[1].path: Duplicate value: "/x"'],
+    [{ path: "a[1].path", type: "Duplicate", detail: "" }, "a[1].path: Duplicate value"],
     [
-      { path: "logFormat", type: "NotSupported", value: "xml", detail: 'supported values: "json", "text"' },
-      'logFormat: Unsupported value: "xml": supported values: "json", "text"',
+      { path: "logFormat", type: "NotSupported", detail: 'supported values: "json", "text"' },
+      'logFormat: Unsupported value: supported values: "json", "text"',
     ],
-  ])("should print %o like Kubernetes", (issue, text) => {
+  ])("should print %o like Kubernetes, without the value", (issue, text) => {
     expect(formatFieldIssue(issue)).toBe(text);
   });
 
   test("should name the file and every field in a ConfigError", () => {
     const issues = validateConfig(decodeConfig("clientConnection: {burst: -1}"));
     expect(ConfigError.invalid("/etc/c.yaml", issues).message).toBe(
-      "invalid config: /etc/c.yaml: [clientConnection.burst: Invalid value: -1: must be non-negative, " +
+      "invalid config: /etc/c.yaml: [clientConnection.burst: Invalid value: must be non-negative, " +
         "controllers.operatingSystemConfig.secretName: Required value: must provide the secret name for the operating system config, " +
         "controllers.operatingSystemConfig.kubernetesVersion: Required value: must provide a supported kubernetes version]",
     );
@@ -175,6 +175,8 @@ describe("validateConfig of what the Go agent only finds at run time", () => {
     ["an IPv4 listener", "server: {healthProbes: {bindAddress: 127.0.0.1}}"],
     ["an IPv6 listener", "server: {metrics: {bindAddress: '::1'}}"],
     ["a host name listener", "server: {metrics: {bindAddress: localhost}}"],
+    ["a qualified host name listener", "server: {metrics: {bindAddress: node-1.eu-west-1.compute.internal}}"],
+    ["a host name with digits in the first labels", "server: {metrics: {bindAddress: 10-0-0-1.nodes.example}}"],
     ["the highest port", "server: {metrics: {port: 65535}}"],
     ["an absolute kubeconfig", "clientConnection: {kubeconfig: /etc/kubeconfig}"],
   ])("should accept %s", (_what, patch) => {
@@ -185,29 +187,58 @@ describe("validateConfig of what the Go agent only finds at run time", () => {
     [
       "a bind address with a port",
       "server: {healthProbes: {bindAddress: '127.0.0.1:80'}}",
-      'server.healthProbes.bindAddress: Invalid value: "127.0.0.1:80": must be empty, an IP address or a host name',
+      "server.healthProbes.bindAddress: Invalid value: must be empty, an IP address (e.g. 0.0.0.0, 127.0.0.1, ::) or a host name whose last label starts with a letter",
     ],
     [
       "a bind address with spaces",
       "server: {metrics: {bindAddress: 'a b'}}",
-      'server.metrics.bindAddress: Invalid value: "a b": must be empty, an IP address or a host name',
+      "server.metrics.bindAddress: Invalid value: must be empty, an IP address (e.g. 0.0.0.0, 127.0.0.1, ::) or a host name whose last label starts with a letter",
     ],
     [
       "a port above 65535",
       "server: {metrics: {port: 70000}}",
-      "server.metrics.port: Invalid value: 70000: must be between 0 and 65535, inclusive",
+      "server.metrics.port: Invalid value: must be between 0 and 65535, inclusive",
     ],
     [
       "a negative port",
       "server: {healthProbes: {port: -1}}",
-      "server.healthProbes.port: Invalid value: -1: must be between 0 and 65535, inclusive",
+      "server.healthProbes.port: Invalid value: must be between 0 and 65535, inclusive",
     ],
     [
       "a relative kubeconfig path",
       "clientConnection: {kubeconfig: kubeconfig}",
-      'clientConnection.kubeconfig: Invalid value: "kubeconfig": must be an absolute path',
+      "clientConnection.kubeconfig: Invalid value: must be an absolute path",
     ],
   ])("should refuse %s", (_what, patch, message) => {
     expect(validateConfig(decodeConfig(baseline(patch))).map(formatFieldIssue)).toEqual([message]);
+  });
+
+  test.each(["0o777", "999.1.1.1", "10.0.0", "1.2.3.4.5", "256.0.0.1", "0x7f.1", "127.1"])(
+    "should refuse the address-shaped host name %s, which only fails when the listener resolves it",
+    (address) => {
+      expect(issuesOf(baseline(`server: {metrics: {bindAddress: '${address}'}}`))).toEqual([
+        { path: "server.metrics.bindAddress", type: "Invalid" },
+      ]);
+    },
+  );
+});
+
+describe("validateConfig messages", () => {
+  test.each([
+    ["logLevel", `logLevel: ${"x".repeat(10_000)}`, 'logLevel: Unsupported value: supported values: "debug", "info", "error"'],
+    ["logFormat", `logFormat: ${"y".repeat(10_000)}`, 'logFormat: Unsupported value: supported values: "json", "text"'],
+    [
+      "kubernetesVersion",
+      "",
+      "controllers.operatingSystemConfig.kubernetesVersion: Invalid value: unsupported kubernetes version, supported minors: 1.32, 1.33, 1.34, 1.35, 1.36",
+    ],
+  ])("should name %s and the expected form, never the value", (_field, patch, message) => {
+    const text = baseline(patch).replace(
+      "kubernetesVersion: v1.33.0",
+      patch === "" ? `kubernetesVersion: v1.31.${"9".repeat(100)}` : "kubernetesVersion: v1.33.0",
+    );
+    const messages = validateConfig(decodeConfig(text)).map(formatFieldIssue);
+    expect(messages).toEqual([message]);
+    expect(messages.join("")).not.toMatch(/xxxx|yyyy|9999/);
   });
 });

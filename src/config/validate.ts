@@ -2,7 +2,7 @@ import type { NodeAgentConfiguration } from "./configuration.ts";
 import { formatDuration } from "./duration.ts";
 import { isIpLiteral } from "./ip-literal.ts";
 import type { FieldIssue } from "./errors.ts";
-import { isSupportedKubernetesVersion } from "./semver.ts";
+import { isSupportedKubernetesVersion, supportedKubernetesMinorsText } from "./semver.ts";
 
 export interface ValidateOptions {
   /** EXPERIMENTAL_DISABLE_KUBERNETES_VERSION_CHECK=true: accept any Kubernetes minor. */
@@ -23,8 +23,7 @@ const atLeast = (path: string, ms: number | undefined, minMs: number): FieldIssu
         {
           path,
           type: "Invalid",
-          value: ms === undefined ? undefined : formatDuration(ms),
-          detail: `must be at least ${formatDuration(minMs)}`,
+          detail: `must be a duration of at least ${formatDuration(minMs)}`,
         },
       ]
     : [];
@@ -40,15 +39,21 @@ const validateTokenSyncConfigs = (config: NodeAgentConfiguration): FieldIssue[] 
     if (sc.path === "") {
       issues.push({ path: `${base}.path`, type: "Required", detail: "must provide the path where the token should be synced to" });
     } else {
-      if (seen.has(sc.path)) issues.push({ path: `${base}.path`, type: "Duplicate", value: sc.path, detail: "" });
+      if (seen.has(sc.path)) {
+        issues.push({ path: `${base}.path`, type: "Duplicate", detail: "must differ from the path of every other sync config" });
+      }
       seen.add(sc.path);
     }
   });
   return issues;
 };
 
-/** A DNS name (RFC 1123 labels), as a listener's host may be. */
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+/**
+ * A DNS name (RFC 1123 labels) whose last label starts with a letter, as a listener's host may be. A
+ * last label starting with a digit is a mistyped address, never a name (`999.1.1.1`, `0o777`, `10.0.0`;
+ * RFC 3696 §2: top-level names are not all-numeric), and would only fail when the listener resolves it.
+ */
+const HOSTNAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 /**
  * What the Go agent only finds when it starts listening or loading: a listener address that is not
@@ -63,17 +68,16 @@ const validateRuntimeFields = (config: NodeAgentConfiguration): FieldIssue[] => 
       issues.push({
         path: `server.${name}.bindAddress`,
         type: "Invalid",
-        value: bindAddress,
-        detail: "must be empty, an IP address or a host name",
+        detail: "must be empty, an IP address (e.g. 0.0.0.0, 127.0.0.1, ::) or a host name whose last label starts with a letter",
       });
     }
     if (port < 0 || port > 65535) {
-      issues.push({ path: `server.${name}.port`, type: "Invalid", value: port, detail: "must be between 0 and 65535, inclusive" });
+      issues.push({ path: `server.${name}.port`, type: "Invalid", detail: "must be between 0 and 65535, inclusive" });
     }
   }
   const kubeconfig = config.clientConnection.kubeconfig;
   if (kubeconfig !== "" && !kubeconfig.startsWith("/")) {
-    issues.push({ path: "clientConnection.kubeconfig", type: "Invalid", value: kubeconfig, detail: "must be an absolute path" });
+    issues.push({ path: "clientConnection.kubeconfig", type: "Invalid", detail: "must be an absolute path" });
   }
   return issues;
 };
@@ -86,13 +90,13 @@ export const validateConfig = (config: NodeAgentConfiguration, options: Validate
   const issues: FieldIssue[] = [];
   const { clientConnection, controllers } = config;
   if (clientConnection.burst < 0) {
-    issues.push({ path: "clientConnection.burst", type: "Invalid", value: clientConnection.burst, detail: "must be non-negative" });
+    issues.push({ path: "clientConnection.burst", type: "Invalid", detail: "must be non-negative" });
   }
   if (config.logLevel !== "" && !logLevels.includes(config.logLevel)) {
-    issues.push({ path: "logLevel", type: "NotSupported", value: config.logLevel, detail: supported(logLevels) });
+    issues.push({ path: "logLevel", type: "NotSupported", detail: supported(logLevels) });
   }
   if (config.logFormat !== "" && !logFormats.includes(config.logFormat)) {
-    issues.push({ path: "logFormat", type: "NotSupported", value: config.logFormat, detail: supported(logFormats) });
+    issues.push({ path: "logFormat", type: "NotSupported", detail: supported(logFormats) });
   }
 
   const osc = controllers.operatingSystemConfig;
@@ -114,8 +118,7 @@ export const validateConfig = (config: NodeAgentConfiguration, options: Validate
     issues.push({
       path: "controllers.operatingSystemConfig.kubernetesVersion",
       type: "Invalid",
-      value: osc.kubernetesVersion,
-      detail: `unsupported kubernetes version ${JSON.stringify(osc.kubernetesVersion)}`,
+      detail: `unsupported kubernetes version, supported minors: ${supportedKubernetesMinorsText}`,
     });
   }
 

@@ -11,6 +11,12 @@ export interface YamlErrorLike {
   readonly linePos?: readonly { readonly line: number; readonly col: number }[] | undefined;
 }
 
+/** Deeper than any configuration or OSC needs, far below where recursive walkers overflow the stack. */
+const maxYamlDepth = 200;
+
+/** Parsers recurse per nesting level: a deep enough document overflows their stack (the package reports RESOURCE_EXHAUSTION). */
+export const tooDeepToParse = `nesting too deep to parse (at most ${maxYamlDepth} levels are accepted)`;
+
 const codeText: Readonly<Record<string, string>> = {
   ALIAS_PROPS: "an alias cannot have an anchor or a tag",
   BAD_ALIAS: "invalid alias",
@@ -30,7 +36,7 @@ const codeText: Readonly<Record<string, string>> = {
   MULTIPLE_DOCS: "several documents in one source",
   MULTIPLE_TAGS: "several tags on one node",
   NON_STRING_KEY: "a key that is not a string",
-  RESOURCE_EXHAUSTION: "too many alias expansions",
+  RESOURCE_EXHAUSTION: tooDeepToParse,
   TAB_AS_INDENT: "a tab used as indentation",
   TAG_RESOLVE_FAILED: "a value does not match its tag",
   UNEXPECTED_TOKEN: "unexpected token",
@@ -44,8 +50,6 @@ export const yamlErrorText = (err: YamlErrorLike): string => {
   return pos === undefined ? what : `${what} at line ${pos.line}, column ${pos.col}`;
 };
 
-/** Deeper than any configuration or OSC needs, far below where recursive walkers overflow the stack. */
-const maxYamlDepth = 200;
 /** Nodes of the document with every alias expanded: a 10,000-file OSC has ~100,000; alias bombs have billions. */
 const maxYamlNodes = 2_000_000;
 

@@ -20,6 +20,8 @@ const samples: readonly string[] = [
   "a: .5\nb: 1e3\nc: -.inf",
   "a: True\nb: FALSE",
   "a: &x {b: 1}\nc: *x",
+  "a: &x [1, 2]\nb: [*x, *x]\nc:\n- *x\n",
+  'cmd: "ls *.conf"\nglob: a/*\nstars: "**"\n',
   "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",
   "---\na: 1\n",
   'a: !!str 1\nb: !!int "3"',
@@ -63,6 +65,23 @@ describe("parseYaml", () => {
       expect((caught as Error).message).toBe(message);
       expect((caught as Error).cause).toBeUndefined();
       expect(outcome(() => parse(text, { version }))).toHaveProperty("error");
+    });
+
+    test.each([
+      ["flow", `a: ${"[".repeat(20_000)}${"]".repeat(20_000)}`],
+      ["block", `a:\n  ${"- ".repeat(20_000)}x`],
+      ["mapping", `a: ${"{a: ".repeat(20_000)}1${"}".repeat(20_000)}`],
+    ])("should reject %s nesting too deep for the parser's stack as a YamlSyntaxError", (_, text) => {
+      expect(() => parseYaml(text, version)).toThrow(new YamlSyntaxError("nesting too deep to parse (at most 200 levels are accepted)"));
+    });
+
+    test("should stop an alias bomb at the yaml package's alias cap, before expanding it", () => {
+      let text = "l0: &l0 [x, x, x, x, x]\n";
+      for (let i = 1; i <= 9; i++)
+        text += `l${i}: &l${i} [${Array(5)
+          .fill(`*l${i - 1}`)
+          .join(", ")}]\n`;
+      expect(() => parseYaml(text, version)).toThrow(new YamlSyntaxError("an alias is unresolvable or expands too often"));
     });
 
     test("should take the last of duplicate keys (as Go's yaml.v2 does) where the yaml package fails", () => {

@@ -1,4 +1,4 @@
-import { unsafeStructure, yamlErrorText } from "./yaml-checks.ts";
+import { tooDeepToParse, unsafeStructure, yamlErrorText } from "./yaml-checks.ts";
 import { yamlPackage } from "./yaml-package.ts";
 
 /** The YAML text could not be parsed; the message names the problem and its line, never the text. */
@@ -19,6 +19,12 @@ const DIVERGENT_INT = /(?:^|[\s[{,:-])[-+]?0[0-9oO_]/m;
 // Constructs the two parsers read differently in any version: several documents (`---`, `...`),
 // directives, tags, explicit `?` keys, merge keys (Bun merges them in 1.2) and null keys.
 const DIVERGENT_SYNTAX = /^(?:---|\.\.\.)(?:\s|$)|^%|!|^\s*\?(?:\s|$)|<<|(?:^|[\s{,])(?:null|Null|NULL|~)\s*:(?:\s|$)/m;
+// An alias (`*name` where a node may start). Bun expands aliases without a limit (as shared objects that
+// are cheap to build but billions of nodes to walk); the package caps them (maxAliasCount). A `*` inside
+// a string may match too: that text only takes the slower, equally correct path.
+const ALIAS = /(?:^|[\s[{,:-])\*[^\s[\]{},]/m;
+/** Aliases one document may resolve (the `yaml` package's default, set here so it is not lost in an upgrade). */
+const maxAliasCount = 100;
 
 /** Walks a parsed document: whether any string matches `strings` and whether it holds a number. */
 const scan = (node: unknown, strings: RegExp | undefined, seen: { number: boolean }): boolean => {
@@ -53,10 +59,13 @@ const mayDiffer = (text: string, doc: unknown, version: YamlVersion): boolean =>
  * Throws YamlSyntaxError.
  */
 export const parseYaml = (text: string, version: YamlVersion): unknown => {
+  if (ALIAS.test(text)) return parseSlow(text, version);
   let doc: unknown;
   try {
     doc = Bun.YAML.parse(text);
   } catch (err) {
+    // Nesting deep enough to exhaust the parser's stack (the package's parser overflows too, slower).
+    if (err instanceof RangeError) throw new YamlSyntaxError(tooDeepToParse);
     // Bun's messages carry no position; the package's do, and it may even accept the text.
     if (!(err instanceof SyntaxError)) throw err;
     return parseSlow(text, version);
@@ -72,7 +81,7 @@ const parseSlow = (text: string, version: YamlVersion): unknown => {
   let doc: unknown;
   try {
     // logLevel "error": the package would print warnings quoting keys to stderr, outside the logger.
-    doc = yaml.parse(text, { version, logLevel: "error" });
+    doc = yaml.parse(text, { version, logLevel: "error", maxAliasCount });
   } catch (err) {
     // Not kept as cause: the package's message quotes the offending line.
     if (err instanceof yaml.YAMLError) throw new YamlSyntaxError(yamlErrorText(err));

@@ -53,6 +53,22 @@ describe("createEventRecorder", () => {
     });
   });
 
+  test("should write an aggregated record with its count and first and last timestamps", async () => {
+    const { rec, created } = setup();
+    const first = Date.UTC(2026, 0, 2, 3, 0, 0, 400);
+    await rec.write({
+      obj: { kind: "Node", apiVersion: "v1", name: "n1" },
+      type: "Normal",
+      reason: "SystemDUnitRestart",
+      action: "Restart",
+      note: "processed restart of unit a.service",
+      count: 7,
+      firstMs: first,
+      lastMs: first + 61_000,
+    });
+    expect(created[0]?.obj).toMatchObject({ firstTimestamp: "2026-01-02T03:00:00Z", lastTimestamp: "2026-01-02T03:01:01Z", count: 7 });
+  });
+
   test("should log and not throw when the event cannot be written", async () => {
     const { rec, errors } = setup(true);
     await rec.event(nodeRef({ metadata: { name: "n1" } }), "Warning", "SystemDUnitRestart", "Restart", "x");

@@ -19,6 +19,26 @@ export interface EventRecorder {
   event(obj: InvolvedObject, type: EventType, reason: string, action: string, note: string): Promise<void>;
 }
 
+/** One Event as written: `count` occurrences between the first and the last timestamp (core/v1 aggregation). */
+export interface EventRecord {
+  readonly obj: InvolvedObject;
+  readonly type: EventType;
+  readonly reason: string;
+  readonly action: string;
+  readonly note: string;
+  readonly count: number;
+  readonly firstMs: number;
+  readonly lastMs: number;
+}
+
+/** A recorder that can also write an already aggregated record (what the queued recorder sends through). */
+export interface EventWriter extends EventRecorder {
+  write(record: EventRecord): Promise<void>;
+}
+
+/** RFC 3339 with whole seconds, as metav1.Time serialises. */
+const wholeSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+
 /** The Node as an event target. */
 export const nodeRef = (node: KubeObject): InvolvedObject => ({
   kind: "Node",
@@ -34,45 +54,49 @@ export function createEventRecorder(deps: {
   readonly log: Logger;
   readonly component: string;
   readonly host: string;
-}): EventRecorder {
+}): EventWriter {
   // client-go names events <object>.<UnixNano hex>; our clock has ms, so a per-recorder sequence (from a
   // random start, for several recorders in one process) fills the nanoseconds and keeps names unique.
   let seq = Math.floor(Math.random() * 1_000_000);
+  const write = async (r: EventRecord): Promise<void> => {
+    const { obj, reason } = r;
+    const namespace = obj.namespace ?? "default";
+    seq = (seq + 1) % 1_000_000;
+    const suffix = (BigInt(r.firstMs) * 1_000_000n + BigInt(seq)).toString(16);
+    const ev: KubeObject = {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name: `${obj.name}.${suffix}`, namespace },
+      involvedObject: {
+        kind: obj.kind,
+        apiVersion: obj.apiVersion,
+        name: obj.name,
+        ...(obj.namespace !== undefined ? { namespace: obj.namespace } : {}),
+        ...(obj.uid !== undefined ? { uid: obj.uid } : {}),
+      },
+      reason,
+      message: r.note,
+      type: r.type,
+      action: r.action,
+      source: { component: deps.component, host: deps.host },
+      reportingComponent: deps.component,
+      reportingInstance: deps.host,
+      firstTimestamp: wholeSeconds(r.firstMs),
+      lastTimestamp: wholeSeconds(r.lastMs),
+      count: r.count,
+    };
+    try {
+      await deps.kube.create(eventsResource, namespace, ev);
+    } catch (err) {
+      // Events are diagnostics: failing the reconcile because one could not be written would hide the real outcome.
+      deps.log.error("Failed to record event", { err, reason, object: obj.name });
+    }
+  };
   return {
-    async event(obj, type, reason, action, note) {
-      const namespace = obj.namespace ?? "default";
-      const now = new Date(deps.clock.now());
-      const ts = now.toISOString().replace(/\.\d+Z$/, "Z");
-      seq = (seq + 1) % 1_000_000;
-      const suffix = (BigInt(now.getTime()) * 1_000_000n + BigInt(seq)).toString(16);
-      const ev: KubeObject = {
-        apiVersion: "v1",
-        kind: "Event",
-        metadata: { name: `${obj.name}.${suffix}`, namespace },
-        involvedObject: {
-          kind: obj.kind,
-          apiVersion: obj.apiVersion,
-          name: obj.name,
-          ...(obj.namespace !== undefined ? { namespace: obj.namespace } : {}),
-          ...(obj.uid !== undefined ? { uid: obj.uid } : {}),
-        },
-        reason,
-        message: note,
-        type,
-        action,
-        source: { component: deps.component, host: deps.host },
-        reportingComponent: deps.component,
-        reportingInstance: deps.host,
-        firstTimestamp: ts,
-        lastTimestamp: ts,
-        count: 1,
-      };
-      try {
-        await deps.kube.create(eventsResource, namespace, ev);
-      } catch (err) {
-        // Events are diagnostics: failing the reconcile because one could not be written would hide the real outcome.
-        deps.log.error("Failed to record event", { err, reason, object: obj.name });
-      }
+    write,
+    event(obj, type, reason, action, note) {
+      const now = deps.clock.now();
+      return write({ obj, type, reason, action, note, count: 1, firstMs: now, lastMs: now });
     },
   };
 }

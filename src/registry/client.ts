@@ -9,7 +9,7 @@ import { platformMatches } from "./platform.ts";
 import { formatImageReference, parseImageReference } from "./reference.ts";
 import { createTransport, RegistryHttpError } from "./transport.ts";
 import type { Transport, TransportOptions } from "./transport.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 import type { Descriptor, ImageReference, Platform, Registry, ResolvedImage } from "./types.ts";
 
 /** Registries cap manifests at 4 MiB; anything bigger is not a manifest. */

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { HostFs } from "../host/index.ts";
 import { formatImageReference } from "./reference.ts";
 import { RegistryHttpError } from "./transport.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 import type { ImageReference, Registry } from "./types.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { quoteName } from "../untrusted/index.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 /** "sha256:<hex>" of some bytes. */
 export function sha256Digest(bytes: Uint8Array | string): string {

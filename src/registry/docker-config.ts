@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { HostFs } from "../host/index.ts";
 import type { Credentials } from "./auth.ts";
 import { registryEndpoint } from "./reference.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 /** Where an OSC delivers registry credentials for imageRef pulls (docker config.json format). */
 export const registryAuthPath = "/var/lib/gardener-node-agent/registry-auth.json";

@@ -9,7 +9,7 @@ import { parseManifest } from "./manifest.ts";
 import { parseImageReference } from "./reference.ts";
 import { findInTar } from "./tar.ts";
 import { createTransport, type FetchFn } from "./transport.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 /**
  * Registry errors name the field, file, line or URL path — never a value out of a manifest, a

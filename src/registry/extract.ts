@@ -5,7 +5,7 @@ import { decompressLayer } from "./layer.ts";
 import { parseImageReference } from "./reference.ts";
 import { findInTar, normalizeTarPath } from "./tar.ts";
 import type { TarLookup } from "./tar.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 import type { Platform, Registry } from "./types.ts";
 
 /** Upstream images built with ko keep the binary here (spec osc-controller §6.2 fallback). */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseHostsToml } from "./hosts.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 describe("parseHostsToml", () => {
   test("should read what the OSC controller writes, keeping the mirror order", () => {

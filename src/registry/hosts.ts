@@ -2,7 +2,7 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import * as v from "valibot";
 import type { HostFs } from "../host/index.ts";
 import { issuesMessage, quoteName, urlForMessage } from "../untrusted/index.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 /** One place to fetch from, as containerd's hosts.toml describes it. */
 export interface RegistryEndpoint {

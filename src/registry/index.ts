@@ -8,6 +8,6 @@ export { extractFileFromImage, FileNotInImageError } from "./extract.ts";
 export { decompressLayer } from "./layer.ts";
 export { createTransport, RegistryHttpError, RegistryUnreachableError } from "./transport.ts";
 export type { FetchFn } from "./transport.ts";
-export { RegistryError } from "./types.ts";
+export { RegistryError } from "./errors.ts";
 export { formatImageReference, parseImageReference, registryEndpoint } from "./reference.ts";
 export { machineArch } from "./platform.ts";

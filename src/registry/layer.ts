@@ -1,5 +1,5 @@
 import { quoteName } from "../untrusted/index.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 /** Uncompressed tar bytes of a layer blob; gzip and zstd are recognised by their magic numbers. */
 export function decompressLayer(blob: Uint8Array, mediaType: string): Uint8Array {

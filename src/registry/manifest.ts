@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { issuesMessage } from "../untrusted/index.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 export const MediaType = {
   ociIndex: "application/vnd.oci.image.index.v1+json",

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { formatImageReference, parseImageReference, registryEndpoint } from "./reference.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 const D = `sha256:${"a".repeat(64)}`;
 

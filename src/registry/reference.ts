@@ -1,5 +1,5 @@
 import { quoteName } from "../untrusted/index.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 import type { ImageReference } from "./types.ts";
 
 const DOCKER_HUB = "docker.io";

@@ -1,4 +1,4 @@
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 
 const BLOCK = 512;
 

@@ -6,7 +6,7 @@ import { responseErrorCodes } from "./error-body.ts";
 import type { RegistryEndpoint } from "./hosts.ts";
 import { TokenResponseSchema } from "./manifest.ts";
 import { registryEndpoint } from "./reference.ts";
-import { RegistryError } from "./types.ts";
+import { RegistryError } from "./errors.ts";
 import { errorText } from "../log/index.ts";
 
 export type FetchFn = (input: string | URL | Request, init?: BunFetchRequestInit) => Promise<Response>;

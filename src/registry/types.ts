@@ -49,10 +49,3 @@ export interface Registry {
   /** A blob's bytes, sha256-verified against the digest. */
   fetchBlob(reference: ImageReference, digest: string, signal?: AbortSignal): Promise<Uint8Array>;
 }
-
-export class RegistryError extends Error {
-  override readonly name: string = "RegistryError";
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
-}

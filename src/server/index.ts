@@ -1,5 +1,5 @@
 // The metrics and health servers. profiling.ts is not re-exported: it is loaded only when profiling
-// is enabled (`await import("../server/profiling.ts")`), so a static import of this file never loads it.
+// is enabled (`await import("./profiling.ts")`), so a static import of this file never loads it.
 export { HealthChecks } from "./health.ts";
 export type { HealthCheck } from "./health.ts";
 export { createMetricsRegistry } from "./metrics.ts";

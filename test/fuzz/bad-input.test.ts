@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, decodeConfig, validateConfig } from "../../src/config/index.ts";
-import { OscInputError, planChanges } from "../../src/controllers/operatingsystemconfig/plan.ts";
-import { computeChanges } from "../../src/controllers/operatingsystemconfig/diff.ts";
-import { checkApplyTargets } from "../../src/controllers/operatingsystemconfig/targets.ts";
+import { OscInputError, planChanges } from "../../src/controllers/operatingsystemconfig/plan/content.ts";
+import { computeChanges } from "../../src/controllers/operatingsystemconfig/plan/diff.ts";
+import { checkApplyTargets } from "../../src/controllers/operatingsystemconfig/plan/targets.ts";
 import { createHostFs, type HostFs } from "../../src/host/index.ts";
 import { ApiError } from "../../src/kube/errors.ts";
 import type { Kube } from "../../src/kube/types.ts";

@@ -87,10 +87,13 @@ export function randomConfig(rnd: Rnd, s: string): string {
     apiVersion: "nodeagent.config.gardener.cloud/v1alpha1",
     kind: "NodeAgentConfiguration",
     clientConnection: { qps: 50, burst: 100 },
-    logLevel: chance(rnd, 0.9) ? pick(rnd, ["info", "debug", ""]) : "verbose",
+    // Bad string values carry the secret: validation names the field, never the value.
+    logLevel: chance(rnd, 0.9) ? pick(rnd, ["info", "debug", ""]) : pick(rnd, ["verbose", `verbose-${s}`]),
     server: {
       healthProbes: {
-        bindAddress: chance(rnd, 0.9) ? pick(rnd, ["", "127.0.0.1", "::1", "localhost"]) : pick(rnd, ["host name", "a:1"]),
+        bindAddress: chance(rnd, 0.9)
+          ? pick(rnd, ["", "127.0.0.1", "::1", "localhost"])
+          : pick(rnd, ["host name", "a:1", "0o777", "999.1.1.1", `${s} x`]),
         port: chance(rnd, 0.9) ? pick(rnd, [0, 2751, 65535]) : pick(rnd, [70000, -5]),
       },
       metrics: { port: 2752 },
@@ -100,7 +103,7 @@ export function randomConfig(rnd: Rnd, s: string): string {
     controllers: {
       operatingSystemConfig: {
         secretName: "osc",
-        kubernetesVersion: chance(rnd, 0.9) ? pick(rnd, ["v1.33.0", "1.34"]) : "1.20.0",
+        kubernetesVersion: chance(rnd, 0.9) ? pick(rnd, ["v1.33.0", "1.34"]) : pick(rnd, ["1.20.0", `1.20.0-${s}`]),
         syncPeriod: chance(rnd, 0.9) ? pick(rnd, ["10m", "1h"]) : "1s",
       },
       token: { syncConfigs: [{ secretName: "t", path: "/t" }], syncPeriod: "1h" },

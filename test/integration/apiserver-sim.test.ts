@@ -1042,6 +1042,31 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     });
   });
 
+  test("fills in the uid of a token user, whose token-file line always has one, in a created and an approved CSR", async () => {
+    const { csrPem } = await makeCsrPem("token-uid", "o");
+    const uidOf = (r: { body: unknown }) => (r.body as { spec: Record<string, unknown> }).spec["uid"];
+    // the admin token and a token added without a uid, as kube-apiserver's token file needs one per line
+    sim.addToken("no-uid-given", "csr-maker", ["system:masters"]);
+    for (const [who, client] of [
+      ["admin", admin],
+      ["csr-maker", admin.with({ token: "no-uid-given" })],
+    ] as const) {
+      const created = await client.call("POST", CSRS, { body: csrBody(`by-${who}`, csrPem) });
+      expect(created.status).toBe(201);
+      const uid = uidOf(created);
+      expect(uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      const approved = { type: "Approved", status: "True", reason: "AutoApproved", message: "ok" };
+      const body = { ...(created.body as Record<string, unknown>), status: { conditions: [approved] } };
+      const r = await client.call("PUT", `${CSRS}/by-${who}/approval`, { body });
+      expect(r.status).toBe(200);
+      expect(uidOf(r)).toBe(uid);
+    }
+    // an empty uid column gives none
+    sim.addToken("empty-uid", "no-uid", ["system:masters"], "");
+    const none = await admin.with({ token: "empty-uid" }).call("POST", CSRS, { body: csrBody("by-no-uid", csrPem) });
+    expect(uidOf(none)).toBeUndefined();
+  });
+
   test("stamps approval conditions written without times through the approval subresource", async () => {
     const { csrPem } = await makeCsrPem("stamp", "o");
     const c = await admin.call("POST", CSRS, { body: csrBody("to-stamp", csrPem) });
@@ -1142,6 +1167,20 @@ describe("apiserver simulator faults", () => {
     sim.faults.setLatency(150, { resource: "nodes" });
     await admin.call("GET", NODES);
     expect(sim.requests.at(-1)!.durationMs).toBeGreaterThanOrEqual(150);
+  });
+
+  test("holds matching requests until released, and only those", async () => {
+    const release = sim.faults.hold({ verb: "create", resource: "configmaps" });
+    let answered = false;
+    const held = admin
+      .call("POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "held" } } })
+      .then((r) => ((answered = true), r));
+    // a request that does not match passes meanwhile; the held one is not answered and not stored
+    expect((await admin.call("GET", NODES)).status).toBe(200);
+    expect(answered).toBe(false);
+    expect(sim.store.get("configmaps", "default", "held")).toBeUndefined();
+    release();
+    expect((await held).status).toBe(201);
   });
 
   test("drops open watches cleanly or abruptly", async () => {

@@ -16,6 +16,17 @@ setDefaultTimeout(20_000);
 /** Looks like a credential: must never be printed. */
 const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA";
 const good = "controllers:\n  operatingSystemConfig: {secretName: osc, kubernetesVersion: v1.33.0}\n";
+const bindAddressForm = "must be empty, an IP address (e.g. 0.0.0.0, 127.0.0.1, ::) or a host name whose last label starts with a letter";
+
+/** `levels` anchors, each a list of `width` aliases of the one before: width^levels nodes once expanded. */
+const aliasBomb = (levels: number, width: number): string => {
+  let text = `l0: &l0 [${Array(width).fill("x").join(", ")}]\n`;
+  for (let i = 1; i <= levels; i++)
+    text += `l${i}: &l${i} [${Array(width)
+      .fill(`*l${i - 1}`)
+      .join(", ")}]\n`;
+  return text;
+};
 
 const roots: string[] = [];
 afterEach(() => {
@@ -63,18 +74,44 @@ describe("agent with a bad config", () => {
     [
       "a bad bind address",
       `${good}server: {healthProbes: {bindAddress: "not an address"}}\n`,
-      'server.healthProbes.bindAddress: Invalid value: "not an address": must be empty, an IP address or a host name',
+      "server.healthProbes.bindAddress: Invalid value: must be empty, an IP address (e.g. 0.0.0.0, 127.0.0.1, ::) or a host name whose last label starts with a letter",
     ],
     [
       "a port out of range",
       `${good}server: {metrics: {port: 70000}}\n`,
-      "server.metrics.port: Invalid value: 70000: must be between 0 and 65535, inclusive",
+      "server.metrics.port: Invalid value: must be between 0 and 65535, inclusive",
     ],
     [
       "a relative kubeconfig path",
       `${good}clientConnection: {kubeconfig: creds/kubeconfig}\n`,
-      'clientConnection.kubeconfig: Invalid value: "creds/kubeconfig": must be an absolute path',
+      "clientConnection.kubeconfig: Invalid value: must be an absolute path",
     ],
+    [
+      "a bind address shaped like an octal number",
+      `${good}server: {healthProbes: {bindAddress: "0o777"}}\n`,
+      `server.healthProbes.bindAddress: Invalid value: ${bindAddressForm}`,
+    ],
+    [
+      "a bind address shaped like an IPv4 address out of range",
+      `${good}server: {metrics: {bindAddress: "999.1.1.1"}}\n`,
+      `server.metrics.bindAddress: Invalid value: ${bindAddressForm}`,
+    ],
+    [
+      "a 10,000-character logLevel",
+      `${good}logLevel: ${"q".repeat(10_000)}\n`,
+      'logLevel: Unsupported value: supported values: "debug", "info", "error"',
+    ],
+    [
+      "a config nested 20,000 levels deep",
+      `${good}extra: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`,
+      "invalid YAML: nesting too deep to parse (at most 200 levels are accepted)",
+    ],
+    [
+      "a config nested 20,000 levels deep in block style",
+      `${good}extra:\n  ${"- ".repeat(20_000)}x\n`,
+      "invalid YAML: nesting too deep to parse (at most 200 levels are accepted)",
+    ],
+    ["a 7-level alias bomb", `${good}${aliasBomb(7, 10)}`, "invalid YAML: an alias is unresolvable or expands too often"],
   ])("should exit 1 at once naming the file and the field for %s", async (_what, text, message) => {
     const root = machine((file) => writeFileSync(file, text));
     const r = await runAgent(root);
@@ -82,6 +119,7 @@ describe("agent with a bad config", () => {
     expect(r.output).toContain(`${configDir}/config-${version()}.yaml`);
     expect(r.output).toContain(message);
     expect(r.output).not.toContain("Maximum call stack");
+    expect(r.output).not.toContain("qqqqqqqqqq"); // the long value
     expect(r.output).not.toMatch(/\n\s+at /); // no stack trace
     expect(r.ms).toBeLessThan(hangMs);
   });
@@ -118,6 +156,23 @@ describe("agent with a bad config", () => {
   });
 });
 
+describe("commands with a bad input file", () => {
+  test.each([
+    ["apply --offline", (root: string, file: string) => ["apply", "--offline", `--root=${root}`, file], "OSC file"],
+    ["diff --offline", (root: string, file: string) => ["diff", "--offline", `--root=${root}`, file], "OSC file"],
+    ["render", (_root: string, file: string) => ["render", file], "OSC file"],
+    ["render --secrets", (_root: string, file: string) => ["render", "--secrets", file, "/dev/null"], "secrets file"],
+    ["install --binary", (root: string, file: string) => ["install", `--root=${root}`, `--binary=${file}`], "binary"],
+  ])("%s should name a symlink loop as such, not as a missing file", async (_what, args, what) => {
+    const root = machine(() => undefined);
+    const file = join(root, "loop.yaml");
+    symlinkSync("loop.yaml", file);
+    const proc = Bun.spawnSync([binary, ...args(root, file)], { stdin: "ignore", env: { PATH: process.env["PATH"] ?? "" } });
+    expect(proc.exitCode).toBe(2);
+    expect(proc.stderr.toString()).toContain(`${what} ${file} is a symlink loop (too many levels of symbolic links)`);
+  });
+});
+
 describe("agent with a bad environment variable", () => {
   test.each([
     ["GARDENER_NODE_AGENT_TIMINGS", `unitVerifyWindow=${secret}`, "timing unitVerifyWindow is not a duration"],
@@ -135,15 +190,30 @@ describe("agent with a bad environment variable", () => {
 });
 
 describe("agent with a malformed kubeconfig", () => {
-  test.each([
-    ["a YAML syntax error in a flow mapping", `apiVersion: v1\nusers:\n- name: a\n  user: {token: ${secret}, x: [a}\n`],
-    ["a YAML syntax error in a block mapping", `apiVersion: v1\nusers:\n- name: a\n  user:\n    token: ${secret}\n   bad: x\n`],
+  test.each<[string, string, string]>([
+    ["a YAML syntax error in a flow mapping", `apiVersion: v1\nusers:\n- name: a\n  user: {token: ${secret}, x: [a}\n`, "invalid YAML: "],
+    [
+      "a YAML syntax error in a block mapping",
+      `apiVersion: v1\nusers:\n- name: a\n  user:\n    token: ${secret}\n   bad: x\n`,
+      "invalid YAML: ",
+    ],
     [
       "a value of the wrong type",
       `apiVersion: v1\nclusters:\n- cluster:\n    server: https://x\n    insecure-skip-tls-verify: ${secret}\n  name: a\n`,
+      "",
     ],
-    ["a collection as a key", `apiVersion: v1\nclusters:\n  ? [${secret}]\n  : x\n`],
-  ])("should stop with exit 1 and print neither its bytes nor an unstructured warning for %s", async (_what, kubeconfig) => {
+    ["a collection as a key", `apiVersion: v1\nclusters:\n  ? [${secret}]\n  : x\n`, ""],
+    [
+      "a 7-level alias bomb",
+      `apiVersion: v1\n${aliasBomb(7, 10)}users:\n- name: a\n  user: {token: ${secret}}\n`,
+      "invalid YAML: an alias is unresolvable or expands too often",
+    ],
+    [
+      "nesting 20,000 levels deep",
+      `apiVersion: v1\nusers:\n- name: ${secret}\n  user: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`,
+      "invalid YAML: nesting too deep to parse",
+    ],
+  ])("should stop with exit 1 and print neither its bytes nor an unstructured warning for %s", async (_what, kubeconfig, problem) => {
     const root = machine((file, dir) => {
       // Free ports below the ephemeral range: a port in use would fail the start before the kubeconfig does.
       writeFileSync(
@@ -154,7 +224,7 @@ describe("agent with a malformed kubeconfig", () => {
     });
     const r = await runAgent(root);
     expect(r.code).toBe(1);
-    expect(r.output).toContain("kubeconfig /var/lib/gardener-node-agent/credentials/kubeconfig: ");
+    expect(r.output).toContain(`kubeconfig /var/lib/gardener-node-agent/credentials/kubeconfig: ${problem}`);
     expect(r.output).not.toContain(secret);
     // Every line is a JSON log record: nothing printed around the logger.
     for (const line of r.output.split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();

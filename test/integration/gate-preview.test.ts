@@ -2,9 +2,11 @@
 // the whole-binary suite (diff-gates.test.ts) does not reach — a rollout wait, a verifying slot, serial
 // winning over rollout-parallelism, a static pod manifest that is not a Pod, no Node yet.
 import { describe, expect, test } from "bun:test";
-import { type GatePreview, previewGates } from "../../src/controllers/operatingsystemconfig/gate-preview.ts";
-import { pendingChanges } from "../../src/controllers/operatingsystemconfig/pending.ts";
-import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
+import type { GatePreview } from "../../src/controllers/operatingsystemconfig/gates/preview.ts";
+import { planChangeSet } from "../../src/controllers/operatingsystemconfig/plan/planner.ts";
+import { oscExtensions } from "../../src/controllers/operatingsystemconfig/plugins.ts";
+import { previewGates } from "../../src/controllers/operatingsystemconfig/preview/gates.ts";
+import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { decodeOsc } from "../../src/osc/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
@@ -36,9 +38,25 @@ async function gates(w: OscWorld, text: string, clock: FakeClock, withNode = tru
   const node = withNode ? (w.node() as KubeObject) : undefined;
   const checksum = w.setOsc(text);
   const osc = decodeOsc(text);
-  const { changes } = await pendingChanges(w.host, osc, checksum, w.hostName, "/usr/bin");
+  const { changes } = await planChangeSet(
+    w.host,
+    { osc, checksum, hostName: w.hostName, processPath: "/usr/bin" },
+    oscExtensions({}),
+    "look",
+  );
   const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
-  const input = { kube: w.kube, node, secret, osc, checksum, hostName: w.hostName, changes, clock, rolloutTimings: defaultRolloutTimings };
+  const input = {
+    host: w.host,
+    kube: w.kube,
+    node,
+    secret,
+    osc,
+    checksum,
+    hostName: w.hostName,
+    changes,
+    clock,
+    rolloutTimings: defaultRolloutTimings,
+  };
   return previewGates(input, AbortSignal.timeout(10_000));
 }
 
@@ -115,8 +133,14 @@ describe("previewGates", () => {
       (env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject).metadata.annotations?.["checksum/data-script"] ?? "";
     const secret = env.sim.store.get("secrets", "kube-system", w.secretName) as KubeObject;
     const osc = decodeOsc(oscText());
-    const { changes } = await pendingChanges(w.host, osc, checksum, w.hostName, "/usr/bin");
+    const { changes } = await planChangeSet(
+      w.host,
+      { osc, checksum, hostName: w.hostName, processPath: "/usr/bin" },
+      oscExtensions({}),
+      "look",
+    );
     const input = {
+      host: w.host,
       kube: w.kube,
       node: w.node() as KubeObject,
       secret,

@@ -66,6 +66,31 @@ describe("OSC controller with bad input", () => {
       await expectUntouched(w);
     });
 
+    test("should refuse a unit file that is itself a symlink leaving the root before writing any file", async () => {
+      const w = await world();
+      await symlink("../../../../../../../../outside", join(w.root, "etc/systemd/system/unit1.service"));
+      w.setOsc(acceptanceOsc());
+      const err = await failure(w.reconcile());
+      expect(err).not.toBeInstanceOf(TerminalError);
+      expect(err?.message).toContain('unit "unit1.service": cannot write "/etc/systemd/system/unit1.service"');
+      expect(err?.message).toContain("a symlink points outside the root");
+      expect(await w.exists("/example/file")).toBe(false);
+      expect(await w.exists("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml")).toBe(false);
+      expect(w.actions()).toEqual([]);
+    });
+
+    test("should refuse a file that is a symlink loop before writing any file", async () => {
+      const w = await world();
+      await mkdir(join(w.root, "example"), { recursive: true });
+      await symlink("file", join(w.root, "example/file"));
+      w.setOsc(acceptanceOsc());
+      const err = await failure(w.reconcile());
+      expect(err?.message).toContain('file "/example/file": cannot write "/example/file"');
+      expect(err?.message).toContain("too many levels of symbolic links");
+      expect(await w.exists("/etc/systemd/system/unit1.service")).toBe(false);
+      expect(w.actions()).toEqual([]);
+    });
+
     test("should refuse a unit file whose parent is a symlinked directory that leaves the root", async () => {
       const w = await world();
       await mkdir(join(w.root, "etc/systemd/user"), { recursive: true });

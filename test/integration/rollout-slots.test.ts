@@ -3,8 +3,14 @@
 // server says are gone are dropped, not those of Nodes missing from the pool's label list (issue 25).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { realClock } from "../../src/clock/index.ts";
-import { decide, formatSlot, PoolNodes, type Slot, updateSlots } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
-import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/rollout/index.ts";
+import {
+  decide,
+  formatSlot,
+  PoolNodes,
+  type Slot,
+  updateSlots,
+} from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
+import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eventually } from "../harness/eventually.ts";
 import { nodeEvents, waitForEvent } from "../harness/events.ts";
-import { startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
+import { agentBinary, agentEnv, startSandbox, type AgentProcess, type Sandbox } from "../harness/sandbox.ts";
 
 let sb: Sandbox;
 let agent: AgentProcess;
@@ -36,6 +36,17 @@ ${extraDropIn ? `    dropIns:\n    - name: 50-tuning.conf\n      content: "[Serv
 const host = (p: string) => join(sb.root, p);
 const checksumOnNode = () =>
   (sb.node()?.["metadata"] as { annotations?: Record<string, string> }).annotations?.["checksum/cloud-config-data"];
+/** `diff` of the compiled binary on this node (exit 1: changes pending); its stdout. */
+async function diff(...args: string[]): Promise<string> {
+  const p = Bun.spawn([agentBinary, "diff", ...args, "--config-dir=/var/lib/gardener-node-agent", `--root=${sb.root}`], {
+    env: agentEnv(sb.systemd.address, sb.nodeName),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  expect({ code, stderr }).toEqual({ code: 1, stderr: "" });
+  return stdout;
+}
 const restarts = (unit: string) => sb.systemd.actions.filter((a) => a.action === "Restart" && a.units.includes(unit)).length;
 
 describe("per-unit verification and revert (whole binary)", () => {
@@ -88,6 +99,12 @@ describe("per-unit verification and revert (whole binary)", () => {
     expect(condition()?.status).toBe("False");
     // One event for the revert: the hold adds no Normal one of its own.
     expect(nodeEvents(sb.sim).filter((e) => e.reason === "UnitReverted")).toHaveLength(1);
+
+    // `diff` names the same gate with the condition's reason and message, in JSON and in text.
+    const revertMessage = `unit(s) app.service failed after the restart and were reverted to the last-applied configuration; operating system config ${broken} is not retried until its Secret changes or the node-agent.gardener.cloud/unit-failure-policy annotation is removed`;
+    const json = JSON.parse(await diff("-o", "json")) as { gates: { gate: string; verdict: string; reason?: string; message: string }[] };
+    expect(json.gates).toEqual([{ gate: "unit-revert", verdict: "stops", reason: "UnitReverted", message: revertMessage }]);
+    expect(await diff()).toContain(`  unit revert holds the apply (UnitReverted): ${revertMessage}\n`);
   }, 60_000);
 
   test("should apply the held version again once the annotation is removed (retry policy)", async () => {

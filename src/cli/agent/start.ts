@@ -92,7 +92,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
   const cache = new CachedReader(informers);
   const events = createQueuedEventRecorder(
     createEventRecorder({ kube: eventsKube, clock, log, component: "gardener-node-agent", host: hostName }),
-    log,
+    { clock, log, metrics: deps.metrics },
   );
   informerSyncChecks(deps.health, informers, clock);
 

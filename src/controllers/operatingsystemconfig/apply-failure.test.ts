@@ -4,9 +4,9 @@ import type { KubeObject } from "../../kube/index.ts";
 import { StepError } from "../../log/index.ts";
 import { useOscWorlds } from "../../../test/harness/osc-worlds.ts";
 import { applyFailed } from "./apply-failure.ts";
-import { OscInputError } from "./input-error.ts";
-import { LabelPatch } from "./label-patch.ts";
-import type { ApplyRun } from "./report.ts";
+import { OscInputError } from "./plan/input-error.ts";
+import { LabelPatch } from "./input/label-patch.ts";
+import type { ApplyRun } from "./report/reporter.ts";
 
 const env = useOscWorlds();
 
@@ -39,7 +39,7 @@ describe("applyFailed", () => {
     const { w, node, warnings, signal } = await setUp();
     const { run, failed } = recordingRun();
     const err = new StepError("failed applying changed files", new Error("disk full"));
-    expect(await applyFailed(w.deps(), { run, labels: LabelPatch.none, rollout: { kind: "off" }, node }, err, signal)).toBe(err);
+    expect(await applyFailed(w.deps(), { run, labels: LabelPatch.none, reservations: [], node }, err, signal)).toBe(err);
     expect(failed).toEqual([err]);
     expect(warnings()).toEqual(["failed applying changed files: disk full"]);
   });
@@ -48,7 +48,7 @@ describe("applyFailed", () => {
     const { w, node, warnings, signal } = await setUp();
     const { run, failed } = recordingRun();
     const err = new RestartRequested("gardener-node-agent unit or one of its files changed");
-    expect(await applyFailed(w.deps(), { run, labels: LabelPatch.none, rollout: { kind: "off" }, node }, err, signal)).toBe(err);
+    expect(await applyFailed(w.deps(), { run, labels: LabelPatch.none, reservations: [], node }, err, signal)).toBe(err);
     expect(failed).toEqual([]);
     expect(warnings()).toEqual([]);
   });
@@ -58,7 +58,7 @@ describe("applyFailed", () => {
     const { run } = recordingRun();
     const refused = new StepError("failed patching node labels", new Error("node patch refused"));
     const labels = LabelPatch.start(() => Promise.reject(refused));
-    expect(await applyFailed(w.deps(), { run, labels, rollout: { kind: "off" }, node }, refused, signal)).toBe(refused);
+    expect(await applyFailed(w.deps(), { run, labels, reservations: [], node }, refused, signal)).toBe(refused);
     expect(warnings()).toEqual([]);
   });
 
@@ -69,7 +69,7 @@ describe("applyFailed", () => {
       "failed validating operating system config",
       new OscInputError('file "relative/path": path is not absolute', "relative/path"),
     );
-    const thrown = await applyFailed(w.deps(), { run, labels: LabelPatch.none, rollout: { kind: "off" }, node }, err, signal);
+    const thrown = await applyFailed(w.deps(), { run, labels: LabelPatch.none, reservations: [], node }, err, signal);
     expect(thrown).toBeInstanceOf(TerminalError);
     expect((thrown as TerminalError).message).toBe('failed validating operating system config: file "relative/path": path is not absolute');
     expect(warnings()).toHaveLength(1);

@@ -1,17 +1,18 @@
-import { RestartRequested, TerminalError } from "../../kube/index.ts";
-import type { KubeObject } from "../../kube/index.ts";
+import { RestartRequested, TerminalError, type KubeObject } from "../../kube/index.ts";
 import { errorText } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import type { OscControllerDeps } from "./deps.ts";
-import type { LabelPatch } from "./label-patch.ts";
-import { permanentInputError } from "./plan.ts";
-import type { ApplyRun } from "./report.ts";
-import { failRolloutOnUnitError, type RolloutEntry } from "./rollout/index.ts";
+import type { LabelPatch } from "./input/label-patch.ts";
+import { permanentInputError } from "./plan/content.ts";
+import type { ApplyRun } from "./report/reporter.ts";
+import type { Reservation } from "./gates/gate.ts";
+import { abandonReserved } from "./gates/run.ts";
 
 export interface FailedApply {
   readonly run: ApplyRun;
   readonly labels: LabelPatch;
-  readonly rollout: RolloutEntry;
+  /** What the admit-phase gates took (a rollout slot is marked failed when a restarted unit failed). */
+  readonly reservations: readonly Reservation[];
   readonly node: KubeObject | undefined;
 }
 
@@ -27,13 +28,11 @@ export interface FailedApply {
  *   osc.yaml changes.
  */
 export async function applyFailed(deps: OscControllerDeps, failed: FailedApply, err: unknown, signal: AbortSignal): Promise<unknown> {
-  const { run, labels, rollout, node } = failed;
+  const { run, labels, reservations, node } = failed;
   const restarting = err instanceof RestartRequested;
   if (!restarting) await run.failed(node, err, signal);
   if (await labels.isItsFailure(err)) return err;
-  await failRolloutOnUnitError(deps, rollout, node, err, signal).catch((e: unknown) =>
-    deps.log.error("Failed marking the rollout slot failed", { err: e }),
-  );
+  await abandonReserved(reservations, err, node, signal);
   if (!restarting && node !== undefined) await deps.events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
   if (permanentInputError(err)) return new TerminalError(errorText(err), { cause: err });
   return err;

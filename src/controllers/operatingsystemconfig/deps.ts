@@ -1,23 +1,11 @@
-import type { Clock } from "../../clock/index.ts";
 import type { TokenSyncConfig } from "../../config/index.ts";
-import type { HostFs } from "../../host/index.ts";
-import type { Kube, KubeObject, ObjectKey } from "../../kube/index.ts";
-import type { Logger } from "../../log/index.ts";
-import type { Systemd } from "../../systemd/index.ts";
-import type { EventRecorder } from "../events.ts";
-import type { NodeIdentity as SharedNodeIdentity } from "../shared/index.ts";
-import type { ApplyLock } from "./apply-lock.ts";
-import type { DriftStatus } from "./drift/index.ts";
-import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
-import type { RolloutDeps } from "./rollout/index.ts";
-import type { OscMetrics } from "./metrics.ts";
-import type { InPlaceDeps } from "./inplace/index.ts";
-
-/** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
-export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
-
-/** The shared node identity; the reconciler fills in the node name once it discovers the Node. */
-export type NodeIdentity = Omit<SharedNodeIdentity, "nodeName"> & { nodeName: SharedNodeIdentity["nodeName"] };
+import type { KubeObject, ObjectKey } from "../../kube/index.ts";
+import type { ApplyLock } from "./apply/apply-lock.ts";
+import type { ApplyPorts } from "./apply/ports.ts";
+import type { DriftStatus } from "./features/drift/index.ts";
+import type { InPlaceDeps } from "./features/inplace/index.ts";
+import type { RolloutDeps } from "./features/rollout/index.ts";
+import type { OscMetrics } from "./report/metrics.ts";
 
 export interface OscControllerConfig {
   /** controllers.operatingSystemConfig.secretName */
@@ -30,35 +18,14 @@ export interface OscControllerConfig {
   readonly tokenSyncConfigs: readonly TokenSyncConfig[];
 }
 
-export interface OscControllerDeps {
-  readonly kube: Kube;
+/**
+ * Everything the OSC controller is built from. Only the room's top-level wiring names it (reconcile.ts,
+ * plugins.ts, offline.ts, apply-failure.ts): each stage, gate and extension gets its own slice.
+ */
+export interface OscControllerDeps extends ApplyPorts {
   /** Cached read of the OSC Secret; defaults to a live GET through `kube`. */
   readonly readSecret?: (key: ObjectKey, signal: AbortSignal) => Promise<KubeObject | undefined>;
-  readonly host: HostFs;
-  readonly systemd: Systemd;
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly events: EventRecorder;
-  readonly node: NodeIdentity;
   readonly config: OscControllerConfig;
-  /** The agent process' PATH (for the containerd env drop-in). */
-  readonly processPath: string;
-  readonly containerdInfo: ContainerdInfo;
-  readonly probeFetch: ProbeFetch;
-  readonly extractImageFile: ExtractImageFile;
-  /**
-   * Checks the agent image before the agent replaces its own binary (cosign signature when a key is
-   * configured); resolves to the reference to pull (pinned to the verified digest), throws
-   * ImageSignatureError when the signature is missing or bad. Absent: no check.
-   */
-  readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
-  /** Architecture of this machine ("amd64", "arm64") for the self-update check. */
-  readonly arch: string;
-  /**
-   * Writes `secret`'s token file now, through the token controller's sync, and resolves when it is on
-   * disk (units that read it are started only after that). Absent: nothing is waited for.
-   */
-  readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
   /**
    * With `unit-failure-policy: revert`: how long units restarted by an apply are watched, and how often
    * they are polled (default 30 s / 1 s).
@@ -71,8 +38,6 @@ export interface OscControllerDeps {
   readonly driftStatus?: DriftStatus;
   /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
   readonly applyLock?: ApplyLock;
-  /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
-  readonly onTokenResync: (secret: ObjectKey) => void;
   /**
    * Starts the Lease watch of serial reconciliation (9.2) the first time a serial Secret is seen
    * (idempotent); resolves once it has listed the Lease.
@@ -80,20 +45,8 @@ export interface OscControllerDeps {
   readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
   readonly rollout?: RolloutDeps;
-  /** The OSC series (report.ts); none when omitted. */
+  /** The OSC series (report/); none when omitted. */
   readonly metrics?: OscMetrics;
-  /** gardenadm mode (self-hosted machine, gardenadm.ts): a provision OSC is applied without state files or restarts. */
-  readonly selfHosted?: boolean;
   /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
   readonly inPlace?: InPlaceDeps;
 }
-
-export { changesPath, stateDir } from "../shared/index.ts";
-import { stateDir } from "../shared/index.ts";
-export const zonePath = `${stateDir}/zone`;
-export const bootstrapTokenPath = `${stateDir}/credentials/bootstrap-token`;
-export const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";
-export const unitDir = "/etc/systemd/system";
-export const agentUnitName = "gardener-node-agent.service";
-export const agentBinaryPath = "/opt/bin/gardener-node-agent";
-export const containerdUnitName = "containerd.service";

@@ -1,15 +1,15 @@
 import { realClock } from "../../clock/index.ts";
 import { createHostFs } from "../../host/index.ts";
-import { RestartRequested } from "../../kube/index.ts";
-import type { Kube } from "../../kube/index.ts";
+import { RestartRequested, type Kube } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { decodeOsc } from "../../osc/index.ts";
 import { createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import { OfflineSystemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../events.ts";
-import { applyOsc, type ApplyStop } from "./apply.ts";
-import { createContainerdInfo } from "./containerd/index.ts";
+import { applyOsc, type ApplyStop } from "./apply/run.ts";
+import { createContainerdInfo } from "./apply/containerd/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
+import { oscPlugins } from "./plugins.ts";
 
 class OfflineApplyError extends Error {
   override readonly name = "OfflineApplyError";
@@ -73,13 +73,14 @@ export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal
     arch,
     onTokenResync: () => {},
   };
+  const plugins = oscPlugins(deps);
   let stop: ApplyStop | undefined;
   try {
-    stop = await applyOsc(deps, { osc, checksum, node: undefined }, signal);
+    stop = await applyOsc(deps, plugins, { osc, checksum, node: undefined }, signal);
   } catch (err) {
     if (!(err instanceof RestartRequested)) throw err;
     // A live agent would restart here and resume from the changes file; offline we just resume.
-    stop = await applyOsc(deps, { osc, checksum, node: undefined }, signal);
+    stop = await applyOsc(deps, plugins, { osc, checksum, node: undefined }, signal);
   }
   // An in-place change waits for a drained Node, which an offline apply does not have: say so.
   if (stop !== undefined) throw new OfflineApplyError(`not applied: ${"hold" in stop ? stop.hold.message : stop.why}`);

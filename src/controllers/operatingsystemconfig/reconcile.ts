@@ -1,123 +1,85 @@
-import { type Reconcile, TerminalError } from "../../kube/index.ts";
-import type { KubeObject } from "../../kube/index.ts";
-import { errorText } from "../../log/index.ts";
+import type { KubeObject, Reconcile } from "../../kube/index.ts";
+import { errorText, step } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
-import { findNode } from "../shared/index.ts";
-import { admit, onlyVerificationLeft } from "./admission.ts";
-import type { ApplyStop } from "./apply.ts";
-import { exclusively } from "./apply-lock.ts";
+import { exclusively } from "./apply/apply-lock.ts";
+import { type ApplyRun, OscReporter } from "./report/reporter.ts";
+import { applyOsc, type ApplyStop } from "./apply/run.ts";
 import { applyFailed } from "./apply-failure.ts";
-import { step } from "./context.ts";
-import { bootstrapTokenPath, kubeletBootstrapKubeconfigPath, type OscControllerDeps } from "./deps.ts";
-import { skipsStateFiles } from "./gardenadm.ts";
-import { LabelPatch } from "./label-patch.ts";
-import { leftoversPending } from "./leftovers.ts";
-import { noOscMetrics } from "./metrics.ts";
-import { checksumAnnotation, desiredNodeLabels, kubernetesVersionLabel, kubernetesVersionLabelValue, patchNodeMetadata } from "./node.ts";
-import { adoptDiscoveredNode, readNodeWhileDecoding } from "./node-read.ts";
-import { OscReporter } from "./report.ts";
-import { applyVerifyingUnits } from "./revert.ts";
-import { verifyRollout } from "./rollout/index.ts";
-import { leaveSerial } from "./serial/index.ts";
-import { checksumDataScriptAnnotation, decodeSecret, OscChecksumError, readSecret, secretChecksum } from "./secret-input.ts";
-import { checkStaticPods } from "./staticpods/index.ts";
+import { bootstrapTokenPath, checksumAnnotation, isSerial, kubeletBootstrapKubeconfigPath, kubernetesVersionLabel } from "./constants.ts";
+import type { OscControllerDeps } from "./deps.ts";
+import { driftConditionMessage } from "./features/drift/index.ts";
+import type { GateContext } from "./gates/gate.ts";
+import { admit, firstHold, hostAlreadyApplied, releaseReserved, verifyReserved } from "./gates/run.ts";
+import { patchNodeMetadata } from "./input/node.ts";
+import { type OscInput, readInput, upToDate } from "./input/read.ts";
+import { type PlanHook, planChangeSet } from "./plan/planner.ts";
+import { oscPlugins } from "./plugins.ts";
+import { noOscMetrics } from "./report/metrics.ts";
 
 const bootstrapRequeueMs = 5_000;
 
 /**
- * The OSC controller's reconcile (§4, CORE steps), one numbered step per block. The overlaps it uses
- * for speed live in named units, each with its own test: `readNodeWhileDecoding` (decode during the
- * Node GET), `LabelPatch` (the label patch during planning), `admit` (hold, revert, serial and rollout
- * gates), `exclusively` (one writer of the host at a time), `applyFailed` (how a failed apply is told).
- * A new Secret version arriving during an apply cancels nothing: the work queue keeps the key dirty
- * (one worker) and this reconcile runs again for it once the current one returned.
+ * The OSC controller's reconcile (§4), one pipeline: read → up to date? → admit (gates) → apply under
+ * the lock → record-phase gates → record on the Node → release. Each stage is a call into its own
+ * folder; every gate and extension comes from the one list in plugins.ts. A hold is a Result (requeue),
+ * never an error. A new Secret version arriving during an apply cancels nothing: the work queue keeps
+ * the key dirty (one worker) and this reconcile runs again for it once the current one returned.
  */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
+  const { driftStatus } = deps;
   // Every gate reports its GateHold here (condition, event once per version and reason, metrics, status).
   const report = new OscReporter(
-    { ...deps, metrics: deps.metrics ?? noOscMetrics },
+    {
+      ...deps,
+      metrics: deps.metrics ?? noOscMetrics,
+      ...(driftStatus !== undefined ? { conditionNote: () => driftConditionMessage(driftStatus) } : {}),
+    },
     { namespace: "kube-system", name: deps.config.secretName },
   );
+  const plugins = oscPlugins(deps);
   return async (key, signal) => {
-    const { log, host, kube, config, events } = deps;
+    const { log, events } = deps;
     const warn = (node: KubeObject | undefined, err: unknown) =>
       node === undefined ? Promise.resolve() : events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
 
-    // 1. Read the Secret; a missing one is reported on the Node and looked at again with backoff.
-    const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
-    if (secret === undefined)
-      return report.secretMissing(await step("failed getting node", () => findNode(kube, deps.node, signal)), signal);
-
-    // 2. The configured Kubernetes version is checked before anything is applied, so a bad
-    //    configuration cannot fail only the very last step.
-    const version = kubernetesVersionLabelValue(config.kubernetesVersion);
-
-    // 3. Read the Node, decoding the Secret meanwhile (see readNodeWhileDecoding).
-    const known = deps.node.nodeName !== undefined;
-    const { node, decoded } = await readNodeWhileDecoding(
-      () => step("failed getting node", () => findNode(kube, deps.node, signal)),
-      () => decodeSecret(secret, key),
-    );
-
-    // 4. A Node registered since start restarts the agent (not for gardenadm's provision OSC, 9.4).
-    adoptDiscoveredNode(deps.node, known, node, !decoded.ok || !skipsStateFiles(deps.selfHosted, decoded.value), log);
-
-    // 5. An undecodable Secret is reported once and waits for a new osc.yaml.
-    if (!decoded.ok) {
-      await warn(node, decoded.err);
-      await report.rejected(node, secretChecksum(secret), decoded.err, signal);
-      throw new TerminalError(errorText(decoded.err), { cause: decoded.err });
+    // Steps 1-7: the Secret, the Node, the decoded OSC; the label patch starts.
+    const input = await readInput(deps, key, signal);
+    if (input.kind === "missing") return report.secretMissing(input.node, signal);
+    if (input.kind === "rejected") {
+      await warn(input.node, input.err);
+      await report.rejected(input.node, input.checksum, input.err, signal);
+      throw input.thrown;
     }
-    const osc = decoded.value;
-    const checksum = secretChecksum(secret);
-
-    // 6. Start the Node label patch (§4 step 4); it runs during the planning, see LabelPatch.
-    const labels =
-      node === undefined
-        ? LabelPatch.none
-        : await step("failed computing node labels", async () => {
-            const wanted = await desiredNodeLabels(host, osc);
-            return LabelPatch.start(() =>
-              step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels: wanted }, signal)),
-            );
-          });
-
-    // 7. A Secret without checksum is rejected (the condition says so, else the Node would show the old state).
-    if (checksum === "") {
-      await labels.done();
-      const err = new OscChecksumError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
-      await warn(node, err);
-      await report.rejected(node, "", err, signal);
-      throw err;
-    }
+    const { osc, checksum, node, labels } = input;
 
     // 8. Up to date: the Node has the checksum and no earlier attempt left work behind.
-    if (node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum && !(await leftoversPending(host, checksum))) {
+    if (await upToDate(deps.host, input)) {
       await labels.done();
       log.info("Node is up to date with the operating system config", { checksum });
       await report.upToDate(node, checksum, signal);
       return {};
     }
 
-    // 9. The gates: operator's hold, reverted version, serial lock, rollout slot.
-    const admission = await admit(deps, { secret, osc, checksum, node, nodeKnownAtStart: known, labels }, signal);
-    if (admission.kind === "hold") {
+    // 9. The admit-phase gates (plugins.ts); what they reserve is released at the end.
+    const ctx = gateContext(deps, plugins.extensions, input, signal);
+    const admitted = await admit(plugins.gates, ctx);
+    if (admitted.kind === "hold") {
       await labels.done();
-      return report.report(node, checksum, admission.hold, signal);
+      return report.report(node, checksum, admitted.hold, signal);
     }
-    const { serial, rollout } = admission;
+    const { reservations } = admitted;
 
     // 10. Apply (§4 steps 7–26), one writer of the host at a time; a verifying slot only waits for the labels.
     const run = await report.startApply(node, checksum, signal);
     let stop: ApplyStop | undefined;
     try {
-      if (onlyVerificationLeft(rollout)) await labels.done();
+      if (hostAlreadyApplied(admitted)) await labels.done();
       else
         stop = await exclusively(deps.applyLock, () =>
-          applyVerifyingUnits(deps, { osc, checksum, node, ready: labels.ready, onPlanned: run.planned }, signal),
+          applyOsc(deps, plugins, { osc, checksum, node, ready: labels.ready, onPlanned: run.planned, gateContext: ctx }, signal),
         );
     } catch (err) {
-      throw await applyFailed(deps, { run, labels, rollout, node }, err, signal);
+      throw await applyFailed(deps, { run, labels, reservations, node }, err, signal);
     }
     if (stop !== undefined && "hold" in stop) return report.report(node, checksum, stop.hold, signal);
     if (stop !== undefined) {
@@ -135,42 +97,77 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     // 12. The kubelet has joined: its bootstrap credentials go.
     log.info("Deleting bootstrap credentials");
     await step("failed deleting bootstrap credentials", async () => {
-      await host.remove(kubeletBootstrapKubeconfigPath);
-      await host.remove(bootstrapTokenPath);
+      await deps.host.remove(kubeletBootstrapKubeconfigPath);
+      await deps.host.remove(bootstrapTokenPath);
     });
 
-    // 13. §4 step 29: the checksum waits until the static pods run as their manifests say (9.1).
-    const staticPods = await step("failed checking static pods", () =>
-      checkStaticPods(kube, osc, deps.node.hostName.toLowerCase(), node.metadata.name ?? "", signal),
-    ).catch(async (err: unknown) => {
+    // 13. The record-phase gates (static pods, §4 step 29): a failure is reported as a failed apply.
+    const waiting = await firstHold(plugins.gates, "record", ctx).catch(async (err: unknown) => {
       await warn(node, err);
       await run.failed(node, err, signal);
       throw err;
     });
-    if (staticPods !== undefined) return report.report(node, checksum, staticPods, signal);
+    if (waiting !== undefined) return report.report(node, checksum, waiting, signal);
 
-    // 14. A rollout slot is verified (the Node healthy long enough) and released before the checksum is written.
-    const verifying = await step("failed verifying the rollout", () => verifyRollout(deps, rollout, node, signal));
+    // 14. What the gates reserved verifies (a rollout slot: the Node healthy long enough, then released).
+    const verifying = await verifyReserved(reservations, node, signal);
     if (verifying !== undefined) return report.report(node, checksum, verifying, signal);
 
     // 15. Record success on the Node: event, version label, checksum and history annotations.
-    await events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
-    await step("failed patching node", () =>
-      patchNodeMetadata(
-        kube,
-        node,
-        {
-          ...(version !== undefined ? { labels: { [kubernetesVersionLabel]: version } } : {}),
-          annotations: { [checksumAnnotation]: checksum, ...run.historyAnnotations(node, "Applied") },
-        },
-        signal,
-      ),
-    );
-    await run.applied(node, signal);
-    log.info("Successfully applied operating system config", { checksum });
+    await recordApplied(deps, { node, checksum, version: input.version, run }, signal);
 
-    // 16. Release the serial lock (no-op when not serial) and look again after the sync period.
-    await step("failed releasing serial reconciliation lock", () => leaveSerial(deps, serial, signal));
-    return { requeueAfterMs: config.syncPeriodMs };
+    // 16. Give back what the gates reserved (the serial Lease) and look again after the sync period.
+    await releaseReserved(reservations, signal);
+    return { requeueAfterMs: deps.config.syncPeriodMs };
   };
+}
+
+/** What the gates see of this reconcile; the pending changes are planned (look mode) only when a gate asks. */
+export function gateContext(
+  deps: OscControllerDeps,
+  hooks: readonly PlanHook[],
+  input: OscInput & { kind: "ok" },
+  signal: AbortSignal,
+): GateContext {
+  const { secret, osc, checksum, node, labels } = input;
+  let pending: ReturnType<GateContext["changes"]> | undefined;
+  const plan = async () => {
+    await labels.done();
+    const req = { osc, checksum, hostName: deps.node.hostName, processPath: deps.processPath };
+    return (await planChangeSet(deps.host, req, hooks, "look")).changes;
+  };
+  return {
+    checksum,
+    osc,
+    secret,
+    serial: isSerial(secret),
+    node,
+    nodeKnownAtStart: input.nodeKnownAtStart,
+    changes: () => (pending ??= plan()),
+    dryRun: false,
+    online: true,
+    signal,
+  };
+}
+
+async function recordApplied(
+  deps: OscControllerDeps,
+  r: { readonly node: KubeObject; readonly checksum: string; readonly version: string | undefined; readonly run: ApplyRun },
+  signal: AbortSignal,
+): Promise<void> {
+  const { node, checksum, version, run } = r;
+  await deps.events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
+  await step("failed patching node", () =>
+    patchNodeMetadata(
+      deps.kube,
+      node,
+      {
+        ...(version !== undefined ? { labels: { [kubernetesVersionLabel]: version } } : {}),
+        annotations: { [checksumAnnotation]: checksum, ...run.historyAnnotations(node, "Applied") },
+      },
+      signal,
+    ),
+  );
+  await run.applied(node, signal);
+  deps.log.info("Successfully applied operating system config", { checksum });
 }

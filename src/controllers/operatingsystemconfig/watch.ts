@@ -17,17 +17,17 @@ import {
 } from "../../kube/index.ts";
 import type { Kube, KubeObject, Reader, Source } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
-import type { NodeIdentity } from "./deps.ts";
-import { rolloutParallelism } from "./rollout/index.ts";
-import { namedSecretPredicate } from "./gardenadm.ts";
-import { holdAnnotationPredicate } from "./hold.ts";
-import { inPlaceNodePredicate, nodeToSecret } from "./inplace/index.ts";
+import type { NodeIdentity } from "./apply/ports.ts";
+import { isSerial } from "./constants.ts";
+import { rolloutParallelism } from "./features/rollout/index.ts";
+import { namedSecretPredicate } from "./input/gardenadm.ts";
+import { holdAnnotationPredicate } from "./features/hold/index.ts";
+import { inPlaceNodePredicate, nodeToSecret } from "./features/inplace/index.ts";
 
 const controllerName = "operatingsystemconfig";
 /** Each reconcile runs under this deadline (§2.4). */
 const reconcileTimeoutMs = 3 * 60 * 1000;
 const maxConcurrentReconciles = 1;
-const serialAnnotation = "reconciliation.osc.node-agent.gardener.cloud/serial";
 const reconciliationDelayAnnotation = "node-agent.gardener.cloud/reconciliation-delay";
 
 /** `data["osc.yaml"]` as stored (base64 text), or undefined. */
@@ -36,11 +36,9 @@ function oscData(secret: KubeObject): unknown {
   return data !== null && typeof data === "object" ? (data as Record<string, unknown>)["osc.yaml"] : undefined;
 }
 
-export const isSerial = (secret: KubeObject): boolean => secret.metadata.annotations?.[serialAnnotation] === "true";
-
 /**
  * §2.1: Create always; Update only when the osc.yaml bytes differ; Generic never. Delete passes too
- * (upstream drops it): the reconcile then reports the missing Secret on the Node at once (report.ts).
+ * (upstream drops it): the reconcile then reports the missing Secret on the Node at once (report/reporter.ts).
  */
 export const secretPredicate: Predicate<KubeObject> = {
   create: () => true,

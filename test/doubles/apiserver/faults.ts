@@ -62,6 +62,7 @@ export class Faults {
   private releaseHeld = new AbortController();
   private holding = 0;
   private latency: { ms: number; match: RequestMatch } | undefined;
+  private holds: { match: RequestMatch; release: () => void; released: Promise<void> }[] = [];
   private reopenTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -115,12 +116,35 @@ export class Faults {
     this.latency = ms > 0 ? { ms, match } : undefined;
   }
 
-  /** Forgets pending failures, hangs and latency, ends held requests and a stall, accepts connections again. */
+  /**
+   * Matching requests wait (after authentication, before they are served) until the returned function is
+   * called, as a request stuck in a slow apiserver does; nothing moves on a timer.
+   */
+  hold(match: RequestMatch = {}): () => void {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const h = { match, release, released };
+    this.holds.push(h);
+    return () => {
+      this.holds = this.holds.filter((x) => x !== h);
+      release();
+    };
+  }
+
+  /** Resolves once no hold matches this request any more. */
+  async heldUntilReleased(t: MatchTarget): Promise<void> {
+    for (let h = this.holds.find((x) => matches(x.match, t)); h !== undefined; h = this.holds.find((x) => matches(x.match, t))) {
+      await h.released;
+    }
+  }
+
+  /** Forgets pending failures, hangs, holds and latency, ends held requests and a stall, accepts connections again. */
   async clear(): Promise<void> {
     this.rules = [];
     this.hangRules = [];
     this.endHeld();
     this.latency = undefined;
+    this.releaseHolds();
     this.hub.unstall();
     await this.acceptConnections();
   }
@@ -171,7 +195,14 @@ export class Faults {
     return rule.status === 429 ? tooManyRequests(rule.retryAfterSeconds) : serverError(rule.status, "injected fault");
   }
 
+  private releaseHolds(): void {
+    const holds = this.holds;
+    this.holds = [];
+    for (const h of holds) h.release();
+  }
+
   stop(): void {
+    this.releaseHolds();
     clearTimeout(this.reopenTimer);
     this.endHeld();
   }

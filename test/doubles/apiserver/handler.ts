@@ -76,6 +76,7 @@ export async function handle(req: Request, sourcePort: number, d: HandlerDeps): 
     const target = { verb: info.verb, resource: info.resource, path: url.pathname };
     const delay = d.faults.latencyFor(target);
     if (delay > 0) await Bun.sleep(delay);
+    await d.faults.heldUntilReleased(target);
     const hung = await d.faults.hangFor(target, req.signal);
     if (hung !== undefined) throw hung;
     const injected = d.faults.failureFor(target);

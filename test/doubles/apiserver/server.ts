@@ -85,7 +85,8 @@ export class ApiServerSim {
     for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"])
       this.store.create("namespaces", { metadata: { name: ns } });
     this.adminToken = opts.adminToken ?? randomToken();
-    this.tokens.set(this.adminToken, { name: "admin", groups: ["system:masters"] });
+    // A token-file line always has a uid column (kube-apiserver refuses fewer than 3 columns).
+    this.tokens.set(this.adminToken, { name: "admin", groups: ["system:masters"], uid: crypto.randomUUID() });
     this.hub = new WatchHub(this.store, opts.bookmarkIntervalMs ?? 60_000);
     this.front = new TlsFront({
       hostname: opts.hostname ?? "127.0.0.1",
@@ -146,9 +147,12 @@ export class ApiServerSim {
     return this.pki.caFile;
   }
 
-  /** A static token (token file line `token,user,uid,"groups"`); `uid` "" or absent = none. */
-  addToken(token: string, user: string, groups: string[] = [], uid?: string): void {
-    this.tokens.set(token, uid === undefined || uid === "" ? { name: user, groups } : { name: user, groups, uid });
+  /**
+   * A static token (token file line `token,user,uid,"groups"`). The uid column is mandatory in a token file:
+   * absent here, the line gets a random one (as an operator writes some uid); "" is an empty column (no uid).
+   */
+  addToken(token: string, user: string, groups: string[] = [], uid: string = crypto.randomUUID()): void {
+    this.tokens.set(token, uid === "" ? { name: user, groups } : { name: user, groups, uid });
   }
 
   /** Registers `<id>.<secret>` by creating Secret kube-system/bootstrap-token-<id>, as kube does. */

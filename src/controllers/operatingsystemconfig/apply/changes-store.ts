@@ -1,0 +1,165 @@
+import type { OscChanges } from "../../../osc/index.ts";
+
+/** Writes the whole change set to disk (atomically); injected so tests and gardenadm mode can differ. */
+export type PersistChanges = (changes: OscChanges) => Promise<void>;
+
+/**
+ * The pending work list plus §5.6 bookkeeping: completed work is removed and the file rewritten
+ * immediately, serialised by a queue because unit commands complete concurrently. Steps whose redo is
+ * harmless (file writes, unit files, enable) record a whole group at once; unit commands one by one.
+ */
+export class ChangesStore {
+  private chain: Promise<void> = Promise.resolve();
+  /** Completions recorded in memory that no write has carried to disk yet (see `defer`). */
+  private deferred = false;
+  /**
+   * The durability deferred completions still wait for (see `defer`): every write of the file waits
+   * for it, and once it failed every later write fails too, since the file would claim work as done
+   * that may not survive a crash.
+   */
+  private durable: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly changes: OscChanges,
+    private readonly persistFn: PersistChanges,
+  ) {}
+
+  /** Applies `mutate` and persists, after every earlier update has been written. */
+  update(mutate: (c: OscChanges) => void): Promise<void> {
+    const next = this.chain.then(async () => {
+      await this.durable;
+      mutate(this.changes);
+      this.deferred = false;
+      return this.persistFn(this.changes);
+    });
+    // A failed write fails this caller; later updates still run (and rewrite the whole file).
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  persist(): Promise<void> {
+    return this.update(() => undefined);
+  }
+
+  /**
+   * Persists the change set through `write` instead of the store's writer, e.g. as one member of a
+   * file group (state.ts `changesFileWrite`). `write` runs in the store's queue, so it must not wait
+   * for another update of this store (deferring completions is fine).
+   */
+  persistVia(write: (c: OscChanges) => Promise<void>): Promise<void> {
+    const next = this.chain.then(async () => {
+      await this.durable;
+      this.deferred = false;
+      return write(this.changes);
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Records work that is already durable and harmless to redo, without writing the file: the next
+   * update (or `flush`) carries it. A crash before that redoes the work on resume, which ends in the
+   * same state even after later steps (same bytes, same enablement). Saves the writes of the changes
+   * file between the computed change set and the first unit command. `durable`: the work is in place
+   * but not yet durable (HostFs.writeFilesInPlace); no write of the file carries it before it resolved.
+   */
+  defer(mutate: (c: OscChanges) => void, durable?: Promise<void>): void {
+    mutate(this.changes);
+    this.deferred = true;
+    if (durable !== undefined) {
+      const before = this.durable;
+      this.durable = Promise.all([before, durable]).then(() => undefined);
+      this.durable.catch(() => undefined); // surfaces through the next write
+    }
+  }
+
+  /** Writes deferred completions, if any. */
+  flush(): Promise<void> {
+    return this.deferred ? this.persist() : this.chain;
+  }
+
+  fileChangedDone(path: string): Promise<void> {
+    return this.update((c) => removeFirst(c.files.changed, (f) => f.path === path));
+  }
+
+  /** A group of files written together is recorded with one write of the changes file (or deferred, see `defer`). */
+  filesChangedDone(paths: readonly string[], opts: { readonly deferred?: boolean; readonly durable?: Promise<void> } = {}): Promise<void> {
+    const done = new Set(paths);
+    const mutate = (c: OscChanges) => {
+      c.files.changed = c.files.changed.filter((f) => !done.has(f.path));
+    };
+    if (opts.deferred !== true) return (opts.durable ?? Promise.resolve()).then(() => this.update(mutate));
+    this.defer(mutate, opts.durable);
+    return Promise.resolve();
+  }
+
+  filesDeletedDone(paths: readonly string[]): Promise<void> {
+    const done = new Set(paths);
+    return this.update((c) => {
+      c.files.deleted = c.files.deleted.filter((f) => !done.has(f.path));
+    });
+  }
+
+  fileDeletedDone(path: string): Promise<void> {
+    return this.update((c) => removeFirst(c.files.deleted, (f) => f.path === path));
+  }
+
+  registryDesiredDone(upstream: string): Promise<void> {
+    return this.update((c) => {
+      removeFirst(c.containerd.registries.desired, (r) => r.upstream === upstream);
+      removeFirst(c.containerd.registries.upstreamsToProbe, (u) => u === upstream);
+    });
+  }
+
+  registryDeletedDone(upstream: string): Promise<void> {
+    return this.update((c) => removeFirst(c.containerd.registries.deleted, (r) => r.upstream === upstream));
+  }
+
+  /** Upstream removes the drop-in from the unit's `dropIns`; we remove it from `dropInsChanges` (see spec §5.6). */
+  dropInDone(unit: string, dropIn: string, kind: "changed" | "deleted"): Promise<void> {
+    return this.update((c) => {
+      const u = c.units.changed.find((x) => x.name === unit);
+      if (u !== undefined) removeFirst(u.dropInsChanges[kind], (d) => d.name === dropIn);
+    });
+  }
+
+  unitChangedDone(name: string): Promise<void> {
+    return this.update((c) => removeFirst(c.units.changed, (u) => u.name === name));
+  }
+
+  /** Units whose files and enablement were handled together (all idempotent steps), recorded with one write (or deferred). */
+  unitsChangedDone(names: readonly string[], opts: { readonly deferred?: boolean } = {}): Promise<void> {
+    const done = new Set(names);
+    const mutate = (c: OscChanges) => {
+      c.units.changed = c.units.changed.filter((u) => !done.has(u.name));
+    };
+    if (opts.deferred !== true) return this.update(mutate);
+    this.defer(mutate);
+    return Promise.resolve();
+  }
+
+  unitDeletedDone(name: string): Promise<void> {
+    return this.update((c) => removeFirst(c.units.deleted, (u) => u.name === name));
+  }
+
+  unitCommandDone(name: string): Promise<void> {
+    return this.update((c) => removeFirst(c.units.commands, (u) => u.name === name));
+  }
+
+  containerdRestarted(): Promise<void> {
+    return this.update((c) => {
+      c.containerd.configFileChanged = false;
+    });
+  }
+
+  setMustRestartNodeAgent(value: boolean): Promise<void> {
+    return this.update((c) => {
+      c.mustRestartNodeAgent = value;
+    });
+  }
+}
+
+function removeFirst<T>(list: T[], match: (x: T) => boolean): void {
+  const i = list.findIndex(match);
+  if (i >= 0) list.splice(i, 1);
+}

@@ -1,0 +1,70 @@
+import type { KubeObject } from "../../../kube/index.ts";
+import type { Osc } from "../../../osc/index.ts";
+import type { Systemd } from "../../../systemd/index.ts";
+import type { Gate, GateHold } from "../gates/gate.ts";
+import type { PlanHook } from "../plan/planner.ts";
+import type { StepContext } from "./context.ts";
+import type { ApplyPorts } from "./ports.ts";
+
+/** What an extension sees before the apply starts (no change set yet). */
+export interface ArmContext {
+  readonly ports: ApplyPorts;
+  /** The OSC as the Secret holds it (before the env drop-in). */
+  readonly osc: Osc;
+  readonly checksum: string;
+  readonly node: KubeObject | undefined;
+  readonly signal: AbortSignal;
+}
+
+/** An extension armed for one apply: it may watch systemd during the apply and judge the result after it. */
+export interface Armed {
+  /** Replaces the apply's Systemd port (e.g. to note every restart). */
+  readonly systemd?: Systemd;
+  /** After a complete apply: a hold instead of success (the units were reverted). */
+  verify(signal: AbortSignal): Promise<GateHold | undefined>;
+}
+
+/**
+ * A feature that plugs into the apply through named hooks, in the apply's order: `plan` (with the
+ * planning), `arm` (before it), `beforeUnitCommands` / `afterUnitCommands` (§4 steps 20-21), `finish`
+ * (step 24, after the removals). Each hook carries its own StepError label.
+ */
+export interface ApplyExtension extends PlanHook {
+  readonly name: string;
+  arm?(ctx: ArmContext): Promise<Armed | undefined>;
+  beforeUnitCommands?(ctx: StepContext): Promise<void>;
+  afterUnitCommands?(ctx: StepContext): Promise<void>;
+  /** Returns a retry delay when the work must be tried again later (the apply stops without failing). */
+  finish?(ctx: StepContext, osc: Osc): Promise<{ readonly retryAfterMs: number; readonly why: string } | undefined>;
+}
+
+/** The gates (only the `plan` phase runs inside the apply) and the extensions an apply runs with. */
+export interface ApplyPlugins {
+  readonly gates: readonly Gate[];
+  readonly extensions: readonly ApplyExtension[];
+}
+
+/** Arms each extension in list order; the last Systemd wrapper wins the port, `verify` asks each armed one, first hold wins. */
+export async function armAll(
+  extensions: readonly ApplyExtension[],
+  ctx: ArmContext,
+): Promise<{ readonly ports: ApplyPorts; verify(signal: AbortSignal): Promise<GateHold | undefined> }> {
+  let ports = ctx.ports;
+  const armed: Armed[] = [];
+  for (const e of extensions) {
+    const a = await e.arm?.({ ...ctx, ports });
+    if (a === undefined) continue;
+    if (a.systemd !== undefined) ports = { ...ports, systemd: a.systemd };
+    armed.push(a);
+  }
+  return {
+    ports,
+    async verify(signal) {
+      for (const a of armed) {
+        const hold = await a.verify(signal);
+        if (hold !== undefined) return hold;
+      }
+      return undefined;
+    },
+  };
+}

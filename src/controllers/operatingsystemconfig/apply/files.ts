@@ -1,0 +1,145 @@
+import { type FileWrite, HostFileKindError, type HostFs } from "../../../host/index.ts";
+import { imageToPull } from "./agent-image.ts";
+import type { StepContext } from "./context.ts";
+import { fileMode, warnDroppedModeBits } from "./modes.ts";
+import { checkAgentBinary, type PlannedFiles } from "../plan/content.ts";
+
+/** A file cannot be placed (e.g. its cross-device helper name is taken by a directory). */
+export class FileApplyError extends Error {
+  override readonly name = "FileApplyError";
+  constructor(
+    message: string,
+    readonly path: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+const dirName = (p: string) => p.slice(0, p.lastIndexOf("/")) || "/";
+const baseName = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+/** Upstream's cross-device helper name beside `path`. */
+const helperName = (p: string) => `.${baseName(p)}.tmp`;
+
+/**
+ * Writes a file atomically with the exact mode (§6.1). Upstream's cross-device helper name
+ * `<dir>/.<name>.tmp` is honoured: a stale file there is removed, a directory there is an error
+ * (upstream silently skipped the write in that case).
+ */
+export async function placeFile(host: HostFs, path: string, bytes: Uint8Array, mode: number): Promise<void> {
+  await clearHelperName(host, path);
+  await host.writeFileAtomic(path, bytes, mode);
+}
+
+/**
+ * Upstream's cross-device helper `<dir>/.<name>.tmp`: a stale file is removed, a directory is an error.
+ * `listing` (the directory's entries, undefined when it is missing) saves a lookup per file in a group.
+ */
+async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet<string>): Promise<void> {
+  const dir = dirName(path);
+  const name = helperName(path);
+  if (listing !== undefined && !listing.has(name)) return;
+  const helper = `${dir === "/" ? "" : dir}/${name}`;
+  const st = await host.stat(helper);
+  if (st?.kind === "dir") throw new FileApplyError(`cannot write "${path}": "${helper}" is a directory`, path);
+  if (st !== undefined) await host.remove(helper);
+}
+
+/**
+ * Step 13: inline and secretRef files, bytes resolved by the plan. All of them are one group: written
+ * and made durable together, then recorded done; the record rides on the next write of the changes
+ * file (a registry's, an image file's, a deleted unit's or the first unit command's; at the latest the
+ * flush before last-applied). A crash before that rewrites the same bytes on resume, which is harmless
+ * (each file is always entirely old or entirely new on disk).
+ * `changesFile` (the computed change set, every file still pending) joins the group: one durability
+ * point for both. A crash in between leaves the files of a change set that is computed again, or
+ * resumed, from the same inputs, so none of them counts as done before its own write was durable.
+ */
+export async function writeChangedFiles(
+  ctx: StepContext,
+  planned: PlannedFiles,
+  opts: {
+    readonly changesFile?: FileWrite & { readonly data: string };
+    /** Directories listed already (the plan's target check); the others are listed here. */
+    readonly listings?: ReadonlyMap<string, ReadonlySet<string>>;
+  } = {},
+): Promise<void> {
+  const { host, log } = ctx.ports;
+  const { changesFile } = opts;
+  const writes: FileWrite[] = [];
+  const files = ctx.store.changes.files.changed.filter((f) => f.content.inline !== undefined || f.content.secretRef !== undefined);
+  // Each directory is listed once, all of them at the same time (read-only), unless the plan did.
+  const dirs = [...new Set(files.map((f) => dirName(f.path)))].filter((d) => opts.listings?.has(d) !== true);
+  const listed = await Promise.all(dirs.map(async (d) => new Set(await listOrEmpty(host, d))));
+  const listings = new Map<string, ReadonlySet<string>>([
+    ...(opts.listings ?? []),
+    ...dirs.map((d, i) => [d, listed[i] ?? new Set<string>()] as const),
+  ]);
+  for (const f of files) {
+    const data = planned.data(f.path);
+    if (data === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
+    const listing = listings.get(dirName(f.path));
+    // The helper name is almost never taken: no call (and no promise) per file then.
+    if (listing === undefined || listing.has(helperName(f.path))) await clearHelperName(host, f.path, listing);
+    writes.push({ path: f.path, data, mode: fileMode(f) });
+  }
+  await warnDroppedModeBits(ctx, files);
+  if (writes.length === 0) {
+    if (changesFile !== undefined) await host.writeFileAtomic(changesFile.path, changesFile.data, changesFile.mode);
+    return;
+  }
+  ctx.signal.throwIfAborted();
+  // In place with durable contents; the directory entries become durable while the apply goes on, and
+  // the record that these files are done is not written before they are (ChangesStore.defer).
+  const { durable } = await host.writeFilesInPlace(changesFile === undefined ? writes : [changesFile, ...writes]);
+  for (const w of writes) log.info("Wrote file", { path: w.path });
+  await ctx.store.filesChangedDone(
+    writes.map((w) => w.path),
+    { deferred: true, durable },
+  );
+}
+
+/** Entry names of `dir`; none when it is missing or not a directory (the write then reports the real problem). */
+async function listOrEmpty(host: HostFs, dir: string): Promise<readonly string[]> {
+  try {
+    return (await host.list(dir)) ?? [];
+  } catch (err) {
+    if (err instanceof HostFileKindError) return [];
+    throw err;
+  }
+}
+
+/** Step 15: imageRef files; the agent's own binary must be an executable for this machine. */
+export async function writeImageFiles(ctx: StepContext): Promise<void> {
+  const { host, log, extractImageFile, arch } = ctx.ports;
+  for (const f of [...ctx.store.changes.files.changed]) {
+    const ref = f.content.imageRef;
+    if (ref === undefined || f.content.inline !== undefined || f.content.secretRef !== undefined) continue;
+    const bytes = await extractImageFile(await imageToPull(ctx, f.path, ref.image), ref.filePathInImage, ctx.signal);
+    // The reconcile's failure event names the refused file; the old binary stays in place.
+    checkAgentBinary(f.path, bytes, arch, `image ${ref.image}`, false);
+    await warnDroppedModeBits(ctx, [f]);
+    await placeFile(host, f.path, bytes, fileMode(f));
+    log.info("Wrote file from image", { path: f.path, image: ref.image });
+    await ctx.store.fileChangedDone(f.path);
+  }
+}
+
+/**
+ * Step 23: removed files; a file the token controller syncs is handed back to it. Removing is
+ * idempotent, so all removals are recorded with one write of the changes file.
+ */
+export async function deleteRemovedFiles(ctx: StepContext): Promise<void> {
+  const { host, log, config, onTokenResync } = ctx.ports;
+  const files = [...ctx.store.changes.files.deleted];
+  if (files.length === 0) return;
+  for (const f of files) {
+    ctx.signal.throwIfAborted();
+    await host.remove(f.path);
+    log.info("Removed file", { path: f.path });
+    for (const s of config.tokenSyncConfigs) {
+      if (s.path === f.path) onTokenResync({ namespace: "kube-system", name: s.secretName });
+    }
+  }
+  await ctx.store.filesDeletedDone(files.map((f) => f.path));
+}

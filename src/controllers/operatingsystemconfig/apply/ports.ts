@@ -1,0 +1,49 @@
+import type { Clock } from "../../../clock/index.ts";
+import type { TokenSyncConfig } from "../../../config/index.ts";
+import type { HostFs } from "../../../host/index.ts";
+import type { Kube, ObjectKey } from "../../../kube/index.ts";
+import type { Logger } from "../../../log/index.ts";
+import type { Systemd } from "../../../systemd/index.ts";
+import type { EventRecorder } from "../../events.ts";
+import type { NodeIdentity as SharedNodeIdentity } from "../../shared/index.ts";
+import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
+
+/** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
+export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
+
+/** The shared node identity; the reconciler fills in the node name once it discovers the Node. */
+export type NodeIdentity = Omit<SharedNodeIdentity, "nodeName"> & { nodeName: SharedNodeIdentity["nodeName"] };
+
+/** What the apply's steps use of the outside world (the controller's dependencies minus the gates' and the reporter's). */
+export interface ApplyPorts {
+  readonly kube: Kube;
+  readonly host: HostFs;
+  readonly systemd: Systemd;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly events: EventRecorder;
+  readonly node: NodeIdentity;
+  readonly config: { readonly tokenSyncConfigs: readonly TokenSyncConfig[] };
+  /** The agent process' PATH (for the containerd env drop-in). */
+  readonly processPath: string;
+  readonly containerdInfo: ContainerdInfo;
+  readonly probeFetch: ProbeFetch;
+  readonly extractImageFile: ExtractImageFile;
+  /**
+   * Checks the agent image before the agent replaces its own binary (cosign signature when a key is
+   * configured); resolves to the reference to pull (pinned to the verified digest), throws
+   * ImageSignatureError when the signature is missing or bad. Absent: no check.
+   */
+  readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
+  /** Architecture of this machine ("amd64", "arm64") for the self-update check. */
+  readonly arch: string;
+  /**
+   * Writes `secret`'s token file now, through the token controller's sync, and resolves when it is on
+   * disk (units that read it are started only after that). Absent: nothing is waited for.
+   */
+  readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
+  /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
+  readonly onTokenResync: (secret: ObjectKey) => void;
+  /** gardenadm mode (self-hosted machine, input/gardenadm.ts): a provision OSC is applied without state files or restarts. */
+  readonly selfHosted?: boolean;
+}

@@ -1,0 +1,34 @@
+import type { KubeObject } from "../../../kube/index.ts";
+import type { OscChanges } from "../../../osc/index.ts";
+import { ChangesStore } from "./changes-store.ts";
+import { type StepContext, step } from "./context.ts";
+import type { ApplyPorts } from "./ports.ts";
+import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import { planChanges } from "../plan/content.ts";
+import { applyChangedUnits, executeUnitCommands } from "./units.ts";
+
+/**
+ * Carries out a change set that brings parts of the host back to a known OSC (a drift repair, a unit
+ * revert) with the apply's own steps: files (inline decoded, secretRef fetched again, imageRef pulled)
+ * written atomically, unit files, drop-ins and enablement, daemon-reload, the unit commands, removed
+ * files last. Nothing is persisted here: the caller decides what survives a crash.
+ * Returns the units that were restarted or stopped.
+ */
+export async function restoreChanges(
+  deps: ApplyPorts,
+  changes: OscChanges,
+  node: KubeObject | undefined,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const commanded = changes.units.commands.map((c) => c.name);
+  const store = new ChangesStore(changes, async () => undefined);
+  const ctx: StepContext = { ports: deps, store, node, signal };
+  const planned = await step("failed reading the content to restore", () => planChanges(deps.kube, changes, deps.arch, signal));
+  await step("failed restoring files", () => writeChangedFiles(ctx, planned));
+  await step("failed restoring image files", () => writeImageFiles(ctx));
+  await step("failed restoring units", () => applyChangedUnits(ctx));
+  await step("failed reloading systemd daemon", () => deps.systemd.daemonReload(signal));
+  await step("failed restarting restored units", () => executeUnitCommands(ctx));
+  await step("failed removing files", () => deleteRemovedFiles(ctx));
+  return commanded;
+}

@@ -1,0 +1,249 @@
+import { RestartRequested, type KubeObject } from "../../../kube/index.ts";
+import type { Osc, OscChanges } from "../../../osc/index.ts";
+import { agentUnitName } from "../constants.ts";
+import type { GateContext, GateHold } from "../gates/gate.ts";
+import { firstHold } from "../gates/run.ts";
+import { type PlannedFiles, planChanges } from "../plan/content.ts";
+import { containerdConfigured } from "../plan/merge.ts";
+import { type PlannedChanges, planChangeSet } from "../plan/planner.ts";
+import { skipsStateFiles } from "../plan/stateless.ts";
+import { changesFileWrite, writeChanges, writeLastApplied } from "../plan/state.ts";
+import { type ChangeSummary, summarizeChanges } from "../plan/summary.ts";
+import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
+import { ChangesStore } from "./changes-store.ts";
+import { configureContainerd } from "./containerd/index.ts";
+import { type StepContext, step } from "./context.ts";
+import { type ApplyExtension, type ApplyPlugins, armAll } from "./extension.ts";
+import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
+import type { ApplyPorts } from "./ports.ts";
+import { type PendingProbes, removeDeletedRegistries, writeRegistries } from "./registries.ts";
+import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
+import { collectAfterLargeApply } from "./collect.ts";
+import { writeTokensBeforeUnits } from "./token-order.ts";
+import { applyChangedUnits, executeUnitCommands, readUnitFiles, removeDeletedUnits } from "./units.ts";
+
+export interface ApplyInput {
+  readonly osc: Osc;
+  readonly checksum: string;
+  /** The Node, when registered (events need it). */
+  readonly node: KubeObject | undefined;
+  /**
+   * Work that must succeed before the host is touched (the Node label patch, §4 step 4): awaited after
+   * the read-only planning and before the first write; its failure wins over a planning failure.
+   */
+  readonly ready?: Promise<unknown>;
+  /** Told what the change set holds once it is computed or resumed (history and `status`, report/). */
+  readonly onPlanned?: (summary: ChangeSummary) => void;
+  /** What the `plan`-phase gates see besides the change set (offline: no Secret, no API server). */
+  readonly gateContext?: Pick<GateContext, "secret" | "serial" | "nodeKnownAtStart" | "online">;
+}
+
+/** The read-only part of an apply: the work list (computed or resumed) and every file's checked content. */
+type ApplyPlan = PlannedChanges & { readonly planned: PlannedFiles; readonly listings: DirListings };
+
+async function planApply(ports: ApplyPorts, hooks: readonly ApplyExtension[], input: ApplyInput, signal: AbortSignal): Promise<ApplyPlan> {
+  const { host } = ports;
+  const req = { osc: input.osc, checksum: input.checksum, hostName: ports.node.hostName, processPath: ports.processPath };
+  const plan = await planChangeSet(host, req, hooks, "apply");
+  const { changes } = plan;
+  const planned = await step("failed validating operating system config", () => planChanges(ports.kube, changes, ports.arch, signal));
+  const listings = await step("failed validating operating system config", () => checkApplyTargets(host, changes));
+  return { ...plan, planned, listings };
+}
+
+/**
+ * Why an apply stopped early without failing: a gate holds it (nothing of the change was applied, or
+ * an extension reverted it), or an extension's work met network problems and is tried again later.
+ */
+export type ApplyStop = { readonly hold: GateHold } | { readonly retryAfterMs: number; readonly why: string };
+
+/**
+ * Steps 7–26 of §4 with the extensions armed around them: an armed extension (unit revert) judges the
+ * finished apply and may turn it into a hold. Throws RestartRequested when the agent itself changed
+ * (step 19); any other failure leaves the finished items recorded in the changes file and last-applied
+ * untouched. Exported on its own so `apply --offline` and benchmarks can drive an apply without a Secret.
+ */
+export async function applyOsc(
+  ports: ApplyPorts,
+  plugins: ApplyPlugins,
+  input: ApplyInput,
+  signal: AbortSignal,
+): Promise<ApplyStop | undefined> {
+  const armed = await armAll(plugins.extensions, { ports, osc: input.osc, checksum: input.checksum, node: input.node, signal });
+  const stop = await applySteps(armed.ports, plugins, input, signal);
+  // An apply that stopped early has not finished restarting: nothing to verify yet.
+  if (stop !== undefined) return stop;
+  const hold = await armed.verify(signal);
+  return hold === undefined ? undefined : { hold };
+}
+
+async function applySteps(
+  ports: ApplyPorts,
+  plugins: ApplyPlugins,
+  input: ApplyInput,
+  signal: AbortSignal,
+): Promise<ApplyStop | undefined> {
+  const { host, log, systemd } = ports;
+  const withContainerd = containerdConfigured(input.osc);
+
+  // Plan: read state, compute or resume the work list, check every file's content — nothing written yet.
+  let plan: ApplyPlan;
+  try {
+    plan = await planApply(ports, plugins.extensions, input, signal);
+  } catch (err) {
+    await input.ready;
+    throw err;
+  }
+  await input.ready;
+  // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
+  const { osc, changes, resumed, planned, listings } = plan;
+  const summary = summarizeChanges(changes);
+  input.onPlanned?.(summary);
+  log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
+    checksum: input.checksum,
+  });
+
+  // gardenadm's provision OSC (9.4): the change set lives in memory only, nothing restarts the agent.
+  const stateless = skipsStateFiles(ports.selfHosted, osc);
+  // The plan-phase gates (the drain gate, step 12), before the containerd config so that nothing at all
+  // is written while the node waits but the change set, persisted for the next look.
+  const gateContext = input.gateContext ?? { secret: undefined, serial: false, nodeKnownAtStart: false, online: false };
+  const base = { ...gateContext, checksum: input.checksum, osc, node: input.node, dryRun: false, signal };
+  const hold = await firstHold(plugins.gates, "plan", { ...base, changes: async () => changes });
+  if (hold !== undefined) {
+    if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
+    return { hold };
+  }
+
+  // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply). It
+  // runs alongside the containerd config and the files: HostFs never removes a temp this process is
+  // writing, and listing every written directory before the first write held the files back 0.5-1 ms.
+  const tokenPaths = ports.config.tokenSyncConfigs.map((s) => s.path);
+  const staleTemps = removeStaleTemps(host, writtenDirs(osc, ports.node.hostName.toLowerCase(), tokenPaths), log);
+
+  const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
+  const ctx: StepContext = { ports, store, node: input.node, signal };
+  // Step 16 reads the unit files it compares (and chmods the unchanged ones) alongside steps 13-15,
+  // unless a file of the OSC lives under /etc/systemd: then after them, in §4's order. For the bench's
+  // 10 units that takes 1.5-5 ms off the way to the restarts. Its writes come in the units step as
+  // before. A step that fails first waits for the reads to settle, so nothing runs past the apply.
+  const unitFilesRead = changes.files.changed.some((f) => f.path.startsWith("/etc/systemd/")) ? undefined : readUnitFiles(ctx);
+  unitFilesRead?.catch(() => undefined); // awaited by the units step
+  const failAfterUnitFiles = async (err: unknown): Promise<never> => {
+    await unitFilesRead?.catch(() => undefined);
+    throw err;
+  };
+  let probes: PendingProbes;
+  try {
+    if (withContainerd) {
+      log.info("Configuring containerd");
+      const cri = input.osc.spec.criConfig;
+      if (cri !== undefined) await step("failed configuring containerd", () => configureContainerd(ports, cri, signal));
+    }
+
+    if (changes.units.commands.some((c) => c.name === agentUnitName)) {
+      await step("failed persisting changes", () => store.persist());
+      log.info("Own unit or its files changed, the agent restarts after the daemon-reload");
+      await step("failed persisting changes", () => store.setMustRestartNodeAgent(true));
+      await step("failed persisting changes", () => store.unitCommandDone(agentUnitName));
+      log.info("Applying changed files");
+      await step("failed applying changed files", () => writeChangedFiles(ctx, planned, { listings }));
+    } else {
+      // The computed change set is persisted together with the files (one durability point, files.ts).
+      log.info("Applying changed files");
+      const changesFile = (c: OscChanges) => (stateless ? {} : { changesFile: changesFileWrite(c) });
+      await step("failed applying changed files", () =>
+        store.persistVia((c) => writeChangedFiles(ctx, planned, { listings, ...changesFile(c) })),
+      );
+    }
+    await staleTemps;
+    log.info("Applying containerd registries");
+    probes = await step("failed applying containerd registries", () => writeRegistries(ctx));
+  } catch (err) {
+    await staleTemps;
+    return failAfterUnitFiles(err);
+  }
+  try {
+    log.info("Applying changed image files");
+    await step("failed applying changed image files", () => writeImageFiles(ctx)).catch(failAfterUnitFiles);
+
+    // Steps 16-18. With no unit to remove, the daemon-reload is sent right behind the enable and disable
+    // calls instead of after their replies: systemd answers one connection's calls in the order sent, so
+    // it still reloads after linking the units, and one D-Bus round trip (1.5-3 ms here) is saved. A failed
+    // enable still fails the apply before any unit command; the reload sent behind it is harmless.
+    let reload: Promise<void> | undefined;
+    const sendReload = (): Promise<void> => {
+      log.info("Reloading systemd daemon");
+      const sent = systemd.daemonReload(signal);
+      sent.catch(() => undefined); // awaited below (or settled before a failure is thrown)
+      reload = sent;
+      return sent;
+    };
+    log.info("Applying changed units");
+    try {
+      const early = store.changes.units.deleted.length === 0 ? sendReload : undefined;
+      await step("failed applying changed units", () =>
+        applyChangedUnits(ctx, { ...(early ? { afterEnableSent: early } : {}), ...(unitFilesRead ? { unitFilesRead } : {}) }),
+      );
+    } catch (err) {
+      await reload?.catch(() => undefined);
+      throw err;
+    }
+
+    log.info("Removing deleted units");
+    await step("failed removing deleted units", () => removeDeletedUnits(ctx));
+
+    const reloaded = reload ?? sendReload();
+    await step("failed reloading systemd daemon", () => reloaded);
+
+    if (store.changes.mustRestartNodeAgent && !stateless) {
+      await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
+      log.info("Restarting the agent to activate its new unit or binary");
+      throw new RestartRequested("gardener-node-agent unit or one of its files changed");
+    }
+
+    log.info("Writing token files the starting units read");
+    await step("failed writing token files", () => writeTokensBeforeUnits(ctx, osc));
+    for (const e of plugins.extensions) await e.beforeUnitCommands?.(ctx);
+    log.info("Executing unit commands");
+    await step("failed executing unit commands", () => executeUnitCommands(ctx));
+    for (const e of plugins.extensions) await e.afterUnitCommands?.(ctx);
+
+    log.info("Waiting for containerd registries");
+    await step("failed configuring containerd registries", () => probes.wait());
+  } finally {
+    probes.cancel();
+  }
+  await step("failed removing deleted containerd registries", () => removeDeletedRegistries(ctx));
+
+  log.info("Removing deleted files");
+  await step("failed removing deleted files", () => deleteRemovedFiles(ctx));
+
+  // Completions deferred by harmless-to-redo steps, when no later record carried them.
+  await step("failed persisting changes", () => store.flush());
+  for (const e of plugins.extensions) {
+    const retry = await e.finish?.(ctx, osc);
+    if (retry !== undefined) return retry;
+  }
+  if (stateless) {
+    log.info("Applied a provision operating system config of a self-hosted machine, state files are not written");
+    return undefined;
+  }
+  // Every file and unit of this OSC is in place: the record of attempted writes (plan/leftovers.ts) is
+  // no longer needed, and is dropped with the final write of the changes file.
+  if (store.changes.attemptedWrites !== undefined)
+    store.defer((c) => {
+      delete c.attemptedWrites;
+    });
+  await step("failed persisting changes", () => store.flush());
+  collectAfterLargeApply(summary, log);
+  log.info("Persisting current operating system config as last applied");
+  await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
+
+  if (store.changes.mustRestartNodeAgent) {
+    await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
+    log.info("Restarting the agent to use its new client certificate");
+    throw new RestartRequested("client certificate renewed for the certificate authority rotation");
+  }
+  return undefined;
+}

@@ -1,0 +1,73 @@
+import type { HostFs } from "../../../host/index.ts";
+import type { Logger } from "../../../log/index.ts";
+import type { Osc } from "../../../osc/index.ts";
+import { certsDir, configTomlPath } from "./containerd/index.ts";
+import { stateDir, unitDir } from "../constants.ts";
+import { allFiles, mergeUnits } from "../plan/merge.ts";
+import { readChanges, readLastApplied } from "../plan/state.ts";
+
+const dirName = (p: string) => p.slice(0, p.lastIndexOf("/")) || "/";
+
+/**
+ * Every directory the agent writes into for `osc` (and the ones it always writes: its state and
+ * credentials, the unit directory, containerd's config): where a kill between a temp file's write
+ * and its rename leaves `.<name>.tmp-<hex>` behind. `extraPaths` are further files (token syncs).
+ */
+export function writtenDirs(osc: Osc | undefined, hostName: string, extraPaths: readonly string[] = []): string[] {
+  const dirs = new Set<string>([stateDir, `${stateDir}/credentials`, unitDir, dirName(configTomlPath)]);
+  for (const p of extraPaths) dirs.add(dirName(p));
+  if (osc !== undefined) {
+    for (const f of allFiles(osc, hostName)) dirs.add(dirName(f.path));
+    for (const u of mergeUnits(osc)) if ((u.dropIns ?? []).length > 0) dirs.add(`${unitDir}/${u.name}.d`);
+    for (const r of osc.spec.criConfig?.containerd?.registries ?? []) {
+      if (r.upstream !== "" && !r.upstream.includes("/") && !r.upstream.startsWith(".")) dirs.add(`${certsDir}/${r.upstream}`);
+    }
+  }
+  return [...dirs].sort();
+}
+
+/**
+ * Removes the agent's own stale temp files from `dirs` (HostFs.removeStaleTemps: only its exact naming
+ * pattern, never a file a write of this process has in flight). Housekeeping: a directory that cannot
+ * be read is logged and skipped, it must not fail an apply.
+ */
+export async function removeStaleTemps(host: HostFs, dirs: readonly string[], log: Logger): Promise<number> {
+  // All directories at once (one readdir each, on the thread pool): in a row they were one pool round
+  // trip after the other on the way to the first write. Logged in directory order all the same.
+  const outcomes = await Promise.allSettled(dirs.map((dir) => host.removeStaleTemps(dir)));
+  let removed = 0;
+  outcomes.forEach((outcome, i) => {
+    if (outcome.status === "rejected") {
+      log.info("Cannot clean up stale temporary files", { path: dirs[i], err: outcome.reason });
+      return;
+    }
+    for (const path of outcome.value) {
+      log.info("Removed stale temporary file", { path });
+      removed++;
+    }
+  });
+  return removed;
+}
+
+/**
+ * The start-up clean-up: the directories of the last applied OSC and of an unfinished change set (a
+ * kill during its first write leaves temps where last-applied never wrote). Unreadable state only
+ * narrows the search to the fixed directories.
+ */
+export async function removeStaleTempsAtStart(deps: {
+  readonly host: HostFs;
+  readonly hostName: string;
+  readonly tokenPaths: readonly string[];
+  readonly log: Logger;
+}): Promise<number> {
+  const { host, log } = deps;
+  let lastApplied: Osc | undefined;
+  let pending: readonly string[] = [];
+  try {
+    lastApplied = await readLastApplied(host);
+    pending = [...((await readChanges(host))?.files.changed ?? [])].map((f) => f.path);
+  } catch (err) {
+    log.info("Cannot read the applied state, cleaning up the fixed directories only", { err });
+  }
+  return removeStaleTemps(host, writtenDirs(lastApplied, deps.hostName.toLowerCase(), [...deps.tokenPaths, ...pending]), log);
+}

@@ -1,5 +1,0 @@
-export { certsDir } from "./config-toml.ts";
-export { configTomlPath, configureContainerd, registryDir, writeHostsToml } from "./configure.ts";
-export { envDropInName, injectEnvDropIn } from "./env-dropin.ts";
-export { type ContainerdInfo, createContainerdInfo } from "./info.ts";
-export { type ProbeFetch, probeRegistry } from "./probe.ts";

@@ -1,0 +1,47 @@
+import { emptyChanges, type Osc, type OscChanges, type OscFile, type Unit } from "../../../../osc/index.ts";
+import { agentUnitName } from "../../constants.ts";
+import { computeFileDiff, computeUnitDiff } from "../../plan/diff.ts";
+import { allFiles, mergeUnits } from "../../plan/merge.ts";
+import type { DriftItem } from "./detect.ts";
+
+/** Content no OSC has: a drifted item always differs from what last-applied asks for. */
+const drifted = "# gardener-node-agent: drifted from the last-applied operating system config\n";
+
+/**
+ * The change set that repairs `items`: computed with the OSC controller's own change computation, as
+ * if the host held an OSC in which exactly the drifted files, unit files and drop-ins differ from
+ * last-applied. So the same units restart as for an OSC change of those paths (a unit whose file or
+ * drop-in changed, a unit listing a changed file in `filePaths`), with the same command (restart, or
+ * stop for a disabled unit). Enablement drift re-enables (or disables) the unit without a restart.
+ * The agent's own unit is never restarted by a repair (it restarts itself only on an OSC change).
+ */
+export function repairChanges(lastApplied: Osc, items: readonly DriftItem[], hostName: string): OscChanges {
+  const files = new Set(items.filter((i) => i.type === "file").map((i) => i.path));
+  const unitFiles = new Set(items.flatMap((i) => (i.type === "unit" ? [i.unit] : [])));
+  const dropIns = new Set(items.flatMap((i) => (i.type === "dropIn" ? [`${i.unit}/${i.dropIn}`] : [])));
+  const enablement = new Set(items.flatMap((i) => (i.type === "enablement" ? [i.unit] : [])));
+
+  const markFile = (f: OscFile): OscFile => (files.has(f.path) ? { ...f, content: { inline: { encoding: "", data: drifted } } } : f);
+  const markUnit = (u: Unit): Unit => {
+    const m: Unit = { ...u };
+    if (unitFiles.has(u.name)) m.content = drifted;
+    if (u.dropIns !== undefined) m.dropIns = u.dropIns.map((d) => (dropIns.has(`${u.name}/${d.name}`) ? { ...d, content: drifted } : d));
+    return m;
+  };
+  const asFound: Osc = {
+    ...lastApplied,
+    spec: { ...lastApplied.spec, files: allFiles(lastApplied, hostName).map(markFile), units: mergeUnits(lastApplied).map(markUnit) },
+    status: { ...lastApplied.status, extensionFiles: [], extensionUnits: [] },
+  };
+
+  const c = emptyChanges("drift-repair");
+  c.files = computeFileDiff(asFound, lastApplied, hostName);
+  c.units = computeUnitDiff(asFound, lastApplied, c.files.changed);
+  c.units.commands = c.units.commands.filter((cmd) => cmd.name !== agentUnitName);
+  for (const u of mergeUnits(lastApplied)) {
+    if (enablement.has(u.name) && !c.units.changed.some((x) => x.name === u.name)) {
+      c.units.changed.push({ ...u, dropInsChanges: { changed: [], deleted: [] } });
+    }
+  }
+  return c;
+}

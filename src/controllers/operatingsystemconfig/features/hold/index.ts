@@ -1,0 +1,1 @@
+export { holdAnnotationPredicate, holdGate } from "./gate.ts";

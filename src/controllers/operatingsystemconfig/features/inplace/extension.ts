@@ -1,0 +1,99 @@
+import { pods, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import type { Osc } from "../../../../osc/index.ts";
+import type { StepContext } from "../../apply/context.ts";
+import type { ApplyExtension } from "../../apply/extension.ts";
+import { step } from "../../../../log/index.ts";
+import type { PlanInput } from "../../plan/planner.ts";
+import { credentialsRotationPending, rotateCredentials } from "./credentials.ts";
+import type { InPlaceDeps } from "./deps.ts";
+import { computeInPlaceFlags } from "./flags.ts";
+import { checkKubeletAfterUpdate, removeCpuManagerState } from "./kubelet.ts";
+import { markSuccessful, readyForUpdate, updateResult } from "./node.ts";
+import { osVersionsEqual, readOsVersion } from "./os-version.ts";
+import { updateOperatingSystem } from "./os-update.ts";
+import { inPlaceSpecOf } from "../../plan/inplace-spec.ts";
+
+class InPlaceNotWiredError extends Error {
+  override readonly name = "InPlaceNotWiredError";
+  constructor() {
+    super("the operating system config asks for an in-place update but this agent was started without in-place update support");
+  }
+}
+
+const wired = (inPlace: InPlaceDeps | undefined): InPlaceDeps => {
+  if (inPlace === undefined) throw new InPlaceNotWiredError();
+  return inPlace;
+};
+
+/**
+ * Steps 8, 9 and 11 (planning, nothing written): read the OS version, fill the in-place flags of a freshly computed change set, and clear the OS flag
+ * once the machine runs the desired version (after the reboot of an OS update).
+ */
+async function planInPlace({ host, lastApplied, osc, changes, resumed }: PlanInput): Promise<void> {
+  const spec = inPlaceSpecOf(osc);
+  if (spec === undefined) return;
+  const current = await readOsVersion(host);
+  if (!resumed) changes.inPlaceUpdates = computeInPlaceFlags(lastApplied, osc, current);
+  if (changes.inPlaceUpdates.operatingSystem && osVersionsEqual(current, spec.operatingSystemVersion)) {
+    changes.inPlaceUpdates.operatingSystem = false;
+    changes.inPlaceUpdates.operatingSystemUpdate = undefined;
+  }
+}
+
+/** Step 21: kubelet health after an in-place kubelet update, then its flags are cleared. */
+async function afterUnitCommands(ctx: StepContext, inPlace: InPlaceDeps | undefined): Promise<void> {
+  const f = ctx.store.changes.inPlaceUpdates.kubelet;
+  if (!f.minorVersion && !f.config && !f.cpuManagerPolicy) return;
+  await checkKubeletAfterUpdate(ctx, wired(inPlace), ctx.node);
+}
+
+/** Every Pod bound to the node goes (they restart on the updated node), others stay. */
+async function deletePodsOfNode(kube: Kube, nodeName: string, signal: AbortSignal): Promise<number> {
+  const list = await kube.list<KubeObject>(pods, "", { fieldSelector: `spec.nodeName=${nodeName}`, signal });
+  for (const p of list.items) await kube.delete(pods, p.metadata.namespace ?? "", p.metadata.name ?? "", { signal });
+  return list.items.length;
+}
+
+/**
+ * Step 24 (§9.3 `performInPlaceUpdate`): OS update (with rollback detection), credential rotations,
+ * then the success report. Returns a retry delay when the OS update met network problems.
+ */
+async function performInPlaceUpdate(ctx: StepContext, inPlace: InPlaceDeps | undefined, osc: Osc): Promise<{ retryAfterMs?: number }> {
+  const node = ctx.node;
+  if (node === undefined || inPlaceSpecOf(osc) === undefined) return {};
+  const { kube, log } = ctx.ports;
+  if (ctx.store.changes.inPlaceUpdates.operatingSystem) {
+    const res = await updateOperatingSystem(ctx, wired(inPlace), osc, node);
+    if (res.requeueAfterMs !== undefined) return { retryAfterMs: res.requeueAfterMs };
+  }
+  if (credentialsRotationPending(ctx.store.changes)) await rotateCredentials(ctx, wired(inPlace), node);
+
+  const result = updateResult(node);
+  if ((readyForUpdate(node) && result !== "successful") || result === "failed") {
+    const deleted = await deletePodsOfNode(kube, node.metadata.name ?? "", ctx.signal);
+    log.info("In-place update finished, labelling the node successful", { deletedPods: deleted });
+    await markSuccessful(kube, node, ctx.signal);
+  }
+  return {};
+}
+
+/**
+ * In-place updates (§9.3) as an apply extension: the flags are planned with the change set, kubelet's
+ * CPU manager state goes before the unit commands (step 20), kubelet's health is checked after them
+ * (step 21), and the OS update, credential rotations and the success label come last (step 24).
+ * `inPlace` absent: an OSC that asks for in-place work fails when that work is due.
+ */
+export function inPlaceExtension(inPlace: InPlaceDeps | undefined): ApplyExtension {
+  return {
+    name: "in-place",
+    plan: planInPlace,
+    beforeUnitCommands: (ctx) => step("failed preparing kubelet for its in-place update", () => removeCpuManagerState(ctx)),
+    afterUnitCommands: (ctx) => step("failed checking kubelet after its in-place update", () => afterUnitCommands(ctx, inPlace)),
+    async finish(ctx, osc) {
+      const done = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, inPlace, osc));
+      return done.retryAfterMs === undefined
+        ? undefined
+        : { retryAfterMs: done.retryAfterMs, why: "operating system update met network problems" };
+    },
+  };
+}

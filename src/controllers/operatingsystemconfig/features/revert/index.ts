@@ -1,0 +1,2 @@
+export { unitRevertGate } from "./gate.ts";
+export { unitRevertExtension } from "./verify.ts";

@@ -1,0 +1,240 @@
+import type { Clock } from "../../../../clock/index.ts";
+import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import { errorText, type Logger, step } from "../../../../log/index.ts";
+import type { GateHold, Reservation, Reserved } from "../../gates/gate.ts";
+import { UnitCommandsError } from "../../apply/units.ts";
+import { isSerial } from "../../constants.ts";
+import { verifyHealth } from "./health.ts";
+import { type SlotEdit, updateSlots } from "./lease-slots.ts";
+import { PoolListError, PoolNodes } from "./pool-nodes.ts";
+import { healthHold, slotDecisionHold } from "./holds.ts";
+import { decide, liveSlots, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
+import { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
+
+/** Observes this node's slot for the metrics (0 none, 1 applying, 2 verifying, 3 failed). */
+export interface RolloutMetrics {
+  slotState(state: 0 | 1 | 2 | 3): void;
+  waitSeconds(seconds: number): void;
+}
+
+export interface RolloutDeps {
+  readonly timings: RolloutTimings;
+  readonly metrics?: RolloutMetrics;
+  /** Cached pool membership; listed on every look when absent. */
+  readonly poolNodes?: PoolNodes;
+}
+
+/** What the rollout gate uses of the controller's dependencies. */
+export interface RolloutGateDeps {
+  readonly kube: Kube;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly rollout?: RolloutDeps | undefined;
+  /** Started before the first slot look (the Lease watch wakes a waiting node). */
+  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
+}
+
+/** The slot this node holds for `checksum`: apply (state applying) or only verify (state verifying). */
+interface SlotHeld {
+  readonly state: "applying" | "verifying";
+  readonly secret: KubeObject;
+  readonly checksum: string;
+}
+
+export const timingsOf = (deps: RolloutGateDeps): RolloutTimings => deps.rollout?.timings ?? defaultRolloutTimings;
+const meOf = (node: KubeObject): string => node.metadata.name ?? "";
+const leaseRef = (secret: KubeObject) => `Lease kube-system/${secret.metadata.name ?? ""}`;
+
+/**
+ * Owners of other failed or stale slots whose Node the API server says does not exist: the only slots
+ * a writer removes. A renewed slot's node is alive, so a look during a healthy rollout asks nothing.
+ */
+function seenGone(deps: RolloutGateDeps, secret: KubeObject, slots: ReadonlyMap<string, Slot>, me: string, signal: AbortSignal) {
+  const cache = deps.rollout?.poolNodes ?? new PoolNodes(deps.clock, 0);
+  const now = deps.clock.now();
+  const asked = [...slots].filter(([name, s]) => name !== me && mayBeGone(s, now, timingsOf(deps))).map(([name]) => name);
+  return cache.gone(deps.kube, secret.metadata.name ?? "", asked, signal);
+}
+
+/** One look at the slots, the writer's and `diff`'s alike: the slots of Nodes seen gone are dropped, then this node decides. */
+export async function lookAtSlots(
+  deps: RolloutGateDeps,
+  secret: KubeObject,
+  slots: ReadonlyMap<string, Slot>,
+  me: string,
+  checksum: string,
+  n: number,
+  signal: AbortSignal,
+) {
+  const gone = await seenGone(deps, secret, slots, me, signal);
+  const now = deps.clock.now();
+  const { current, gone: dropped } = liveSlots(slots, me, gone);
+  return { now, current, dropped, decision: decide(current, me, checksum, n, now, timingsOf(deps)) };
+}
+
+/** The pool could not be listed: wait (and say why) rather than guess which slots are stale. */
+const poolListHold = (err: PoolListError, t: RolloutTimings): GateHold => ({
+  reason: "WaitingForRolloutSlot",
+  message: `Not taking a rollout slot: ${errorText(err)}; slots of deleted Nodes cannot be told from others until the pool can be listed`,
+  requeueAfterMs: t.renewEveryMs,
+});
+
+const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;
+
+/**
+ * Issue 16, before the apply: nodes annotated `node-agent.gardener.cloud/rollout-parallelism: "N"` take
+ * one of N slots on the pool's Lease before changing anything (serial Secrets keep upstream's lock).
+ */
+export async function enterRollout(
+  deps: RolloutGateDeps,
+  secret: KubeObject,
+  node: KubeObject | undefined,
+  nodeKnownAtStart: boolean,
+  checksum: string,
+  signal: AbortSignal,
+): Promise<Reserved> {
+  const n = node === undefined ? undefined : rolloutParallelism(node.metadata.annotations);
+  if (node === undefined || n === undefined || !nodeKnownAtStart || isSerial(secret)) {
+    deps.rollout?.metrics?.slotState(0);
+    deps.rollout?.metrics?.waitSeconds(0);
+    return { kind: "reserved" };
+  }
+  const t = timingsOf(deps);
+  const me = meOf(node);
+  await deps.leaseWatch?.start(signal);
+  let decision: SlotDecision = { kind: "register" };
+  let own: Slot | undefined;
+  try {
+    await updateSlots(
+      deps.kube,
+      secret,
+      async (slots) => {
+        const look = await lookAtSlots(deps, secret, slots, me, checksum, n, signal);
+        const { now } = look;
+        const set = new Map<string, Slot | null>();
+        for (const name of look.dropped) set.set(name, null);
+        decision = look.decision;
+        own = look.current.get(me);
+        const mine = (state: Slot["state"], since = now): Slot => ({ checksum, since: slotTime(since), renewed: slotTime(now), state });
+        if (decision.kind === "register") set.set(me, mine("waiting"));
+        else if (decision.kind === "take") set.set(me, mine("applying"));
+        else if (decision.kind !== "own-failed" && own !== undefined && renewDue(own, now, t)) {
+          set.set(me, { ...own, renewed: slotTime(now) });
+        }
+        const edit: SlotEdit = { set };
+        return set.size > 0 ? edit : undefined;
+      },
+      signal,
+    );
+  } catch (err) {
+    if (!(err instanceof PoolListError)) throw err;
+    deps.rollout?.metrics?.slotState(0);
+    return { kind: "hold", hold: poolListHold(err, t) };
+  }
+  // Assigned inside the change callback, which TypeScript cannot see run.
+  const d = decision as SlotDecision;
+  const o = own as Slot | undefined;
+  const now = deps.clock.now();
+  const waited = o?.state === "waiting" && o.checksum === checksum ? (now - Date.parse(o.since)) / 1000 : 0;
+  deps.rollout?.metrics?.waitSeconds(d.kind === "take" || d.kind === "resume" ? 0 : waited);
+  const held = slotDecisionHold(d, n, leaseRef(secret), t);
+  if (held === undefined) {
+    const state = d.kind === "resume" ? d.state : "applying";
+    deps.rollout?.metrics?.slotState(state === "applying" ? 1 : 2);
+    deps.log.info(d.kind === "take" ? "Took a rollout slot" : "Resuming my rollout slot", { state, checksum });
+    return { kind: "reserved", reservation: slotReservation(deps, { state, secret, checksum }) };
+  }
+  deps.rollout?.metrics?.slotState(d.kind === "own-failed" ? 3 : 0);
+  return { kind: "hold", hold: held };
+}
+
+/**
+ * What the slot asks of the rest of the reconcile: skip the apply when it only verifies, verify the
+ * Node's health after the apply (and release the slot), mark it failed when a restarted unit failed.
+ */
+const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => ({
+  hostAlreadyApplied: slot.state === "verifying",
+  verify: (node, signal) => step("failed verifying the rollout", () => verifyRollout(deps, slot, node, signal)),
+  abandon: (err, node, signal) =>
+    failRolloutOnUnitError(deps, slot, node, err, signal).catch((e: unknown) =>
+      deps.log.error("Failed marking the rollout slot failed", { err: e }),
+    ),
+});
+
+/** Sets (or removes, with null) this node's own slot, if it is still ours for this checksum. */
+async function setOwn(
+  deps: RolloutGateDeps,
+  entry: { secret: KubeObject; checksum: string },
+  me: string,
+  next: (s: Slot) => Slot | null,
+  signal: AbortSignal,
+): Promise<void> {
+  await updateSlots(
+    deps.kube,
+    entry.secret,
+    (slots) => {
+      const s = slots.get(me);
+      if (s === undefined || s.checksum !== entry.checksum) return undefined;
+      return { set: new Map([[me, next(s)]]) };
+    },
+    signal,
+  );
+}
+
+/** A restarted unit failed during the apply: the slot becomes `failed` and stays (the rollout halts at N). */
+async function failRolloutOnUnitError(
+  deps: RolloutGateDeps,
+  entry: SlotHeld,
+  node: KubeObject | undefined,
+  err: unknown,
+  signal: AbortSignal,
+): Promise<void> {
+  if (node === undefined) return;
+  let unitErr = false;
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 16; e = e.cause, i++) if (e instanceof UnitCommandsError) unitErr = true;
+  if (!unitErr) return;
+  const now = slotTime(deps.clock.now());
+  await setOwn(deps, entry, meOf(node), (s) => ({ ...s, state: "failed", since: now, renewed: now }), signal);
+  deps.rollout?.metrics?.slotState(3);
+  deps.log.info("Marked my rollout slot failed: a restarted unit failed", { checksum: entry.checksum });
+}
+
+/**
+ * After a successful apply: the slot turns `verifying`; once the Node has been healthy long enough the
+ * slot is released (before the Node gets the checksum, so a crash in between only repeats a check).
+ */
+async function verifyRollout(deps: RolloutGateDeps, entry: SlotHeld, node: KubeObject, signal: AbortSignal): Promise<GateHold | undefined> {
+  const t = timingsOf(deps);
+  const me = meOf(node);
+  const now = deps.clock.now();
+  let since = now;
+  if (entry.state === "applying") {
+    await setOwn(deps, entry, me, (s) => ({ ...s, state: "verifying", since: slotTime(now), renewed: slotTime(now) }), signal);
+  } else {
+    await setOwn(
+      deps,
+      entry,
+      me,
+      (s) => {
+        since = Date.parse(s.since);
+        return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : s;
+      },
+      signal,
+    );
+  }
+  deps.rollout?.metrics?.slotState(2);
+  const verdict = verifyHealth(node, since, since, now, t);
+  const held = healthHold(verdict, t);
+  if (held === undefined) {
+    await setOwn(deps, entry, me, () => null, signal);
+    deps.rollout?.metrics?.slotState(0);
+    deps.log.info("Node healthy after the change, released my rollout slot", { checksum: entry.checksum });
+    return undefined;
+  }
+  if (verdict.kind === "failed") {
+    const at = slotTime(now);
+    await setOwn(deps, entry, me, (s) => ({ ...s, state: "failed", since: at, renewed: at }), signal);
+    deps.rollout?.metrics?.slotState(3);
+  }
+  return held;
+}

@@ -1,0 +1,58 @@
+import type { KubeObject } from "../../../../kube/index.ts";
+import type { RolloutTimings } from "./timings.ts";
+
+/** Whether a verifying node may release its slot, must keep waiting, or failed its change. */
+export type HealthVerdict =
+  | { readonly kind: "healthy" }
+  | { readonly kind: "pending"; readonly why: string; readonly recheckInMs: number }
+  | { readonly kind: "failed"; readonly why: string };
+
+interface Condition {
+  readonly status: string;
+  readonly lastTransitionTime?: string;
+  readonly lastHeartbeatTime?: string;
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+function condition(node: KubeObject, type: string): Condition | undefined {
+  const status = node["status"];
+  const list = status !== null && typeof status === "object" ? (status as Record<string, unknown>)["conditions"] : undefined;
+  if (!Array.isArray(list)) return undefined;
+  const c = list.find((x: unknown) => x !== null && typeof x === "object" && (x as Record<string, unknown>)["type"] === type);
+  return c as Condition | undefined;
+}
+
+const time = (s: string | undefined): number => (s === undefined ? NaN : Date.parse(s));
+
+/**
+ * Verification of a changed node (issue 16): kubelet's `Ready` and the agent's `SystemdUnitsReady` are
+ * both True, the unit check has judged the node since the change (heartbeat ≥ `verifyingSinceMs`), and
+ * both have been True for `healthyForMs` counted from the later of the change and their transitions.
+ * Not healthy `verifyTimeoutMs` after the slot was taken (`takenMs`) → failed.
+ */
+export function verifyHealth(node: KubeObject, takenMs: number, verifyingSinceMs: number, nowMs: number, t: RolloutTimings): HealthVerdict {
+  const ready = condition(node, "Ready");
+  const units = condition(node, "SystemdUnitsReady");
+  let why: string | undefined;
+  let healthySince = verifyingSinceMs;
+  if (ready?.status !== "True") why = "kubelet is not Ready";
+  else if (units === undefined || !(time(units.lastHeartbeatTime) >= Math.floor(verifyingSinceMs / 1000) * 1000)) {
+    why = "the systemd unit check has not judged the changed units yet";
+  } else if (units.status !== "True") why = `systemd units are not ready: ${units.message ?? units.reason ?? ""}`;
+  else healthySince = Math.max(verifyingSinceMs, time(ready.lastTransitionTime) || 0, time(units.lastTransitionTime) || 0);
+
+  if (why === undefined && nowMs - healthySince >= t.healthyForMs) return { kind: "healthy" };
+  if (nowMs - takenMs >= t.verifyTimeoutMs) {
+    return {
+      kind: "failed",
+      why: `not healthy ${Math.round(t.verifyTimeoutMs / 1000)}s after the change: ${why ?? "healthy too briefly"}`,
+    };
+  }
+  const left = why === undefined ? t.healthyForMs - (nowMs - healthySince) : t.verifyPollMs;
+  return {
+    kind: "pending",
+    why: why ?? `healthy for ${Math.floor((nowMs - healthySince) / 1000)}s of ${Math.round(t.healthyForMs / 1000)}s`,
+    recheckInMs: Math.max(100, Math.min(left, t.verifyPollMs)),
+  };
+}

@@ -1,0 +1,87 @@
+import { isAlreadyExists, isConflict, isNotFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
+
+const namespace = "kube-system";
+/** Conflicting writers re-read this many times before the reconcile fails (and retries with backoff). */
+const attempts = 8;
+
+class SlotConflictError extends Error {
+  override readonly name = "SlotConflictError";
+}
+
+/** The coordination Lease as read (undefined when it does not exist yet). */
+export async function readLease(kube: Kube, name: string, signal: AbortSignal): Promise<KubeObject | undefined> {
+  try {
+    return await kube.get<KubeObject>(leases, namespace, name, { signal });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * What a change wants done to the slots of the Lease it was shown; undefined = nothing to write. It may
+ * ask the API server first (whether slot owners' Nodes still exist); it runs again on every re-read.
+ */
+export type SlotChange = (
+  slots: ReadonlyMap<string, Slot>,
+  lease: KubeObject | undefined,
+) => SlotEdit | undefined | Promise<SlotEdit | undefined>;
+export interface SlotEdit {
+  /** node → new slot, or null to remove the node's entry. */
+  readonly set: ReadonlyMap<string, Slot | null>;
+}
+
+/**
+ * Read-modify-write of slot annotations guarded by the resourceVersion: only the entries `change` names
+ * are written over the Lease as just read (the others' entries are kept as they are), and a 409
+ * (another node wrote in between, or created the Lease first) re-reads and asks `change` again, so two
+ * nodes can never both take the last slot. Creates the Lease (owned by the OSC Secret) when missing. Returns the Lease as
+ * written, or as read when `change` wanted nothing.
+ */
+export async function updateSlots(
+  kube: Kube,
+  secret: KubeObject,
+  change: SlotChange,
+  signal: AbortSignal,
+): Promise<KubeObject | undefined> {
+  const name = secret.metadata.name ?? "";
+  for (let attempt = 1; ; attempt++) {
+    const lease = await readLease(kube, name, signal);
+    const edit = await change(slotsOf(lease?.metadata.annotations), lease);
+    if (edit === undefined) return lease;
+    const annotations = { ...(lease?.metadata.annotations ?? {}) };
+    for (const [node, slot] of edit.set) {
+      const { key, hashed } = slotKey(node);
+      if (slot === null) delete annotations[key];
+      else annotations[key] = formatSlot(hashed ? { ...slot, node } : slot);
+    }
+    try {
+      if (lease === undefined) {
+        return await kube.create<KubeObject>(
+          leases,
+          namespace,
+          {
+            apiVersion: "coordination.k8s.io/v1",
+            kind: "Lease",
+            metadata: {
+              name,
+              namespace,
+              annotations,
+              ownerReferences: [
+                { apiVersion: "v1", kind: "Secret", name, uid: secret.metadata.uid ?? "", controller: true, blockOwnerDeletion: true },
+              ],
+            },
+            spec: {},
+          },
+          { signal },
+        );
+      }
+      return await kube.update<KubeObject>(leases, namespace, { ...lease, metadata: { ...lease.metadata, annotations } }, { signal });
+    } catch (err) {
+      if (!(isConflict(err) || isAlreadyExists(err))) throw err;
+      if (attempt >= attempts)
+        throw new SlotConflictError(`lease ${namespace}/${name} kept changing under ${attempts} attempts`, { cause: err });
+    }
+  }
+}

@@ -1,0 +1,1 @@
+export { staticPodsGate } from "./gate.ts";

@@ -1,0 +1,85 @@
+import type { KubeObject } from "../../../kube/index.ts";
+import type { Osc, OscChanges } from "../../../osc/index.ts";
+
+/**
+ * Why the OSC controller does not apply (or does not yet record as applied) the current OSC version.
+ * Each reason is also the reason of the Node condition `OperatingSystemConfigApplied` (status False),
+ * so a waiting node is visible without logs. Gates return a `GateHold`; the reconcile logs it, records
+ * a Normal event once per OSC checksum and reason, and requeues.
+ */
+export type GateReason =
+  | "Held"
+  | "SecretMissing"
+  | "WaitingForDrain"
+  | "WaitingForSerialLock"
+  | "WaitingForStaticPods"
+  | "WaitingForRolloutSlot"
+  | "VerifyingRollout"
+  | "RolloutHalted"
+  | "UnitReverted";
+
+export interface GateHold {
+  readonly reason: GateReason;
+  /** Operator-facing sentence: what holds the apply and what is pending (never OSC file content). */
+  readonly message: string;
+  /** When to look again if no watch event arrives first. */
+  readonly requeueAfterMs: number;
+}
+
+/** Where a gate stands: before anything | under the apply lock, after planning | before the checksum is recorded. */
+export type GatePhase = "admit" | "plan" | "record";
+export type GateName = "hold" | "unit-revert" | "serial-lock" | "rollout" | "drain" | "static-pods";
+
+export type Decision =
+  /** `note`: what `diff` says the gate does after the apply (a slot to verify, static pods to wait for). */
+  | { readonly kind: "proceed"; readonly note?: { readonly reason: GateReason | "ApplyFailed"; readonly message: string } }
+  | { readonly kind: "hold"; readonly hold: GateHold }
+  /** Dry run only: the gate could not look (offline, no Node yet); `diff` shows it as not checked. */
+  | { readonly kind: "unknown"; readonly why: string };
+
+/** What a gate may look at (built once per reconcile or `diff`); nothing in it writes. */
+export interface GateContext {
+  readonly checksum: string;
+  readonly osc: Osc;
+  readonly secret: KubeObject | undefined;
+  /** The Secret asks for one node at a time (9.2). */
+  readonly serial: boolean;
+  readonly node: KubeObject | undefined;
+  /** No lock or slot is taken while bootstrapping (the Node was unknown at process start). */
+  readonly nodeKnownAtStart: boolean;
+  /** The change set: inside the apply (plan phase) the apply's own, else the pending one, planned on first call. */
+  changes(): Promise<OscChanges>;
+  /** `diff`: decide only, nothing is written. */
+  readonly dryRun: boolean;
+  /** An API server is there to ask (not for `diff --offline` and `apply --offline`). */
+  readonly online: boolean;
+  readonly signal: AbortSignal;
+}
+
+/** What a gate took for this version (the serial Lease, a rollout slot), handed back at the end. */
+export interface Reservation {
+  /** A slot of this version found verifying: the host is there already, the apply is skipped. */
+  readonly hostAlreadyApplied?: boolean;
+  /** After the record-phase gates: may hold the checksum (a slot verifying health). */
+  verify?(node: KubeObject, signal: AbortSignal): Promise<GateHold | undefined>;
+  /** The apply threw (a restarted unit failed: the slot becomes failed). */
+  abandon?(err: unknown, node: KubeObject | undefined, signal: AbortSignal): Promise<void>;
+  /** The checksum is on the Node: give it back. */
+  release?(signal: AbortSignal): Promise<void>;
+}
+
+export type Reserved =
+  | { readonly kind: "hold"; readonly hold: GateHold }
+  | { readonly kind: "reserved"; readonly reservation?: Reservation };
+
+/** One gate: a read-only `decide` (the live run and `diff` share it); a gate that takes something also has `reserve`, which decides and takes in one step and replaces `decide` in the live run. */
+export interface Gate {
+  readonly name: GateName;
+  readonly phase: GatePhase;
+  /** The StepError label of a live failure (it surfaces in the Node condition). */
+  readonly step?: string;
+  /** Needs the API server: offline, `diff` shows it as not checked without asking. */
+  readonly online?: boolean;
+  decide(ctx: GateContext): Promise<Decision>;
+  reserve?(ctx: GateContext): Promise<Reserved>;
+}

@@ -1,0 +1,53 @@
+import { RestartRequested, type KubeObject } from "../../../kube/index.ts";
+import type { Logger } from "../../../log/index.ts";
+import type { NodeIdentity } from "../apply/ports.ts";
+
+/** What `readNodeWhileDecoding` found: the Node (if any) and either the decoded value or why decoding failed. */
+export interface NodeAndDecoded<T> {
+  readonly node: KubeObject | undefined;
+  readonly decoded: { readonly ok: true; readonly value: T } | { readonly ok: false; readonly err: unknown };
+}
+
+/** Lets requests just started reach the wire before synchronous work occupies the thread. */
+const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Reads the Node and decodes the Secret at the same time: the Node GET is sent first, the decode (CPU
+ * only, can take milliseconds for a large OSC) runs while the GET is in flight. Outcomes are taken in
+ * the order the sequential code would have had them: a failed GET is thrown even when the decode failed
+ * too; a failed decode is returned as a value, for the caller to judge once it knows the Node.
+ */
+export async function readNodeWhileDecoding<T>(
+  getNode: () => Promise<KubeObject | undefined>,
+  decode: () => T,
+): Promise<NodeAndDecoded<T>> {
+  const nodeRead = getNode();
+  nodeRead.catch(() => undefined); // awaited below; this only keeps an early rejection from counting as unhandled
+  await afterPendingIo();
+  let decoded: NodeAndDecoded<T>["decoded"];
+  try {
+    decoded = { ok: true, value: decode() };
+  } catch (err) {
+    decoded = { ok: false, err };
+  }
+  return { node: await nodeRead, decoded };
+}
+
+/**
+ * The own Node appeared since the process started (it was unknown then): remember its name, and restart
+ * the agent so that its caches narrow to that Node — unless `restartOnDiscovery` is false (gardenadm's
+ * provision OSC never restarts the agent, 9.4, and carries on with the Node found).
+ */
+export function adoptDiscoveredNode(
+  identity: NodeIdentity,
+  knownAtStart: boolean,
+  node: KubeObject | undefined,
+  restartOnDiscovery: boolean,
+  log: Logger,
+): void {
+  if (knownAtStart || node === undefined) return;
+  identity.nodeName = node.metadata.name;
+  if (!restartOnDiscovery) return;
+  log.info("Node registered, restarting to narrow the caches to it", { nodeName: node.metadata.name });
+  throw new RestartRequested("node discovered");
+}

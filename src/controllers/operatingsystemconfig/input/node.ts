@@ -1,0 +1,33 @@
+import { canonicalSemVer } from "../../../config/index.ts";
+import { nodes, type Kube, type KubeObject } from "../../../kube/index.ts";
+import type { HostFs } from "../../../host/index.ts";
+import type { Osc } from "../../../osc/index.ts";
+import { zonePath } from "../constants.ts";
+
+const kubeApiServerManifest = "/etc/kubernetes/manifests/kube-apiserver.yaml";
+
+/** Step 4: role label (control-plane iff spec.files has the kube-apiserver manifest) and zone label. */
+export async function desiredNodeLabels(host: HostFs, osc: Osc): Promise<Record<string, string>> {
+  const controlPlane = (osc.spec.files ?? []).some((f) => f.path === kubeApiServerManifest);
+  const labels: Record<string, string> = controlPlane
+    ? { "node-role.kubernetes.io/control-plane": "" }
+    : { "node-role.kubernetes.io/worker": "" };
+  const zone = await host.readText(zonePath);
+  if (zone !== undefined) labels["topology.kubernetes.io/zone"] = zone.trim();
+  return labels;
+}
+
+export async function patchNodeMetadata(
+  kube: Kube,
+  node: KubeObject,
+  meta: { labels?: Record<string, string>; annotations?: Record<string, string> },
+  signal: AbortSignal,
+): Promise<KubeObject> {
+  return kube.patch<KubeObject>(nodes, "", node.metadata.name ?? "", "merge", { metadata: meta }, { signal });
+}
+
+/** `1.33` → `1.33.0`, `v1.31.3` → `1.31.3`; undefined when no version is configured. */
+export function kubernetesVersionLabelValue(version: string): string | undefined {
+  if (version === "") return undefined;
+  return canonicalSemVer(version);
+}

@@ -1,0 +1,108 @@
+import type { HostFs } from "../../../host/index.ts";
+import { TerminalError, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
+import { errorText, type Logger, step } from "../../../log/index.ts";
+import type { Osc } from "../../../osc/index.ts";
+import { findNode } from "../../shared/index.ts";
+import type { NodeIdentity } from "../apply/ports.ts";
+import { checksumAnnotation } from "../constants.ts";
+import { leftoversPending } from "../plan/leftovers.ts";
+import { skipsStateFiles } from "../plan/stateless.ts";
+import { LabelPatch } from "./label-patch.ts";
+import { desiredNodeLabels, kubernetesVersionLabelValue, patchNodeMetadata } from "./node.ts";
+import { adoptDiscoveredNode, readNodeWhileDecoding } from "./node-read.ts";
+import { checksumDataScriptAnnotation, decodeSecret, OscChecksumError, readSecret, type SecretReadDeps, secretChecksum } from "./secret.ts";
+
+export interface InputDeps extends SecretReadDeps {
+  readonly host: HostFs;
+  readonly log: Logger;
+  readonly node: NodeIdentity;
+  readonly selfHosted?: boolean | undefined;
+  readonly config: { readonly kubernetesVersion: string };
+}
+
+/** What the read stage found: the version to work on, no Secret, or a Secret that cannot be applied. */
+export type OscInput =
+  | { readonly kind: "missing"; readonly node: KubeObject | undefined }
+  /** Report it, then throw `thrown` (a TerminalError waits for a new osc.yaml; a missing checksum backs off). */
+  | {
+      readonly kind: "rejected";
+      readonly node: KubeObject | undefined;
+      readonly checksum: string;
+      readonly err: unknown;
+      readonly thrown: unknown;
+    }
+  | {
+      readonly kind: "ok";
+      readonly secret: KubeObject;
+      readonly osc: Osc;
+      readonly checksum: string;
+      readonly node: KubeObject | undefined;
+      /** Whether the Node was known at process start (no lock or slot is taken while bootstrapping). */
+      readonly nodeKnownAtStart: boolean;
+      /** The Kubernetes version label value, checked before anything is applied. */
+      readonly version: string | undefined;
+      /** The Node label patch, running during the planning (every way out awaits it). */
+      readonly labels: LabelPatch;
+    };
+
+/** §4 steps 1-7 (osc-pipeline.md 1): the Secret, the Node, the decoded OSC and the early label patch. */
+export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSignal): Promise<OscInput> {
+  const { kube } = deps;
+  // 1. Read the Secret; a missing one is reported on the Node and looked at again with backoff.
+  const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
+  if (secret === undefined) return { kind: "missing", node: await step("failed getting node", () => findNode(kube, deps.node, signal)) };
+
+  // 2. The configured Kubernetes version is checked before anything is applied, so a bad
+  //    configuration cannot fail only the very last step.
+  const version = kubernetesVersionLabelValue(deps.config.kubernetesVersion);
+
+  // 3. Read the Node, decoding the Secret meanwhile (see readNodeWhileDecoding).
+  const known = deps.node.nodeName !== undefined;
+  const { node, decoded } = await readNodeWhileDecoding(
+    () => step("failed getting node", () => findNode(kube, deps.node, signal)),
+    () => decodeSecret(secret, key),
+  );
+
+  // 4. A Node registered since start restarts the agent (not for gardenadm's provision OSC, 9.4).
+  adoptDiscoveredNode(deps.node, known, node, !decoded.ok || !skipsStateFiles(deps.selfHosted, decoded.value), deps.log);
+
+  // 5. An undecodable Secret is reported once and waits for a new osc.yaml.
+  const checksum = secretChecksum(secret);
+  if (!decoded.ok)
+    return {
+      kind: "rejected",
+      node,
+      checksum,
+      err: decoded.err,
+      thrown: new TerminalError(errorText(decoded.err), { cause: decoded.err }),
+    };
+  const osc = decoded.value;
+
+  // 6. Start the Node label patch (§4 step 4); it runs during the planning, see LabelPatch.
+  const labels =
+    node === undefined
+      ? LabelPatch.none
+      : await step("failed computing node labels", async () => {
+          const wanted = await desiredNodeLabels(deps.host, osc);
+          return LabelPatch.start(() =>
+            step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels: wanted }, signal)),
+          );
+        });
+
+  // 7. A Secret without checksum is rejected (the condition says so, else the Node would show the old state).
+  if (checksum === "") {
+    await labels.done();
+    const err = new OscChecksumError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
+    return { kind: "rejected", node, checksum: "", err, thrown: err };
+  }
+  return { kind: "ok", secret, osc, checksum, node, nodeKnownAtStart: known, version, labels };
+}
+
+/** §4 step 8: the Node has the checksum and no earlier attempt left work behind. */
+export async function upToDate(
+  host: HostFs,
+  input: { readonly node: KubeObject | undefined; readonly checksum: string },
+): Promise<boolean> {
+  const { node, checksum } = input;
+  return node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum && !(await leftoversPending(host, checksum));
+}

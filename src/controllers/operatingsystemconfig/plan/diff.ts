@@ -1,0 +1,137 @@
+import {
+  type ChangedUnit,
+  type DropIn,
+  emptyChanges,
+  type Osc,
+  type OscChanges,
+  type OscFile,
+  type RegistryConfig,
+  type Unit,
+} from "../../../osc/index.ts";
+import { semanticEqual } from "./equal.ts";
+import { allFiles, containerdConfigured, mergeUnits, unitCommand } from "./merge.ts";
+
+/** files.changed / files.deleted of §5.2; `old` undefined = first apply. */
+export function computeFileDiff(old: Osc | undefined, cur: Osc, hostName: string): { changed: OscFile[]; deleted: OscFile[] } {
+  const now = allFiles(cur, hostName);
+  if (old === undefined) return { changed: now, deleted: [] };
+  const before = allFiles(old, hostName);
+  const oldByPath = new Map(before.map((f) => [f.path, f]));
+  const newPaths = new Set(now.map((f) => f.path));
+  return {
+    changed: now.filter((f) => {
+      const o = oldByPath.get(f.path);
+      return o === undefined || !semanticEqual(o, f);
+    }),
+    deleted: before.filter((f) => !newPaths.has(f.path)),
+  };
+}
+
+const withDropIns = (u: Unit, changed: DropIn[], deleted: DropIn[]): ChangedUnit => ({ ...u, dropInsChanges: { changed, deleted } });
+
+/** units.changed / deleted / commands of §5.4. */
+export function computeUnitDiff(
+  old: Osc | undefined,
+  cur: Osc,
+  changedFiles: readonly OscFile[],
+): Pick<OscChanges["units"], "changed" | "deleted" | "commands"> {
+  const now = mergeUnits(cur);
+  const out: OscChanges["units"] = { changed: [], deleted: [], commands: [] };
+  if (old === undefined) {
+    for (const u of now) {
+      out.changed.push(withDropIns(u, [...(u.dropIns ?? [])], []));
+      out.commands.push({ name: u.name, command: unitCommand(u) });
+    }
+    return out;
+  }
+  const before = mergeUnits(old);
+  const oldByName = new Map(before.map((u) => [u.name, u]));
+  const newNames = new Set(now.map((u) => u.name));
+  const changedPaths = new Set(changedFiles.map((f) => f.path));
+  out.deleted = before.filter((u) => !newNames.has(u.name));
+  for (const u of now) {
+    const o = oldByName.get(u.name);
+    if (o === undefined) {
+      out.changed.push(withDropIns(u, [...(u.dropIns ?? [])], []));
+      out.commands.push({ name: u.name, command: unitCommand(u) });
+      continue;
+    }
+    const fileChanged = (u.filePaths ?? []).some((p) => changedPaths.has(p));
+    if (semanticEqual(o, u) && !fileChanged) continue;
+    const newDropIns = u.dropIns ?? [];
+    const oldDropIns = o.dropIns ?? [];
+    const newDropInNames = new Set(newDropIns.map((d) => d.name));
+    const oldByDropIn = new Map(oldDropIns.map((d) => [d.name, d]));
+    out.changed.push(
+      withDropIns(
+        u,
+        newDropIns.filter((d) => {
+          const od = oldByDropIn.get(d.name);
+          return od === undefined || od.content !== d.content;
+        }),
+        oldDropIns.filter((d) => !newDropInNames.has(d.name)),
+      ),
+    );
+    out.commands.push({ name: u.name, command: unitCommand(u) });
+  }
+  return out;
+}
+
+/** containerd part of §5.5. */
+export function computeContainerdDiff(old: Osc | undefined, cur: Osc): OscChanges["containerd"] {
+  const out: OscChanges["containerd"] = { configFileChanged: false, registries: { upstreamsToProbe: [], desired: [], deleted: [] } };
+  const configured = containerdConfigured(cur);
+  const registries: RegistryConfig[] = configured ? [...(cur.spec.criConfig?.containerd?.registries ?? [])] : [];
+  if (old === undefined) {
+    out.configFileChanged = true;
+    out.registries.desired = registries;
+    out.registries.upstreamsToProbe = registries.filter((r) => r.readinessProbe === true).map((r) => r.upstream);
+    return out;
+  }
+  if (!configured) return out;
+  const oldCri = old.spec.criConfig;
+  const newCri = cur.spec.criConfig;
+  if (!containerdConfigured(old)) {
+    out.configFileChanged = true;
+  } else {
+    out.configFileChanged =
+      oldCri?.containerd?.sandboxImage !== newCri?.containerd?.sandboxImage ||
+      !semanticEqual(oldCri?.containerd?.plugins, newCri?.containerd?.plugins) ||
+      oldCri?.cgroupDriver !== newCri?.cgroupDriver;
+  }
+  const oldRegs = containerdConfigured(old) ? (oldCri?.containerd?.registries ?? []) : [];
+  const oldByUpstream = new Map(oldRegs.map((r) => [r.upstream, r]));
+  const newUpstreams = new Set(registries.map((r) => r.upstream));
+  out.registries.desired = registries;
+  out.registries.deleted = oldRegs.filter((r) => !newUpstreams.has(r.upstream));
+  out.registries.upstreamsToProbe = registries
+    .filter((r) => {
+      if (r.readinessProbe !== true) return false;
+      const o = oldByUpstream.get(r.upstream);
+      return o === undefined || !semanticEqual(o, r);
+    })
+    .map((r) => r.upstream);
+  return out;
+}
+
+/** A fresh change set for `checksum`: `cur` against the last fully applied OSC (`old`, undefined on first apply). */
+export function computeChanges(old: Osc | undefined, cur: Osc, checksum: string, hostName: string): OscChanges {
+  const c = emptyChanges(checksum);
+  const files = computeFileDiff(old, cur, hostName);
+  c.files = files;
+  c.units = computeUnitDiff(old, cur, files.changed);
+  c.containerd = computeContainerdDiff(old, cur);
+  return c;
+}
+
+/** §5.1: resume the persisted change set when it belongs to this checksum, else recompute. */
+export function resumeOrCompute(
+  persisted: OscChanges | undefined,
+  old: Osc | undefined,
+  cur: Osc,
+  checksum: string,
+  hostName: string,
+): { changes: OscChanges; resumed: boolean } {
+  if (persisted !== undefined && persisted.operatingSystemConfigChecksum === checksum) return { changes: persisted, resumed: true };
+  return { changes: computeChanges(old, cur, checksum, hostName), resumed: false };
+}

@@ -1,0 +1,100 @@
+import { quoteName } from "../../../untrusted/index.ts";
+import { OscInputError } from "./input-error.ts";
+
+/**
+ * Longest file name the agent can write: the host module stages a write as `.<name>.tmp-<12 hex>` in
+ * the same directory, and a directory entry holds at most 255 bytes (NAME_MAX).
+ */
+const maxFileNameBytes = 255 - ".".length - ".tmp-".length - 12;
+/** PATH_MAX includes the terminating NUL. */
+const maxPathBytes = 4095;
+/** systemd's UNIT_NAME_MAX (256) counts the NUL. */
+const maxUnitNameLength = 255;
+
+const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
+/** A newline in a path or name would end up in unit files, logs and events as a line break. */
+const controlChars = /[\x00-\x1f\x7f]/;
+
+/** Absolute, normalised host path without "." / ".." segments, no control characters, within the kernel's limits. */
+export function validateFilePath(path: string): void {
+  const q = quoteName(path);
+  if (!path.startsWith("/")) throw new OscInputError(`file path ${q} is not absolute`, path);
+  const segs = path.split("/").slice(1);
+  if (segs.some((s) => s === "." || s === "..")) throw new OscInputError(`file path ${q} must not contain "." or ".." segments`, path);
+  if (controlChars.test(path)) throw new OscInputError(`file path ${q} contains a control character`, path);
+  if (segs.at(-1) === "") throw new OscInputError(`file path ${q} names a directory`, path);
+  if (byteLength(path) > maxPathBytes) throw new OscInputError(`file path ${q} is longer than ${maxPathBytes} bytes`, path);
+  if (segs.some((s) => byteLength(s) > maxFileNameBytes)) {
+    throw new OscInputError(`file path ${q} has a name longer than ${maxFileNameBytes} bytes`, path);
+  }
+}
+
+/** systemd's unit types (the valid suffixes of a unit name). */
+const unitTypes: ReadonlySet<string> = new Set([
+  "service",
+  "socket",
+  "target",
+  "device",
+  "mount",
+  "automount",
+  "swap",
+  "timer",
+  "path",
+  "slice",
+  "scope",
+]);
+/** systemd's VALID_CHARS plus "@" (unit_name_is_valid). */
+const unitNameChars = /^[A-Za-z0-9:\-_.\\@]+$/;
+
+/**
+ * Why `name` is not a unit name systemd accepts (unit_name_is_valid with UNIT_NAME_ANY: plain
+ * `foo.service`, template `foo@.service`, instance `foo@bar.service`), or undefined.
+ */
+export function unitNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "is empty";
+  if (name.length > maxUnitNameLength) return `is longer than ${maxUnitNameLength} characters`;
+  if (!unitNameChars.test(name)) return 'contains a character other than letters, digits, ":", "-", "_", ".", "\\" and "@"';
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0) return 'has no unit type suffix (such as ".service")';
+  if (!unitTypes.has(name.slice(dot + 1))) return `has an unknown unit type suffix (valid: ${[...unitTypes].join(", ")})`;
+  if (name.indexOf("@") === 0) return 'has an empty prefix before "@"';
+  return undefined;
+}
+
+/** A unit name becomes one file name under /etc/systemd/system (and `<name>.d` for its drop-ins). */
+export function validateUnitName(name: string): void {
+  const problem = unitNameProblem(name);
+  if (problem !== undefined) throw new OscInputError(`invalid unit name ${quoteName(name)}: ${problem}`, name);
+  if (byteLength(`${name}.d`) > maxFileNameBytes) {
+    throw new OscInputError(
+      `invalid unit name ${quoteName(name)}: longer than the ${maxFileNameBytes - 2} characters the agent can write`,
+      name,
+    );
+  }
+}
+
+/**
+ * A unit being removed only has to be a safe file name: it was written by an earlier OSC (perhaps by
+ * the Go agent, which did not check names), and refusing it would leave it behind for ever.
+ */
+export function validateRemovedUnitName(name: string): void {
+  if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) {
+    throw new OscInputError(`invalid unit name ${quoteName(name)}: not a file name`, name);
+  }
+}
+
+/** A drop-in name becomes one file name in `<unit>.d/`. */
+export function validateDropInName(unit: string, name: string): void {
+  const problem =
+    name === "" || name === "." || name === ".."
+      ? "is not a file name"
+      : name.includes("/")
+        ? 'contains "/"'
+        : controlChars.test(name)
+          ? "contains a control character"
+          : byteLength(name) > maxFileNameBytes
+            ? `is longer than ${maxFileNameBytes} bytes`
+            : undefined;
+  if (problem !== undefined)
+    throw new OscInputError(`invalid drop-in name ${quoteName(name)} of unit ${quoteName(unit)}: ${problem}`, unit);
+}

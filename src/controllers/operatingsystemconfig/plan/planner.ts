@@ -1,0 +1,71 @@
+import type { HostFs } from "../../../host/index.ts";
+import type { Osc, OscChanges } from "../../../osc/index.ts";
+import { step } from "../../../log/index.ts";
+import { resumeOrCompute } from "./diff.ts";
+import { injectEnvDropIn } from "./env-dropin.ts";
+import { resumeOrComputeWithLeftovers } from "./leftovers.ts";
+import { containerdConfigured } from "./merge.ts";
+import { readChanges, readLastApplied } from "./state.ts";
+import { checkSupportedFields } from "./supported.ts";
+
+/** What a feature's planning step sees (the in-place flags are filled in this way). */
+export interface PlanInput {
+  readonly host: HostFs;
+  readonly lastApplied: Osc | undefined;
+  readonly osc: Osc;
+  /** Changed in place by the hook: in look mode a copy, in apply mode the set the apply works through. */
+  readonly changes: OscChanges;
+  readonly resumed: boolean;
+}
+
+/** A feature's part in planning (read-only on the host). */
+export interface PlanHook {
+  plan?(p: PlanInput): Promise<void>;
+}
+
+/** What the next apply of `osc` works through, read from the state files only (nothing written). */
+export interface PlannedChanges {
+  /** The OSC as the apply sees it (containerd's env drop-in added when containerd is configured). */
+  readonly osc: Osc;
+  readonly lastApplied: Osc | undefined;
+  readonly changes: OscChanges;
+  /** The change set comes from the changes file (an interrupted apply of the same checksum). */
+  readonly resumed: boolean;
+}
+
+export interface PlanRequest {
+  readonly osc: Osc;
+  readonly checksum: string;
+  readonly hostName: string;
+  /** The agent's PATH, for containerd's env drop-in. */
+  readonly processPath: string;
+}
+
+/**
+ * The one planning path (§4 steps 7-11): env drop-in, supported fields, last-applied, the persisted
+ * change set, resume or compute, then each feature's hook. Two modes:
+ * - `apply`: the leftovers of an unfinished earlier change set are added, and a resumed change set is
+ *   the persisted object itself (the apply records its progress in it);
+ * - `look` (the hold gate's message, `diff`): plain `resumeOrCompute` on a copy; nothing it returns is
+ *   written. It does not add leftovers (osc-pipeline.md 3.7: kept as it was).
+ */
+export async function planChangeSet(
+  host: HostFs,
+  req: PlanRequest,
+  hooks: readonly PlanHook[],
+  mode: "apply" | "look",
+): Promise<PlannedChanges> {
+  const osc = containerdConfigured(req.osc) ? injectEnvDropIn(req.osc, req.processPath) : req.osc;
+  await step("failed checking operating system config", async () => checkSupportedFields(osc));
+  const lastApplied = await step("failed reading last applied operating system config", () => readLastApplied(host));
+  const persisted = await step("failed reading last computed changes", () => readChanges(host));
+  const hostName = req.hostName.toLowerCase();
+  const { changes, resumed } =
+    mode === "apply"
+      ? resumeOrComputeWithLeftovers(persisted, lastApplied, osc, req.checksum, hostName)
+      : resumeOrCompute(persisted === undefined ? undefined : structuredClone(persisted), lastApplied, osc, req.checksum, hostName);
+  await step("failed planning in-place updates", async () => {
+    for (const h of hooks) await h.plan?.({ host, lastApplied, osc, changes, resumed });
+  });
+  return { osc, lastApplied, changes, resumed };
+}

@@ -1,0 +1,50 @@
+import type { ApplyExtension, ApplyPlugins } from "./apply/extension.ts";
+import type { OscControllerDeps } from "./deps.ts";
+import { holdGate } from "./features/hold/index.ts";
+import { inPlaceDrainGate, inPlaceExtension } from "./features/inplace/index.ts";
+import { rolloutGate } from "./features/rollout/index.ts";
+import { serialGate } from "./features/serial/index.ts";
+import { staticPodsGate } from "./features/staticpods/index.ts";
+import { unitRevertExtension, unitRevertGate } from "./features/revert/index.ts";
+import type { Gate } from "./gates/gate.ts";
+
+/** What the gates are built from: the live controller's dependencies, or what `diff` has. */
+export type GateDeps = Pick<OscControllerDeps, "kube" | "host" | "clock" | "log" | "unitVerification" | "rollout" | "serialLeaseWatch"> & {
+  readonly node: { readonly hostName: string };
+  readonly config: { readonly syncPeriodMs: number };
+};
+
+/**
+ * THE gate list, in the order a reconcile meets the gates (first hold wins):
+ * admit — before anything of the version runs:
+ *   1. hold: the operator's hold annotation on the Node (the message names the pending changes);
+ *   2. unit-revert: a version whose restarted units failed and were reverted waits for a new Secret;
+ *   3. serial-lock: one node at a time for serial Secrets (§4 step 6, 9.2), a Lease taken until the end;
+ *   4. rollout: at most N nodes of the pool change at once (issue 16; serial wins), a slot taken;
+ * plan — under the apply lock, after planning and the label patch, before the first write:
+ *   5. drain: in-place work waits for the drained Node (§9.3 step 12);
+ * record — after the apply, before the checksum goes on the Node (then the rollout slot verifies):
+ *   6. static-pods: the static pods run as their manifests say (§4 step 29, 9.1).
+ * `diff` runs the same list, dry (gates/preview.ts). A new gate is one file under features/ and one line here.
+ */
+export function oscGates(d: GateDeps): Gate[] {
+  const { kube, clock, log, node, serialLeaseWatch: leaseWatch } = d;
+  return [
+    holdGate(d.config),
+    unitRevertGate(d),
+    serialGate({ kube, clock, log, hostName: node.hostName, leaseWatch }),
+    rolloutGate({ kube, clock, log, rollout: d.rollout, leaseWatch }),
+    inPlaceDrainGate(),
+    staticPodsGate({ kube, hostName: node.hostName }),
+  ];
+}
+
+/** The apply's extensions, each with its own slice (in-place: its commands and probes; revert: its window). */
+export function oscExtensions(d: Pick<OscControllerDeps, "inPlace" | "unitVerification">): ApplyExtension[] {
+  return [inPlaceExtension(d.inPlace), unitRevertExtension({ unitVerification: d.unitVerification })];
+}
+
+/** Everything that plugs into the OSC pipeline, built once per controller. */
+export const oscPlugins = (deps: OscControllerDeps): ApplyPlugins => ({ gates: oscGates(deps), extensions: oscExtensions(deps) });
+
+export type { RolloutTimings } from "./features/rollout/index.ts";

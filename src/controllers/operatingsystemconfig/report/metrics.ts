@@ -1,0 +1,47 @@
+import type { MetricsRegistry } from "../../../server/index.ts";
+
+/** The OSC controller's Prometheus series; the reporter (report/reporter.ts) is their only writer. */
+export interface OscMetrics {
+  /** gardener_node_agent_osc_apply_duration_seconds{outcome} */
+  observeApply(seconds: number, outcome: "applied" | "failed"): void;
+  /** gardener_node_agent_osc_applied_timestamp_seconds */
+  appliedAt(epochSeconds: number): void;
+  /** gardener_node_agent_osc_up_to_date */
+  upToDate(value: boolean): void;
+  /** gardener_node_agent_osc_held */
+  held(value: boolean): void;
+}
+
+/** Applies take seconds to minutes (image pulls, restarts, registry probes). */
+const applyDurationBuckets: readonly number[] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+export const noOscMetrics: OscMetrics = { observeApply: () => {}, appliedAt: () => {}, upToDate: () => {}, held: () => {} };
+
+export function createOscMetrics(registry: MetricsRegistry): OscMetrics {
+  const duration = registry.histogram({
+    name: "gardener_node_agent_osc_apply_duration_seconds",
+    help: "Duration of operating system config applies, by outcome (applied, failed).",
+    buckets: applyDurationBuckets,
+  });
+  const appliedTs = registry.gauge({
+    name: "gardener_node_agent_osc_applied_timestamp_seconds",
+    help: "Unix time the current operating system config was last applied successfully.",
+  });
+  const upToDate = registry.gauge({
+    name: "gardener_node_agent_osc_up_to_date",
+    help: "1 when the node runs the operating system config of its Secret, else 0.",
+  });
+  const held = registry.gauge({
+    name: "gardener_node_agent_osc_held",
+    help: "1 while the node annotation node-agent.gardener.cloud/hold keeps a new operating system config from being applied.",
+  });
+  // Present from the first scrape, before the first reconcile decided anything.
+  upToDate.set(0);
+  held.set(0);
+  return {
+    observeApply: (seconds, outcome) => duration.observe(seconds, { outcome }),
+    appliedAt: (s) => appliedTs.set(s),
+    upToDate: (b) => upToDate.set(b ? 1 : 0),
+    held: (b) => held.set(b ? 1 : 0),
+  };
+}

@@ -1,2 +1,0 @@
-export { checkStaticPods } from "./gate.ts";
-export { manifestsDir, staticPodFiles, StaticPodManifestError } from "./manifests.ts";
