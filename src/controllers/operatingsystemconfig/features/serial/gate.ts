@@ -16,10 +16,8 @@ export interface SerialGateDeps {
 }
 
 /**
- * §4 step 6 / 9.2, after the up-to-date check. Serial only for a Secret annotated serial and a Node
- * known since process start (2.3: a machine that has no Node yet applies without the lock — upstream
- * fails forever there). `reserve` takes the Lease (released after the checksum is on the Node, §4 step 31);
- * `decide` only reads it (`diff`). Both judge with `serialLockHold`.
+ * §4 step 6 / 9.2: serial only with a Node known since start (2.3: without one the machine applies
+ * without the lock; upstream fails forever there). `reserve` takes the Lease, `decide` only reads it.
  */
 export function serialGate(d: SerialGateDeps): Gate {
   const lock = { kube: d.kube, clock: d.clock, log: d.log, identity: d.hostName.toLowerCase() };
