@@ -1,15 +1,10 @@
-import type { Clock } from "../../../../clock/index.ts";
-import type { Kube } from "../../../../kube/index.ts";
-import { type Logger, step } from "../../../../log/index.ts";
+import { step } from "../../../../log/index.ts";
 import type { Gate } from "../../gates/gate.ts";
 import { leaseSpecOf, serialLockHold } from "./lease-spec.ts";
-import { acquireSerialLock, getLease, releaseSerialLock } from "./lock.ts";
+import { acquireSerialLock, getLease, releaseSerialLock, type SerialLockDeps } from "./lock.ts";
 
-export interface SerialGateDeps {
-  readonly kube: Kube;
-  readonly clock: Clock;
-  readonly log: Logger;
-  /** The lock identity: the host name (9.2). */
+export interface SerialGateDeps extends Omit<SerialLockDeps, "identity"> {
+  /** The lock identity (9.2). */
   readonly hostName: string;
   /** The Lease watch wakes this node when the holder releases; started on first need (see wiring). */
   readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
