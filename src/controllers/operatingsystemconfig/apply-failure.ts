@@ -17,15 +17,9 @@ export interface FailedApply {
 }
 
 /**
- * Reports an apply that threw and returns the error the reconcile throws:
- * - a RestartRequested is the agent continuing its apply after a restart: the condition stays Applying,
- *   no Warning, and it is passed on unchanged;
- * - the early label patch's own failure is passed on as it is (no apply was attempted: no slot change,
- *   no OSCApplyFailed event);
- * - a restarted unit's failure marks the rollout slot failed (a failure to do so is logged, the apply's
- *   error stays the one reported);
- * - an OSC that can never be applied becomes a TerminalError: reported once, retried when the Secret's
- *   osc.yaml changes.
+ * Reports an apply that threw and returns the error the reconcile throws. RestartRequested (the agent
+ * continues after a restart) stays Applying with no Warning; the label patch's own failure means no apply
+ * was attempted (no slot change, no event); a permanent input error becomes a TerminalError.
  */
 export async function applyFailed(deps: OscControllerDeps, failed: FailedApply, err: unknown, signal: AbortSignal): Promise<unknown> {
   const { run, labels, reservations, node } = failed;

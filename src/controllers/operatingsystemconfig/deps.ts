@@ -18,30 +18,18 @@ export interface OscControllerConfig {
   readonly tokenSyncConfigs: readonly TokenSyncConfig[];
 }
 
-/**
- * Everything the OSC controller is built from. Only the room's top-level wiring names it (reconcile.ts,
- * plugins.ts, offline.ts, apply-failure.ts): each stage, gate and extension gets its own slice.
- */
+/** Everything the OSC controller is built from; only the room's top-level files name it. */
 export interface OscControllerDeps extends ApplyPorts {
   /** Cached read of the OSC Secret; defaults to a live GET through `kube`. */
   readonly readSecret?: (key: ObjectKey, signal: AbortSignal) => Promise<KubeObject | undefined>;
   readonly config: OscControllerConfig;
-  /**
-   * With `unit-failure-policy: revert`: how long units restarted by an apply are watched, and how often
-   * they are polled (default 30 s / 1 s).
-   */
+  /** `unit-failure-policy: revert`: how long restarted units are watched, and the poll (default 30 s / 1 s). */
   readonly unitVerification?: { readonly windowMs: number; readonly pollMs: number };
-  /**
-   * What the last drift check found; `driftConditionMessage(driftStatus)` is the drift part of the
-   * OperatingSystemConfigApplied condition's message.
-   */
+  /** What the last drift check found (part of the condition's message). */
   readonly driftStatus?: DriftStatus;
   /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
   readonly applyLock?: ApplyLock;
-  /**
-   * Starts the Lease watch of serial reconciliation (9.2) the first time a serial Secret is seen
-   * (idempotent); resolves once it has listed the Lease.
-   */
+  /** Starts the serial Lease watch (9.2) at the first serial Secret (idempotent); resolves once listed. */
   readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
   readonly rollout?: RolloutDeps;

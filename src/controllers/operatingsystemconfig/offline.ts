@@ -40,9 +40,8 @@ export interface OfflineApplyReport {
 }
 
 /**
- * The OSC controller's apply over an image root: same plan, file writes, state files and unit
- * handling as on a live node, with systemd replaced by `systemctl --root`-style symlinks. The
- * checksum is the sha256 of the OSC bytes, as gardenlet's `checksum/data-script`.
+ * The live apply over an image root, systemd replaced by `systemctl --root`-style symlinks; the checksum
+ * is the sha256 of the OSC bytes, as gardenlet's `checksum/data-script`.
  */
 export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal): Promise<OfflineApplyReport> {
   const host = createHostFs(input.root);

@@ -14,19 +14,7 @@ export type GateDeps = Pick<OscControllerDeps, "kube" | "host" | "clock" | "log"
   readonly config: { readonly syncPeriodMs: number };
 };
 
-/**
- * THE gate list, in the order a reconcile meets the gates (first hold wins):
- * admit — before anything of the version runs:
- *   1. hold: the operator's hold annotation on the Node (the message names the pending changes);
- *   2. unit-revert: a version whose restarted units failed and were reverted waits for a new Secret;
- *   3. serial-lock: one node at a time for serial Secrets (§4 step 6, 9.2), a Lease taken until the end;
- *   4. rollout: at most N nodes of the pool change at once (issue 16; serial wins), a slot taken;
- * plan — under the apply lock, after planning and the label patch, before the first write:
- *   5. drain: in-place work waits for the drained Node (§9.3 step 12);
- * record — after the apply, before the checksum goes on the Node (then the rollout slot verifies):
- *   6. static-pods: the static pods run as their manifests say (§4 step 29, 9.1).
- * `diff` runs the same list, dry (gates/preview.ts). A new gate is one file under features/ and one line here.
- */
+/** THE gate list, in the order a reconcile meets the gates (first hold wins; phases: README, "one pipeline"). */
 export function oscGates(d: GateDeps): Gate[] {
   const { kube, clock, log, node, serialLeaseWatch: leaseWatch } = d;
   return [

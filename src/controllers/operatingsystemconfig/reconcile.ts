@@ -19,11 +19,8 @@ import { noOscMetrics } from "./report/metrics.ts";
 const bootstrapRequeueMs = 5_000;
 
 /**
- * The OSC controller's reconcile (§4), one pipeline: read → up to date? → admit (gates) → apply under
- * the lock → record-phase gates → record on the Node → release. Each stage is a call into its own
- * folder; every gate and extension comes from the one list in plugins.ts. A hold is a Result (requeue),
- * never an error. A new Secret version arriving during an apply cancels nothing: the work queue keeps
- * the key dirty (one worker) and this reconcile runs again for it once the current one returned.
+ * The OSC controller's reconcile (§4; stages: README). A hold is a Result (requeue), never an error. A new
+ * Secret version during an apply cancels nothing: the queue keeps the key dirty and runs it again after.
  */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
   const { driftStatus } = deps;

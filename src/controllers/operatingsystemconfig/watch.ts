@@ -47,10 +47,7 @@ export const secretPredicate: Predicate<KubeObject> = {
   generic: () => false,
 };
 
-/**
- * The per-node reconciliation delay (§2.1): 0 while the Node is unknown; else the Node annotation
- * parsed as a Go duration, falling back to the last good value (initially 0) when unreadable.
- */
+/** The per-node reconciliation delay (§2.1): 0 while the Node is unknown, else the annotation (last good value when unreadable). */
 export class ReconciliationDelay {
   #last = 0;
 
@@ -131,10 +128,7 @@ export function nodeHandler(secret: ObjectKey): EventHandler<KubeObject> {
 export function newOscController(opts: {
   readonly reconcile: Reconcile;
   readonly source: Source<KubeObject>;
-  /**
-   * The own Node (§2.2): the in-place drain gate opens when it gets InPlaceUpdate/ReadyForUpdate; a
-   * change of the hold annotation wakes `secretKey`.
-   */
+  /** The own Node (§2.2): wakes the drain gate (InPlaceUpdate/ReadyForUpdate) and the hold annotation. */
   readonly nodeSource?: Source<KubeObject>;
   readonly kube: Kube;
   /** Where the reconciliation delay annotation is read (the Node cache); the API server when absent. */

@@ -5,11 +5,7 @@ import { agentBinaryPath } from "../constants.ts";
 
 const agentImageSignatureReason = "AgentImageSignatureInvalid";
 
-/**
- * The image reference to pull for `path`: for the agent's own binary, what the signature check
- * verified (pinned by digest). A missing or bad signature keeps the old binary: Warning event on the
- * Node, then the error fails the apply (retried with backoff, like any failed pull).
- */
+/** The reference to pull; for the agent's own binary the verified digest (a bad signature keeps the old binary, Warning, fails the apply). */
 export async function imageToPull(ctx: StepContext, path: string, image: string): Promise<string> {
   const verify = ctx.ports.verifyAgentImage;
   if (path !== agentBinaryPath || verify === undefined) return image;

@@ -3,20 +3,12 @@ import type { OscChanges } from "../../../osc/index.ts";
 /** Writes the whole change set to disk (atomically); injected so tests and gardenadm mode can differ. */
 export type PersistChanges = (changes: OscChanges) => Promise<void>;
 
-/**
- * The pending work list plus §5.6 bookkeeping: completed work is removed and the file rewritten
- * immediately, serialised by a queue because unit commands complete concurrently. Steps whose redo is
- * harmless (file writes, unit files, enable) record a whole group at once; unit commands one by one.
- */
+/** The pending work list plus §5.6 bookkeeping, serialised by a queue (unit commands complete concurrently). */
 export class ChangesStore {
   private chain: Promise<void> = Promise.resolve();
   /** Completions recorded in memory that no write has carried to disk yet (see `defer`). */
   private deferred = false;
-  /**
-   * The durability deferred completions still wait for (see `defer`): every write of the file waits
-   * for it, and once it failed every later write fails too, since the file would claim work as done
-   * that may not survive a crash.
-   */
+  /** Durability the deferred completions wait for; once it failed every later write fails (it would claim undurable work). */
   private durable: Promise<void> = Promise.resolve();
 
   constructor(
@@ -57,11 +49,8 @@ export class ChangesStore {
   }
 
   /**
-   * Records work that is already durable and harmless to redo, without writing the file: the next
-   * update (or `flush`) carries it. A crash before that redoes the work on resume, which ends in the
-   * same state even after later steps (same bytes, same enablement). Saves the writes of the changes
-   * file between the computed change set and the first unit command. `durable`: the work is in place
-   * but not yet durable (HostFs.writeFilesInPlace); no write of the file carries it before it resolved.
+   * Records work harmless to redo without writing the file: the next update (or `flush`) carries it; a
+   * crash before that redoes it on resume. `durable`: no write carries it before the work is durable.
    */
   defer(mutate: (c: OscChanges) => void, durable?: Promise<void>): void {
     mutate(this.changes);

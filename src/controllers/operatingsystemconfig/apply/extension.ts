@@ -24,11 +24,7 @@ export interface Armed {
   verify(signal: AbortSignal): Promise<GateHold | undefined>;
 }
 
-/**
- * A feature that plugs into the apply through named hooks, in the apply's order: `plan` (with the
- * planning), `arm` (before it), `beforeUnitCommands` / `afterUnitCommands` (§4 steps 20-21), `finish`
- * (step 24, after the removals). Each hook carries its own StepError label.
- */
+/** Hooks in the apply's order (§4 steps 20, 21, 24 for the unit-command and finish hooks); each labels its own StepError. */
 export interface ApplyExtension extends PlanHook {
   readonly name: string;
   arm?(ctx: ArmContext): Promise<Armed | undefined>;

@@ -21,11 +21,7 @@ const baseName = (p: string) => p.slice(p.lastIndexOf("/") + 1);
 /** Upstream's cross-device helper name beside `path`. */
 const helperName = (p: string) => `.${baseName(p)}.tmp`;
 
-/**
- * Writes a file atomically with the exact mode (§6.1). Upstream's cross-device helper name
- * `<dir>/.<name>.tmp` is honoured: a stale file there is removed, a directory there is an error
- * (upstream silently skipped the write in that case).
- */
+/** Writes a file atomically with the exact mode (§6.1), honouring upstream's helper name (see below). */
 export async function placeFile(host: HostFs, path: string, bytes: Uint8Array, mode: number): Promise<void> {
   await clearHelperName(host, path);
   await host.writeFileAtomic(path, bytes, mode);
@@ -46,14 +42,9 @@ async function clearHelperName(host: HostFs, path: string, listing?: ReadonlySet
 }
 
 /**
- * Step 13: inline and secretRef files, bytes resolved by the plan. All of them are one group: written
- * and made durable together, then recorded done; the record rides on the next write of the changes
- * file (a registry's, an image file's, a deleted unit's or the first unit command's; at the latest the
- * flush before last-applied). A crash before that rewrites the same bytes on resume, which is harmless
- * (each file is always entirely old or entirely new on disk).
- * `changesFile` (the computed change set, every file still pending) joins the group: one durability
- * point for both. A crash in between leaves the files of a change set that is computed again, or
- * resumed, from the same inputs, so none of them counts as done before its own write was durable.
+ * Step 13: inline and secretRef files as one group, written and made durable together; the record rides
+ * on the next changes-file write (a crash before it rewrites the same bytes, harmless). `changesFile`
+ * joins the group: one durability point, so no file counts as done before its own write was durable.
  */
 export async function writeChangedFiles(
   ctx: StepContext,

@@ -29,18 +29,11 @@ export interface ApplyPorts {
   readonly containerdInfo: ContainerdInfo;
   readonly probeFetch: ProbeFetch;
   readonly extractImageFile: ExtractImageFile;
-  /**
-   * Checks the agent image before the agent replaces its own binary (cosign signature when a key is
-   * configured); resolves to the reference to pull (pinned to the verified digest), throws
-   * ImageSignatureError when the signature is missing or bad. Absent: no check.
-   */
+  /** Checks the agent's own image (cosign, when a key is configured): the digest-pinned reference, or ImageSignatureError. */
   readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
   /** Architecture of this machine ("amd64", "arm64") for the self-update check. */
   readonly arch: string;
-  /**
-   * Writes `secret`'s token file now, through the token controller's sync, and resolves when it is on
-   * disk (units that read it are started only after that). Absent: nothing is waited for.
-   */
+  /** Writes `secret`'s token file now through the token controller's sync; resolves once on disk. */
   readonly writeTokenFile?: (secret: ObjectKey, signal: AbortSignal) => Promise<void>;
   /** Ask the token controller to write `secret`'s file again (a synced file was deleted). */
   readonly onTokenResync: (secret: ObjectKey) => void;

@@ -8,11 +8,8 @@ import { planChanges } from "../plan/content.ts";
 import { applyChangedUnits, executeUnitCommands } from "./units.ts";
 
 /**
- * Carries out a change set that brings parts of the host back to a known OSC (a drift repair, a unit
- * revert) with the apply's own steps: files (inline decoded, secretRef fetched again, imageRef pulled)
- * written atomically, unit files, drop-ins and enablement, daemon-reload, the unit commands, removed
- * files last. Nothing is persisted here: the caller decides what survives a crash.
- * Returns the units that were restarted or stopped.
+ * Brings parts of the host back to a known OSC (drift repair, unit revert) with the apply's own steps.
+ * Nothing is persisted here (the caller decides what survives a crash); returns the units restarted or stopped.
  */
 export async function restoreChanges(
   deps: ApplyPorts,

@@ -58,10 +58,8 @@ async function planApply(ports: ApplyPorts, hooks: readonly ApplyExtension[], in
 export type ApplyStop = { readonly hold: GateHold } | { readonly retryAfterMs: number; readonly why: string };
 
 /**
- * Steps 7–26 of §4 with the extensions armed around them: an armed extension (unit revert) judges the
- * finished apply and may turn it into a hold. Throws RestartRequested when the agent itself changed
- * (step 19); any other failure leaves the finished items recorded in the changes file and last-applied
- * untouched. Exported on its own so `apply --offline` and benchmarks can drive an apply without a Secret.
+ * Steps 7–26 of §4, extensions armed around them. Throws RestartRequested when the agent itself changed
+ * (step 19); any other failure leaves finished items recorded and last-applied untouched.
  */
 export async function applyOsc(
   ports: ApplyPorts,
@@ -115,18 +113,15 @@ async function applySteps(
     return { hold };
   }
 
-  // Temps a killed predecessor left where this apply writes (housekeeping, never fails the apply). It
-  // runs alongside the containerd config and the files: HostFs never removes a temp this process is
-  // writing, and listing every written directory before the first write held the files back 0.5-1 ms.
+  // Temps a killed predecessor left where this apply writes (never fails the apply), alongside the
+  // writes: HostFs never removes a temp this process is writing.
   const tokenPaths = ports.config.tokenSyncConfigs.map((s) => s.path);
   const staleTemps = removeStaleTemps(host, writtenDirs(osc, ports.node.hostName.toLowerCase(), tokenPaths), log);
 
   const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
   const ctx: StepContext = { ports, store, node: input.node, signal };
-  // Step 16 reads the unit files it compares (and chmods the unchanged ones) alongside steps 13-15,
-  // unless a file of the OSC lives under /etc/systemd: then after them, in §4's order. For the bench's
-  // 10 units that takes 1.5-5 ms off the way to the restarts. Its writes come in the units step as
-  // before. A step that fails first waits for the reads to settle, so nothing runs past the apply.
+  // Step 16's reads run alongside steps 13-15 (1.5-5 ms saved for 10 units), unless an OSC file lives
+  // under /etc/systemd. A step that fails first waits for the reads to settle.
   const unitFilesRead = changes.files.changed.some((f) => f.path.startsWith("/etc/systemd/")) ? undefined : readUnitFiles(ctx);
   unitFilesRead?.catch(() => undefined); // awaited by the units step
   const failAfterUnitFiles = async (err: unknown): Promise<never> => {
@@ -167,10 +162,8 @@ async function applySteps(
     log.info("Applying changed image files");
     await step("failed applying changed image files", () => writeImageFiles(ctx)).catch(failAfterUnitFiles);
 
-    // Steps 16-18. With no unit to remove, the daemon-reload is sent right behind the enable and disable
-    // calls instead of after their replies: systemd answers one connection's calls in the order sent, so
-    // it still reloads after linking the units, and one D-Bus round trip (1.5-3 ms here) is saved. A failed
-    // enable still fails the apply before any unit command; the reload sent behind it is harmless.
+    // Steps 16-18. With no unit to remove, the daemon-reload goes right behind enable/disable: systemd
+    // answers one connection's calls in order, so it still reloads after linking (one round trip saved).
     let reload: Promise<void> | undefined;
     const sendReload = (): Promise<void> => {
       log.info("Reloading systemd daemon");

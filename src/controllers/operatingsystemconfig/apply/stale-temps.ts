@@ -8,11 +8,7 @@ import { readChanges, readLastApplied } from "../plan/state.ts";
 
 const dirName = (p: string) => p.slice(0, p.lastIndexOf("/")) || "/";
 
-/**
- * Every directory the agent writes into for `osc` (and the ones it always writes: its state and
- * credentials, the unit directory, containerd's config): where a kill between a temp file's write
- * and its rename leaves `.<name>.tmp-<hex>` behind. `extraPaths` are further files (token syncs).
- */
+/** Every directory the agent writes into for `osc` (plus its fixed ones): where a kill leaves `.<name>.tmp-<hex>`. */
 export function writtenDirs(osc: Osc | undefined, hostName: string, extraPaths: readonly string[] = []): string[] {
   const dirs = new Set<string>([stateDir, `${stateDir}/credentials`, unitDir, dirName(configTomlPath)]);
   for (const p of extraPaths) dirs.add(dirName(p));
@@ -26,14 +22,9 @@ export function writtenDirs(osc: Osc | undefined, hostName: string, extraPaths: 
   return [...dirs].sort();
 }
 
-/**
- * Removes the agent's own stale temp files from `dirs` (HostFs.removeStaleTemps: only its exact naming
- * pattern, never a file a write of this process has in flight). Housekeeping: a directory that cannot
- * be read is logged and skipped, it must not fail an apply.
- */
+/** Removes the agent's own stale temps from `dirs`; an unreadable directory is logged and skipped (never fails an apply). */
 export async function removeStaleTemps(host: HostFs, dirs: readonly string[], log: Logger): Promise<number> {
-  // All directories at once (one readdir each, on the thread pool): in a row they were one pool round
-  // trip after the other on the way to the first write. Logged in directory order all the same.
+  // All directories at once (in a row they were one pool round trip each); logged in directory order.
   const outcomes = await Promise.allSettled(dirs.map((dir) => host.removeStaleTemps(dir)));
   let removed = 0;
   outcomes.forEach((outcome, i) => {

@@ -14,11 +14,9 @@ export function tokenPathsReadBy(unit: Unit, syncConfigs: readonly TokenSyncConf
 }
 
 /**
- * gardener#15028: a unit that reads a token file must not be started before the token controller wrote
- * it (the controller runs concurrently and may be slower, e.g. right after the agent restarted for a new
- * sync config). Before the unit commands run, every missing token file that a unit about to be
- * (re)started reads is written now, through the token controller's own sync. A failure is reported
- * (event + log) and the unit is started anyway, as upstream would: its own retry logic then applies.
+ * gardener#15028: a unit must not start before the (concurrent, maybe slower) token controller wrote the
+ * token file it reads, so missing ones are written now through its sync. A failure is reported and the
+ * unit started anyway, as upstream would.
  */
 export async function writeTokensBeforeUnits(ctx: StepContext, osc: Osc): Promise<void> {
   const { host, log, events, config, writeTokenFile } = ctx.ports;

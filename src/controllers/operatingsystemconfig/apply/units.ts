@@ -10,10 +10,8 @@ const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
   a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
- * Step 16 (§6.3), the reading part: the unit files and drop-ins whose bytes differ from the OSC's (to
- * be written), the others get chmod 0600 right away. Writes nothing else, so apply/run.ts runs it
- * alongside steps 13-15 when no file of the OSC lives under /etc/systemd. The writes themselves wait:
- * an unfinished apply's unit files count as attempted only once its change set is on disk (leftovers.ts).
+ * Step 16 (§6.3), the reading part: unit files and drop-ins whose bytes differ (to be written); the others
+ * get chmod 0600. Writes nothing else, so it may run alongside steps 13-15 (apply/run.ts).
  */
 export async function readUnitFiles(ctx: StepContext): Promise<FileWrite[]> {
   const { host } = ctx.ports;
@@ -58,11 +56,8 @@ async function writeUnitFiles(ctx: StepContext, read?: Promise<FileWrite[]>): Pr
 }
 
 /**
- * Step 16 (§6.3): unit files and drop-ins (writeUnitFiles), then enable/disable; all recorded done at
- * once. Everything here is idempotent, so the units are one group. Enablement is systemd's (it
- * persists the links). `opts.unitFilesRead` is readUnitFiles already running (apply/run.ts).
- * `opts.afterEnableSent` runs once the enable and disable calls are on their way, before their replies
- * (apply/run.ts sends the daemon-reload there); not at all when there is no unit or a step before failed.
+ * Step 16 (§6.3): unit files, then enable/disable, all idempotent so recorded as one group.
+ * `opts.afterEnableSent` runs once those calls are sent, before their replies (not when none or a step failed).
  */
 export async function applyChangedUnits(
   ctx: StepContext,

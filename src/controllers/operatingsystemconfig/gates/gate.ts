@@ -1,12 +1,7 @@
 import type { KubeObject } from "../../../kube/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
 
-/**
- * Why the OSC controller does not apply (or does not yet record as applied) the current OSC version.
- * Each reason is also the reason of the Node condition `OperatingSystemConfigApplied` (status False),
- * so a waiting node is visible without logs. Gates return a `GateHold`; the reconcile logs it, records
- * a Normal event once per OSC checksum and reason, and requeues.
- */
+/** Why the current OSC version is not applied (or not yet recorded); also the Node condition's reason. */
 export type GateReason =
   | "Held"
   | "SecretMissing"
@@ -72,7 +67,7 @@ export type Reserved =
   | { readonly kind: "hold"; readonly hold: GateHold }
   | { readonly kind: "reserved"; readonly reservation?: Reservation };
 
-/** One gate: a read-only `decide` (the live run and `diff` share it); a gate that takes something also has `reserve`, which decides and takes in one step and replaces `decide` in the live run. */
+/** `reserve`, where present, decides and takes in one step and replaces `decide` in the live run. */
 export interface Gate {
   readonly name: GateName;
   readonly phase: GatePhase;

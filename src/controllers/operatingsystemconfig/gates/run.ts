@@ -14,10 +14,7 @@ function liveVerdict(gate: Gate, d: Decision): GateHold | undefined {
   return d.kind === "hold" ? d.hold : undefined;
 }
 
-/**
- * The admit phase, in list order, first hold wins: a gate that takes something (`reserve`) decides and
- * takes in one step, the others only decide. A hold taken here changed nothing on the host.
- */
+/** The admit phase, first hold wins (`reserve` where present, else `decide`); a hold here changed nothing on the host. */
 export async function admit(gates: readonly Gate[], ctx: GateContext): Promise<Admission> {
   const reservations: Reservation[] = [];
   for (const gate of gates) {

@@ -1,12 +1,7 @@
 /**
- * §4 step 4's Node label patch, started early so that it runs while the change set is planned (planning
- * only reads). The rules that make the overlap invisible from outside:
- * - nothing on the host is written before it succeeded (`ready` is handed to the apply, which awaits it
- *   between planning and the first write);
- * - every way out of the reconcile awaits it (`done()`), so its failure is the reconcile's error even
- *   when the reconcile would have ended differently;
- * - when the apply fails with the patch's own failure, `isItsFailure` says so: that is reported as a
- *   failed label patch, not as a failed apply (no apply was attempted).
+ * §4 step 4's Node label patch, run while the change set is planned (planning only reads). Invisible from
+ * outside because the apply awaits `ready` before its first write, every way out awaits `done()`, and
+ * `isItsFailure` reports the patch's failure as its own, not as a failed apply.
  */
 export class LabelPatch {
   /** No Node yet, so no patch: every check passes at once. */

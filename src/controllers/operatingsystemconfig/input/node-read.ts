@@ -12,10 +12,8 @@ export interface NodeAndDecoded<T> {
 const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Reads the Node and decodes the Secret at the same time: the Node GET is sent first, the decode (CPU
- * only, can take milliseconds for a large OSC) runs while the GET is in flight. Outcomes are taken in
- * the order the sequential code would have had them: a failed GET is thrown even when the decode failed
- * too; a failed decode is returned as a value, for the caller to judge once it knows the Node.
+ * Decodes the Secret while the Node GET is in flight. Outcomes in sequential order: a failed GET is thrown
+ * even when the decode failed too; a failed decode is returned for the caller to judge once it knows the Node.
  */
 export async function readNodeWhileDecoding<T>(
   getNode: () => Promise<KubeObject | undefined>,

@@ -42,10 +42,8 @@ async function secretRefBytes(kube: Kube, name: string, dataKey: string, path: s
 type Inline = NonNullable<OscFile["content"]["inline"]>;
 
 /**
- * The content of every inline and secretRef file of a plan, checked. Inline content stays the OSC's own
- * string until it is written: plain text is handed to the writer as it is (written as UTF-8), base64 is
- * decoded by the writer, a few files at a time (FileData). A 1000-file apply thus holds no second copy
- * of every file's bytes. SecretRef bytes are kept as fetched (the plan checked that snapshot).
+ * Every inline and secretRef file's checked content. Inline content stays the OSC's string until written
+ * (decoded by the writer), so a 1000-file apply holds no second copy of every file's bytes.
  */
 export class PlannedFiles {
   readonly #contents = new Map<string, Inline | Uint8Array>();

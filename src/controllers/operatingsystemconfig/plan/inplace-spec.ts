@@ -3,10 +3,8 @@ import { TerminalError } from "../../../kube/index.ts";
 import { issuesMessage, type Osc } from "../../../osc/index.ts";
 
 /**
- * The typed view of `spec.inPlaceUpdates` and `status.inPlaceUpdates` (§1.2). The OSC schema carries
- * both verbatim; they are read here, where they are used, and every key they contain must be known:
- * a field this agent does not implement changes what must happen on the node, so it stops the apply
- * (UnsupportedOscFieldError) instead of being ignored.
+ * The typed view of `spec.inPlaceUpdates` and `status.inPlaceUpdates` (§1.2). Every key must be known: an
+ * unimplemented field changes what must happen on the node, so it stops the apply instead of being ignored.
  */
 
 const timestamp = v.optional(v.nullable(v.string()));

@@ -5,16 +5,9 @@ import { allFiles, mergeUnits } from "./merge.ts";
 import { readChanges } from "./state.ts";
 
 /**
- * gardener#10972: an apply that failed halfway may have written files, unit files and drop-ins of an
- * OSC that never became last-applied. Upstream computes the next change set against last-applied only,
- * so whatever the unfinished one wrote and the next OSC no longer lists stays on the node forever, and
- * what it changed and the next OSC lists as before is never rewritten.
- *
- * Here every change set records what it set out to write (`attemptedWrites`, persisted with it). A
- * fresh change set for a new checksum starts from last-applied with each attempted item marked
- * "unknown on disk": attempted files and units the new OSC does not list are deleted (units stopped and
- * disabled as usual), and the ones it lists are written again (and their units restarted), since
- * their bytes on disk may be the unfinished OSC's. The record is dropped when an apply completes.
+ * gardener#10972: a half-failed apply may leave files and units of an OSC that never became last-applied.
+ * Each change set records `attemptedWrites`; the next one marks them "unknown on disk", so unlisted ones
+ * are removed and listed ones rewritten. The record is dropped when an apply completes.
  */
 
 /** Content no OSC can have: an attempted item always differs from what the new OSC asks for. */

@@ -46,10 +46,7 @@ const unitTypes: ReadonlySet<string> = new Set([
 /** systemd's VALID_CHARS plus "@" (unit_name_is_valid). */
 const unitNameChars = /^[A-Za-z0-9:\-_.\\@]+$/;
 
-/**
- * Why `name` is not a unit name systemd accepts (unit_name_is_valid with UNIT_NAME_ANY: plain
- * `foo.service`, template `foo@.service`, instance `foo@bar.service`), or undefined.
- */
+/** Why `name` is not a unit name systemd accepts (unit_name_is_valid, UNIT_NAME_ANY), or undefined. */
 export function unitNameProblem(name: string): string | undefined {
   if (name.length === 0) return "is empty";
   if (name.length > maxUnitNameLength) return `is longer than ${maxUnitNameLength} characters`;

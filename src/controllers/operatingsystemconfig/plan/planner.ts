@@ -42,12 +42,8 @@ export interface PlanRequest {
 }
 
 /**
- * The one planning path (§4 steps 7-11): env drop-in, supported fields, last-applied, the persisted
- * change set, resume or compute, then each feature's hook. Two modes:
- * - `apply`: the leftovers of an unfinished earlier change set are added, and a resumed change set is
- *   the persisted object itself (the apply records its progress in it);
- * - `look` (the hold gate's message, `diff`): plain `resumeOrCompute` on a copy; nothing it returns is
- *   written. It does not add leftovers (osc-pipeline.md 3.7: kept as it was).
+ * The one planning path (§4 steps 7-11). `apply` adds leftovers and resumes the persisted object itself;
+ * `look` (hold message, `diff`) plans on a copy without leftovers (osc-pipeline.md 3.7: kept as it was).
  */
 export async function planChangeSet(
   host: HostFs,

@@ -35,11 +35,7 @@ function findUnsupported(osc: Osc): void {
   checkFiles(osc.status.extensionFiles, "status.extensionFiles");
 }
 
-/**
- * "Never silently ignore": an OSC field that changes what must happen on the node and that this agent
- * does not implement stops the apply before anything is written (the reconcile's Warning event names
- * the field). Terminal: retrying cannot help, the next OSC (delivered by the Secret watch) can.
- */
+/** "Never silently ignore": an unimplemented field that matters stops the apply before any write (terminal: only a new OSC helps). */
 export function checkSupportedFields(osc: Osc): void {
   try {
     findUnsupported(osc);

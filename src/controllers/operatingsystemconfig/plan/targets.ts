@@ -43,12 +43,9 @@ function applyTargets(changes: OscChanges): Target[] {
 export type DirListings = ReadonlyMap<string, ReadonlySet<string>>;
 
 /**
- * Checks, before the first write, that every target of the apply can be used: its parent directories
- * resolve inside the root (symlinks included) and are directories (or missing, to be created), and
- * nothing of the wrong kind sits at a file or directory target. Only reads. Throws OscInputError, not
- * permanent: an operator may repair the host, and the retry then converges without a new OSC.
- * Returns the listings it made of the file targets' directories, for the file writes to reuse
- * (files.ts looks for upstream's helper names there instead of listing every directory again).
+ * Before the first write: every target's parents resolve inside the root and are directories (or missing),
+ * nothing of the wrong kind sits at a target. Throws OscInputError, not permanent (an operator may repair
+ * the host). Returns the directory listings it made, for files.ts to reuse.
  */
 export async function checkApplyTargets(host: HostFs, changes: OscChanges): Promise<DirListings> {
   const targets = applyTargets(changes);

@@ -77,10 +77,7 @@ function agentPath(lastApplied: Osc | undefined): string | undefined {
   return content?.match(/Environment="PATH=\/var\/bin\/containerruntimes:(.*)"/)?.[1];
 }
 
-/**
- * The dry run of the next apply: the controller's own planning (`planChangeSet` in look mode, `planChanges`) and
- * reads of the host; nothing is written, no image is pulled, systemd is not asked.
- */
+/** The dry run of the next apply: the controller's own planning (look mode) and host reads; nothing written. */
 export async function previewApply(input: PreviewInput, signal: AbortSignal): Promise<ApplyPreview> {
   const { host, checksum } = input;
   const empty = { checksum, resumed: false, files: [], units: [], containerdRestart: false, agentRestart: false, inPlace: [], gates: [] };

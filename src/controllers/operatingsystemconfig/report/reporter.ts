@@ -40,12 +40,7 @@ export interface ApplyRun {
 const secretMissingFirstRetryMs = 5_000;
 const secretMissingMaxRetryMs = 5 * 60_000;
 
-/**
- * The one place that turns what the OSC controller decided — a gate holding the version, a missing
- * Secret, an apply starting, succeeding or failing — into the Node condition `OperatingSystemConfigApplied`,
- * events, metrics and the status file `status` reads. Gates plug in with one call: `report(node, checksum, hold)`.
- * Reporting is best effort: a failed condition patch is logged, never fails the apply it describes.
- */
+/** Turns every decision into the Node condition, events, metrics and the status file; best effort (a failed patch is logged). */
 export class OscReporter {
   readonly #store: StatusStore;
   readonly #node: NodeReports;
@@ -85,12 +80,7 @@ export class OscReporter {
     return { requeueAfterMs: retryInMs };
   }
 
-  /**
-   * A gate holds `checksum` — the one call every gate makes: a log line each time, condition
-   * False/<reason>, an event once per version and reason (Warning for a halted rollout, none for a
-   * reverted unit whose Warning the revert recorded, else Normal),
-   * metrics, the status file, and the requeue the gate asked for.
-   */
+  /** A gate holds `checksum`: log line, condition False/<reason>, one event per version and reason, metrics, status file, requeue. */
   async report(node: KubeObject | undefined, checksum: string, hold: GateHold, signal?: AbortSignal): Promise<Result> {
     await this.#tail;
     this.deps.log.info("Holding the operating system config apply", {

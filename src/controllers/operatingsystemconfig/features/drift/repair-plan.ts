@@ -8,12 +8,9 @@ import type { DriftItem } from "./detect.ts";
 const drifted = "# gardener-node-agent: drifted from the last-applied operating system config\n";
 
 /**
- * The change set that repairs `items`: computed with the OSC controller's own change computation, as
- * if the host held an OSC in which exactly the drifted files, unit files and drop-ins differ from
- * last-applied. So the same units restart as for an OSC change of those paths (a unit whose file or
- * drop-in changed, a unit listing a changed file in `filePaths`), with the same command (restart, or
- * stop for a disabled unit). Enablement drift re-enables (or disables) the unit without a restart.
- * The agent's own unit is never restarted by a repair (it restarts itself only on an OSC change).
+ * The change set that repairs `items`, by the controller's own change computation as if exactly the
+ * drifted parts differed from last-applied (so the same units restart as for an OSC change). Enablement
+ * drift does not restart; the agent's own unit is never restarted by a repair.
  */
 export function repairChanges(lastApplied: Osc, items: readonly DriftItem[], hostName: string): OscChanges {
   const files = new Set(items.filter((i) => i.type === "file").map((i) => i.path));

@@ -51,10 +51,8 @@ function applyUnfinished(c: OscChanges | undefined): boolean {
 const labelled = (items: readonly DriftItem[]) => items.map((i) => `${i.path} (${i.kind})`);
 
 /**
- * One drift pass: compare the host with last-applied (without holding the apply lock, so an apply is
- * never delayed by the check), report, and with the Node's drift-policy `repair` restore under the lock.
- * Skipped while nothing was applied, an apply is unfinished or running, or the Node is unknown: drift
- * is measured against a completely applied OSC only.
+ * One drift pass: compare without the apply lock (never delays an apply), report, and with drift-policy
+ * `repair` restore under the lock. Only against a completely applied OSC and a known Node.
  */
 async function driftPass(d: DriftRunnerDeps, signal: AbortSignal): Promise<DriftPassOutcome> {
   const { host, log, events, clock } = d.osc;

@@ -36,10 +36,7 @@ export function heldBy(
   };
 }
 
-/**
- * The hold gate (admit): holds every apply while the annotation is set; the Node watch wakes the
- * controller on removal. The pending changes are planned only when it holds (after the label patch).
- */
+/** The pending changes are planned only when it holds (after the label patch); the Node watch wakes it on removal. */
 export const holdGate = (d: { readonly syncPeriodMs: number }): Gate => ({
   name: "hold",
   phase: "admit",

@@ -65,11 +65,7 @@ async function rotateKubeletCa(ctx: StepContext, inPlace: InPlaceDeps, node: Kub
   });
 }
 
-/**
- * §9.3 steps 3–5. SA key rotation: resync every token sync Secret. CA rotation: a new agent client
- * certificate (the agent restarts after last-applied is written, step 26) and new kubelet credentials.
- * Each part clears its flag when done, so a killed process resumes with what is left.
- */
+/** §9.3 steps 3–5 (SA key: resync tokens; CA: new agent and kubelet credentials); each part clears its flag when done. */
 export async function rotateCredentials(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
   const { log, config, onTokenResync } = ctx.ports;
   const flags = ctx.store.changes.inPlaceUpdates;

@@ -16,10 +16,7 @@ function pendingInPlaceWork(f: InPlaceFlags): string[] {
   return out;
 }
 
-/**
- * Step 12 (§9.3): with in-place work pending, nothing of the change is applied until the Node carries
- * condition InPlaceUpdate/ReadyForUpdate, or is labelled update-result=failed (the automatic retry).
- */
+/** Step 12 (§9.3): in-place work waits for InPlaceUpdate/ReadyForUpdate, or update-result=failed (the automatic retry). */
 export function drainGate(flags: InPlaceFlags, node: KubeObject | undefined): GateHold | undefined {
   if (!anyInPlaceFlag(flags)) return undefined;
   if (readyForUpdate(node) || updateResult(node) === "failed") return undefined;
@@ -30,7 +27,7 @@ export function drainGate(flags: InPlaceFlags, node: KubeObject | undefined): Ga
   };
 }
 
-/** The drain gate (plan phase: under the lock, after planning and the label patch; the apply persists the change set first). */
+/** The apply persists the change set before this gate holds. */
 export const inPlaceDrainGate = (): Gate => ({
   name: "drain",
   phase: "plan",

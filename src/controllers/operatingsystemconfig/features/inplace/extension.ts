@@ -25,10 +25,7 @@ const wired = (inPlace: InPlaceDeps | undefined): InPlaceDeps => {
   return inPlace;
 };
 
-/**
- * Steps 8, 9 and 11 (planning, nothing written): read the OS version, fill the in-place flags of a freshly computed change set, and clear the OS flag
- * once the machine runs the desired version (after the reboot of an OS update).
- */
+/** Steps 8, 9 and 11 (nothing written): fill a fresh change set's in-place flags; clear the OS flag once the OS is there. */
 async function planInPlace({ host, lastApplied, osc, changes, resumed }: PlanInput): Promise<void> {
   const spec = inPlaceSpecOf(osc);
   if (spec === undefined) return;
@@ -77,12 +74,7 @@ async function performInPlaceUpdate(ctx: StepContext, inPlace: InPlaceDeps | und
   return {};
 }
 
-/**
- * In-place updates (§9.3) as an apply extension: the flags are planned with the change set, kubelet's
- * CPU manager state goes before the unit commands (step 20), kubelet's health is checked after them
- * (step 21), and the OS update, credential rotations and the success label come last (step 24).
- * `inPlace` absent: an OSC that asks for in-place work fails when that work is due.
- */
+/** In-place updates (§9.3) as an apply extension; `inPlace` absent: in-place work fails when due. */
 export function inPlaceExtension(inPlace: InPlaceDeps | undefined): ApplyExtension {
   return {
     name: "in-place",

@@ -16,11 +16,7 @@ class KubeletHealthError extends Error {
   }
 }
 
-/**
- * Before the unit commands (step 20): a new CPU-manager policy makes kubelet refuse its old checkpoint,
- * so the state file goes while kubelet's restart is still pending. After that restart it is kubelet's
- * own file again and a resumed run leaves it alone.
- */
+/** Step 20: a new CPU-manager policy makes kubelet refuse its old checkpoint, so it goes before kubelet restarts. */
 export async function removeCpuManagerState(ctx: StepContext): Promise<void> {
   const { changes } = ctx.store;
   if (!changes.inPlaceUpdates.kubelet.cpuManagerPolicy) return;

@@ -35,11 +35,9 @@ async function readBootId(ctx: StepContext): Promise<string> {
 type Resume = "run" | "wait-for-reboot";
 
 /**
- * §9.3 step 1: the Node says an update to the desired version was started and the flag says the OS is
- * not there. Within the same boot (our record in the changes file) the agent was only restarted: an
- * interrupted command runs again, a finished one waits for its reboot, a failed one stays failed.
- * After a reboot (or without our record, e.g. started by the Go agent) the machine came back on the
- * old version: a rollback, reported once (an existing reason is kept) and never retried.
+ * §9.3 step 1: an update was started but the OS is not there. Same boot (our record): the agent only
+ * restarted, so the command resumes, waits for its reboot or stays failed. After a reboot (or with no
+ * record): a rollback, reported once and never retried.
  */
 async function detectRollback(ctx: StepContext, node: KubeObject, desired: string, current: string): Promise<Resume> {
   const started = annotation(node, updatingOsVersionAnnotation);
@@ -113,11 +111,7 @@ async function runUpdateCommand(
   }
 }
 
-/**
- * §9.3 steps 1–2 (flag `operatingSystem`): rollback detection, then the OS update command. Returns a
- * requeue delay when network problems persisted; throws TerminalError when the machine must reboot
- * into the new OS (or the update failed for good).
- */
+/** §9.3 steps 1–2: rollback detection, then the OS update; a requeue delay on network problems, TerminalError to reboot or on failure. */
 export async function updateOperatingSystem(
   ctx: StepContext,
   inPlace: InPlaceDeps,

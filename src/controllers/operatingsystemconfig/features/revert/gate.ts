@@ -25,11 +25,7 @@ export const revertHold = (windowMs: number, units: readonly string[], checksum:
   requeueAfterMs: windowMs,
 });
 
-/**
- * The gate of a reverted OSC version (admit): while the changes file holds a reverted change set of
- * the checksum and the Node still asks for `revert`, nothing is applied; looked at again after the
- * verification window (the annotation may be removed meanwhile; a new Secret version reconciles at once anyway).
- */
+/** A reverted version is not applied again while the Node still asks for `revert`; looked at again after the window. */
 export const unitRevertGate = (d: {
   readonly host: HostFs;
   readonly unitVerification?: { readonly windowMs: number } | undefined;

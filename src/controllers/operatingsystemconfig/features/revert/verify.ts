@@ -47,10 +47,8 @@ async function watchUnits(deps: ApplyPorts, v: Verification, units: readonly str
 }
 
 /**
- * The unit-revert extension: with the Node's `unit-failure-policy: revert`, every unit the apply
- * restarted that was active before is watched for the verification window (30 s). Failed units are
- * reverted (revertUnits), a Warning event names them, and the apply ends in the UnitReverted hold: the
- * checksum annotation is not updated and the condition reads False/UnitReverted.
+ * With the Node's `unit-failure-policy: revert`, units the apply restarted that were active before are
+ * watched for the window; failed ones are reverted, a Warning names them, the apply ends in UnitReverted.
  */
 export function unitRevertExtension(d: { readonly unitVerification?: Verification | undefined }): ApplyExtension {
   const v = d.unitVerification ?? defaultUnitVerification;
@@ -104,10 +102,8 @@ function partsOf(osc: Osc, name: string, hostName: string, paths: ReadonlySet<st
 }
 
 /**
- * Brings the failed units' files (their filePaths), unit files and drop-ins back to `before`,
- * daemon-reloads and restarts them. Durable record first: the changes file keeps the new versions of
- * those parts as pending work of `checksum`, marked `unitRevert` (the hold); then the host is restored;
- * then last-applied becomes `after` with those parts as in `before` (what the host now has).
+ * Brings the failed units' files, unit files and drop-ins back to `before` and restarts them. Durable
+ * record first (changes file marked `unitRevert`), then the host, then last-applied as the host now is.
  */
 async function revertUnits(
   deps: ApplyPorts,

@@ -45,10 +45,7 @@ export const timingsOf = (deps: RolloutGateDeps): RolloutTimings => deps.rollout
 const meOf = (node: KubeObject): string => node.metadata.name ?? "";
 const leaseRef = (secret: KubeObject) => `Lease kube-system/${secret.metadata.name ?? ""}`;
 
-/**
- * Owners of other failed or stale slots whose Node the API server says does not exist: the only slots
- * a writer removes. A renewed slot's node is alive, so a look during a healthy rollout asks nothing.
- */
+/** Owners of failed or stale slots whose Node does not exist (the only slots a writer removes); renewed slots ask nothing. */
 function seenGone(deps: RolloutGateDeps, secret: KubeObject, slots: ReadonlyMap<string, Slot>, me: string, signal: AbortSignal) {
   const cache = deps.rollout?.poolNodes ?? new PoolNodes(deps.clock, 0);
   const now = deps.clock.now();
@@ -81,10 +78,7 @@ const poolListHold = (err: PoolListError, t: RolloutTimings): GateHold => ({
 
 const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;
 
-/**
- * Issue 16, before the apply: nodes annotated `node-agent.gardener.cloud/rollout-parallelism: "N"` take
- * one of N slots on the pool's Lease before changing anything (serial Secrets keep upstream's lock).
- */
+/** Issue 16: take one of N slots on the pool's Lease before changing anything (plugin.ts says when). */
 export async function enterRollout(
   deps: RolloutGateDeps,
   secret: KubeObject,
@@ -148,10 +142,7 @@ export async function enterRollout(
   return { kind: "hold", hold: held };
 }
 
-/**
- * What the slot asks of the rest of the reconcile: skip the apply when it only verifies, verify the
- * Node's health after the apply (and release the slot), mark it failed when a restarted unit failed.
- */
+/** The slot's Reservation: skip the apply when only verifying, verify health after it, fail on a unit failure. */
 const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => ({
   hostAlreadyApplied: slot.state === "verifying",
   verify: (node, signal) => step("failed verifying the rollout", () => verifyRollout(deps, slot, node, signal)),
@@ -199,10 +190,7 @@ async function failRolloutOnUnitError(
   deps.log.info("Marked my rollout slot failed: a restarted unit failed", { checksum: entry.checksum });
 }
 
-/**
- * After a successful apply: the slot turns `verifying`; once the Node has been healthy long enough the
- * slot is released (before the Node gets the checksum, so a crash in between only repeats a check).
- */
+/** After the apply: slot `verifying`, released once healthy long enough (before the checksum: a crash only repeats a check). */
 async function verifyRollout(deps: RolloutGateDeps, entry: SlotHeld, node: KubeObject, signal: AbortSignal): Promise<GateHold | undefined> {
   const t = timingsOf(deps);
   const me = meOf(node);

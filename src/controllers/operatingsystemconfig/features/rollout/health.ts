@@ -26,10 +26,8 @@ function condition(node: KubeObject, type: string): Condition | undefined {
 const time = (s: string | undefined): number => (s === undefined ? NaN : Date.parse(s));
 
 /**
- * Verification of a changed node (issue 16): kubelet's `Ready` and the agent's `SystemdUnitsReady` are
- * both True, the unit check has judged the node since the change (heartbeat ≥ `verifyingSinceMs`), and
- * both have been True for `healthyForMs` counted from the later of the change and their transitions.
- * Not healthy `verifyTimeoutMs` after the slot was taken (`takenMs`) → failed.
+ * Issue 16: `Ready` and `SystemdUnitsReady` True, judged since the change, for `healthyForMs`; not
+ * healthy `verifyTimeoutMs` after the slot was taken → failed.
  */
 export function verifyHealth(node: KubeObject, takenMs: number, verifyingSinceMs: number, nowMs: number, t: RolloutTimings): HealthVerdict {
   const ready = condition(node, "Ready");

@@ -33,11 +33,8 @@ export interface SlotEdit {
 }
 
 /**
- * Read-modify-write of slot annotations guarded by the resourceVersion: only the entries `change` names
- * are written over the Lease as just read (the others' entries are kept as they are), and a 409
- * (another node wrote in between, or created the Lease first) re-reads and asks `change` again, so two
- * nodes can never both take the last slot. Creates the Lease (owned by the OSC Secret) when missing. Returns the Lease as
- * written, or as read when `change` wanted nothing.
+ * Read-modify-write of the entries `change` names, guarded by the resourceVersion: a 409 re-reads and asks
+ * `change` again, so two nodes never both take the last slot. Creates the Lease (owned by the Secret) when missing.
  */
 export async function updateSlots(
   kube: Kube,

@@ -7,10 +7,7 @@ import { decide, rolloutParallelism, slotsOf, slotTime } from "./slots.ts";
 
 /**
  * Issue 16: nodes annotated `node-agent.gardener.cloud/rollout-parallelism: "N"` take one of N slots on
- * the pool's Lease before changing anything. `reserve` registers or takes the slot (the live run);
- * the reservation skips the apply of a slot already verifying, verifies the Node's health in the
- * record phase (and releases the slot), and marks the slot failed when a restarted unit failed.
- * Serial wins: a serial Secret on a Node known at start keeps upstream's lock, and no slot metric moves.
+ * the pool's Lease. Serial wins: a serial Secret on a Node known at start keeps upstream's lock, no slot metric moves.
  */
 export function rolloutGate(d: RolloutGateDeps): Gate {
   return {

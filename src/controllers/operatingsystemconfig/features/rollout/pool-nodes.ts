@@ -10,13 +10,9 @@ export class PoolListError extends Error {
 }
 
 /**
- * Which slot owners' Nodes are gone. A slot is removed only for a Node the API server said does not
- * exist when asked by name: Nodes joined without the pool label (or after the last list) are missing
- * from the pool's list but still exist, and removing their slots made agents overwrite each other
- * forever (issue 25). Asked by name is a list with `metadata.name=<node>` rather than a GET, because
- * the node-agent authorizer lets an agent GET only its own Node but list any. The list by the pool
- * label and the answers by name are kept for `ttlMs`; callers ask only about stale slots, so a Node
- * that registers again under a gone name writes a fresh slot that is not asked about.
+ * Which slot owners' Nodes are gone: only a Node the API server says does not exist when asked by name
+ * (a Node missing from the pool's list may still exist: issue 25). By name is a list with
+ * `metadata.name=<node>`, since the node-agent authorizer allows a GET only of the own Node. Kept for `ttlMs`.
  */
 export class PoolNodes {
   #listed: { readonly pool: string; readonly at: number; readonly names: ReadonlySet<string> } | undefined;
@@ -28,11 +24,7 @@ export class PoolNodes {
     private readonly ttlMs: number,
   ) {}
 
-  /**
-   * The names among `others` whose Node does not exist. Listed Nodes and Nodes found within `ttlMs`
-   * exist; a failed question keeps the slot. Throws PoolListError when the pool cannot be listed (only
-   * asked when there is someone to check).
-   */
+  /** The names among `others` whose Node does not exist (a failed question keeps the slot); throws PoolListError. */
   async gone(kube: Kube, pool: string, others: readonly string[], signal: AbortSignal): Promise<ReadonlySet<string>> {
     const out = new Set<string>();
     if (others.length === 0) return out;

@@ -83,11 +83,7 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
   return out;
 }
 
-/**
- * The slots that count (`current`) and those of other nodes seen gone (`gone`, dropped by the writer).
- * `seenGone` holds only Nodes the API server said do not exist when asked by name: a Node merely missing
- * from the pool's label-selected list keeps its slot, and this node's own slot always counts.
- */
+/** The slots that count (`current`) and those of Nodes seen gone (`gone`); this node's own slot always counts. */
 export function liveSlots(
   slots: ReadonlyMap<string, Slot>,
   me: string,
@@ -109,10 +105,7 @@ export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
 const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
   nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
 
-/**
- * A slot whose owner's Node is worth asking about (issue 25): failed (never renewed; a failed machine is
- * often replaced) or stale. Live slots are renewed by a running agent, so they are not asked about.
- */
+/** A slot whose owner's Node is worth asking about (issue 25): failed or stale (live slots are renewed). */
 export const mayBeGone = (s: Slot, nowMs: number, t: RolloutTimings): boolean => s.state === "failed" || isStale(s, nowMs, t);
 
 function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
@@ -131,9 +124,8 @@ export interface SlotView {
 }
 
 /**
- * Failed and waiting entries count for the current checksum only (a fixed OSC is not blocked by the old
- * one's failures). A live applying/verifying slot of any checksum counts as active: that node is still
- * changing (an agent that has not seen the new Secret yet), so N bounds the nodes changing at once.
+ * Failed and waiting entries count for the current checksum only (a fixed OSC is not blocked by old
+ * failures); a live active slot of any checksum counts: N bounds the nodes changing at once.
  */
 export function viewOf(slots: ReadonlyMap<string, Slot>, me: string, checksum: string, nowMs: number, t: RolloutTimings): SlotView {
   const active: string[] = [];
@@ -165,11 +157,7 @@ export type SlotDecision =
   | { readonly kind: "wait"; readonly behind: readonly string[] }
   | { readonly kind: "halted"; readonly failed: readonly string[] };
 
-/**
- * The decision table of chunked rollouts for this node (`me`), given its own entry and the others'.
- * A stale own active slot is resumed (staleness only presumed us dead). A node first registers a
- * waiting entry, so that nodes with smaller names that registered too go first.
- */
+/** The decision table of chunked rollouts for `me`; a stale own active slot is resumed (staleness only presumed us dead). */
 export function decide(
   slots: ReadonlyMap<string, Slot>,
   me: string,

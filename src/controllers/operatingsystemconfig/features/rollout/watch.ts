@@ -9,11 +9,7 @@ const standings = (o: KubeObject): string =>
       .sort(([a], [b]) => ((a ?? "") < (b ?? "") ? -1 : 1)),
   );
 
-/**
- * A Lease update that added, removed or changed the state of a slot: waiting nodes look again
- * (issue 16). Mere renewals are dropped, so the active nodes' heartbeat does not wake the whole pool;
- * staleness is noticed by the waiting nodes' own periodic look.
- */
+/** A slot added, removed or changed state: waiting nodes look again (issue 16); renewals do not wake the pool. */
 export const slotsChangedPredicate: Predicate<KubeObject> = {
   create: () => false,
   update: (oldLease, newLease) => standings(oldLease) !== standings(newLease),

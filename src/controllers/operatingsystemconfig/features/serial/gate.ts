@@ -1,25 +1,18 @@
-import type { Clock } from "../../../../clock/index.ts";
-import type { Kube } from "../../../../kube/index.ts";
-import { type Logger, step } from "../../../../log/index.ts";
+import { step } from "../../../../log/index.ts";
 import type { Gate } from "../../gates/gate.ts";
 import { leaseSpecOf, serialLockHold } from "./lease-spec.ts";
-import { acquireSerialLock, getLease, releaseSerialLock } from "./lock.ts";
+import { acquireSerialLock, getLease, releaseSerialLock, type SerialLockDeps } from "./lock.ts";
 
-export interface SerialGateDeps {
-  readonly kube: Kube;
-  readonly clock: Clock;
-  readonly log: Logger;
-  /** The lock identity: the host name (9.2). */
+export interface SerialGateDeps extends Omit<SerialLockDeps, "identity"> {
+  /** The lock identity (9.2). */
   readonly hostName: string;
   /** The Lease watch wakes this node when the holder releases; started on first need (see wiring). */
   readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
 }
 
 /**
- * §4 step 6 / 9.2, after the up-to-date check. Serial only for a Secret annotated serial and a Node
- * known since process start (2.3: a machine that has no Node yet applies without the lock — upstream
- * fails forever there). `reserve` takes the Lease (released after the checksum is on the Node, §4 step 31);
- * `decide` only reads it (`diff`). Both judge with `serialLockHold`.
+ * §4 step 6 / 9.2: serial only with a Node known since start (2.3: without one the machine applies
+ * without the lock; upstream fails forever there). `reserve` takes the Lease, `decide` only reads it.
  */
 export function serialGate(d: SerialGateDeps): Gate {
   const lock = { kube: d.kube, clock: d.clock, log: d.log, identity: d.hostName.toLowerCase() };

@@ -90,10 +90,7 @@ function leaseEndMs(spec: SerialLeaseSpec): number {
   return (renewMs(spec) ?? 0) + Math.max(0, spec.leaseDurationSeconds ?? 0) * 1000;
 }
 
-/**
- * The serial gate's decision (9.2), shared by the controller and `diff`: wait while another live
- * holder has the Lease (looking again when it ends, at least after 1 s); undefined when `me` may take it.
- */
+/** The serial decision (9.2): wait while another live holder has the Lease (at least 1 s); undefined: `me` may take it. */
 export function serialLockHold(spec: SerialLeaseSpec, me: string, leaseName: string, nowMs: number): GateHold | undefined {
   if (!heldByAnother(spec, me, nowMs)) return undefined;
   const until = new Date(leaseEndMs(spec)).toISOString().replace(/\.\d{3}Z$/, "Z");

@@ -33,11 +33,7 @@ export interface SerialLeaseWatchSetup {
   readonly extraPredicates?: readonly Predicate<KubeObject>[];
 }
 
-/**
- * 9.2's own Lease cache (kube-system, name = Secret name), feeding `controller`. It is started the first
- * time a reconcile needs it — pools that are never serial never watch a Lease — and is kept out of the
- * agent's shared caches so start-up and readyz never wait for it.
- */
+/** 9.2's own Lease cache, started at first need and kept out of the shared caches (start-up and readyz never wait for it). */
 export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(signal: AbortSignal): Promise<void>; attach(c: Controller): void } {
   const informer = new Informer<KubeObject>({
     kube: s.kube,

@@ -50,11 +50,7 @@ function withSpec(lease: KubeObject, spec: SerialLeaseSpec): KubeObject {
   return { ...lease, spec: { ...kept, ...spec } };
 }
 
-/**
- * §4 step 6 / 9.2: read the Lease named like the OSC Secret; wait while another live holder has it,
- * otherwise take it (create, take over an expired holder, or renew our own). A conflicting write is
- * an error: the retry reads the Lease again.
- */
+/** §4 step 6 / 9.2: wait while another live holder has the Lease, else take it; a conflicting write is an error (retried). */
 export async function acquireSerialLock(deps: SerialLockDeps, secret: KubeObject, signal: AbortSignal): Promise<SerialLockOutcome> {
   const { kube, clock, identity } = deps;
   const name = secret.metadata.name ?? "";

@@ -4,11 +4,7 @@ import { leaseSpecOf } from "./lease-spec.ts";
 
 const holderOf = (lease: KubeObject): string => leaseSpecOf(lease).holderIdentity ?? "";
 
-/**
- * 9.2 Lease watch, the holder part: an Update where the old holder was not this host (none counts) and
- * the new Lease has no holder — another node just released the lock. Create, Delete, Generic: never.
- * Whether this node is still outdated is asked by the handler (it needs the caches).
- */
+/** 9.2: an Update where another node (not this host) just released the lock; the handler asks whether we are outdated. */
 export function serialLeasePredicate(hostName: string): Predicate<KubeObject> {
   return {
     create: () => false,

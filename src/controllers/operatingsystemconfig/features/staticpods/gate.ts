@@ -8,10 +8,7 @@ import { staticPodsVerdict } from "./verdict.ts";
 /** §2.4: static pods not converged → look again after 5 s (no Pod watch). */
 const staticPodsRequeueMs = 5_000;
 
-/**
- * §4 step 29 / 9.1: holds the checksum annotation until every static pod of the OSC runs as its manifest
- * says on this node. An undecodable manifest or one that is not a Pod throws StaticPodManifestError.
- */
+/** §4 step 29 / 9.1; an undecodable manifest or one that is not a Pod throws StaticPodManifestError. */
 async function checkStaticPods(
   kube: Kube,
   osc: Osc,
@@ -36,10 +33,7 @@ async function checkStaticPods(
   };
 }
 
-/**
- * The static pods gate (record phase): the checksum waits until the OSC's static pods run as their
- * manifests say. Live it only checks; for `diff` it also names the manifests the new config writes.
- */
+/** The checksum waits until the OSC's static pods run as their manifests say; `diff` also names the manifests written. */
 export const staticPodsGate = (d: { readonly kube: Kube; readonly hostName: string }): Gate => ({
   name: "static-pods",
   phase: "record",
