@@ -21,6 +21,7 @@ import type { StoreEvent } from "../test/doubles/apiserver/store.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { agentBinary, agentEnv, createAgentRoot } from "../test/harness/sandbox.ts";
 import { startNodeStandIns } from "../test/harness/node-standins.ts";
+import { demoOsc as osc } from "../test/harness/pool.ts";
 import { reservePort } from "../test/harness/ports.ts";
 
 const agents = Number(process.env["BENCH_ROLLOUT_AGENTS"] ?? 200);
@@ -44,18 +45,6 @@ const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
  */
 const timings = `healthyFor=${windowS}s,verifyPoll=500ms,unitCheckPeriod=${windowS}s`;
 
-const osc = (version: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
-kind: OperatingSystemConfig
-spec:
-  units:
-  - name: demo.service
-    content: "[Service]\\nExecStart=/bin/true\\n"
-    filePaths: [/etc/demo/version]
-  files:
-  - path: /etc/demo/version
-    permissions: 0644
-    content: {inline: {data: "${version}\\n"}}
-`;
 const checksumOf = (yaml: string) => new Bun.CryptoHasher("sha256").update(yaml).digest("hex");
 
 type Annotations = Record<string, string>;

@@ -138,3 +138,17 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
     },
   };
 }
+
+/** The pool tests' and benches' OSC: one unit whose file carries the version, so every version restarts it. */
+export const demoOsc = (version: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
+kind: OperatingSystemConfig
+spec:
+  units:
+  - name: demo.service
+    content: "[Service]\\nExecStart=/bin/true\\n"
+    filePaths: [/etc/demo/version]
+  files:
+  - path: /etc/demo/version
+    permissions: 0644
+    content: {inline: {data: "${version}\\n"}}
+`;

@@ -8,26 +8,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { StoreEvent } from "../doubles/apiserver/store.ts";
 import { eventually } from "../harness/eventually.ts";
-import { type Pool, startPool } from "../harness/pool.ts";
+import { demoOsc as osc, type Pool, startPool } from "../harness/pool.ts";
 
 const nodes = ["u-1", "u-2", "u-3", "u-4"];
 const env = {
   GARDENER_NODE_AGENT_TIMINGS: "healthyFor=1s,verifyTimeout=60s,renewEvery=1s,staleAfter=5s,verifyPoll=250ms,unitCheckPeriod=1s",
 };
 const slotPrefix = "slot.node-agent.gardener.cloud/";
-
-const osc = (version: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
-kind: OperatingSystemConfig
-spec:
-  units:
-  - name: demo.service
-    content: "[Service]\\nExecStart=/bin/true\\n"
-    filePaths: [/etc/demo/version]
-  files:
-  - path: /etc/demo/version
-    permissions: 0644
-    content: {inline: {data: "${version}\\n"}}
-`;
 
 type Slots = Map<string, { checksum: string; state: string }>;
 const slotsOf = (o: unknown): Slots => {
