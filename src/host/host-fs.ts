@@ -4,6 +4,7 @@ import { chmod, lstat, mkdir, readFile, readdir, rename, rm, stat, symlink, unli
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
 import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
+import { loadAttributeFlags, type ReadAttributeFlags } from "./attribute-flags.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, FileWrite, HostFs } from "./types.ts";
@@ -141,6 +142,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   const inFlight = new InFlightTemps();
 
   let syncfsLoad: Promise<Syncfs | undefined> | undefined;
+  let readFlags: Promise<ReadAttributeFlags> | undefined;
   const syncer = (): Promise<Syncfs | undefined> => (syncfsLoad ??= pickSyncfs(options.syncfs));
 
   const fs: HostFs = {
@@ -300,6 +302,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const info = await lstatOrUndefined(noFollow(path));
       if (info === undefined) return undefined;
       return { kind: kindOf(info), mode: info.mode & 0o7777, size: info.size } satisfies FileInfo;
+    },
+
+    async attributeFlags(path) {
+      readFlags ??= loadAttributeFlags();
+      return (await readFlags)(noFollow(path));
     },
 
     async chmod(path, mode) {

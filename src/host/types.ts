@@ -72,6 +72,12 @@ export interface HostFs {
    */
   listKinds(path: string): Promise<Map<string, FileInfo["kind"]> | undefined>;
   stat(path: string): Promise<FileInfo | undefined>;
+  /**
+   * The inode flags `lsattr` shows (FS_IOC_GETFLAGS) of the file or directory at `path`, the last
+   * component not followed; undefined when it is missing, a symlink, or its file system has no such
+   * flags (tmpfs, proc). Regular files and directories only: opening a device may have effects.
+   */
+  attributeFlags(path: string): Promise<number | undefined>;
   chmod(path: string, mode: number): Promise<void>;
   /**
    * Removes the temp files this agent's atomic writes leave in directory `path` when the process is

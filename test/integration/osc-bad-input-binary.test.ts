@@ -1,9 +1,10 @@
 // Issue 27 "Input, the rest", the OSC cases through the compiled agent (`make build`): an osc.yaml nested
-// 20,000 levels deep, a YAML alias bomb, and a unit file that is a symlink out of the root. Each is one
-// Warning event naming the problem, before anything is written.
+// 20,000 levels deep, a YAML alias bomb, a unit file that is a symlink out of the root, and an immutable
+// target (chattr +i). Each is one Warning event naming the problem, before anything is written.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, symlink } from "node:fs/promises";
+import { mkdir, readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { waitForEvent } from "../harness/events.ts";
 import { type AgentProcess, type Sandbox, startSandbox } from "../harness/sandbox.ts";
@@ -15,6 +16,8 @@ beforeAll(async () => {
   agent = sb.spawnAgent();
 });
 afterAll(async () => {
+  // An immutable file left behind would keep the sandbox from being deleted.
+  execFileSync("chattr", ["-i", join(sb.root, "etc/locked.conf")], { stdio: "ignore" });
   await agent.stop();
   await sb.stop();
 });
@@ -53,4 +56,24 @@ describe("OSC with bad input (whole binary)", () => {
     expect(existsSync(join(sb.root, "etc/first.conf"))).toBe(false);
     expect(existsSync(join(sb.root, "etc/second.conf"))).toBe(false);
   });
+
+  // /tmp is ext4 here and the tests run as root, so chattr works on the sandbox.
+  test("should refuse an immutable target before writing any of the files, and converge once it is mutable", async () => {
+    const oscWith = (data: string) =>
+      `${header}spec:\n  files:\n${["a", "b", "c", "d", "e", "locked"]
+        .map((n) => `  - path: /etc/${n}.conf\n    content: {inline: {data: ${data}-${n}}}\n`)
+        .join("")}`;
+    const lastApplied = join(sb.root, "var/lib/gardener-node-agent/last-applied-osc.yaml");
+    await sb.waitForApplied(sb.setOsc(oscWith("old")));
+    const appliedBefore = await readFile(lastApplied, "utf8");
+    execFileSync("chattr", ["+i", join(sb.root, "etc/locked.conf")]);
+    const next = sb.setOsc(oscWith("new"));
+    const e = await waitForEvent(sb.sim, applyFailed("immutable"), 30_000, "for the immutable target");
+    expect(e.message).toEndWith('file "/etc/locked.conf": cannot write "/etc/locked.conf": "/etc/locked.conf" is immutable (chattr +i)');
+    for (const n of ["a", "b", "c", "d", "e", "locked"]) expect(await readFile(join(sb.root, `etc/${n}.conf`), "utf8")).toBe(`old-${n}`);
+    expect(await readFile(lastApplied, "utf8")).toBe(appliedBefore);
+    execFileSync("chattr", ["-i", join(sb.root, "etc/locked.conf")]);
+    await sb.waitForApplied(next, 60_000);
+    for (const n of ["a", "b", "c", "d", "e", "locked"]) expect(await readFile(join(sb.root, `etc/${n}.conf`), "utf8")).toBe(`new-${n}`);
+  }, 120_000);
 });

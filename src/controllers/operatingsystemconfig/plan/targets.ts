@@ -1,4 +1,4 @@
-import { type FileInfo, type HostFs, HostPathError } from "../../../host/index.ts";
+import { FS_APPEND_FL, FS_IMMUTABLE_FL, type FileInfo, type HostFs, HostPathError } from "../../../host/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
 import { unitDir } from "../constants.ts";
 import { OscInputError } from "./input-error.ts";
@@ -79,6 +79,11 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
       listed?.catch(() => undefined);
       const parent = await directoryProblem(host, dir, kindAt);
       let entries: ReadonlyMap<string, FileInfo["kind"]> | undefined;
+      // An immutable directory takes no new entries and loses none; an append-only one loses none,
+      // and a write renames its temp away. Asked of the directory with its links resolved, once.
+      let dirFlags: Promise<string | undefined> | undefined;
+      const dirFlagsProblem = (): Promise<string | undefined> =>
+        (dirFlags ??= host.attributeFlags(resolvedHostPath(host, dir)).then((f) => flagsProblem(`directory "${dir}"`, f)));
       for (const i of members) {
         const t = targets[i] as Target;
         if (parent !== undefined) problems[i] = parent;
@@ -89,6 +94,10 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
           if (kind === "dir" || kind === "other") problems[i] = `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}`;
           // The write replaces a link, but the apply reads the current content through it first.
           else if (kind === "symlink") problems[i] = linkProblem(host, t.path);
+          else problems[i] = (await dirFlagsProblem()) ?? (kind === "file" ? await fileFlagsProblem(host, t.path) : undefined);
+        } else {
+          const kind = await kindAt(t.path);
+          if (kind === "file" || kind === "dir") problems[i] = (await dirFlagsProblem()) ?? (await fileFlagsProblem(host, t.path));
         }
       }
       if (parent === undefined && entries !== undefined) listings.set(dir, new Set(entries.keys()));
@@ -104,6 +113,24 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
     });
   }
   return listings;
+}
+
+/** Why the inode flags `flags` of `what` forbid the apply to replace or remove it, or undefined. */
+function flagsProblem(what: string, flags: number | undefined): string | undefined {
+  if (flags === undefined) return undefined;
+  if (flags & FS_IMMUTABLE_FL) return `${what} is immutable (chattr +i)`;
+  if (flags & FS_APPEND_FL) return `${what} is append-only (chattr +a)`;
+  return undefined;
+}
+
+async function fileFlagsProblem(host: HostFs, path: string): Promise<string | undefined> {
+  return flagsProblem(`"${path}"`, await host.attributeFlags(path));
+}
+
+/** `dir` as a host path with every link resolved (the caller has resolved it without error). */
+function resolvedHostPath(host: HostFs, dir: string): string {
+  const real = host.resolve(dir);
+  return host.root === "/" ? real : real.slice(host.root.length) || "/";
 }
 
 /** Why the link at `path` cannot be followed (it leaves the root, or loops), or undefined. */
