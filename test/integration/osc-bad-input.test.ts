@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { TerminalError } from "../../src/kube/reconcile.ts";
@@ -77,6 +78,27 @@ describe("OSC controller with bad input", () => {
       expect(await w.exists("/example/file")).toBe(false);
       expect(await w.exists("/var/lib/gardener-node-agent/last-computed-osc-changes.yaml")).toBe(false);
       expect(w.actions()).toEqual([]);
+    });
+
+    // The worlds live under /tmp, ext4 here, and the tests run as root, so chattr works.
+    test("should refuse a file in an append-only directory (chattr +a) before writing any file, and retry", async () => {
+      const w = await world();
+      const dir = join(w.root, "example");
+      await mkdir(dir, { recursive: true });
+      execFileSync("chattr", ["+a", dir]);
+      try {
+        w.setOsc(acceptanceOsc());
+        const err = await failure(w.reconcile());
+        expect(err).not.toBeInstanceOf(TerminalError);
+        expect(err?.message).toEndWith(
+          'file "/example/file": cannot write "/example/file": directory "/example" is append-only (chattr +a)',
+        );
+        await expectUntouched(w);
+      } finally {
+        execFileSync("chattr", ["-a", dir]);
+      }
+      await w.reconcile();
+      expect(await w.exists("/example/file")).toBe(true);
     });
 
     test("should refuse a file that is a symlink loop before writing any file", async () => {
