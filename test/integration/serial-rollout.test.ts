@@ -4,23 +4,14 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { StoreEvent } from "../doubles/apiserver/store.ts";
 import { eventually } from "../harness/eventually.ts";
-import { startPool, type Pool, type PoolMember } from "../harness/pool.ts";
+import { demoOsc, startPool, type Pool, type PoolMember } from "../harness/pool.ts";
 
 const hosts = ["serial-1", "serial-2", "serial-3"];
 const serial = { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" };
 
-const osc = (version: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
-kind: OperatingSystemConfig
-spec:
-  units:
-  - name: demo.service
-    content: "[Service]\\nExecStart=/bin/true\\n"
-    filePaths: [/etc/demo/version]
-  files:
-  - path: /etc/demo/version
-    permissions: 0644
-    content: {inline: {data: "${version}\\n"}}
-${hosts.map((h) => `  - path: /etc/demo/host-file\n    hostName: ${h}\n    content: {inline: {data: "${h} ${version}\\n"}}`).join("\n")}
+const osc = (
+  version: string,
+) => `${demoOsc(version)}${hosts.map((h) => `  - path: /etc/demo/host-file\n    hostName: ${h}\n    content: {inline: {data: "${h} ${version}\\n"}}`).join("\n")}
 `;
 
 const writeActions = new Set(["Enable", "Disable", "DaemonReload", "Start", "Stop", "Restart"]);
