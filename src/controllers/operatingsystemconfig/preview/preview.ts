@@ -10,7 +10,7 @@ import { oscExtensions, type RolloutTimings } from "../plugins.ts";
 import { planChanges } from "../plan/content.ts";
 import { previewGates, unreachable } from "./gates.ts";
 import { readLastApplied } from "../plan/state.ts";
-import { asText, unifiedDiff } from "./unified-diff.ts";
+import { asText, unifiedDiff } from "../../../text/index.ts";
 
 export interface FilePreview {
   readonly path: string;
