@@ -7,7 +7,7 @@ import { createRegistryClient, extractFileFromImage, loadRegistryCredentials } f
 import { OfflineSystemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../events.ts";
 import { applyOsc, type ApplyStop } from "./apply/run.ts";
-import { createContainerdInfo } from "../../containerd/index.ts";
+import { createContainerdInfo } from "./apply/containerd/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { oscPlugins } from "./plugins.ts";
 

@@ -6,7 +6,7 @@ import type { Logger } from "../../../log/index.ts";
 import type { Systemd } from "../../../systemd/index.ts";
 import type { EventRecorder } from "../../events.ts";
 import type { NodeIdentity as SharedNodeIdentity } from "../../shared/index.ts";
-import type { ContainerdInfo, ProbeFetch } from "../../../containerd/index.ts";
+import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
 export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;

@@ -1,4 +1,4 @@
-import { probeRegistry, registryDir, writeHostsToml } from "../../../containerd/index.ts";
+import { probeRegistry, registryDir, writeHostsToml } from "./containerd/index.ts";
 import type { StepContext } from "./context.ts";
 
 /** Probed registries still running in the background after step 14. */

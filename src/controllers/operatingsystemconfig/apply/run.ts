@@ -11,7 +11,7 @@ import { changesFileWrite, writeChanges, writeLastApplied } from "../plan/state.
 import { type ChangeSummary, summarizeChanges } from "../plan/summary.ts";
 import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
 import { ChangesStore } from "./changes-store.ts";
-import { configureContainerd } from "../../../containerd/index.ts";
+import { configureContainerd } from "./containerd/index.ts";
 import { step } from "../../../log/index.ts";
 import type { StepContext } from "./context.ts";
 import { type ApplyExtension, type ApplyPlugins, armAll } from "./extension.ts";

@@ -1,7 +1,7 @@
 import type { HostFs } from "../../../host/index.ts";
 import type { Logger } from "../../../log/index.ts";
 import type { Osc } from "../../../osc/index.ts";
-import { certsDir, configTomlPath } from "../../../containerd/index.ts";
+import { certsDir, configTomlPath } from "./containerd/index.ts";
 import { stateDir, unitDir } from "../constants.ts";
 import { allFiles, mergeUnits } from "../plan/merge.ts";
 import { readChanges, readLastApplied } from "../plan/state.ts";

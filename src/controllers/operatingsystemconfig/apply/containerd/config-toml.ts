@@ -1,5 +1,5 @@
 import { parse, stringify, TomlDate, type TomlTable } from "smol-toml";
-import type { CriConfig, PluginConfig } from "../osc/index.ts";
+import type { CriConfig, PluginConfig } from "../../../../osc/index.ts";
 import { ContainerdConfigError } from "./errors.ts";
 
 export const certsDir = "/etc/containerd/certs.d";

@@ -1,7 +1,7 @@
-import type { Clock } from "../clock/index.ts";
-import type { HostFs } from "../host/index.ts";
-import type { Logger } from "../log/index.ts";
-import type { RegistryConfig } from "../osc/index.ts";
+import type { Clock } from "../../../../clock/index.ts";
+import type { HostFs } from "../../../../host/index.ts";
+import type { Logger } from "../../../../log/index.ts";
+import type { RegistryConfig } from "../../../../osc/index.ts";
 import { certsDir } from "./config-toml.ts";
 
 /** fetch as Bun offers it (with `tls.ca`); injected so tests control the network. */

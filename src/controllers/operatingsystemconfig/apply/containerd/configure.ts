@@ -1,5 +1,5 @@
-import type { HostFs } from "../host/index.ts";
-import type { CriConfig, RegistryConfig } from "../osc/index.ts";
+import type { HostFs } from "../../../../host/index.ts";
+import type { CriConfig, RegistryConfig } from "../../../../osc/index.ts";
 import { certsDir, parseContainerdVersion, patchContainerdConfig } from "./config-toml.ts";
 import { ContainerdConfigError } from "./errors.ts";
 import { hostsToml } from "./hosts-toml.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parse } from "smol-toml";
-import type { CriConfig } from "../osc/index.ts";
+import type { CriConfig } from "../../../../osc/index.ts";
 import { configVersion, parseContainerdVersion, patchContainerdConfig } from "./config-toml.ts";
 import { ContainerdConfigError } from "./errors.ts";
 

@@ -1,4 +1,4 @@
-import type { RegistryConfig } from "../osc/index.ts";
+import type { RegistryConfig } from "../../../../osc/index.ts";
 
 const named: Readonly<Record<string, string>> = {
   "\x07": "\\a",

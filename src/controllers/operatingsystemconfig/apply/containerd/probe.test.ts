@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FakeClock } from "../../test/doubles/fake-clock.ts";
-import { createHostFs, type HostFs } from "../host/index.ts";
-import type { Logger } from "../log/index.ts";
+import { FakeClock } from "../../../../../test/doubles/fake-clock.ts";
+import { createHostFs, type HostFs } from "../../../../host/index.ts";
+import type { Logger } from "../../../../log/index.ts";
 import { type ProbeFetch, probeRegistry } from "./probe.ts";
 
 const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
