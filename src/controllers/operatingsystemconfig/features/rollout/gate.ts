@@ -5,11 +5,11 @@ import type { GateHold, Reservation, Reserved } from "../../gates/gate.ts";
 import { UnitCommandsError } from "../../apply/units.ts";
 import { isSerial } from "../../constants.ts";
 import { verifyHealth } from "./health.ts";
-import { type SlotEdit, updateSlots } from "./lease-slots.ts";
+import { updateSlots } from "./lease-slots.ts";
 import { PoolListError, PoolNodes } from "./pool-nodes.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
-import { decide, liveSlots, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
-import { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
+import { decide, liveSlots, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotsOf, slotTime } from "./slots.ts";
+import { defaultRolloutTimings, type RolloutTimings, slotJitterMs } from "./timings.ts";
 
 /** Observes this node's slot for the metrics (0 none, 1 applying, 2 verifying, 3 failed). */
 export interface RolloutMetrics {
@@ -30,8 +30,10 @@ export interface RolloutGateDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly rollout?: RolloutDeps | undefined;
-  /** Started before the first slot look (the Lease watch wakes a waiting node). */
-  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
+  /** Started before the first slot look (the Lease watch wakes a waiting node); `lease` is its copy (undefined until synced). */
+  readonly leaseWatch?:
+    | { start(signal: AbortSignal): Promise<void>; lease?(): { readonly lease: KubeObject | undefined } | undefined }
+    | undefined;
 }
 
 /** The slot this node holds for `checksum`: apply (state applying) or only verify (state verifying). */
@@ -76,6 +78,9 @@ const poolListHold = (err: PoolListError, t: RolloutTimings): GateHold => ({
   requeueAfterMs: t.renewEveryMs,
 });
 
+/** Since when this agent waits for a slot, per gate (a restart starts the count again). */
+const waitingSince = new WeakMap<RolloutGateDeps, { readonly checksum: string; readonly since: number }>();
+
 const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;
 
 /** Issue 16: take one of N slots on the pool's Lease before changing anything (plugin.ts says when). */
@@ -96,8 +101,7 @@ export async function enterRollout(
   const t = timingsOf(deps);
   const me = meOf(node);
   await deps.leaseWatch?.start(signal);
-  let decision: SlotDecision = { kind: "register" };
-  let own: Slot | undefined;
+  let decision: SlotDecision = { kind: "take" };
   try {
     await updateSlots(
       deps.kube,
@@ -105,20 +109,15 @@ export async function enterRollout(
       async (slots) => {
         const look = await lookAtSlots(deps, secret, slots, me, checksum, n, signal);
         const { now } = look;
-        const set = new Map<string, Slot | null>();
-        for (const name of look.dropped) set.set(name, null);
+        const own = look.current.get(me);
+        const set = new Map<string, Slot | null>(look.dropped.map((name) => [name, null]));
         decision = look.decision;
-        own = look.current.get(me);
-        const mine = (state: Slot["state"], since = now): Slot => ({ checksum, since: slotTime(since), renewed: slotTime(now), state });
-        if (decision.kind === "register") set.set(me, mine("waiting"));
-        else if (decision.kind === "take") set.set(me, mine("applying"));
-        else if (decision.kind !== "own-failed" && own !== undefined && renewDue(own, now, t)) {
-          set.set(me, { ...own, renewed: slotTime(now) });
-        }
-        const edit: SlotEdit = { set };
-        return set.size > 0 ? edit : undefined;
+        if (decision.kind === "take") set.set(me, { checksum, since: slotTime(now), renewed: slotTime(now), state: "applying" });
+        else if (decision.kind === "resume" && own !== undefined && renewDue(own, now, t)) set.set(me, { ...own, renewed: slotTime(now) });
+        return set.size > 0 ? { set } : undefined;
       },
       signal,
+      { cached: deps.leaseWatch?.lease, clock: deps.clock, retryJitterMs: slotJitterMs(t) },
     );
   } catch (err) {
     if (!(err instanceof PoolListError)) throw err;
@@ -127,10 +126,12 @@ export async function enterRollout(
   }
   // Assigned inside the change callback, which TypeScript cannot see run.
   const d = decision as SlotDecision;
-  const o = own as Slot | undefined;
+  // A waiting node writes nothing (issue 25): how long it has waited for this checksum is known here only.
   const now = deps.clock.now();
-  const waited = o?.state === "waiting" && o.checksum === checksum ? (now - Date.parse(o.since)) / 1000 : 0;
-  deps.rollout?.metrics?.waitSeconds(d.kind === "take" || d.kind === "resume" ? 0 : waited);
+  const w = waitingSince.get(deps);
+  if (d.kind === "take" || d.kind === "resume") waitingSince.delete(deps);
+  else if (w?.checksum !== checksum) waitingSince.set(deps, { checksum, since: now });
+  deps.rollout?.metrics?.waitSeconds(w?.checksum === checksum && d.kind !== "take" && d.kind !== "resume" ? (now - w.since) / 1000 : 0);
   const held = slotDecisionHold(d, n, leaseRef(secret), t);
   if (held === undefined) {
     const state = d.kind === "resume" ? d.state : "applying";
@@ -152,23 +153,33 @@ const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => 
     ),
 });
 
-/** Sets (or removes, with null) this node's own slot, if it is still ours for this checksum. */
+/**
+ * Sets (or removes, with null; undefined: leaves) this node's own slot, if it is still ours for this
+ * checksum. The Lease watch's copy is read first only when it already shows the slot `expected` (so not older than our last write).
+ */
 async function setOwn(
   deps: RolloutGateDeps,
   entry: { secret: KubeObject; checksum: string },
   me: string,
-  next: (s: Slot) => Slot | null,
+  next: (s: Slot) => Slot | null | undefined,
   signal: AbortSignal,
+  expected?: Slot["state"],
 ): Promise<void> {
+  const cached = () => {
+    const copy = deps.leaseWatch?.lease?.();
+    const s = slotsOf(copy?.lease?.metadata.annotations).get(me);
+    return s?.checksum === entry.checksum && s.state === expected ? copy : undefined;
+  };
   await updateSlots(
     deps.kube,
     entry.secret,
     (slots) => {
       const s = slots.get(me);
-      if (s === undefined || s.checksum !== entry.checksum) return undefined;
-      return { set: new Map([[me, next(s)]]) };
+      const n = s === undefined || s.checksum !== entry.checksum ? undefined : next(s);
+      return n === undefined ? undefined : { set: new Map([[me, n]]) };
     },
     signal,
+    { cached, clock: deps.clock, retryJitterMs: 100 },
   );
 }
 
@@ -197,7 +208,7 @@ async function verifyRollout(deps: RolloutGateDeps, entry: SlotHeld, node: KubeO
   const now = deps.clock.now();
   let since = now;
   if (entry.state === "applying") {
-    await setOwn(deps, entry, me, (s) => ({ ...s, state: "verifying", since: slotTime(now), renewed: slotTime(now) }), signal);
+    await setOwn(deps, entry, me, (s) => ({ ...s, state: "verifying", since: slotTime(now), renewed: slotTime(now) }), signal, "applying");
   } else {
     await setOwn(
       deps,
@@ -205,16 +216,17 @@ async function verifyRollout(deps: RolloutGateDeps, entry: SlotHeld, node: KubeO
       me,
       (s) => {
         since = Date.parse(s.since);
-        return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : s;
+        return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : undefined;
       },
       signal,
+      "verifying",
     );
   }
   deps.rollout?.metrics?.slotState(2);
   const verdict = verifyHealth(node, since, since, now, t);
   const held = healthHold(verdict, t);
   if (held === undefined) {
-    await setOwn(deps, entry, me, () => null, signal);
+    await setOwn(deps, entry, me, () => null, signal, "verifying");
     deps.rollout?.metrics?.slotState(0);
     deps.log.info("Node healthy after the change, released my rollout slot", { checksum: entry.checksum });
     return undefined;

@@ -20,8 +20,6 @@ export function slotDecisionHold(d: SlotDecision, n: number, lease: string, t: R
         `The change to this node failed; its slot on ${lease} stays failed until a fixed OSC is rolled out or the slot annotation is removed`,
         t.verifyTimeoutMs,
       );
-    case "register":
-      return hold("WaitingForRolloutSlot", `Registered for one of ${n} rollout slots on ${lease}`, Math.min(1_000, t.renewEveryMs));
     case "wait":
       return hold(
         "WaitingForRolloutSlot",

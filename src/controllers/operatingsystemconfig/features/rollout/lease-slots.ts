@@ -1,3 +1,4 @@
+import type { Clock } from "../../../../clock/index.ts";
 import { isAlreadyExists, isConflict, isNotFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 
@@ -32,19 +33,29 @@ export interface SlotEdit {
   readonly set: ReadonlyMap<string, Slot | null>;
 }
 
+/** How a writer reads and retries: the Lease watch's copy first (`cached`, undefined while unsynced), a random pause before a re-read. */
+export interface SlotWriteOptions {
+  readonly cached?: (() => { readonly lease: KubeObject | undefined } | undefined) | undefined;
+  readonly clock: Clock;
+  readonly retryJitterMs: number;
+}
+
 /**
- * Read-modify-write of the entries `change` names, guarded by the resourceVersion: a 409 re-reads and asks
- * `change` again, so two nodes never both take the last slot. Creates the Lease (owned by the Secret) when missing.
+ * Read-modify-write of the entries `change` names, guarded by the resourceVersion: a 409 re-reads (after
+ * a random pause, so losers of one race do not meet again) and asks `change` again, so two nodes never
+ * both take the last slot. Creates the Lease (owned by the Secret) when missing.
  */
 export async function updateSlots(
   kube: Kube,
   secret: KubeObject,
   change: SlotChange,
   signal: AbortSignal,
+  opts?: SlotWriteOptions,
 ): Promise<KubeObject | undefined> {
   const name = secret.metadata.name ?? "";
   for (let attempt = 1; ; attempt++) {
-    const lease = await readLease(kube, name, signal);
+    const copy = attempt === 1 ? opts?.cached?.() : undefined;
+    const lease = copy !== undefined ? copy.lease : await readLease(kube, name, signal);
     const edit = await change(slotsOf(lease?.metadata.annotations), lease);
     if (edit === undefined) return lease;
     const annotations = { ...(lease?.metadata.annotations ?? {}) };
@@ -79,6 +90,7 @@ export async function updateSlots(
       if (!(isConflict(err) || isAlreadyExists(err))) throw err;
       if (attempt >= attempts)
         throw new SlotConflictError(`lease ${namespace}/${name} kept changing under ${attempts} attempts`, { cause: err });
+      if (opts !== undefined) await opts.clock.sleep(Math.random() * opts.retryJitterMs, signal);
     }
   }
 }

@@ -5,7 +5,8 @@ const slotAnnotationPrefix = "slot.node-agent.gardener.cloud/";
 /** Node annotation that turns chunked rollouts on: at most N nodes of the pool change at once. */
 const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
 
-export type SlotState = "waiting" | "applying" | "verifying" | "failed";
+/** Only nodes holding a slot (or whose change failed) have an entry: a waiting node writes nothing (issue 25). */
+export type SlotState = "applying" | "verifying" | "failed";
 
 /**
  * One node's entry, stored as compact JSON `{checksum, since, renewed, state}` (times RFC 3339), plus
@@ -32,7 +33,7 @@ export function slotKey(node: string): { readonly key: string; readonly hashed: 
   return { key: `${slotAnnotationPrefix}${node.slice(0, maxNamePart - 17)}-${digest}`, hashed: true };
 }
 
-const states: readonly string[] = ["waiting", "applying", "verifying", "failed"];
+const states: readonly string[] = ["applying", "verifying", "failed"];
 
 /** The annotation value; undefined when it is not a slot (a foreign or hand-edited value is ignored). */
 export function parseSlot(text: string): Slot | undefined {
@@ -98,9 +99,6 @@ export function liveSlots(
   return { current, gone };
 }
 
-/** How a slot of the current checksum counts, seen at `nowMs`. */
-export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
-
 /** Not renewed for `staleAfterMs`: its node stopped looking after it (died, or its Node is gone). */
 const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
   nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
@@ -108,41 +106,26 @@ const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
 /** A slot whose owner's Node is worth asking about (issue 25): failed or stale (live slots are renewed). */
 export const mayBeGone = (s: Slot, nowMs: number, t: RolloutTimings): boolean => s.state === "failed" || isStale(s, nowMs, t);
 
-function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
-  const stale = isStale(s, nowMs, t);
-  if (s.state === "failed") return "failed";
-  if (s.state === "waiting") return stale ? "stale-waiting" : "waiting";
-  return stale ? "failed" : "active";
-}
-
 /** The Lease's slots as one node sees them for the checksum being rolled out. */
 export interface SlotView {
   readonly active: readonly string[];
   readonly failed: readonly string[];
-  /** Live waiting entries of other nodes with a smaller name. */
-  readonly waitingBefore: readonly string[];
 }
 
 /**
- * Failed and waiting entries count for the current checksum only (a fixed OSC is not blocked by old
- * failures); a live active slot of any checksum counts: N bounds the nodes changing at once.
+ * Failed entries count for the current checksum only (a fixed OSC is not blocked by old failures); a
+ * live active slot of any checksum counts (N bounds the nodes changing at once); a stale one counts as failed.
  */
 export function viewOf(slots: ReadonlyMap<string, Slot>, me: string, checksum: string, nowMs: number, t: RolloutTimings): SlotView {
   const active: string[] = [];
   const failed: string[] = [];
-  const waitingBefore: string[] = [];
   for (const [node, s] of [...slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (node === me) continue;
-    const st = standing(s, nowMs, t);
-    if (s.checksum !== checksum) {
-      if (st === "active") active.push(node);
-      continue;
-    }
-    if (st === "active") active.push(node);
-    else if (st === "failed") failed.push(node);
-    else if (st === "waiting" && node < me) waitingBefore.push(node);
+    const dead = s.state === "failed" || isStale(s, nowMs, t);
+    if (!dead) active.push(node);
+    else if (s.checksum === checksum) failed.push(node);
   }
-  return { active, failed, waitingBefore };
+  return { active, failed };
 }
 
 /** What a node that is not up to date does next. */
@@ -151,8 +134,6 @@ export type SlotDecision =
   | { readonly kind: "resume"; readonly state: "applying" | "verifying" }
   /** Our own slot failed for this checksum: the change stays off until an operator acts. */
   | { readonly kind: "own-failed" }
-  /** Register (or renew) a waiting entry first, so nodes with smaller names go first. */
-  | { readonly kind: "register" }
   | { readonly kind: "take" }
   | { readonly kind: "wait"; readonly behind: readonly string[] }
   | { readonly kind: "halted"; readonly failed: readonly string[] };
@@ -170,10 +151,12 @@ export function decide(
   const own = mine?.checksum === checksum ? mine : undefined;
   if (own?.state === "applying" || own?.state === "verifying") return { kind: "resume", state: own.state };
   if (own?.state === "failed") return { kind: "own-failed" };
-  if (own === undefined || standing(own, nowMs, t) === "stale-waiting") return { kind: "register" };
   const v = viewOf(slots, me, checksum, nowMs, t);
   if (v.failed.length >= n) return { kind: "halted", failed: v.failed };
   if (v.active.length + v.failed.length >= n) return { kind: "wait", behind: [...v.active, ...v.failed] };
-  if (v.waitingBefore.length > 0) return { kind: "wait", behind: v.waitingBefore };
   return { kind: "take" };
 }
+
+/** Live slots held on `lease`, of any checksum: fewer than N means one may be free (the waker's cheap check). */
+export const liveSlotCount = (annotations: Readonly<Record<string, string>> | undefined, nowMs: number, t: RolloutTimings): number =>
+  [...slotsOf(annotations).values()].filter((s) => s.state !== "failed" && !isStale(s, nowMs, t)).length;

@@ -19,3 +19,6 @@ export const defaultRolloutTimings: RolloutTimings = {
   staleAfterMs: 300_000,
   verifyPollMs: 5_000,
 };
+
+/** The most a waiting node waits at random before it tries a freed slot (and a loser of a race before it looks again). */
+export const slotJitterMs = (t: RolloutTimings): number => Math.min(2_000, t.renewEveryMs);
