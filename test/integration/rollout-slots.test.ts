@@ -56,14 +56,14 @@ const slotsOnLease = (s: KubeObject) =>
 /** A node's take as the gate makes it: its entry `applying` when `decide` says take (N slots), else nothing. */
 const take = (me: string, n: number, calls: string[]) => (slots: ReadonlyMap<string, Slot>) => {
   calls.push(me);
-  return decide(slots, me, "c", n, now, defaultRolloutTimings).kind === "take" ? { set: new Map([[me, applying()]]) } : undefined;
+  return decide(slots, me, "c", n, now, defaultRolloutTimings).kind === "take" ? new Map([[me, applying()]]) : undefined;
 };
-const retry = { clock: realClock, retryJitterMs: 50 };
+const retry = { clock: realClock };
 
 describe("updateSlots", () => {
   test("creates the Lease owned by the Secret on the first write", async () => {
     const s = secret();
-    await updateSlots(kube, s, () => ({ set: new Map([["a", applying()]]) }), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
     const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
     expect(lease.metadata.annotations).toEqual({ "slot.node-agent.gardener.cloud/a": formatSlot(applying()) });
     expect(lease.metadata.ownerReferences?.[0]).toMatchObject({
@@ -77,13 +77,13 @@ describe("updateSlots", () => {
   test("stores a slot for a node name longer than an annotation key allows", async () => {
     const s = secret();
     const long = `shoot--garden--a-long-project-name--worker-pool-z1-66b8f-${"x".repeat(30)}`;
-    await updateSlots(kube, s, () => ({ set: new Map([[long, applying()]]) }), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, () => new Map([[long, applying()]]), AbortSignal.timeout(10_000));
     const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
     const [key, value] = Object.entries(lease.metadata.annotations ?? {})[0] ?? [];
     expect(key?.length).toBe("slot.node-agent.gardener.cloud/".length + 63);
     expect(JSON.parse(value ?? "{}").node).toBe(long);
     // Read back under the full name; removing it clears the shortened key.
-    await updateSlots(kube, s, (slots) => (slots.has(long) ? { set: new Map([[long, null]]) } : undefined), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, (slots) => (slots.has(long) ? new Map([[long, null]]) : undefined), AbortSignal.timeout(10_000));
     expect((sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject).metadata.annotations ?? {}).toEqual({});
   });
 
@@ -95,7 +95,7 @@ describe("updateSlots", () => {
     ["the two slots of a Lease nobody created yet (N = 2)", false, 2, 2],
   ])("lets exactly N of six concurrent nodes hold %s", async (_name, exists, n, want) => {
     const s = secret();
-    if (exists) await updateSlots(kube, s, () => ({ set: new Map([["held", applying()]]) }), AbortSignal.timeout(10_000));
+    if (exists) await updateSlots(kube, s, () => new Map([["held", applying()]]), AbortSignal.timeout(10_000));
     const names = ["n1", "n2", "n3", "n4", "n5", "n6"];
     const calls: string[] = [];
     const start = sim.requests.length;
@@ -116,11 +116,11 @@ describe("updateSlots", () => {
 
   test("a release and a take racing on one Lease both land", async () => {
     const s = secret();
-    await updateSlots(kube, s, () => ({ set: new Map([["holder", applying()]]) }), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, () => new Map([["holder", applying()]]), AbortSignal.timeout(10_000));
     sim.faults.setLatency(300, { resource: "leases", verb: "update" });
     try {
       await Promise.all([
-        updateSlots(kube, s, () => ({ set: new Map([["holder", null]]) }), AbortSignal.timeout(10_000), retry),
+        updateSlots(kube, s, () => new Map([["holder", null]]), AbortSignal.timeout(10_000), retry),
         updateSlots(kube, s, take("taker", 2, []), AbortSignal.timeout(10_000), retry),
       ]);
     } finally {
@@ -131,9 +131,9 @@ describe("updateSlots", () => {
 
   test("reads the Lease watch's copy first; a stale copy costs one 409 and a fresh read", async () => {
     const s = secret();
-    await updateSlots(kube, s, () => ({ set: new Map([["a", applying()]]) }), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
     const stale = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
-    await updateSlots(kube, s, () => ({ set: new Map([["b", applying()]]) }), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, () => new Map([["b", applying()]]), AbortSignal.timeout(10_000));
     const start = sim.requests.length;
     await updateSlots(kube, s, take("c", 3, []), AbortSignal.timeout(10_000), { ...retry, cached: () => ({ lease: stale }) });
     const leaseCalls = sim.requests
@@ -144,7 +144,7 @@ describe("updateSlots", () => {
     expect(slotsOnLease(s)).toEqual(["a", "b", "c"]);
     // The fresh read showed the third slot taken by then: a node that finds N full does not write.
     const d = secret();
-    await updateSlots(kube, d, () => ({ set: new Map([["a", applying()]]) }), AbortSignal.timeout(10_000));
+    await updateSlots(kube, d, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
     const before = sim.requests.length;
     await updateSlots(kube, d, take("z", 1, []), AbortSignal.timeout(10_000), {
       ...retry,

@@ -23,7 +23,7 @@ export function slotDecisionHold(d: SlotDecision, n: number, lease: string, t: R
     case "wait":
       return hold(
         "WaitingForRolloutSlot",
-        `Waiting for one of ${n} rollout slots on ${lease}, behind ${d.behind.join(", ")}`,
+        `Waiting for one of ${n} rollout slots on ${lease}${d.behind.length > 0 ? `, behind ${d.behind.join(", ")}` : ": one is free, trying it after a random pause"}`,
         t.renewEveryMs,
       );
     case "halted":

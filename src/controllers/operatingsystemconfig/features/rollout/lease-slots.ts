@@ -5,6 +5,8 @@ import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 const namespace = "kube-system";
 /** Conflicting writers re-read this many times before the reconcile fails (and retries with backoff). */
 const attempts = 8;
+/** The most a loser of a 409 pauses (at random) before it re-reads, so the losers of one race do not meet again. */
+const conflictPauseMs = 100;
 
 class SlotConflictError extends Error {
   override readonly name = "SlotConflictError";
@@ -21,28 +23,25 @@ export async function readLease(kube: Kube, name: string, signal: AbortSignal): 
 }
 
 /**
- * What a change wants done to the slots of the Lease it was shown; undefined = nothing to write. It may
- * ask the API server first (whether slot owners' Nodes still exist); it runs again on every re-read.
+ * What a change wants done to the slots of the Lease it was shown: node → new slot, or null to remove the
+ * node's entry; undefined = nothing to write. It may ask the API server first (whether slot owners' Nodes
+ * still exist); it runs again on every re-read.
  */
-export type SlotChange = (
+type SlotChange = (
   slots: ReadonlyMap<string, Slot>,
-  lease: KubeObject | undefined,
-) => SlotEdit | undefined | Promise<SlotEdit | undefined>;
-export interface SlotEdit {
-  /** node → new slot, or null to remove the node's entry. */
-  readonly set: ReadonlyMap<string, Slot | null>;
-}
+) => Promise<ReadonlyMap<string, Slot | null> | undefined> | ReadonlyMap<string, Slot | null> | undefined;
+/** The Lease watch's copy of the Lease; undefined until the watch has listed. */
+export type LeaseCopy = () => { readonly lease: KubeObject | undefined } | undefined;
 
-/** How a writer reads and retries: the Lease watch's copy first (`cached`, undefined while unsynced), a random pause before a re-read. */
-export interface SlotWriteOptions {
-  readonly cached?: (() => { readonly lease: KubeObject | undefined } | undefined) | undefined;
+/** The watch's copy is read first (`cached`); `clock` times the pause before a re-read. */
+interface SlotWriteOptions {
+  readonly cached?: LeaseCopy | undefined;
   readonly clock: Clock;
-  readonly retryJitterMs: number;
 }
 
 /**
  * Read-modify-write of the entries `change` names, guarded by the resourceVersion: a 409 re-reads (after
- * a random pause, so losers of one race do not meet again) and asks `change` again, so two nodes never
+ * a short random pause) and asks `change` again, so two nodes never
  * both take the last slot. Creates the Lease (owned by the Secret) when missing.
  */
 export async function updateSlots(
@@ -56,10 +55,10 @@ export async function updateSlots(
   for (let attempt = 1; ; attempt++) {
     const copy = attempt === 1 ? opts?.cached?.() : undefined;
     const lease = copy !== undefined ? copy.lease : await readLease(kube, name, signal);
-    const edit = await change(slotsOf(lease?.metadata.annotations), lease);
+    const edit = await change(slotsOf(lease?.metadata.annotations));
     if (edit === undefined) return lease;
     const annotations = { ...(lease?.metadata.annotations ?? {}) };
-    for (const [node, slot] of edit.set) {
+    for (const [node, slot] of edit) {
       const { key, hashed } = slotKey(node);
       if (slot === null) delete annotations[key];
       else annotations[key] = formatSlot(hashed ? { ...slot, node } : slot);
@@ -90,7 +89,7 @@ export async function updateSlots(
       if (!(isConflict(err) || isAlreadyExists(err))) throw err;
       if (attempt >= attempts)
         throw new SlotConflictError(`lease ${namespace}/${name} kept changing under ${attempts} attempts`, { cause: err });
-      if (opts !== undefined) await opts.clock.sleep(Math.random() * opts.retryJitterMs, signal);
+      if (opts !== undefined) await opts.clock.sleep(Math.random() * conflictPauseMs, signal);
     }
   }
 }

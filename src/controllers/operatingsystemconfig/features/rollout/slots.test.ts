@@ -1,16 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  decide,
-  formatSlot,
-  liveSlotCount,
-  mayBeGone,
-  parseSlot,
-  rolloutParallelism,
-  type Slot,
-  slotKey,
-  slotsOf,
-  viewOf,
-} from "./slots.ts";
+import { decide, formatSlot, liveSlotCount, mayBeGone, parseSlot, rolloutParallelism, type Slot, slotKey, slotsOf } from "./slots.ts";
 import { defaultRolloutTimings as t } from "./timings.ts";
 
 const now = Date.parse("2026-01-01T12:00:00Z");
@@ -80,27 +69,6 @@ describe("rolloutParallelism", () => {
     [{ "node-agent.gardener.cloud/rollout-parallelism": "1.5" }, undefined],
   ])("should read %p as %p", (annotations, want) => {
     expect(rolloutParallelism(annotations)).toBe(want);
-  });
-});
-
-describe("viewOf", () => {
-  test("should count failed entries of the current checksum only, live active slots of any, stale active slots as failed", () => {
-    const v = viewOf(
-      slots({
-        a: slot("applying"),
-        b: slot("verifying", 301),
-        c: slot("failed"),
-        f: slot("applying", 0, "c1"),
-        g: slot("verifying", 301, "c1"),
-        h: slot("failed", 0, "c1"),
-        me: slot("applying", 0, "c1"),
-      }),
-      "me",
-      "c2",
-      now,
-      t,
-    );
-    expect(v).toEqual({ active: ["a", "f"], failed: ["b", "c"] });
   });
 });
 

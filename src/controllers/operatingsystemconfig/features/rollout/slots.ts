@@ -43,24 +43,16 @@ export function parseSlot(text: string): Slot | undefined {
   } catch {
     return undefined; // not ours: treated like an absent entry
   }
-  if (v === null || typeof v !== "object") return undefined;
-  const o = v as Record<string, unknown>;
-  const { checksum, since, renewed, state, node } = o;
+  const { checksum, since, renewed, state, node } = v !== null && typeof v === "object" ? (v as Record<string, unknown>) : {};
   if (typeof checksum !== "string" || typeof since !== "string" || typeof renewed !== "string") return undefined;
   if (typeof state !== "string" || !states.includes(state)) return undefined;
   const slot: Slot = { checksum, since, renewed, state: state as SlotState };
   return typeof node === "string" ? { ...slot, node } : slot;
 }
 
-/** Compact JSON with a fixed key order. */
+/** Compact JSON with a fixed key order (`node` only when set: JSON leaves out undefined). */
 export const formatSlot = (s: Slot): string =>
-  JSON.stringify({
-    checksum: s.checksum,
-    since: s.since,
-    renewed: s.renewed,
-    state: s.state,
-    ...(s.node !== undefined ? { node: s.node } : {}),
-  });
+  JSON.stringify({ checksum: s.checksum, since: s.since, renewed: s.renewed, state: s.state, node: s.node });
 
 /** RFC 3339, whole milliseconds. */
 export const slotTime = (ms: number): string => new Date(ms).toISOString();
@@ -84,49 +76,12 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
   return out;
 }
 
-/** The slots that count (`current`) and those of Nodes seen gone (`gone`); this node's own slot always counts. */
-export function liveSlots(
-  slots: ReadonlyMap<string, Slot>,
-  me: string,
-  seenGone: ReadonlySet<string>,
-): { current: Map<string, Slot>; gone: string[] } {
-  const current = new Map<string, Slot>();
-  const gone: string[] = [];
-  for (const [name, s] of slots) {
-    if (name !== me && seenGone.has(name)) gone.push(name);
-    else current.set(name, s);
-  }
-  return { current, gone };
-}
-
 /** Not renewed for `staleAfterMs`: its node stopped looking after it (died, or its Node is gone). */
 const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
   nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
 
 /** A slot whose owner's Node is worth asking about (issue 25): failed or stale (live slots are renewed). */
 export const mayBeGone = (s: Slot, nowMs: number, t: RolloutTimings): boolean => s.state === "failed" || isStale(s, nowMs, t);
-
-/** The Lease's slots as one node sees them for the checksum being rolled out. */
-export interface SlotView {
-  readonly active: readonly string[];
-  readonly failed: readonly string[];
-}
-
-/**
- * Failed entries count for the current checksum only (a fixed OSC is not blocked by old failures); a
- * live active slot of any checksum counts (N bounds the nodes changing at once); a stale one counts as failed.
- */
-export function viewOf(slots: ReadonlyMap<string, Slot>, me: string, checksum: string, nowMs: number, t: RolloutTimings): SlotView {
-  const active: string[] = [];
-  const failed: string[] = [];
-  for (const [node, s] of [...slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (node === me) continue;
-    const dead = s.state === "failed" || isStale(s, nowMs, t);
-    if (!dead) active.push(node);
-    else if (s.checksum === checksum) failed.push(node);
-  }
-  return { active, failed };
-}
 
 /** What a node that is not up to date does next. */
 export type SlotDecision =
@@ -138,7 +93,11 @@ export type SlotDecision =
   | { readonly kind: "wait"; readonly behind: readonly string[] }
   | { readonly kind: "halted"; readonly failed: readonly string[] };
 
-/** The decision table of chunked rollouts for `me`; a stale own active slot is resumed (staleness only presumed us dead). */
+/**
+ * The decision table of chunked rollouts for `me`; a stale own active slot is resumed (staleness only presumed
+ * us dead). Others' failed entries count for the current checksum only (a fixed OSC is not blocked by old
+ * failures); a live active slot of any checksum counts (N bounds the nodes changing at once); a stale one counts as failed.
+ */
 export function decide(
   slots: ReadonlyMap<string, Slot>,
   me: string,
@@ -151,9 +110,14 @@ export function decide(
   const own = mine?.checksum === checksum ? mine : undefined;
   if (own?.state === "applying" || own?.state === "verifying") return { kind: "resume", state: own.state };
   if (own?.state === "failed") return { kind: "own-failed" };
-  const v = viewOf(slots, me, checksum, nowMs, t);
-  if (v.failed.length >= n) return { kind: "halted", failed: v.failed };
-  if (v.active.length + v.failed.length >= n) return { kind: "wait", behind: [...v.active, ...v.failed] };
+  const active: string[] = [];
+  const failed: string[] = [];
+  for (const [node, s] of [...slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (node !== me && s.state !== "failed" && !isStale(s, nowMs, t)) active.push(node);
+    else if (node !== me && s.checksum === checksum) failed.push(node);
+  }
+  if (failed.length >= n) return { kind: "halted", failed };
+  if (active.length + failed.length >= n) return { kind: "wait", behind: [...active, ...failed] };
   return { kind: "take" };
 }
 

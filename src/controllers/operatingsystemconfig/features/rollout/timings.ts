@@ -20,5 +20,9 @@ export const defaultRolloutTimings: RolloutTimings = {
   verifyPollMs: 5_000,
 };
 
-/** The most a waiting node waits at random before it tries a freed slot (and a loser of a race before it looks again). */
-export const slotJitterMs = (t: RolloutTimings): number => Math.min(2_000, t.renewEveryMs);
+/**
+ * The most a waiting node pauses at random before it tries a free slot (its first look at a checksum, or a
+ * freed slot): of K waiters one tries after about this / K, and about K × (API latency) / this try at once.
+ * K is unknown (waiters write nothing); pools are a few times N, so N × 500 ms (at most 10 s or renewEvery).
+ */
+export const slotJitterMs = (t: RolloutTimings, n: number): number => Math.min(10_000, t.renewEveryMs, n * 500);

@@ -13,18 +13,14 @@ const holder = (o: KubeObject): string => (o["spec"] as { holderIdentity?: strin
 export const slotsOnlyChanged = (old: KubeObject, now: KubeObject): boolean =>
   holder(old) === "" && holder(now) === "" && slotsText(old) !== slotsText(now);
 
-export interface SlotWakerDeps {
+/** `secret`: what a wake enqueues; `lease`: the watch's copy; `node`: the own Node (cached); `outdated`: 9.2's check; `signal`: process lifetime. */
+interface SlotWakerDeps {
   readonly clock: Clock;
   readonly timings: RolloutTimings;
-  /** The OSC Secret's key (what a wake enqueues). */
   readonly secret: ObjectKey;
-  /** Process lifetime. */
   readonly signal: AbortSignal;
-  /** The Lease watch's copy of the pool's Lease. */
   lease(): KubeObject | undefined;
-  /** The own Node (its rollout-parallelism), from the cache. */
   node(signal: AbortSignal): Promise<KubeObject | undefined>;
-  /** Secret checksum ≠ the Node's applied checksum (9.2's check). */
   outdated(signal: AbortSignal): Promise<boolean>;
 }
 
@@ -36,9 +32,9 @@ export interface SlotWakerDeps {
 export function slotWaker(d: SlotWakerDeps): EventHandler<KubeObject> {
   let pending = false;
   const wake = async (q: Enqueuer) => {
-    await d.clock.sleep(Math.random() * slotJitterMs(d.timings), d.signal);
-    pending = false; // a change from here on arms a new pause
     const n = rolloutParallelism((await d.node(d.signal))?.metadata.annotations);
+    if (n !== undefined) await d.clock.sleep(Math.random() * slotJitterMs(d.timings, n), d.signal);
+    pending = false; // a change from here on arms a new pause
     if (n === undefined || liveSlotCount(d.lease()?.metadata.annotations, d.clock.now(), d.timings) >= n) return;
     if (await d.outdated(d.signal)) q.add(d.secret);
   };
