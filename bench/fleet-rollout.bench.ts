@@ -10,7 +10,8 @@
 // - rollout_max_nodes_in_slots: the most `applying`/`verifying` slots on the Lease at any moment, from
 //   every change of the Lease (target: never above P);
 // - rollout_lease_409_per_slot_change: 409 answers to Lease writes per slot change (an entry added,
-//   removed or changing state), and the raw counts;
+//   removed or changing state), and the raw counts (rollout_lease_409_taking: those of nodes holding no
+//   slot then, i.e. takes that lost; rollout_lease_write_ms_p50: a Lease write's time in the simulator);
 // - rollout_api_requests_per_second_peak: the busiest 1-second bin of API requests;
 // - rollout_lease_max_bytes: the largest Lease object seen (JSON, target ≤ 64 KB);
 // - where the time beyond the ideal goes: rollout_verify_seconds_p50 (slot `verifying` → released: the
@@ -182,6 +183,12 @@ try {
     (r) => r.resource === "leases" && r.name === secretName && ["update", "patch", "create"].includes(r.verb),
   );
   const conflicts = leaseWrites.filter((r) => r.code === 409).length;
+  // A 409 of a node that held no slot then was a take that lost; the others were a holder's own writes.
+  const holding = (r: { user: string; time: number }) => {
+    const n = r.user.replace(/^.*:machine-/, "");
+    return (appliedAt.get(n) ?? Infinity) <= r.time && r.time <= (releasedAt.get(n) ?? Infinity);
+  };
+  const conflictsTaking = leaseWrites.filter((r) => r.code === 409 && !holding(r)).length;
   const applyS =
     median(
       [...verifyingAt].flatMap(([n, at]) => {
@@ -214,6 +221,8 @@ try {
       rollout_lease_409: conflicts,
       rollout_slot_changes: slotChanges,
       rollout_lease_409_per_slot_change: Number((conflicts / Math.max(1, slotChanges)).toFixed(2)),
+      rollout_lease_409_taking: conflictsTaking,
+      rollout_lease_write_ms_p50: median(leaseWrites.map((r) => r.durationMs)),
       rollout_api_requests_per_second_peak: Math.max(0, ...bins.values()),
       rollout_api_requests_per_second_mean: Number((window.length / rolloutS).toFixed(1)),
       rollout_lease_max_bytes: maxLeaseBytes,

@@ -5,7 +5,7 @@ import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 const namespace = "kube-system";
 /** Conflicting writers re-read this many times before the reconcile fails (and retries with backoff). */
 const attempts = 8;
-/** The most a loser of a 409 pauses (at random) before it re-reads, so the losers of one race do not meet again. */
+/** A loser of its n-th 409 pauses at random for up to n × this before it re-reads (losers of one race spread out). */
 const conflictPauseMs = 100;
 
 class SlotConflictError extends Error {
@@ -89,7 +89,7 @@ export async function updateSlots(
       if (!(isConflict(err) || isAlreadyExists(err))) throw err;
       if (attempt >= attempts)
         throw new SlotConflictError(`lease ${namespace}/${name} kept changing under ${attempts} attempts`, { cause: err });
-      if (opts !== undefined) await opts.clock.sleep(Math.random() * conflictPauseMs, signal);
+      if (opts !== undefined) await opts.clock.sleep(Math.random() * conflictPauseMs * attempt, signal);
     }
   }
 }

@@ -64,7 +64,7 @@ describe("slotWaker (issue 25)", () => {
     await w.clock.settle();
     expect(w.clock.pending()).toBe(1);
     expect(w.woken).toEqual([]);
-    w.clock.step(1_000);
+    w.clock.step(2_000);
     await w.clock.settle();
     expect(w.woken).toEqual([{ namespace: "kube-system", name: "pool" }]);
     w.stop();
@@ -74,7 +74,7 @@ describe("slotWaker (issue 25)", () => {
     const w = waker();
     w.change(lease({ a: "verifying", b: "applying" }), lease({ b: "applying" }));
     w.set(lease({ b: "applying", c: "applying" }));
-    w.clock.step(1_000);
+    w.clock.step(2_000);
     await w.clock.settle();
     expect(w.woken).toEqual([]);
     w.stop();
@@ -87,7 +87,7 @@ describe("slotWaker (issue 25)", () => {
   ])("does not wake for %s", async (_name, before, after, opts) => {
     const w = waker(opts);
     w.change(before, after);
-    w.clock.step(1_000);
+    w.clock.step(2_000);
     await w.clock.settle();
     expect(w.woken).toEqual([]);
     w.stop();
