@@ -104,7 +104,6 @@ export async function enterRollout(
   // A new OSC reaches the whole pool at once: the first look at a checksum pauses at random before taking.
   const agent = deps.rollout ?? deps;
   const firstLook = waitingSince.get(agent)?.checksum !== checksum;
-  let reads = 0;
   try {
     await updateSlots(
       deps.kube,
@@ -114,8 +113,7 @@ export async function enterRollout(
         const { now } = look;
         const own = look.current.get(me);
         const set = new Map<string, Slot | null>(look.dropped.map((name) => [name, null]));
-        // A take that lost a race (a re-read after a 409) pauses too: the waker brings it back, at random.
-        decision = look.decision.kind === "take" && (firstLook || reads++ > 0) ? { kind: "wait", behind: [] } : look.decision;
+        decision = look.decision.kind === "take" && firstLook ? { kind: "wait", behind: [] } : look.decision;
         if (decision.kind === "take") set.set(me, { checksum, since: slotTime(now), renewed: slotTime(now), state: "applying" });
         else if (decision.kind === "resume" && own !== undefined && renewDue(own, now, t)) set.set(me, { ...own, renewed: slotTime(now) });
         return set.size > 0 ? set : undefined;
