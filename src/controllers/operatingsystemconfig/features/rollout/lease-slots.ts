@@ -65,22 +65,13 @@ export async function updateSlots(
     }
     try {
       if (lease === undefined) {
+        const uid = secret.metadata.uid ?? "";
+        const owner = { apiVersion: "v1", kind: "Secret", name, uid, controller: true, blockOwnerDeletion: true };
+        const metadata = { name, namespace, annotations, ownerReferences: [owner] };
         return await kube.create<KubeObject>(
           leases,
           namespace,
-          {
-            apiVersion: "coordination.k8s.io/v1",
-            kind: "Lease",
-            metadata: {
-              name,
-              namespace,
-              annotations,
-              ownerReferences: [
-                { apiVersion: "v1", kind: "Secret", name, uid: secret.metadata.uid ?? "", controller: true, blockOwnerDeletion: true },
-              ],
-            },
-            spec: {},
-          },
+          { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata, spec: {} },
           { signal },
         );
       }

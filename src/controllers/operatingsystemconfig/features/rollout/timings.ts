@@ -21,8 +21,7 @@ export const defaultRolloutTimings: RolloutTimings = {
 };
 
 /**
- * The most a waiting node pauses at random before it tries a free slot (its first look at a checksum, or a
- * freed slot): of K waiters one tries after about this / K, and about K × (API latency) / this try at once.
- * K is unknown (waiters write nothing); pools are a few times N, so N × 1 s (at most 20 s or renewEvery).
+ * The most a waiting node pauses at random before it tries a free slot: of K waiters one tries after about
+ * this / K, and about K × (latency) / this at once. K is unknown (waiters write nothing): N × 1 s, ≤ 20 s.
  */
 export const slotJitterMs = (t: RolloutTimings, n: number): number => Math.min(20_000, t.renewEveryMs, n * 1_000);

@@ -39,17 +39,13 @@ export function slotWaker(d: SlotWakerDeps): EventHandler<KubeObject> {
     if (await d.outdated(d.signal)) q.add(d.secret);
   };
   const ignore = () => {};
-  return {
-    create: ignore,
-    delete: ignore,
-    generic: ignore,
-    update: (old, now, q) => {
-      if (pending || standings(old) === standings(now)) return;
-      pending = true;
-      wake(q).catch(() => {
-        pending = false;
-        if (!d.signal.aborted) q.add(d.secret); // the checks broke: look rather than miss a free slot
-      });
-    },
+  const update = (old: KubeObject, now: KubeObject, q: Enqueuer) => {
+    if (pending || standings(old) === standings(now)) return;
+    pending = true;
+    wake(q).catch(() => {
+      pending = false;
+      if (!d.signal.aborted) q.add(d.secret); // the checks broke: look rather than miss a free slot
+    });
   };
+  return { create: ignore, delete: ignore, generic: ignore, update };
 }
