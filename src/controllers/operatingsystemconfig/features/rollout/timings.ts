@@ -22,6 +22,6 @@ export const defaultRolloutTimings: RolloutTimings = {
 
 /**
  * The most a waiting node pauses at random before it tries a free slot: of K waiters one tries after about
- * this / K, and about K × (latency) / this at once. K is unknown (waiters write nothing): N × 1 s, ≤ 20 s.
+ * this / K, and about K × (latency) / this at once. K is unknown (waiters write nothing): N × 0.5 s, ≤ 10 s.
  */
-export const slotJitterMs = (t: RolloutTimings, n: number): number => Math.min(20_000, t.renewEveryMs, n * 1_000);
+export const slotJitterMs = (t: RolloutTimings, n: number): number => Math.min(10_000, t.renewEveryMs, n * 500);
