@@ -12,9 +12,6 @@ const kubeletClientCertPath = `${kubeletPkiDir}/kubelet-client-current.pem`;
 
 export class CredentialsRotationError extends Error {
   override readonly name = "CredentialsRotationError";
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
 }
 
 const toYaml = (doc: unknown): string => yamlPackage().stringify(doc, { indentSeq: false, sortMapEntries: true, lineWidth: 0 });
