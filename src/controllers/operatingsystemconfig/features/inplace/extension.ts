@@ -4,9 +4,9 @@ import type { StepContext } from "../../apply/context.ts";
 import type { ApplyExtension } from "../../apply/extension.ts";
 import { step } from "../../../../log/index.ts";
 import type { PlanInput } from "../../plan/planner.ts";
-import { credentialsRotationPending, rotateCredentials } from "./credentials.ts";
+import { rotateCredentials } from "./credentials.ts";
 import { type InPlaceDeps, wired } from "./deps.ts";
-import { computeInPlaceFlags } from "./flags.ts";
+import { computeInPlaceFlags, rotationFlagSet } from "./flags.ts";
 import { checkKubeletAfterUpdate, removeCpuManagerState } from "./kubelet.ts";
 import { markSuccessful, readyForUpdate, updateResult } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
@@ -44,7 +44,7 @@ async function performInPlaceUpdate(ctx: StepContext, inPlace: InPlaceDeps | und
     const res = await updateOperatingSystem(ctx, wired(inPlace), osc, node);
     if (res.requeueAfterMs !== undefined) return { retryAfterMs: res.requeueAfterMs };
   }
-  if (credentialsRotationPending(ctx.store.changes)) await rotateCredentials(ctx, wired(inPlace), node);
+  if (rotationFlagSet(ctx.store.changes.inPlaceUpdates)) await rotateCredentials(ctx, wired(inPlace), node);
 
   const result = updateResult(node);
   if ((readyForUpdate(node) && result !== "successful") || result === "failed") {
