@@ -5,7 +5,6 @@ import {
   type Controller,
   defaultControllerRateLimiter,
   enqueueMapped,
-  type Enqueuer,
   type EventHandler,
   keyString,
   newController,
@@ -119,10 +118,7 @@ export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject>
 }
 
 /** Node events (behind `holdAnnotationPredicate`) wake the OSC Secret's key: a released hold applies at once. */
-export function nodeHandler(secret: ObjectKey): EventHandler<KubeObject> {
-  const add = (_: KubeObject, q: Enqueuer) => q.add(secret);
-  return { create: add, update: (_old, n, q) => add(n, q), delete: add, generic: add };
-}
+export const nodeHandler = (secret: ObjectKey): EventHandler<KubeObject> => enqueueMapped(() => [secret]);
 
 /** Builds the controller: one worker, 3-minute deadline, the name-scoped Secret source behind the predicate. */
 export function newOscController(opts: {
