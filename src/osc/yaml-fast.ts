@@ -182,7 +182,8 @@ function scanLine(line: string): LineScan | undefined {
       stop.lastIndex = i + 1;
     }
     const token = line.slice(start, i).trimEnd();
-    if (token.length > 1000 || !safePlain(token, isKey)) return undefined;
+    // Implicit keys are limited to 1024 characters; values are not (a file's base64 content: issue 27).
+    if ((isKey && token.length > 1000) || !safePlain(token, isKey)) return undefined;
     if (isKey) {
       if (flow === 0 && keyCol >= 0) return undefined; // a second implicit key on one line
       if (flow === 0) keyCol = start;
