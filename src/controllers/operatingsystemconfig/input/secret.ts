@@ -42,8 +42,33 @@ export async function readSecret(deps: SecretReadDeps, key: ObjectKey, signal: A
 /** The Secret's `checksum/data-script` annotation, "" when it has none. */
 export const secretChecksum = (secret: KubeObject): string => secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "";
 
+/**
+ * Each cached Secret object's decoded OSC: the reconcile after every apply (the Node's checksum changed)
+ * reads the same object, and decoding a 20 MB osc.yaml again cost 3 × its size at once (issue 27). The
+ * informer replaces the object on every change, so an entry lives as long as the Secret it came from.
+ */
+const decodedSecrets = new WeakMap<KubeObject, Osc>();
+
 /** The OSC in the Secret's osc.yaml; throws OscSecretError naming the Secret when it is missing or undecodable. */
 export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
+  const known = decodedSecrets.get(secret);
+  if (known !== undefined) return known;
+  const osc = decodeSecretData(secret, key);
+  decodedSecrets.set(secret, osc);
+  // Its bytes, text and the parser's garbage are collected at once for a big OSC, before the plan adds its own.
+  if (encodedSize(secret) >= bigOsc) Bun.gc(true);
+  return osc;
+}
+
+/** An osc.yaml this large (base64, as stored) is collected after decoding. */
+const bigOsc = 4 * 1024 * 1024;
+const encodedSize = (secret: KubeObject): number => {
+  const data = secret["data"];
+  const v = data !== null && typeof data === "object" ? (data as Record<string, unknown>)[oscDataKey] : undefined;
+  return typeof v === "string" ? v.length : 0;
+};
+
+function decodeSecretData(secret: KubeObject, key: ObjectKey): Osc {
   let bytes: Uint8Array | undefined;
   try {
     bytes = secretValue(secret, oscDataKey);
