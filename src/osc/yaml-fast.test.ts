@@ -114,6 +114,19 @@ describe("readYamlFast", () => {
     }
   });
 
+  test("should read UTF-8 bytes exactly like their text", () => {
+    for (const text of [...fixtures, benchOsc(50), "a: é€😀\nb: [x, 'ü']\n"]) {
+      expect(readYamlFast(new TextEncoder().encode(text))).toEqual(readYamlFast(text) as Record<string, unknown>);
+    }
+  });
+
+  test.each([
+    ["a byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x3a, 0x20, 0x62])],
+    ["invalid UTF-8", new Uint8Array([0x61, 0x3a, 0x20, 0xff])],
+  ])("should leave bytes with %s to the slow path", (_, bytes) => {
+    expect(readYamlFast(bytes)).toBeUndefined();
+  });
+
   test("should read a long base64 value exactly like the reference reader", () => {
     expect(expectSameAsCompat(`content:\n  inline:\n    data: ${"aGVsbG8+d29y/GQK".repeat(5000)}==\n    encoding: b64\n`)).toBe(true);
   });

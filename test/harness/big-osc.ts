@@ -12,7 +12,14 @@ export function bigOscYaml(files: number, generation: number, units = 10): strin
   lines.push("  files:");
   for (let f = 0; f < files; f++) {
     const data = Buffer.from(bigOscContent(f, generation)).toString("base64");
-    lines.push("  - content:", "      inline:", `        data: ${data}`, "        encoding: b64", `    path: ${bigOscPath(f, units)}`, "    permissions: 420");
+    lines.push(
+      "  - content:",
+      "      inline:",
+      `        data: ${data}`,
+      "        encoding: b64",
+      `    path: ${bigOscPath(f, units)}`,
+      "    permissions: 420",
+    );
   }
   return `${lines.join("\n")}\n`;
 }

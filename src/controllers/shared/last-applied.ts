@@ -69,7 +69,7 @@ export async function readLastAppliedWithTypeMeta(
   if (found === undefined) return undefined;
   const { entry } = found;
   if (entry.typeMetaInFile === undefined) {
-    const doc = readYaml(new TextDecoder().decode(found.bytes));
+    const doc = readYaml(found.bytes);
     entry.typeMetaInFile = named(doc, "apiVersion") && named(doc, "kind");
   }
   return { osc: entry.osc, typeMetaInFile: entry.typeMetaInFile };
