@@ -1,30 +1,28 @@
 const NEWLINE = 0x0a;
-/** A line this long (a big OSC Secret's event) has its bytes collected before it is parsed. */
+/** A line this long (a big OSC Secret's event) has its pieces collected before it is parsed. */
 const bigLine = 4 * 1024 * 1024;
 
 /**
- * Yields the lines of a byte stream (UTF-8), skipping blank ones. A line is decoded once, when its end
- * arrives: a watch event of tens of megabytes (a big OSC Secret) arrives in hundreds of chunks, and
- * re-joining the text on every chunk copied it hundreds of times (issue 27).
+ * Yields the lines of a byte stream (UTF-8), skipping blank ones. Each chunk is decoded as it arrives
+ * (its bytes are then garbage) and a line is joined once, when its end arrives: a watch event of tens
+ * of megabytes (a big OSC Secret) arrives in hundreds of chunks, and re-joining the text on every
+ * chunk copied it hundreds of times (issue 27).
  */
 export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   const reader = stream.getReader();
-  /** The unfinished line's bytes, chunk by chunk. */
-  let parts: Uint8Array[] = [];
-  let partsLength = 0;
-  const decode = (last: Uint8Array): string => {
-    const bytes = parts.length === 0 ? last : Buffer.concat([...parts, last]);
-    parts = [];
-    partsLength = 0;
-    return decoder.decode(bytes);
+  /** The unfinished line's text, chunk by chunk. */
+  let pieces: string[] = [];
+  const join = (last: Uint8Array): string => {
+    pieces.push(decoder.decode(last));
+    const text = pieces.length === 1 ? (pieces[0] as string) : pieces.join("");
+    pieces = [];
+    return text;
   };
   const line = (last: Uint8Array): string | undefined => {
-    const big = partsLength + last.length >= bigLine;
-    const text = decode(last);
-    // Its chunks and their concatenation are garbage now: collected before the parse makes a third
-    // copy (a 27 MB event peaked at 4 × its size otherwise, issue 27).
-    if (big) Bun.gc(true);
+    const text = join(last);
+    // Its pieces are garbage now: collected before the parse makes another copy (issue 27).
+    if (text.length >= bigLine) Bun.gc(true);
     const l = text.endsWith("\r") ? text.slice(0, -1) : text;
     return l.trim() === "" ? undefined : l;
   };
@@ -42,10 +40,7 @@ export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGener
         if (l !== undefined) yield l;
         l = undefined;
       }
-      if (start < value.length) {
-        parts.push(value.subarray(start));
-        partsLength += value.length - start;
-      }
+      if (start < value.length) pieces.push(decoder.decode(value.subarray(start), { stream: true }));
     }
     l = line(new Uint8Array(0));
     if (l !== undefined) yield l;
