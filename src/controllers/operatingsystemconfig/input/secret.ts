@@ -53,10 +53,13 @@ const decodedSecrets = new WeakMap<KubeObject, Osc>();
 export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
   const known = decodedSecrets.get(secret);
   if (known !== undefined) return known;
+  // A big OSC: the watch event's text and the replaced Secret are collected before decoding adds its
+  // copies, and those (bytes, the parser's garbage) right after, before the plan adds its own.
+  const big = encodedSize(secret) >= bigOsc;
+  if (big) Bun.gc(true);
   const osc = decodeSecretData(secret, key);
   decodedSecrets.set(secret, osc);
-  // Its bytes, text and the parser's garbage are collected at once for a big OSC, before the plan adds its own.
-  if (encodedSize(secret) >= bigOsc) Bun.gc(true);
+  if (big) Bun.gc(true);
   return osc;
 }
 
