@@ -55,7 +55,8 @@ export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
   if (known !== undefined) return known;
   // A big OSC: the watch event's text and the replaced Secret are collected before decoding adds its
   // copies, and those (bytes, the parser's garbage) right after, before the plan adds its own.
-  const big = encodedSize(secret) >= bigOsc;
+  const data = oscData(secret);
+  const big = typeof data === "string" && data.length >= bigOsc;
   if (big) Bun.gc(true);
   const osc = decodeSecretData(secret, key);
   decodedSecrets.set(secret, osc);
@@ -63,13 +64,14 @@ export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
   return osc;
 }
 
-/** An osc.yaml this large (base64, as stored) is collected after decoding. */
+/** An osc.yaml this large (base64, as stored) is collected around its decoding. */
 const bigOsc = 4 * 1024 * 1024;
-const encodedSize = (secret: KubeObject): number => {
+
+/** `data["osc.yaml"]` as stored (base64 text), or undefined. */
+export function oscData(secret: KubeObject): unknown {
   const data = secret["data"];
-  const v = data !== null && typeof data === "object" ? (data as Record<string, unknown>)[oscDataKey] : undefined;
-  return typeof v === "string" ? v.length : 0;
-};
+  return data !== null && typeof data === "object" ? (data as Record<string, unknown>)[oscDataKey] : undefined;
+}
 
 function decodeSecretData(secret: KubeObject, key: ObjectKey): Osc {
   let bytes: Uint8Array | undefined;
