@@ -18,15 +18,10 @@ export class ChangesStore {
 
   /** Applies `mutate` and persists, after every earlier update has been written. */
   update(mutate: (c: OscChanges) => void): Promise<void> {
-    const next = this.chain.then(async () => {
-      await this.durable;
-      mutate(this.changes);
-      this.deferred = false;
-      return this.persistFn(this.changes);
+    return this.persistVia((c) => {
+      mutate(c);
+      return this.persistFn(c);
     });
-    // A failed write fails this caller; later updates still run (and rewrite the whole file).
-    this.chain = next.catch(() => undefined);
-    return next;
   }
 
   persist(): Promise<void> {
@@ -44,6 +39,7 @@ export class ChangesStore {
       this.deferred = false;
       return write(this.changes);
     });
+    // A failed write fails this caller; later updates still run (and rewrite the whole file).
     this.chain = next.catch(() => undefined);
     return next;
   }
