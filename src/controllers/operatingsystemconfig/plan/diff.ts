@@ -1,13 +1,4 @@
-import {
-  type ChangedUnit,
-  type DropIn,
-  emptyChanges,
-  type Osc,
-  type OscChanges,
-  type OscFile,
-  type RegistryConfig,
-  type Unit,
-} from "../../../osc/index.ts";
+import { emptyChanges, type Osc, type OscChanges, type OscFile, type RegistryConfig } from "../../../osc/index.ts";
 import { semanticEqual } from "./equal.ts";
 import { allFiles, containerdConfigured, mergeUnits, unitCommand } from "./merge.ts";
 
@@ -26,8 +17,6 @@ export function computeFileDiff(old: Osc | undefined, cur: Osc, hostName: string
   };
 }
 
-const withDropIns = (u: Unit, changed: DropIn[], deleted: DropIn[]): ChangedUnit => ({ ...u, dropInsChanges: { changed, deleted } });
-
 /** units.changed / deleted / commands of §5.4. */
 export function computeUnitDiff(
   old: Osc | undefined,
@@ -42,28 +31,24 @@ export function computeUnitDiff(
   const changedPaths = new Set(changedFiles.map((f) => f.path));
   out.deleted = before.filter((u) => !newNames.has(u.name));
   for (const u of now) {
+    // A new unit is changed with all its drop-ins.
     const o = oldByName.get(u.name);
-    if (o === undefined) {
-      out.changed.push(withDropIns(u, [...(u.dropIns ?? [])], []));
-      out.commands.push({ name: u.name, command: unitCommand(u) });
-      continue;
-    }
     const fileChanged = (u.filePaths ?? []).some((p) => changedPaths.has(p));
-    if (semanticEqual(o, u) && !fileChanged) continue;
+    if (o !== undefined && semanticEqual(o, u) && !fileChanged) continue;
     const newDropIns = u.dropIns ?? [];
-    const oldDropIns = o.dropIns ?? [];
+    const oldDropIns = o?.dropIns ?? [];
     const newDropInNames = new Set(newDropIns.map((d) => d.name));
     const oldByDropIn = new Map(oldDropIns.map((d) => [d.name, d]));
-    out.changed.push(
-      withDropIns(
-        u,
-        newDropIns.filter((d) => {
+    out.changed.push({
+      ...u,
+      dropInsChanges: {
+        changed: newDropIns.filter((d) => {
           const od = oldByDropIn.get(d.name);
           return od === undefined || od.content !== d.content;
         }),
-        oldDropIns.filter((d) => !newDropInNames.has(d.name)),
-      ),
-    );
+        deleted: oldDropIns.filter((d) => !newDropInNames.has(d.name)),
+      },
+    });
     out.commands.push({ name: u.name, command: unitCommand(u) });
   }
   return out;
