@@ -61,7 +61,7 @@ async function writeUnitFiles(ctx: StepContext, read?: Promise<FileWrite[]>): Pr
  */
 export async function applyChangedUnits(
   ctx: StepContext,
-  opts: { readonly afterEnableSent?: () => void; readonly unitFilesRead?: Promise<FileWrite[]> } = {},
+  opts: { readonly afterEnableSent?: (() => void) | undefined; readonly unitFilesRead?: Promise<FileWrite[]> | undefined } = {},
 ): Promise<void> {
   const { systemd, log } = ctx.ports;
   const units = [...ctx.store.changes.units.changed];
