@@ -85,10 +85,6 @@ export class ChangesStore {
     });
   }
 
-  fileDeletedDone(path: string): Promise<void> {
-    return this.update((c) => removeFirst(c.files.deleted, (f) => f.path === path));
-  }
-
   registryDesiredDone(upstream: string): Promise<void> {
     return this.update((c) => {
       removeFirst(c.containerd.registries.desired, (r) => r.upstream === upstream);
@@ -106,10 +102,6 @@ export class ChangesStore {
       const u = c.units.changed.find((x) => x.name === unit);
       if (u !== undefined) removeFirst(u.dropInsChanges[kind], (d) => d.name === dropIn);
     });
-  }
-
-  unitChangedDone(name: string): Promise<void> {
-    return this.update((c) => removeFirst(c.units.changed, (u) => u.name === name));
   }
 
   /** Units whose files and enablement were handled together (all idempotent steps), recorded with one write (or deferred). */
