@@ -5,13 +5,10 @@ import { checksumPrefix } from "../plan/summary.ts";
 /** The Node condition that tells whether this node runs its current OSC, and if not, why. */
 const oscConditionType = "OperatingSystemConfigApplied";
 
-export type OscConditionReason = "Applied" | "Applying" | "ApplyFailed" | GateReason;
-export type ConditionStatus = "True" | "False" | "Unknown";
-
 /** What the condition says, before times are added. */
 export type OscConditionState = {
-  readonly status: ConditionStatus;
-  readonly reason: OscConditionReason;
+  readonly status: "True" | "False" | "Unknown";
+  readonly reason: "Applied" | "Applying" | "ApplyFailed" | GateReason;
   readonly message: string;
 };
 
