@@ -15,6 +15,7 @@ import {
   createKubeletHealthProbe,
   createOscMetrics,
   createReconciler,
+  defaultStageMaxBytes,
   driftPathsMetric,
   type DriftStatus,
   newOscController,
@@ -149,6 +150,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     rollout: rolloutDeps(s),
     metrics: createOscMetrics(s.metrics),
+    staging: stagingDeps(s),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(),
@@ -186,6 +188,17 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
   });
   leaseWatch?.attach(controller);
   return { controller, drift };
+}
+
+/** Pre-staged applies (issue 23): the size bound from the config file, and the stage's gauge. */
+function stagingDeps(s: OscSetup): NonNullable<OscControllerDeps["staging"]> {
+  const gauge = s.metrics.gauge({
+    name: "gardener_node_agent_staged_bytes",
+    help: "Bytes of image and secret content staged for the current and the pending operating system config.",
+  });
+  gauge.set(0);
+  const maxBytes = s.config.controllers.operatingSystemConfig.stagingMaxBytes ?? defaultStageMaxBytes;
+  return { maxBytes, stagedBytes: (n) => gauge.set(n) };
 }
 
 async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: AbortSignal): Promise<KubeObject | undefined> {
