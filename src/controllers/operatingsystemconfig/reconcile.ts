@@ -68,7 +68,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       await labels.done();
       return report.report(node, checksum, { reason: "StagingFailed", message: staged.message, requeueAfterMs: staged.requeueAfterMs }, signal);
     }
-    const ports = staged === undefined ? deps : { ...deps, staged: staged.content };
+    const ports = staged?.kind === "staged" ? { ...deps, staged: staged.content } : deps;
 
     // 9. The admit-phase gates (plugins.ts); what they reserve is released at the end.
     const ctx = gateContext(deps, plugins.extensions, input, signal);
@@ -80,7 +80,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     const { reservations } = admitted;
 
     // 10. Apply (§4 steps 7–26), one writer of the host at a time; a verifying slot only waits for the labels.
-    const run = await report.startApply(node, checksum, signal, staged !== undefined);
+    const run = await report.startApply(node, checksum, signal, staged?.kind === "staged");
     let stop: ApplyStop | undefined;
     try {
       if (hostAlreadyApplied(admitted)) await labels.done();

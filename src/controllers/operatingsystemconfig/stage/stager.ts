@@ -39,7 +39,7 @@ export interface StagingFailure {
   readonly requeueAfterMs: number;
 }
 
-export type StageOutcome = { readonly kind: "staged"; readonly content: StagedContent } | StagingFailure;
+export type StageOutcome = { readonly kind: "staged"; readonly content: StagedContent } | { readonly kind: "nothing" } | StagingFailure;
 
 class StagingError extends Error {
   override readonly name = "StagingError";
@@ -72,7 +72,11 @@ export class Stager {
 
   /** Stages `checksum` (once; later calls check the blobs are still there), keeping only it and `current`. */
   async stage(checksum: string, osc: Osc, current: string | undefined, node: KubeObject | undefined, signal: AbortSignal): Promise<StageOutcome> {
-    if (!stageableChecksum(checksum)) return { kind: "staged", content: noStagedContent };
+    // Nothing to fetch (inline files only): no stage, exactly as without staging.
+    if (!stageableChecksum(checksum) || !(osc.spec.files ?? []).some((f) => sourceOf(f) !== undefined)) {
+      await this.#pruneOnce(checksum, current);
+      return { kind: "nothing" };
+    }
     const existing = await readStageRecord(this.deps.host, checksum);
     if (existing?.state === "staged" && (await this.#complete(existing))) {
       await this.#pruneOnce(checksum, current);
@@ -215,5 +219,3 @@ export class Stager {
     };
   }
 }
-
-const noStagedContent: StagedContent = { imageFile: async () => undefined, secretFile: async () => undefined };
