@@ -123,7 +123,11 @@ export const validateConfig = (config: NodeAgentConfiguration, options: Validate
   }
 
   if (osc.stagingMaxBytes !== undefined && osc.stagingMaxBytes <= 0) {
-    issues.push({ path: "controllers.operatingSystemConfig.stagingMaxBytes", type: "Invalid", detail: "must be a positive number of bytes" });
+    issues.push({
+      path: "controllers.operatingSystemConfig.stagingMaxBytes",
+      type: "Invalid",
+      detail: "must be a positive number of bytes",
+    });
   }
 
   issues.push(...validateTokenSyncConfigs(config));

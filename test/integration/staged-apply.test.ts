@@ -37,7 +37,9 @@ afterAll(async () => {
 
 const plainHttp = () => ({ GARDENER_NODE_AGENT_PLAIN_HTTP_REGISTRIES: registry.host });
 // A rollout slot verifies the node for 2 s instead of minutes.
-const rolloutTimings = { GARDENER_NODE_AGENT_TIMINGS: "healthyFor=2s,verifyTimeout=90s,renewEvery=1s,staleAfter=6s,verifyPoll=500ms,unitCheckPeriod=1s" };
+const rolloutTimings = {
+  GARDENER_NODE_AGENT_TIMINGS: "healthyFor=2s,verifyTimeout=90s,renewEvery=1s,staleAfter=6s,verifyPoll=500ms,unitCheckPeriod=1s",
+};
 const stageDir = (sb: Sandbox) => join(sb.root, "var/lib/gardener-node-agent/staged");
 const versions = (sb: Sandbox): string[] =>
   existsSync(join(stageDir(sb), "versions")) ? readdirSync(join(stageDir(sb), "versions")).map((n) => n.replace(/\.json$/, "")) : [];
@@ -78,16 +80,22 @@ describe("pre-staged applies (whole binary)", () => {
   test("a staging failure asks no gate, takes no rollout slot and touches nothing; once the image exists it is staged, takes its slot and is installed", async () => {
     const sb = await startSandbox();
     // The pool label on the Node is what lets the authorizer serve the pool's Lease (the rollout slots).
-    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { labels: { "worker.gardener.cloud/gardener-node-agent-secret-name": sb.secretName } } });
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: { labels: { "worker.gardener.cloud/gardener-node-agent-secret-name": sb.secretName } },
+    });
     const agent = sb.spawnAgent({ ...plainHttp(), ...rolloutTimings });
     try {
       await sb.waitForApplied(sb.setOsc(firstOsc));
       annotate(sb, { "node-agent.gardener.cloud/rollout-parallelism": "1" });
       const missing = `${registry.host}/stage/late:v1`;
       const checksum = sb.setOsc(imageOsc(missing));
-      const cond = await eventually("condition StagingFailed", () => (condition(sb)?.["reason"] === "StagingFailed" ? condition(sb) : undefined), {
-        timeoutMs: 30_000,
-      });
+      const cond = await eventually(
+        "condition StagingFailed",
+        () => (condition(sb)?.["reason"] === "StagingFailed" ? condition(sb) : undefined),
+        {
+          timeoutMs: 30_000,
+        },
+      );
       expect(cond?.["status"]).toBe("False");
       expect(String(cond?.["message"])).toContain(`image ${missing}`);
       expect((await record(sb, checksum))?.["state"]).toBe("failed");
@@ -132,9 +140,13 @@ describe("pre-staged applies (whole binary)", () => {
     content: {imageRef: {image: "${registry.host}/stage/helper:v1", filePathInImage: /helper}}
 `;
       const checksum = sb.setOsc(imageOsc(`${registry.host}/stage/tool:v1`, extra));
-      const cond = await eventually("condition StagingFailed", () => (condition(sb)?.["reason"] === "StagingFailed" ? condition(sb) : undefined), {
-        timeoutMs: 30_000,
-      });
+      const cond = await eventually(
+        "condition StagingFailed",
+        () => (condition(sb)?.["reason"] === "StagingFailed" ? condition(sb) : undefined),
+        {
+          timeoutMs: 30_000,
+        },
+      );
       expect(String(cond?.["message"])).toContain("would exceed the stage size bound of 50000 bytes");
       expect(String(cond?.["message"])).toContain(`image ${registry.host}/stage/helper:v1`);
       // The failed version's blobs are gone; nothing was installed.
@@ -166,10 +178,14 @@ describe("pre-staged applies (whole binary)", () => {
     content: {secretRef: {name: gardener-valitail, dataKey: token}}
 `;
       const checksum = sb.setOsc(imageOsc(`${registry.host}/stage/tool:v1`, secretFile));
-      const staged = await eventually("the held version staged", async () => {
-        const rec = await record(sb, checksum);
-        return rec?.["state"] === "staged" ? rec : undefined;
-      }, { timeoutMs: 30_000 });
+      const staged = await eventually(
+        "the held version staged",
+        async () => {
+          const rec = await record(sb, checksum);
+          return rec?.["state"] === "staged" ? rec : undefined;
+        },
+        { timeoutMs: 30_000 },
+      );
       expect((staged["files"] as Plain[]).map((f) => f["path"]).sort()).toEqual(["/etc/demo/token", "/opt/bin/tool"]);
       await eventually("condition Held", () => condition(sb)?.["reason"] === "Held", { timeoutMs: 30_000 });
       expect(statSync(stageDir(sb)).mode & 0o777).toBe(0o700);
@@ -193,7 +209,10 @@ describe("pre-staged applies (whole binary)", () => {
       // Stale stages (another version, an orphaned blob, a stray entry) go at the next start.
       await agent.stop();
       const stale = "ab".repeat(32);
-      writeFileSync(join(stageDir(sb), "versions", `${stale}.json`), JSON.stringify({ checksum: stale, state: "staged", bytes: 3, at: "x", files: [] }));
+      writeFileSync(
+        join(stageDir(sb), "versions", `${stale}.json`),
+        JSON.stringify({ checksum: stale, state: "staged", bytes: 3, at: "x", files: [] }),
+      );
       writeFileSync(join(stageDir(sb), "blobs", `sha256-${"cd".repeat(32)}`), "old");
       mkdirSync(join(stageDir(sb), "leftover"));
       agent = sb.spawnAgent({});

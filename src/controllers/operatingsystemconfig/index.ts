@@ -15,4 +15,4 @@ export { PoolNodes, slotsChangedPredicate } from "./features/rollout/index.ts";
 export type { RolloutDeps } from "./features/rollout/index.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./features/inplace/index.ts";
 export { serialLeaseWatch } from "./features/serial/index.ts";
-export { defaultStageMaxBytes, listStageRecords, readStageRecord, type StageRecord, stageStateText } from "./stage/index.ts";
+export { defaultStageMaxBytes } from "./stage/index.ts";

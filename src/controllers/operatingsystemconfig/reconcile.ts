@@ -66,7 +66,12 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     const staged = await stager?.stage(checksum, osc, current, node, signal);
     if (staged?.kind === "failed") {
       await labels.done();
-      return report.report(node, checksum, { reason: "StagingFailed", message: staged.message, requeueAfterMs: staged.requeueAfterMs }, signal);
+      return report.report(
+        node,
+        checksum,
+        { reason: "StagingFailed", message: staged.message, requeueAfterMs: staged.requeueAfterMs },
+        signal,
+      );
     }
     const ports = staged?.kind === "staged" ? { ...deps, staged: staged.content } : deps;
 

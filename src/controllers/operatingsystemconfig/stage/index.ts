@@ -1,2 +1,2 @@
-export { defaultStageMaxBytes, Stager, type StageOutcome, type StagerDeps } from "./stager.ts";
-export { listStageRecords, readStageRecord, stageDir, stageStateText, type StageRecord, type StageState } from "./store.ts";
+export { defaultStageMaxBytes, Stager } from "./stager.ts";
+export { listStageRecords, readStageRecord, stageStateText } from "./store.ts";

@@ -51,8 +51,10 @@ const secretSource = (name: string, key: string) => `secret ${name} ${key}`;
 function sourceOf(f: OscFile): { source: string; subject: string } | undefined {
   const c = f.content;
   if (c.inline !== undefined) return undefined;
-  if (c.secretRef !== undefined) return { source: secretSource(c.secretRef.name, c.secretRef.dataKey), subject: `secret ${c.secretRef.name}` };
-  if (c.imageRef !== undefined) return { source: imageSource(c.imageRef.image, c.imageRef.filePathInImage), subject: `image ${c.imageRef.image}` };
+  if (c.secretRef !== undefined)
+    return { source: secretSource(c.secretRef.name, c.secretRef.dataKey), subject: `secret ${c.secretRef.name}` };
+  if (c.imageRef !== undefined)
+    return { source: imageSource(c.imageRef.image, c.imageRef.filePathInImage), subject: `image ${c.imageRef.image}` };
   return undefined;
 }
 
@@ -71,7 +73,13 @@ export class Stager {
   }
 
   /** Stages `checksum` (once; later calls check the blobs are still there), keeping only it and `current`. */
-  async stage(checksum: string, osc: Osc, current: string | undefined, node: KubeObject | undefined, signal: AbortSignal): Promise<StageOutcome> {
+  async stage(
+    checksum: string,
+    osc: Osc,
+    current: string | undefined,
+    node: KubeObject | undefined,
+    signal: AbortSignal,
+  ): Promise<StageOutcome> {
     // Nothing to fetch (inline files only): no stage, exactly as without staging.
     if (!stageableChecksum(checksum) || !(osc.spec.files ?? []).some((f) => sourceOf(f) !== undefined)) {
       await this.#pruneOnce(checksum, current);
@@ -101,7 +109,14 @@ export class Stager {
       const attempt = this.#attempts.get(checksum) ?? 0;
       this.#attempts.set(checksum, attempt + 1);
       const requeueAfterMs = Math.min(firstRetryMs * 2 ** attempt, maxRetryMs);
-      await this.#store.writeRecord({ checksum, state: "failed", why: message, bytes: 0, at: new Date(this.deps.clock.now()).toISOString(), files: [] });
+      await this.#store.writeRecord({
+        checksum,
+        state: "failed",
+        why: message,
+        bytes: 0,
+        at: new Date(this.deps.clock.now()).toISOString(),
+        files: [],
+      });
       // The failed version's blobs go; what the current version has staged stays.
       await this.#prune(new Set([checksum, ...(current !== undefined ? [current] : [])]));
       this.deps.stagedBytes?.(await this.#store.blobBytes());

@@ -4,7 +4,7 @@ import { sha256Digest } from "../../../registry/index.ts";
 import { stateDir } from "../constants.ts";
 
 /** Where pending versions are staged (issue 23): content-addressed blobs and one record per version. */
-export const stageDir = `${stateDir}/staged`;
+const stageDir = `${stateDir}/staged`;
 const blobDir = `${stageDir}/blobs`;
 const versionDir = `${stageDir}/versions`;
 const dirMode = 0o700;
@@ -32,7 +32,6 @@ const recordSchema = v.object({
 
 export type StagedFile = v.InferOutput<typeof fileSchema>;
 export type StageRecord = v.InferOutput<typeof recordSchema>;
-export type StageState = StageRecord["state"];
 
 const versionPath = (checksum: string) => `${versionDir}/${checksum}.json`;
 const blobPath = (digest: string) => `${blobDir}/${digest.replace(":", "-")}`;
