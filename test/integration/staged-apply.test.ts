@@ -9,7 +9,7 @@ import { pushOciLayout } from "../../oci/push-layout.ts";
 import { createTransport } from "../../src/registry/index.ts";
 import { fakeElf, startRegistry, writeTestLayout, type RegistryDouble } from "../doubles/registry/index.ts";
 import { eventually } from "../harness/eventually.ts";
-import { startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { agentBinary, startSandbox, type Sandbox } from "../harness/sandbox.ts";
 
 type Plain = Record<string, unknown>;
 const tool = fakeElf("amd64", 40_000, 7);
@@ -54,6 +54,16 @@ const condition = (sb: Sandbox): Plain | undefined =>
 const annotate = (sb: Sandbox, values: Record<string, string | null>) =>
   sb.sim.store.patch("nodes", "", sb.nodeName, "merge", { metadata: { annotations: values } });
 const metrics = async (sb: Sandbox) => (await fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`)).text();
+/** The binary's operator commands against the sandbox root (no systemd: status reports that and goes on). */
+const cli = async (args: string[]) => {
+  const p = Bun.spawn([agentBinary, ...args], {
+    env: { PATH: process.env["PATH"] ?? "", DBUS_SYSTEM_BUS_ADDRESS: "unix:path=/nonexistent" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { stdout, stderr };
+};
 const bytesOf = async (path: string) => Buffer.from(await Bun.file(path).arrayBuffer());
 
 const firstOsc = `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -99,6 +109,9 @@ describe("pre-staged applies (whole binary)", () => {
       expect(cond?.["status"]).toBe("False");
       expect(String(cond?.["message"])).toContain(`image ${missing}`);
       expect((await record(sb, checksum))?.["state"]).toBe("failed");
+      expect((await cli(["status", `--root=${sb.root}`])).stdout).toMatch(
+        new RegExp(`staging of ${checksum.slice(0, 12)}: failed at \\S+: Staging operating system config \\w+ failed: image ${missing}`),
+      );
       // Nothing of the new version on the host, and the rollout gate was never asked for a slot.
       expect(existsSync(join(sb.root, "opt/bin/tool"))).toBe(false);
       expect(await sb.readHostFile("/etc/demo/hello")).toBe("hello");
@@ -177,7 +190,8 @@ describe("pre-staged applies (whole binary)", () => {
     permissions: 384
     content: {secretRef: {name: gardener-valitail, dataKey: token}}
 `;
-      const checksum = sb.setOsc(imageOsc(`${registry.host}/stage/tool:v1`, secretFile));
+      const heldOsc = imageOsc(`${registry.host}/stage/tool:v1`, secretFile);
+      const checksum = sb.setOsc(heldOsc);
       const staged = await eventually(
         "the held version staged",
         async () => {
@@ -189,6 +203,13 @@ describe("pre-staged applies (whole binary)", () => {
       expect((staged["files"] as Plain[]).map((f) => f["path"]).sort()).toEqual(["/etc/demo/token", "/opt/bin/tool"]);
       await eventually("condition Held", () => condition(sb)?.["reason"] === "Held", { timeoutMs: 30_000 });
       expect(statSync(stageDir(sb)).mode & 0o777).toBe(0o700);
+      // status and diff say so.
+      const status = await cli(["status", `--root=${sb.root}`]);
+      expect(status.stdout).toContain(`staging of ${checksum.slice(0, 12)}: staged (2 file(s), 40012 bytes)`);
+      const oscPath = join(dir, "held-osc.yaml");
+      writeFileSync(oscPath, heldOsc);
+      const diff = await cli(["diff", "--offline", `--root=${sb.root}`, oscPath]);
+      expect(diff.stdout).toContain("Staging: staged (2 file(s), 40012 bytes)");
       expect(existsSync(join(sb.root, "opt/bin/tool"))).toBe(false);
       expect(existsSync(join(sb.root, "etc/demo/token"))).toBe(false);
       // The tool (40 000 bytes) and the token (12 bytes).
