@@ -4,7 +4,14 @@ import type { HostFs } from "../../host/index.ts";
 import type { Controller, Kube, KubeObject, ObjectKey, Reader, Source } from "../../kube/index.ts";
 import { isNotFound, nodes, secrets } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
-import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
+import {
+  createAgentImageVerifier,
+  createRegistryClient,
+  extractFileFromImage,
+  loadRegistryCredentials,
+  parseDockerConfig,
+  registryAuthPath,
+} from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../../controllers/events.ts";
 import type { MetricsRegistry } from "../../server/index.ts";
@@ -92,6 +99,13 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
     credentialSource: () => loadRegistryCredentials(s.host),
   });
+  // Staging a version that delivers its own registry-auth.json pulls with those credentials (not on disk yet).
+  const withCredentials = (dockerConfig: string) =>
+    createRegistryClient({
+      plainHttpHosts: s.env.plainHttpRegistries,
+      hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
+      credentials: parseDockerConfig(dockerConfig, registryAuthPath),
+    });
   const platform = { os: "linux", architecture: s.arch };
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
@@ -138,8 +152,18 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     processPath: s.env.processPath,
     containerdInfo: createContainerdInfo(),
     probeFetch: (url, init) => fetch(url, init),
-    extractImageFile: async (image, filePathInImage, signal) =>
-      (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
+    extractImageFile: async (image, filePathInImage, signal, registryAuth) =>
+      (
+        await extractFileFromImage({
+          registry: registryAuth === undefined ? registry : withCredentials(registryAuth),
+          hostFs: s.host,
+          cacheDir: imageCacheDir,
+          image,
+          filePathInImage,
+          platform,
+          signal,
+        })
+      ).data,
     verifyAgentImage: createAgentImageVerifier(registry, s.host),
     arch: s.arch,
     onTokenResync: s.onTokenResync,

@@ -9,7 +9,13 @@ import type { NodeIdentity as SharedNodeIdentity } from "../../shared/index.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
-export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
+export type ExtractImageFile = (
+  image: string,
+  filePathInImage: string,
+  signal: AbortSignal,
+  /** Staging: the docker config (registry-auth.json) the pending version delivers, used instead of the host's. */
+  registryAuth?: string,
+) => Promise<Uint8Array>;
 
 /** A staged version's content (stage/, issue 23): undefined for what was not staged, which is then fetched live. */
 export interface StagedContent {

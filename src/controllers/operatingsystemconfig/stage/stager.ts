@@ -3,9 +3,10 @@ import type { HostFs } from "../../../host/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 import { errorText, type Logger } from "../../../log/index.ts";
 import type { Osc, OscFile } from "../../../osc/index.ts";
-import { ImageSignatureError } from "../../../registry/index.ts";
+import { ImageSignatureError, registryAuthPath } from "../../../registry/index.ts";
 import { type EventRecorder, nodeRef } from "../../events.ts";
 import type { ExtractImageFile, StagedContent } from "../apply/ports.ts";
+import { fileMode } from "../apply/modes.ts";
 import { agentBinaryPath } from "../constants.ts";
 import { checkAgentBinary, fileBytes } from "../plan/content.ts";
 import { readStageRecord, type StagedFile, type StageRecord, stageableChecksum, StageStore } from "./store.ts";
@@ -165,6 +166,7 @@ export class Stager {
         ? `the stage size bound of ${this.deps.maxBytes} bytes (controllers.operatingSystemConfig.stagingMaxBytes; ${held} bytes staged already)`
         : `the free space of the stage's file system minus 10 % (${freeRoom} bytes)`;
     let added = 0;
+    const registryAuth = await this.#registryAuth(osc, signal);
     for (const f of osc.spec.files ?? []) {
       signal.throwIfAborted();
       const from = sourceOf(f);
@@ -176,7 +178,7 @@ export class Stager {
       }
       let bytes: Uint8Array;
       try {
-        bytes = await this.#fetch(f, node, signal);
+        bytes = await this.#fetch(f, node, registryAuth, signal);
       } catch (err) {
         signal.throwIfAborted();
         throw new StagingError(`${from.subject} (file ${f.path}): ${errorText(err)}`, { cause: err });
@@ -193,7 +195,25 @@ export class Stager {
     return files;
   }
 
-  async #fetch(f: OscFile, node: KubeObject | undefined, signal: AbortSignal): Promise<Uint8Array> {
+  /** The registry credentials the pending version delivers (they are not on disk before its apply). */
+  async #registryAuth(osc: Osc, signal: AbortSignal): Promise<string | undefined> {
+    const f = (osc.spec.files ?? []).find((x) => x.path === registryAuthPath);
+    if (f === undefined || f.content.imageRef !== undefined) return undefined;
+    // As the host's file would be refused once written (src/registry docker-config).
+    if ((fileMode(f) & 0o177) !== 0) {
+      throw new StagingError(
+        `file ${registryAuthPath}: mode ${fileMode(f).toString(8).padStart(4, "0")} lets others read registry credentials, want 0600`,
+      );
+    }
+    try {
+      const bytes = await fileBytes(this.deps.kube, f, signal);
+      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+    } catch (err) {
+      throw new StagingError(`file ${registryAuthPath}: ${errorText(err)}`, { cause: err });
+    }
+  }
+
+  async #fetch(f: OscFile, node: KubeObject | undefined, registryAuth: string | undefined, signal: AbortSignal): Promise<Uint8Array> {
     const ref = f.content.imageRef;
     if (ref === undefined || f.content.secretRef !== undefined) {
       const bytes = await fileBytes(this.deps.kube, f, signal);
@@ -202,7 +222,7 @@ export class Stager {
       return bytes;
     }
     const image = await this.#verified(f.path, ref.image, node, signal);
-    const bytes = await this.deps.extractImageFile(image, ref.filePathInImage, signal);
+    const bytes = await this.deps.extractImageFile(image, ref.filePathInImage, signal, registryAuth);
     checkAgentBinary(f.path, bytes, this.deps.arch, `image ${ref.image}`, false);
     return bytes;
   }
