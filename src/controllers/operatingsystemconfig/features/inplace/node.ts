@@ -1,4 +1,4 @@
-import { nodes, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import { findCondition, nodes, type Kube, type KubeObject } from "../../../../kube/index.ts";
 
 /** Set by machine-controller-manager once the node is drained for the in-place update. */
 const inPlaceConditionType = "InPlaceUpdate";
@@ -8,20 +8,9 @@ export const updateFailedReasonAnnotation = "node.machine.sapcloud.io/update-fai
 export const updatingOsVersionAnnotation = "node-agent.gardener.cloud/updating-operating-system-version";
 export const secretNameLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 
-interface Condition {
-  readonly type?: unknown;
-  readonly reason?: unknown;
-}
-
-const conditionsOf = (node: KubeObject | undefined): readonly Condition[] => {
-  const status = node?.["status"];
-  const list = status !== null && typeof status === "object" ? (status as { conditions?: unknown }).conditions : undefined;
-  return Array.isArray(list) ? (list as Condition[]) : [];
-};
-
 /** The Node carries condition InPlaceUpdate with reason ReadyForUpdate (drained by MCM). */
 export const readyForUpdate = (node: KubeObject | undefined): boolean =>
-  conditionsOf(node).some((c) => c.type === inPlaceConditionType && c.reason === readyForUpdateReason);
+  findCondition(node, inPlaceConditionType)?.reason === readyForUpdateReason;
 
 export const updateResult = (node: KubeObject | undefined): string | undefined => node?.metadata.labels?.[updateResultLabel];
 export const annotation = (node: KubeObject | undefined, name: string): string | undefined => node?.metadata.annotations?.[name];
