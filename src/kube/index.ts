@@ -5,6 +5,7 @@ export {
   isConflict,
   isForbidden,
   isGone,
+  ifFound,
   isNotFound,
   isServerError,
   isTooManyRequests,
