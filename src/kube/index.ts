@@ -32,5 +32,5 @@ export { Channel } from "./source.ts";
 export type { Source } from "./source.ts";
 export { Controller, newController } from "./controller.ts";
 export { reconcileTimeBuckets } from "./controller-metrics.ts";
-export { findCondition, kubeTime, microTime, nodeCondition } from "./node-condition.ts";
-export type { ConditionState, ExistingCondition, NodeCondition } from "./node-condition.ts";
+export { findCondition, kubeTime, microTime, nodeCondition, patchNodeMetadata } from "./node.ts";
+export type { ConditionState, ExistingCondition, NodeCondition } from "./node.ts";

@@ -1,4 +1,4 @@
-import { findCondition, nodes, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import { findCondition, type Kube, type KubeObject, patchNodeMetadata } from "../../../../kube/index.ts";
 
 /** Set by machine-controller-manager once the node is drained for the in-place update. */
 const inPlaceConditionType = "InPlaceUpdate";
@@ -15,23 +15,18 @@ export const readyForUpdate = (node: KubeObject | undefined): boolean =>
 export const updateResult = (node: KubeObject | undefined): string | undefined => node?.metadata.labels?.[updateResultLabel];
 export const annotation = (node: KubeObject | undefined, name: string): string | undefined => node?.metadata.annotations?.[name];
 
-/** Merge-patches the Node's labels/annotations; `null` removes a key. Returns the patched Node. */
-export function patchNode(
-  kube: Kube,
-  node: KubeObject,
-  meta: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> },
-  signal: AbortSignal,
-): Promise<KubeObject> {
-  return kube.patch<KubeObject>(nodes, "", node.metadata.name ?? "", "merge", { metadata: meta }, { signal });
-}
-
 /** The failure report machine-controller-manager reads (§8): label failed + reason annotation. */
 export const markFailed = (kube: Kube, node: KubeObject, reason: string, signal: AbortSignal): Promise<KubeObject> =>
-  patchNode(kube, node, { labels: { [updateResultLabel]: "failed" }, annotations: { [updateFailedReasonAnnotation]: reason } }, signal);
+  patchNodeMetadata(
+    kube,
+    node,
+    { labels: { [updateResultLabel]: "failed" }, annotations: { [updateFailedReasonAnnotation]: reason } },
+    signal,
+  );
 
 /** The success report (§8): label successful, failure reason and updating-OS annotations removed. */
 export const markSuccessful = (kube: Kube, node: KubeObject, signal: AbortSignal): Promise<KubeObject> =>
-  patchNode(
+  patchNodeMetadata(
     kube,
     node,
     {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { findCondition, kubeTime, microTime } from "./node-condition.ts";
+import { findCondition, kubeTime, microTime } from "./node.ts";
 
 const t0 = Date.UTC(2026, 0, 1, 0, 0, 0);
 

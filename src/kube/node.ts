@@ -1,4 +1,8 @@
 import * as v from "valibot";
+import { nodes } from "./resources.ts";
+import type { Kube, KubeObject } from "./types.ts";
+
+// The Node's wire formats several controllers share: its conditions and metadata patches, and metav1 times.
 
 /** metav1.Time text: RFC 3339 in UTC, whole seconds. */
 export const kubeTime = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -64,3 +68,11 @@ export function nodeCondition<S extends string, R extends string>(
   const kept = existing?.status === state.status ? existing.lastTransitionTime : undefined;
   return { type, ...state, lastHeartbeatTime: now, lastTransitionTime: kept ?? now };
 }
+
+/** Merge-patches the Node's labels/annotations (`null` removes a key); returns the patched Node. */
+export const patchNodeMetadata = (
+  kube: Pick<Kube, "patch">,
+  node: KubeObject,
+  meta: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> },
+  signal: AbortSignal,
+): Promise<KubeObject> => kube.patch<KubeObject>(nodes, "", node.metadata.name ?? "", "merge", { metadata: meta }, { signal });
