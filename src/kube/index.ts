@@ -5,6 +5,7 @@ export {
   isConflict,
   isForbidden,
   isGone,
+  ifFound,
   isNotFound,
   isServerError,
   isTooManyRequests,
@@ -31,3 +32,5 @@ export { Channel } from "./source.ts";
 export type { Source } from "./source.ts";
 export { Controller, newController } from "./controller.ts";
 export { reconcileTimeBuckets } from "./controller-metrics.ts";
+export { findCondition, kubeTime, microTime, nodeCondition, patchNodeMetadata } from "./node.ts";
+export type { ConditionState, ExistingCondition, NodeCondition } from "./node.ts";

@@ -1,11 +1,11 @@
 import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
-import type { Kube, KubeObject, ObjectKey, Result } from "../../../kube/index.ts";
+import { type Kube, type KubeObject, kubeTime, type ObjectKey, type Result } from "../../../kube/index.ts";
 import type { Logger } from "../../../log/index.ts";
 import { type EventRecorder, nodeRef } from "../../events.ts";
 import type { GateHold } from "../gates/gate.ts";
 import { type ApplyRecord, type ApplyStatus, StatusStore, without } from "./apply-status.ts";
-import { appliedState, applyingState, conditionUnchanged, failedState, gateState, kubeTime } from "./condition.ts";
+import { appliedState, applyingState, conditionUnchanged, failedState, gateState } from "./condition.ts";
 import { describeFailure } from "./failure.ts";
 import { type ApplyOutcome, appendHistory, applyHistoryAnnotation, type ChangeSummary, historyEntry } from "./history.ts";
 import type { OscMetrics } from "./metrics.ts";
