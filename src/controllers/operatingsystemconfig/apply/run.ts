@@ -12,7 +12,8 @@ import { type ChangeSummary, summarizeChanges } from "../plan/summary.ts";
 import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
 import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd } from "./containerd/index.ts";
-import { type StepContext, step } from "./context.ts";
+import { step } from "../../../log/index.ts";
+import type { StepContext } from "./context.ts";
 import { type ApplyExtension, type ApplyPlugins, armAll } from "./extension.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
 import type { ApplyPorts } from "./ports.ts";
@@ -99,6 +100,7 @@ async function applySteps(
   const { osc, changes, resumed, planned, listings } = plan;
   const summary = summarizeChanges(changes);
   input.onPlanned?.(summary);
+  collectAfterLargeApply(summary, log, "planned");
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });

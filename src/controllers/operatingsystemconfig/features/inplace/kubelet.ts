@@ -1,6 +1,6 @@
 import type { KubeObject } from "../../../../kube/index.ts";
 import type { StepContext } from "../../apply/context.ts";
-import { timingOf, type InPlaceDeps } from "./deps.ts";
+import { timingOf, type InPlaceDeps, wired } from "./deps.ts";
 import { kubeletFlagSet } from "./flags.ts";
 import { markFailed } from "./node.ts";
 import { runJob } from "../../apply/units.ts";
@@ -11,9 +11,6 @@ const cpuManagerStatePath = "/var/lib/kubelet/cpu_manager_state";
 
 class KubeletHealthError extends Error {
   override readonly name = "KubeletHealthError";
-  constructor(message: string) {
-    super(message);
-  }
 }
 
 /** Step 20: a new CPU-manager policy makes kubelet refuse its old checkpoint, so it goes before kubelet restarts. */
@@ -48,15 +45,10 @@ async function waitForKubeletHealthy(ctx: StepContext, inPlace: InPlaceDeps): Pr
  * Step 21: after the unit commands, any kubelet flag means kubelet was updated in place: it must turn
  * healthy before the flags are cleared; otherwise the Node is labelled failed with the reason.
  */
-export async function checkKubeletAfterUpdate(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject | undefined): Promise<void> {
+export async function checkKubeletAfterUpdate(ctx: StepContext, inPlace: InPlaceDeps | undefined): Promise<void> {
   if (!kubeletFlagSet(ctx.store.changes.inPlaceUpdates)) return;
   ctx.ports.log.info("Checking kubelet health after the in-place kubelet update");
-  const res = await waitForKubeletHealthy(ctx, inPlace);
-  if (!res.healthy) {
-    const reason = `kubelet is not healthy after in-place update: ${res.lastError}`;
-    if (node !== undefined) await markFailed(ctx.ports.kube, node, reason, ctx.signal);
-    throw new KubeletHealthError(reason);
-  }
+  await kubeletHealthyOrFailed(ctx, wired(inPlace), ctx.node);
   await ctx.store.update((c) => {
     c.inPlaceUpdates.kubelet = { minorVersion: false, config: false, cpuManagerPolicy: false };
   });
@@ -65,10 +57,14 @@ export async function checkKubeletAfterUpdate(ctx: StepContext, inPlace: InPlace
 /** Restarts kubelet (CA rotation) and waits for it like after a kubelet update. */
 export async function restartKubelet(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
   await runJob(ctx, "restart", kubeletUnitName);
+  await kubeletHealthyOrFailed(ctx, inPlace, node);
+}
+
+/** Waits for kubelet to turn healthy; if it does not, the Node (when known) is labelled failed with the reason. */
+async function kubeletHealthyOrFailed(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject | undefined): Promise<void> {
   const res = await waitForKubeletHealthy(ctx, inPlace);
-  if (!res.healthy) {
-    const reason = `kubelet is not healthy after in-place update: ${res.lastError}`;
-    await markFailed(ctx.ports.kube, node, reason, ctx.signal);
-    throw new KubeletHealthError(reason);
-  }
+  if (res.healthy) return;
+  const reason = `kubelet is not healthy after in-place update: ${res.lastError}`;
+  if (node !== undefined) await markFailed(ctx.ports.kube, node, reason, ctx.signal);
+  throw new KubeletHealthError(reason);
 }
