@@ -70,6 +70,7 @@ export function formatPreview(p: ApplyPreview, source: string): string {
   if (p.inPlace.length > 0) lines.push(`In-place updates: ${p.inPlace.join(", ")}`);
   if (p.containerdRestart) lines.push("containerd: restarts (its configuration or unit changed)");
   if (p.agentRestart) lines.push("Agent: restarts itself after the daemon-reload to continue with its new unit or binary");
+  if (p.staging !== undefined) lines.push(`Staging: ${p.staging}`);
   if (p.gates.length > 0) lines.push("Gates:", ...p.gates.map(gateLine));
   else lines.push("Gates: none would hold the apply or its checksum");
   return `${lines.join("\n")}\n`;

@@ -55,6 +55,7 @@ export function formatStatus(s: StatusReport): string {
     );
   }
   if (p.gate !== undefined) pending.push(`${p.gate.reason} since ${p.gate.since}: ${p.gate.message}`);
+  for (const st of p.staging ?? []) pending.push(`staging of ${short(st.checksum)}: ${st.text}`);
   if (p.secretMissingSince !== undefined) pending.push(`SecretMissing since ${p.secretMissingSince}: the OSC Secret does not exist`);
   out.push(row("Pending", pending.length === 0 ? "nothing" : (pending[0] ?? "")));
   for (const more of pending.slice(1)) out.push(row("", more));

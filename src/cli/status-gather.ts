@@ -31,6 +31,8 @@ export interface StatusReport {
     };
     readonly gate?: GateRecord;
     readonly secretMissingSince?: string;
+    /** Versions staged besides the last applied one (issue 23): "<checksum prefix>: staged (…)". */
+    readonly staging?: readonly { readonly checksum: string; readonly state: string; readonly text: string }[];
   };
   /** State files that could not be read (the rest of the status is still shown). */
   readonly problems: readonly string[];
@@ -91,6 +93,7 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
   const { readApplyStatus } = await import("../controllers/operatingsystemconfig/report/apply-status.ts");
   const { readChanges } = await import("../controllers/operatingsystemconfig/plan/state.ts");
   const { lastAppliedPath } = await import("../controllers/shared/index.ts");
+  const { listStageRecords, stageStateText } = await import("../controllers/operatingsystemconfig/stage/index.ts");
   const problems: string[] = [];
   // A damaged file is a finding to show, not a reason to show nothing.
   const status: ApplyStatus | undefined = await readApplyStatus(host).catch((err: unknown) => void problems.push(errorText(err)));
@@ -100,6 +103,10 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
   // A finished change set names the version last-applied-osc.yaml holds; an unfinished one does not.
   const finished = lastAppliedFile && changes !== undefined && changeSet === undefined ? changes.operatingSystemConfigChecksum : "";
   const appliedOnDisk = finished === "" ? undefined : { checksum: finished, at: await modifiedAt(host.resolve(lastAppliedPath)) };
+  const current = status?.lastSuccess?.checksum ?? appliedOnDisk?.checksum;
+  const staging = (await listStageRecords(host))
+    .filter((r) => r.checksum !== current)
+    .map((r) => ({ checksum: r.checksum, state: r.state, text: stageStateText(r) }));
   return {
     secret: secretFromConfig ?? status?.secret ?? "",
     lastAppliedFile,
@@ -112,6 +119,7 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
       ...(changeSet !== undefined ? { changeSet } : {}),
       ...(status?.gate !== undefined ? { gate: status.gate } : {}),
       ...(status?.secretMissingSince !== undefined ? { secretMissingSince: status.secretMissingSince } : {}),
+      ...(staging.length > 0 ? { staging } : {}),
     },
   };
 }

@@ -4,7 +4,14 @@ import type { HostFs } from "../../host/index.ts";
 import type { Controller, Kube, KubeObject, ObjectKey, Reader, Source } from "../../kube/index.ts";
 import { ifFound, nodes, secrets } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
-import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
+import {
+  createAgentImageVerifier,
+  createRegistryClient,
+  extractFileFromImage,
+  loadRegistryCredentials,
+  parseDockerConfig,
+  registryAuthPath,
+} from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../../controllers/events.ts";
 import type { MetricsRegistry } from "../../server/index.ts";
@@ -15,6 +22,7 @@ import {
   createKubeletHealthProbe,
   createOscMetrics,
   createReconciler,
+  defaultStageMaxBytes,
   driftPathsMetric,
   type DriftStatus,
   newOscController,
@@ -92,6 +100,13 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
     credentialSource: () => loadRegistryCredentials(s.host),
   });
+  // Staging a version that delivers its own registry-auth.json pulls with those credentials (not on disk yet).
+  const withCredentials = (dockerConfig: string) =>
+    createRegistryClient({
+      plainHttpHosts: s.env.plainHttpRegistries,
+      hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
+      credentials: parseDockerConfig(dockerConfig, registryAuthPath),
+    });
   const platform = { os: "linux", architecture: s.arch };
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
@@ -142,8 +157,18 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     processPath: s.env.processPath,
     containerdInfo: createContainerdInfo(),
     probeFetch: (url, init) => fetch(url, init),
-    extractImageFile: async (image, filePathInImage, signal) =>
-      (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
+    extractImageFile: async (image, filePathInImage, signal, registryAuth) =>
+      (
+        await extractFileFromImage({
+          registry: registryAuth === undefined ? registry : withCredentials(registryAuth),
+          hostFs: s.host,
+          cacheDir: imageCacheDir,
+          image,
+          filePathInImage,
+          platform,
+          signal,
+        })
+      ).data,
     verifyAgentImage: createAgentImageVerifier(registry, s.host),
     arch: s.arch,
     onTokenResync: s.onTokenResync,
@@ -154,6 +179,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     rollout: rolloutDeps(s),
     metrics: createOscMetrics(s.metrics),
+    staging: stagingDeps(s),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(),
@@ -191,6 +217,17 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
   });
   leaseWatch?.attach(controller);
   return { controller, drift };
+}
+
+/** Pre-staged applies (issue 23): the size bound from the config file, and the stage's gauge. */
+function stagingDeps(s: OscSetup): NonNullable<OscControllerDeps["staging"]> {
+  const gauge = s.metrics.gauge({
+    name: "gardener_node_agent_staged_bytes",
+    help: "Bytes of image and secret content staged for the current and the pending operating system config.",
+  });
+  gauge.set(0);
+  const maxBytes = s.config.controllers.operatingSystemConfig.stagingMaxBytes ?? defaultStageMaxBytes;
+  return { maxBytes, stagedBytes: (n) => gauge.set(n) };
 }
 
 async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: AbortSignal): Promise<KubeObject | undefined> {

@@ -38,6 +38,8 @@ export interface OscControllerDeps extends ApplyPorts {
   readonly rollout?: RolloutDeps;
   /** The OSC series (report/); none when omitted. */
   readonly metrics?: OscMetrics;
+  /** Pre-staged applies (issue 23, stage/): the stage's size bound and its gauge; absent, nothing is staged. */
+  readonly staging?: { readonly maxBytes: number; readonly stagedBytes?: (bytes: number) => void };
   /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
   readonly inPlace?: InPlaceDeps;
 }

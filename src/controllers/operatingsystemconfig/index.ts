@@ -15,3 +15,4 @@ export { PoolNodes, slotsOnlyChanged, slotWaker } from "./features/rollout/index
 export type { RolloutDeps } from "./features/rollout/index.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./features/inplace/index.ts";
 export { serialLeaseWatch } from "./features/serial/index.ts";
+export { defaultStageMaxBytes } from "./stage/index.ts";

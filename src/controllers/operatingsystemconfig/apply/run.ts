@@ -47,7 +47,9 @@ async function planApply(ports: ApplyPorts, hooks: readonly ApplyExtension[], in
   const req = { osc: input.osc, checksum: input.checksum, hostName: ports.node.hostName, processPath: ports.processPath };
   const plan = await planChangeSet(host, req, hooks, "apply");
   const { changes } = plan;
-  const planned = await step("failed validating operating system config", () => planChanges(ports.kube, changes, ports.arch, signal));
+  const planned = await step("failed validating operating system config", () =>
+    planChanges(ports.kube, changes, ports.arch, signal, ports.staged),
+  );
   const listings = await step("failed validating operating system config", () => checkApplyTargets(host, changes));
   return { ...plan, planned, listings };
 }

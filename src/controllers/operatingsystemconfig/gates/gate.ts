@@ -11,7 +11,9 @@ export type GateReason =
   | "WaitingForRolloutSlot"
   | "VerifyingRollout"
   | "RolloutHalted"
-  | "UnitReverted";
+  | "UnitReverted"
+  /** Not a gate: the pending version could not be staged (stage/), so no gate was asked. */
+  | "StagingFailed";
 
 export interface GateHold {
   readonly reason: GateReason;

@@ -2,6 +2,7 @@ import type { HostFs } from "../../../host/index.ts";
 import type { Kube } from "../../../kube/index.ts";
 import type { ChangedUnit, Osc, OscChanges, OscFile } from "../../../osc/index.ts";
 import { envDropInName } from "../plan/env-dropin.ts";
+import { readStageRecord, stageStateText } from "../stage/index.ts";
 import { agentUnitName, containerdUnitName, unitDir, checksumAnnotation } from "../constants.ts";
 import { planChangeSet } from "../plan/planner.ts";
 import { oscExtensions } from "../plugins.ts";
@@ -44,6 +45,8 @@ export interface ApplyPreview {
   readonly inPlace: readonly string[];
   /** Gates that would stop the apply or delay its checksum, and those not checked (offline). */
   readonly gates: readonly GatePreview[];
+  /** This version's staging state (stage/, issue 23): "staged (…)", "staging since …", "failed at …: why"; absent when not staged. */
+  readonly staging?: string;
 }
 
 /** What the gates' preview reads (`kube` also resolves secretRef files; offline they are listed without content) and the planning's own inputs. */
@@ -106,7 +109,9 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
     !changes.containerd.configFileChanged &&
     inPlaceList(changes).length === 0;
   const gates = done ? [] : await previewGates({ ...input, changes }, signal);
+  const stageRecord = await readStageRecord(host, checksum);
   return {
+    ...(stageRecord !== undefined && !done ? { staging: stageStateText(stageRecord) } : {}),
     checksum,
     upToDate: done,
     resumed: pending.resumed,

@@ -39,6 +39,7 @@ async function setup() {
     appliedAt: (s) => void (gauges["appliedAt"] = s),
     upToDate: (b) => void (gauges["upToDate"] = b ? 1 : 0),
     held: (b) => void (gauges["held"] = b ? 1 : 0),
+    gatesOpenToApplied: () => {},
   };
   const clock = new FakeClock(Date.UTC(2026, 10, 24, 10, 0, 0));
   const host = createHostFs(root);

@@ -98,7 +98,7 @@ export class OscReporter {
     if (!gateRecordsItsOwnEvent && !this.#heldEvents.has(key) && !conditionUnchanged(existing, state) && node !== undefined) {
       await this.deps.events.event(
         nodeRef(node),
-        hold.reason === "RolloutHalted" ? "Warning" : "Normal",
+        hold.reason === "RolloutHalted" || hold.reason === "StagingFailed" ? "Warning" : "Normal",
         hold.reason,
         "Reconcile",
         hold.message,
@@ -149,7 +149,7 @@ export class OscReporter {
   }
 
   /** An apply of `checksum` starts now: condition Unknown/Applying, status file (in the background), metrics. */
-  async startApply(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<ApplyRun> {
+  async startApply(node: KubeObject | undefined, checksum: string, signal: AbortSignal, staged = false): Promise<ApplyRun> {
     const { clock } = this.deps;
     const startMs = clock.now();
     let summary: ChangeSummary | undefined;
@@ -198,6 +198,7 @@ export class OscReporter {
       },
       applied: async (n, sig) => {
         await this.#tail;
+        this.deps.metrics.gatesOpenToApplied((clock.now() - startMs) / 1000, staged);
         this.deps.metrics.upToDate(true);
         await this.#node.condition(n, appliedState(checksum, this.deps.conditionNote?.()), sig);
       },
