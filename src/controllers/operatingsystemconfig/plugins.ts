@@ -1,5 +1,6 @@
 import type { ApplyExtension, ApplyPlugins } from "./apply/extension.ts";
 import type { OscControllerDeps } from "./deps.ts";
+import { disruptionPolicyExtension } from "./features/disruption-policy/index.ts";
 import { holdGate } from "./features/hold/index.ts";
 import { inPlaceDrainGate, inPlaceExtension } from "./features/inplace/index.ts";
 import { rolloutGate } from "./features/rollout/index.ts";
@@ -29,7 +30,7 @@ export function oscGates(d: GateDeps): Gate[] {
 
 /** The apply's extensions, each with its own slice (in-place: its commands and probes; revert: its window). */
 export function oscExtensions(d: Pick<OscControllerDeps, "inPlace" | "unitVerification">): ApplyExtension[] {
-  return [inPlaceExtension(d.inPlace), unitRevertExtension({ unitVerification: d.unitVerification })];
+  return [inPlaceExtension(d.inPlace), unitRevertExtension({ unitVerification: d.unitVerification }), disruptionPolicyExtension()];
 }
 
 /** Everything that plugs into the OSC pipeline, built once per controller. */
