@@ -29,6 +29,7 @@ function unitLines(u: UnitPreview): string[] {
 const gateTitles: Readonly<Record<GateName, string>> = {
   hold: "hold",
   "unit-revert": "unit revert",
+  "maintenance-window": "window",
   "serial-lock": "serial lock",
   rollout: "rollout",
   drain: "drain",
