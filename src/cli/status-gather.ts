@@ -175,11 +175,11 @@ export async function unitStates(
 
 /** The Node's view: the OSC condition, checksum, hold and history annotations. */
 export async function nodeView(node: KubeObject, secret: KubeObject | undefined): Promise<NodeView> {
-  const { findCondition } = await import("../controllers/operatingsystemconfig/report/condition.ts");
+  const { findOscCondition } = await import("../controllers/operatingsystemconfig/report/condition.ts");
   const { parseHistory, applyHistoryAnnotation } = await import("../controllers/operatingsystemconfig/report/history.ts");
   const { holdReason } = await import("../controllers/operatingsystemconfig/features/hold/gate.ts");
   const { checksumAnnotation } = await import("../controllers/operatingsystemconfig/constants.ts");
-  const c = findCondition(node);
+  const c = findOscCondition(node);
   const annotations = node.metadata.annotations ?? {};
   const hold = holdReason(node);
   const window = annotations["node-agent.gardener.cloud/maintenance-window"];

@@ -2,7 +2,7 @@ import type { Clock } from "../../clock/index.ts";
 import type { NodeAgentConfiguration } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { Controller, Kube, KubeObject, ObjectKey, Reader, Source } from "../../kube/index.ts";
-import { isNotFound, nodes, secrets } from "../../kube/index.ts";
+import { ifFound, nodes, secrets } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/index.ts";
@@ -23,7 +23,8 @@ import {
   type RolloutDeps,
   runDriftLoop,
   serialLeaseWatch,
-  slotsChangedPredicate,
+  slotsOnlyChanged,
+  slotWaker,
 } from "../../controllers/operatingsystemconfig/index.ts";
 import type { AgentEnv } from "../env.ts";
 
@@ -108,20 +109,24 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
           hostName: s.hostName.toLowerCase(),
           nodeName: s.nodeName,
           signal: s.signal,
-          extraPredicates: [slotsChangedPredicate],
+          slots: {
+            waker: (copy) =>
+              slotWaker({
+                ...copy,
+                clock: s.clock,
+                timings: s.env.timings.rollout,
+                secret: { namespace: "kube-system", name: osc.secretName },
+                signal: s.signal,
+                node: (signal) => readOwnNode(s.cache, s.nodeName, signal),
+              }),
+            only: slotsOnlyChanged,
+          },
         });
   // Applies, drift repairs and unit reverts never write at the same time.
   const applyLock = new ApplyLock();
   const deps: OscControllerDeps = {
     kube: s.kube,
-    readSecret: async (key, signal) => {
-      try {
-        return await s.cache.get<KubeObject>(secrets, key.namespace, key.name, { signal });
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
+    readSecret: (key, signal) => ifFound(s.cache.get<KubeObject>(secrets, key.namespace, key.name, { signal })),
     host: s.host,
     systemd: s.systemd,
     clock: s.clock,
@@ -190,12 +195,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
 
 async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: AbortSignal): Promise<KubeObject | undefined> {
   if (nodeName === undefined) return undefined;
-  try {
-    return await cache.get<KubeObject>(nodes, "", nodeName, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  return ifFound(cache.get<KubeObject>(nodes, "", nodeName, { signal }));
 }
 
 /** The verification window (30 s unless shortened) and a poll of a tenth of it, kept within 50 ms–1 s. */

@@ -1,4 +1,4 @@
-import type { KubeObject, Reconcile } from "../../kube/index.ts";
+import { type KubeObject, patchNodeMetadata, type Reconcile } from "../../kube/index.ts";
 import { errorText, step } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import { exclusively } from "./apply/apply-lock.ts";
@@ -10,7 +10,7 @@ import type { OscControllerDeps } from "./deps.ts";
 import { driftConditionMessage } from "./features/drift/index.ts";
 import type { GateContext } from "./gates/gate.ts";
 import { admit, firstHold, hostAlreadyApplied, releaseReserved, verifyReserved } from "./gates/run.ts";
-import { patchNodeMetadata } from "./input/node.ts";
+
 import { type OscInput, readInput, upToDate } from "./input/read.ts";
 import { type PlanHook, planChangeSet } from "./plan/planner.ts";
 import { oscPlugins } from "./plugins.ts";
