@@ -185,6 +185,7 @@ describe("diff names the gates", () => {
       [
         "Gates:",
         "  hold        not checked (offline)",
+        "  window      not checked (offline)",
         "  serial lock not checked (offline)",
         "  rollout     not checked (offline)",
         `  static pods not checked (offline): the new config writes ${path}; the checksum is recorded only once kubelet runs the mirror pods of the manifests`,
@@ -193,6 +194,7 @@ describe("diff names the gates", () => {
     const json = JSON.parse((await run(["diff", "--offline", "-o", "json", `--root=${sb.root}`, file], env)).stdout) as { gates: Gate[] };
     expect(json.gates.map((g) => `${g.gate} ${g.verdict}`)).toEqual([
       "hold not-checked",
+      "maintenance-window not-checked",
       "serial-lock not-checked",
       "rollout not-checked",
       "static-pods not-checked",

@@ -8,6 +8,7 @@ export { createReconciler } from "./reconcile.ts";
 export { removeStaleTempsAtStart } from "./apply/stale-temps.ts";
 export { newOscController } from "./watch.ts";
 export type { ApplyPreview, FilePreview, UnitPreview } from "./preview/preview.ts";
+export type { DisruptionPreview, UnitPolicyPreview } from "./preview/disruption.ts";
 export type { ApplyRecord, ApplyStatus, GateRecord } from "./report/apply-status.ts";
 export type { GatePreview } from "./preview/gates.ts";
 export type { GateName } from "./gates/gate.ts";

@@ -22,6 +22,7 @@ import { rolloutParallelism } from "./features/rollout/index.ts";
 import { namedSecretPredicate } from "./input/gardenadm.ts";
 import { oscData } from "./input/secret.ts";
 import { holdAnnotationPredicate } from "./features/hold/index.ts";
+import { maintenanceWindowPredicate } from "./features/maintenance-window/index.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./features/inplace/index.ts";
 
 const controllerName = "operatingsystemconfig";
@@ -155,6 +156,8 @@ export function newOscController(opts: {
   if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
   if (opts.nodeSource !== undefined && opts.secretKey !== undefined)
     c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
+  if (opts.nodeSource !== undefined && opts.secretKey !== undefined)
+    c.watch(opts.nodeSource, nodeHandler(opts.secretKey), maintenanceWindowPredicate);
   // A Secret missing at start sends no event: one look at start reports it (deduplicated with the
   // informer's create when the Secret exists).
   if (opts.secretKey !== undefined) c.add(opts.secretKey);

@@ -12,6 +12,7 @@ export type GateReason =
   | "VerifyingRollout"
   | "RolloutHalted"
   | "UnitReverted"
+  | "WaitingForMaintenanceWindow"
   /** Not a gate: the pending version could not be staged (stage/), so no gate was asked. */
   | "StagingFailed";
 
@@ -25,7 +26,7 @@ export interface GateHold {
 
 /** Where a gate stands: before anything | under the apply lock, after planning | before the checksum is recorded. */
 export type GatePhase = "admit" | "plan" | "record";
-export type GateName = "hold" | "unit-revert" | "serial-lock" | "rollout" | "drain" | "static-pods";
+export type GateName = "hold" | "unit-revert" | "maintenance-window" | "serial-lock" | "rollout" | "drain" | "static-pods";
 
 /** What `diff` says of a gate that needs the API server when there is none. */
 export const offlineText = "not checked (offline)";

@@ -1,4 +1,5 @@
 import type { MetricsRegistry } from "../../../server/index.ts";
+import type { GateReason } from "../gates/gate.ts";
 
 /** The OSC controller's Prometheus series; the reporter (report/reporter.ts) is their only writer. */
 export interface OscMetrics {
@@ -12,6 +13,8 @@ export interface OscMetrics {
   held(value: boolean): void;
   /** gardener_node_agent_osc_gates_open_to_applied_seconds{staged}: the gates opened → the checksum is on the Node. */
   gatesOpenToApplied(seconds: number, staged: boolean): void;
+  /** gardener_node_agent_osc_waiting{reason}: 1 for the gate reason the node waits on now, 0 for reasons it waited on before. */
+  waiting(reason: GateReason | undefined): void;
 }
 
 /** Applies take seconds to minutes (image pulls, restarts, registry probes). */
@@ -23,6 +26,7 @@ export const noOscMetrics: OscMetrics = {
   upToDate: () => {},
   held: () => {},
   gatesOpenToApplied: () => {},
+  waiting: () => {},
 };
 
 export function createOscMetrics(registry: MetricsRegistry): OscMetrics {
@@ -48,6 +52,11 @@ export function createOscMetrics(registry: MetricsRegistry): OscMetrics {
     help: "Time from the gates opening to the operating system config recorded as applied, by whether it was staged (true, false).",
     buckets: applyDurationBuckets,
   });
+  const waiting = registry.gauge({
+    name: "gardener_node_agent_osc_waiting",
+    help: "1 for the reason (Node condition reason) a new operating system config waits on now, 0 for reasons it waited on before.",
+  });
+  let waitingOn: GateReason | undefined;
   // Present from the first scrape, before the first reconcile decided anything.
   upToDate.set(0);
   held.set(0);
@@ -57,5 +66,10 @@ export function createOscMetrics(registry: MetricsRegistry): OscMetrics {
     upToDate: (b) => upToDate.set(b ? 1 : 0),
     held: (b) => held.set(b ? 1 : 0),
     gatesOpenToApplied: (seconds, staged) => gatesOpen.observe(seconds, { staged: staged ? "true" : "false" }),
+    waiting: (reason) => {
+      if (waitingOn !== undefined && waitingOn !== reason) waiting.set(0, { reason: waitingOn });
+      if (reason !== undefined) waiting.set(1, { reason });
+      waitingOn = reason;
+    },
   };
 }
