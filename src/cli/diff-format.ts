@@ -29,6 +29,8 @@ function unitLines(u: UnitPreview): string[] {
 const gateTitles: Readonly<Record<GateName, string>> = {
   hold: "hold",
   "unit-revert": "unit revert",
+  "disruption-hooks": "approval",
+  "blocking-pods": "blocking pods",
   "serial-lock": "serial lock",
   rollout: "rollout",
   drain: "drain",

@@ -2,6 +2,7 @@ import type { TokenSyncConfig } from "../../config/index.ts";
 import type { KubeObject, ObjectKey } from "../../kube/index.ts";
 import type { ApplyLock } from "./apply/apply-lock.ts";
 import type { ApplyPorts } from "./apply/ports.ts";
+import type { BlockingPodsSource } from "./features/blockingpods/index.ts";
 import type { DriftStatus } from "./features/drift/index.ts";
 import type { InPlaceDeps } from "./features/inplace/index.ts";
 import type { RolloutDeps } from "./features/rollout/index.ts";
@@ -31,6 +32,8 @@ export interface OscControllerDeps extends ApplyPorts {
   readonly applyLock?: ApplyLock;
   /** Starts the serial Lease watch (9.2) at the first serial Secret (idempotent); resolves once listed. */
   readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
+  /** The pod watch of the blocking-pods gate (only with a Node known at start); `diff` lists once instead. */
+  readonly blockingPods?: BlockingPodsSource;
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
   readonly rollout?: RolloutDeps;
   /** The OSC series (report/); none when omitted. */

@@ -15,3 +15,4 @@ export { PoolNodes, slotsChangedPredicate } from "./features/rollout/index.ts";
 export type { RolloutDeps } from "./features/rollout/index.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./features/inplace/index.ts";
 export { serialLeaseWatch } from "./features/serial/index.ts";
+export { BlockingPodsWatch } from "./features/blockingpods/index.ts";

@@ -1,6 +1,8 @@
 import type { ApplyExtension, ApplyPlugins } from "./apply/extension.ts";
 import type { OscControllerDeps } from "./deps.ts";
+import { blockingPodsGate } from "./features/blockingpods/index.ts";
 import { holdGate } from "./features/hold/index.ts";
+import { disruptionHooksGate } from "./features/hooks/index.ts";
 import { inPlaceDrainGate, inPlaceExtension } from "./features/inplace/index.ts";
 import { rolloutGate } from "./features/rollout/index.ts";
 import { serialGate } from "./features/serial/index.ts";
@@ -9,17 +11,24 @@ import { unitRevertExtension, unitRevertGate } from "./features/revert/index.ts"
 import type { Gate } from "./gates/gate.ts";
 
 /** What the gates are built from: the live controller's dependencies, or what `diff` has. */
-export type GateDeps = Pick<OscControllerDeps, "kube" | "host" | "clock" | "log" | "unitVerification" | "rollout" | "serialLeaseWatch"> & {
+export type GateDeps = Pick<OscControllerDeps, "kube" | "host" | "clock" | "log" | "unitVerification" | "rollout" | "serialLeaseWatch" | "blockingPods"> & {
   readonly node: { readonly hostName: string };
   readonly config: { readonly syncPeriodMs: number };
 };
 
-/** THE gate list, in the order a reconcile meets the gates (first hold wins; phases: README, "one pipeline"). */
+/**
+ * THE gate list, in the order a reconcile meets the gates (first hold wins; phases: README, "one pipeline").
+ * Approval and blocking pods come before the serial lock and the rollout slot: a node waiting for them
+ * holds nothing the pool needs.
+ */
 export function oscGates(d: GateDeps): Gate[] {
-  const { kube, clock, log, node, serialLeaseWatch: leaseWatch } = d;
+  const { kube, host, clock, log, node, serialLeaseWatch: leaseWatch } = d;
+  const disruption = { kube, host, hostName: node.hostName, syncPeriodMs: d.config.syncPeriodMs };
   return [
     holdGate(d.config),
     unitRevertGate(d),
+    disruptionHooksGate(disruption),
+    blockingPodsGate({ ...disruption, ...(d.blockingPods !== undefined ? { watch: d.blockingPods } : {}) }),
     serialGate({ kube, clock, log, hostName: node.hostName, leaseWatch }),
     rolloutGate({ kube, clock, log, rollout: d.rollout, leaseWatch }),
     inPlaceDrainGate(),

@@ -12,6 +12,7 @@ import {
   nodes,
   type ObjectKey,
   objectKeyOf,
+  or,
   type Predicate,
   type Reconcile,
 } from "../../kube/index.ts";
@@ -21,7 +22,9 @@ import type { NodeIdentity } from "./apply/ports.ts";
 import { isSerial } from "./constants.ts";
 import { rolloutParallelism } from "./features/rollout/index.ts";
 import { namedSecretPredicate } from "./input/gardenadm.ts";
+import { blockingPodsPredicate } from "./features/blockingpods/index.ts";
 import { holdAnnotationPredicate } from "./features/hold/index.ts";
+import { disruptionHooksPredicate } from "./features/hooks/index.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./features/inplace/index.ts";
 
 const controllerName = "operatingsystemconfig";
@@ -118,7 +121,7 @@ export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject>
   };
 }
 
-/** Node events (behind `holdAnnotationPredicate`) wake the OSC Secret's key: a released hold applies at once. */
+/** Node events (hold, disruption hooks, blocking pods annotations) wake the OSC Secret's key: a released hold applies at once. */
 export function nodeHandler(secret: ObjectKey): EventHandler<KubeObject> {
   const add = (_: KubeObject, q: Enqueuer) => q.add(secret);
   return { create: add, update: (_old, n, q) => add(n, q), delete: add, generic: add };
@@ -163,7 +166,7 @@ export function newOscController(opts: {
   );
   if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
   if (opts.nodeSource !== undefined && opts.secretKey !== undefined)
-    c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
+    c.watch(opts.nodeSource, nodeHandler(opts.secretKey), or(holdAnnotationPredicate, disruptionHooksPredicate, blockingPodsPredicate));
   // A Secret missing at start sends no event: one look at start reports it (deduplicated with the
   // informer's create when the Secret exists).
   if (opts.secretKey !== undefined) c.add(opts.secretKey);

@@ -11,7 +11,9 @@ export type GateReason =
   | "WaitingForRolloutSlot"
   | "VerifyingRollout"
   | "RolloutHalted"
-  | "UnitReverted";
+  | "UnitReverted"
+  | "WaitingForDisruptionApproval"
+  | "WaitingForBlockingPods";
 
 export interface GateHold {
   readonly reason: GateReason;
@@ -23,7 +25,15 @@ export interface GateHold {
 
 /** Where a gate stands: before anything | under the apply lock, after planning | before the checksum is recorded. */
 export type GatePhase = "admit" | "plan" | "record";
-export type GateName = "hold" | "unit-revert" | "serial-lock" | "rollout" | "drain" | "static-pods";
+export type GateName =
+  | "hold"
+  | "unit-revert"
+  | "disruption-hooks"
+  | "blocking-pods"
+  | "serial-lock"
+  | "rollout"
+  | "drain"
+  | "static-pods";
 
 export type Decision =
   /** `note`: what `diff` says the gate does after the apply (a slot to verify, static pods to wait for). */
