@@ -126,7 +126,9 @@ export async function inPlaceWorld(
   const block = opts.blockFirstRun === true ? `if [ ! -f '${dir}/pid' ]; then echo $$ > '${dir}/pid'; exec sleep 60; fi\n` : "";
   // keepsChanges: the script keeps what the changes file said when it ran (in <dir>/changes-at-update).
   const keep =
-    opts.keepsChanges === true ? `cp '${sb.root}/var/lib/gardener-node-agent/last-computed-osc-changes.yaml' '${dir}/changes-at-update'\n` : "";
+    opts.keepsChanges === true
+      ? `cp '${sb.root}/var/lib/gardener-node-agent/last-computed-osc-changes.yaml' '${dir}/changes-at-update'\n`
+      : "";
   await writeFile(join(dir, "update-os"), `#!/bin/sh\nprintf x >> '${dir}/runs'\n${block}${keep}${write}echo "updated to $1"\n`);
   await chmod(join(dir, "update-os"), 0o755);
   sb.sim.store.patch("nodes", "", name, "merge", {

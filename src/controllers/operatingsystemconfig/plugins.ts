@@ -11,7 +11,10 @@ import { unitRevertExtension, unitRevertGate } from "./features/revert/index.ts"
 import type { Gate } from "./gates/gate.ts";
 
 /** What the gates are built from: the live controller's dependencies, or what `diff` has. */
-export type GateDeps = Pick<OscControllerDeps, "kube" | "host" | "clock" | "log" | "unitVerification" | "rollout" | "serialLeaseWatch" | "blockingPods"> & {
+export type GateDeps = Pick<
+  OscControllerDeps,
+  "kube" | "host" | "clock" | "log" | "unitVerification" | "rollout" | "serialLeaseWatch" | "blockingPods"
+> & {
   readonly node: { readonly hostName: string };
   readonly config: { readonly syncPeriodMs: number };
 };

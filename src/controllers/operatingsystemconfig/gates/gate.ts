@@ -25,15 +25,7 @@ export interface GateHold {
 
 /** Where a gate stands: before anything | under the apply lock, after planning | before the checksum is recorded. */
 export type GatePhase = "admit" | "plan" | "record";
-export type GateName =
-  | "hold"
-  | "unit-revert"
-  | "disruption-hooks"
-  | "blocking-pods"
-  | "serial-lock"
-  | "rollout"
-  | "drain"
-  | "static-pods";
+export type GateName = "hold" | "unit-revert" | "disruption-hooks" | "blocking-pods" | "serial-lock" | "rollout" | "drain" | "static-pods";
 
 export type Decision =
   /** `note`: what `diff` says the gate does after the apply (a slot to verify, static pods to wait for). */

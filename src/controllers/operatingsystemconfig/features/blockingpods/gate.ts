@@ -22,7 +22,11 @@ const podName = (p: KubeObject): string => `${p.metadata.namespace ?? ""}/${p.me
 async function runningMatches(d: BlockingPodsGateDeps, ctx: GateContext, selector: string): Promise<readonly KubeObject[]> {
   if (d.watch !== undefined && !ctx.dryRun) return d.watch.matching(selector, ctx.signal);
   const nodeName = ctx.node?.metadata.name ?? "";
-  const list = await d.kube.list<KubeObject>(pods, "", { fieldSelector: runningPodsOnNode(nodeName), labelSelector: selector, signal: ctx.signal });
+  const list = await d.kube.list<KubeObject>(pods, "", {
+    fieldSelector: runningPodsOnNode(nodeName),
+    labelSelector: selector,
+    signal: ctx.signal,
+  });
   return list.items;
 }
 

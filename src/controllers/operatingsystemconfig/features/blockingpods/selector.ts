@@ -48,7 +48,12 @@ export function labelSelectorProblem(selector: string): string | undefined {
     if (r === "") return `${where} is empty`;
     const set = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(r);
     if (set !== null) {
-      const problem = keyProblem(set[1] as string) ?? (set[3] as string).split(",").map((v) => valueProblem(v.trim())).find((p) => p);
+      const problem =
+        keyProblem(set[1] as string) ??
+        (set[3] as string)
+          .split(",")
+          .map((v) => valueProblem(v.trim()))
+          .find((p) => p);
       if (problem !== undefined) return `${where}: ${problem}`;
       continue;
     }

@@ -117,7 +117,9 @@ export class BlockingPodsWatch implements BlockingPodsSource {
     const stop = new AbortController();
     this.#running = { selector, informer, stop };
     this.s.log.info("Watching the pods that block disruptive applies", { selector });
-    informer.run(AbortSignal.any([this.s.signal, stop.signal])).catch((err: unknown) => this.s.log.error("Blocking pods watch ended", { err }));
+    informer
+      .run(AbortSignal.any([this.s.signal, stop.signal]))
+      .catch((err: unknown) => this.s.log.error("Blocking pods watch ended", { err }));
   }
 
   #stop(): void {

@@ -1,13 +1,12 @@
-import type { Kube, KubeObject, Predicate } from "../../../../kube/index.ts";
+import { type Kube, type KubeObject, nodes, type Predicate } from "../../../../kube/index.ts";
 import type { Gate, GateContext, GateHold, Reserved } from "../../gates/gate.ts";
-import { patchNodeMetadata } from "../../input/node.ts";
 import { disruptionText, pendingDisruption } from "../../plan/pending-disruption.ts";
 import type { HostFs } from "../../../../host/index.ts";
 
 /** Node annotation naming the hooks that approve a disruptive apply: `a,b`. */
 export const disruptionHooksAnnotation = "node-agent.gardener.cloud/disruption-hooks";
 /** Each hook's conversation with the agent: `hooks.node-agent.gardener.cloud/<name>: requested|approved|denied|done <c>`. */
-export const hookAnnotationPrefix = "hooks.node-agent.gardener.cloud/";
+const hookAnnotationPrefix = "hooks.node-agent.gardener.cloud/";
 
 /** An annotation key's name part (after the prefix): 63 characters, alphanumeric at both ends. */
 const hookNamePattern = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
@@ -28,7 +27,8 @@ type Answer = { readonly kind: "approved" } | { readonly kind: "denied"; readonl
 export function hookAnswer(value: string | undefined, c: string): Answer {
   const v = (value ?? "").trim();
   if (v === `approved ${c}`) return { kind: "approved" };
-  if (v === `denied ${c}` || v.startsWith(`denied ${c}:`)) return { kind: "denied", text: v.slice(`denied ${c}`.length).replace(/^:\s*/, "") };
+  if (v === `denied ${c}` || v.startsWith(`denied ${c}:`))
+    return { kind: "denied", text: v.slice(`denied ${c}`.length).replace(/^:\s*/, "") };
   return { kind: "pending" };
 }
 
@@ -55,7 +55,10 @@ async function verdict(d: HooksGateDeps, ctx: GateContext): Promise<Verdict | un
   if (hooks.invalid.length > 0) {
     // Skipping a misspelt hook would apply without the approval the operator asked for.
     const names = hooks.invalid.map((n) => JSON.stringify(n)).join(", ");
-    return { toRequest: [], hold: hold(`Node annotation ${disruptionHooksAnnotation} names hooks that cannot be annotation names: ${names}`) };
+    return {
+      toRequest: [],
+      hold: hold(`Node annotation ${disruptionHooksAnnotation} names hooks that cannot be annotation names: ${names}`),
+    };
   }
   const annotations = ctx.node?.metadata.annotations ?? {};
   const denied: string[] = [];
@@ -82,6 +85,9 @@ async function verdict(d: HooksGateDeps, ctx: GateContext): Promise<Verdict | un
   return { toRequest: [] };
 }
 
+const patchAnnotations = (kube: Kube, node: KubeObject, annotations: Record<string, string>, signal: AbortSignal) =>
+  kube.patch<KubeObject>(nodes, "", node.metadata.name ?? "", "merge", { metadata: { annotations } }, { signal });
+
 const hookAnnotations = (names: readonly string[], value: string): Record<string, string> =>
   Object.fromEntries(names.map((n) => [`${hookAnnotationPrefix}${n}`, value]));
 
@@ -104,14 +110,14 @@ export const disruptionHooksGate = (d: HooksGateDeps): Gate => ({
     if (v === undefined) return { kind: "reserved" };
     const node = ctx.node as KubeObject;
     const c = hookVersion(ctx.checksum);
-    if (v.toRequest.length > 0) await patchNodeMetadata(d.kube, node, { annotations: hookAnnotations(v.toRequest, `requested ${c}`) }, ctx.signal);
+    if (v.toRequest.length > 0) await patchAnnotations(d.kube, node, hookAnnotations(v.toRequest, `requested ${c}`), ctx.signal);
     if (v.hold !== undefined) return { kind: "hold", hold: v.hold };
     const names = parseHooks(node).names;
     return {
       kind: "reserved",
       reservation: {
         release: async (signal) => {
-          await patchNodeMetadata(d.kube, node, { annotations: hookAnnotations(names, `done ${c}`) }, signal);
+          await patchAnnotations(d.kube, node, hookAnnotations(names, `done ${c}`), signal);
         },
       },
     };
