@@ -154,14 +154,41 @@ describe("blocking pods", () => {
     expect(await greeting(sb)).toBe("before");
     expect(await metric(sb, 'gardener_node_agent_osc_waiting{reason="WaitingForBlockingPods"}')).toBe(1);
     await eventually("the WaitingForBlockingPods event", () => events(sb, "WaitingForBlockingPods")[0], { timeoutMs: 30_000 });
+    // One node at a time from now on: a node waiting for its pods does not take the pool's serial lock.
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: { labels: { "worker.gardener.cloud/gardener-node-agent-secret-name": sb.secretName } },
+    });
+    sb.sim.store.patch("secrets", "kube-system", sb.secretName, "merge", {
+      metadata: { annotations: { "reconciliation.osc.node-agent.gardener.cloud/serial": "true" } },
+    });
+    // A second matching pod starts: the watch wakes the agent, which looks again (now serial) and still waits.
+    createPod(sb, "db-9", sb.nodeName, { app: "db" });
+    setPhase(sb, "db-9", "Running");
+    await waitForMessage(
+      sb,
+      "WaitingForBlockingPods",
+      "2 running pods on this node match node-agent.gardener.cloud/blocking-pods (app=db): data/db-0, data/db-9",
+    );
+    expect(sb.sim.store.get("leases", "kube-system", sb.secretName)).toBeUndefined();
 
     // It goes: the watch (no poll) wakes the apply at once.
+    sb.sim.store.delete("pods", "data", "db-9", { gracePeriodSeconds: 0 });
+    await waitForMessage(sb, "WaitingForBlockingPods", "a running pod on this node matches");
     const goneAt = Date.now();
     setPhase(sb, "db-0", "Succeeded");
     await sb.waitForApplied(second, 10_000);
     expect(Date.now() - goneAt).toBeLessThan(10_000);
     expect(await greeting(sb)).toBe("after");
     expect(events(sb, "WaitingForBlockingPods")).toHaveLength(1);
+    // Once free to go, the node took the serial lock for its apply and gave it back.
+    await eventually(
+      "the serial lock released",
+      () =>
+        JSON.stringify((sb.sim.store.get("leases", "kube-system", sb.secretName) as Plain | undefined)?.["spec"]) === "{}"
+          ? true
+          : undefined,
+      { timeoutMs: 10_000 },
+    );
 
     // Every pod request named this node; none listed the cluster.
     const podRequests = sb.sim.requests.slice(requestsBefore).filter((r) => r.resource === "pods");
@@ -170,9 +197,10 @@ describe("blocking pods", () => {
       expect(decodeURIComponent(r.path)).toContain(`fieldSelector=spec.nodeName=${sb.nodeName},status.phase=Running`);
     expect(podRequests.some((r) => r.watch)).toBe(true);
 
-    // Without the annotation the watch goes.
+    // Without the annotation the watch goes (the serial Lease watch started meanwhile stays).
+    const open = sb.sim.openWatches();
     annotate(sb, { "node-agent.gardener.cloud/blocking-pods": null });
-    await eventually("the pod watch stopped", () => (sb.sim.openWatches() === watchesBefore ? true : undefined), { timeoutMs: 30_000 });
+    await eventually("the pod watch stopped", () => (sb.sim.openWatches() === open - 1 ? true : undefined), { timeoutMs: 30_000 });
   }, 90_000);
 
   test("more than five blocking pods: five named, the rest counted; an invalid selector warns and blocks nothing", async () => {
