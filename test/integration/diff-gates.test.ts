@@ -223,6 +223,8 @@ describe("diff names the gates", () => {
       [
         "Gates:",
         "  hold        not checked (offline)",
+        "  approval    not checked (offline)",
+        "  blocking pods not checked (offline)",
         "  serial lock not checked (offline)",
         "  rollout     not checked (offline)",
         `  static pods not checked (offline): the new config writes ${path}; the checksum is recorded only once kubelet runs the mirror pods of the manifests`,
@@ -231,6 +233,8 @@ describe("diff names the gates", () => {
     const json = JSON.parse((await run(["diff", "--offline", "-o", "json", `--root=${sb.root}`, file], env)).stdout) as { gates: Gate[] };
     expect(json.gates.map((g) => `${g.gate} ${g.verdict}`)).toEqual([
       "hold not-checked",
+      "disruption-hooks not-checked",
+      "blocking-pods not-checked",
       "serial-lock not-checked",
       "rollout not-checked",
       "static-pods not-checked",
