@@ -1,5 +1,4 @@
 import type { MetricsRegistry } from "../../../server/index.ts";
-import type { GateReason } from "../gates/gate.ts";
 
 /** The OSC controller's Prometheus series; the reporter (report/reporter.ts) is their only writer. */
 export interface OscMetrics {
@@ -9,14 +8,14 @@ export interface OscMetrics {
   appliedAt(epochSeconds: number): void;
   /** gardener_node_agent_osc_up_to_date */
   upToDate(value: boolean): void;
-  /** gardener_node_agent_osc_held (reason Held) and gardener_node_agent_osc_waiting{reason}; undefined: no gate holds. */
-  gate(reason: GateReason | undefined): void;
+  /** gardener_node_agent_osc_held */
+  held(value: boolean): void;
 }
 
 /** Applies take seconds to minutes (image pulls, restarts, registry probes). */
 const applyDurationBuckets: readonly number[] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
-export const noOscMetrics: OscMetrics = { observeApply: () => {}, appliedAt: () => {}, upToDate: () => {}, gate: () => {} };
+export const noOscMetrics: OscMetrics = { observeApply: () => {}, appliedAt: () => {}, upToDate: () => {}, held: () => {} };
 
 export function createOscMetrics(registry: MetricsRegistry): OscMetrics {
   const duration = registry.histogram({
@@ -36,11 +35,6 @@ export function createOscMetrics(registry: MetricsRegistry): OscMetrics {
     name: "gardener_node_agent_osc_held",
     help: "1 while the node annotation node-agent.gardener.cloud/hold keeps a new operating system config from being applied.",
   });
-  const waiting = registry.gauge({
-    name: "gardener_node_agent_osc_waiting",
-    help: "1 for the reason a gate holds the current operating system config (the Node condition's reason, e.g. WaitingForDisruptionApproval, WaitingForBlockingPods), 0 for reasons seen before.",
-  });
-  const seen = new Set<GateReason>();
   // Present from the first scrape, before the first reconcile decided anything.
   upToDate.set(0);
   held.set(0);
@@ -48,10 +42,6 @@ export function createOscMetrics(registry: MetricsRegistry): OscMetrics {
     observeApply: (seconds, outcome) => duration.observe(seconds, { outcome }),
     appliedAt: (s) => appliedTs.set(s),
     upToDate: (b) => upToDate.set(b ? 1 : 0),
-    gate: (reason) => {
-      held.set(reason === "Held" ? 1 : 0);
-      if (reason !== undefined) seen.add(reason);
-      for (const r of seen) waiting.set(r === reason ? 1 : 0, { reason: r });
-    },
+    held: (b) => held.set(b ? 1 : 0),
   };
 }

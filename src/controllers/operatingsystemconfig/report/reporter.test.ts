@@ -39,7 +39,7 @@ async function setup() {
     observeApply: (s, outcome) => void (gauges[`duration_${outcome}`] = s),
     appliedAt: (s) => void (gauges["appliedAt"] = s),
     upToDate: (b) => void (gauges["upToDate"] = b ? 1 : 0),
-    gate: (reason) => void (gauges["held"] = reason === "Held" ? 1 : 0),
+    held: (b) => void (gauges["held"] = b ? 1 : 0),
   };
   const clock = new FakeClock(Date.UTC(2026, 10, 24, 10, 0, 0));
   const host = createHostFs(root);

@@ -70,7 +70,7 @@ export class OscReporter {
       retryInMs,
     });
     this.deps.metrics.upToDate(false);
-    this.deps.metrics.gate(undefined);
+    this.deps.metrics.held(false);
     const message = `Secret ${name} with the operating system config does not exist; it is applied as soon as it is created`;
     if (status.secretMissingSince === undefined) {
       await this.#store.save({ ...status, secretMissingSince: kubeTime(this.deps.clock.now()) });
@@ -91,7 +91,7 @@ export class OscReporter {
     });
     const status = this.#found(await this.#store.load());
     this.deps.metrics.upToDate(false);
-    this.deps.metrics.gate(hold.reason);
+    this.deps.metrics.held(hold.reason === "Held");
     const state = gateState(hold.reason, hold.message);
     const existing = this.#node.existing(node);
     const key = `${checksum}/${hold.reason}`;
@@ -126,7 +126,7 @@ export class OscReporter {
     const rec: ApplyRecord = { checksum, startedAt: now, durationMs: 0, outcome: "Failed", failure };
     await this.#store.save({ ...withoutGate(this.#found(await this.#store.load())), lastApply: rec, lastFailure: rec });
     this.deps.metrics.upToDate(false);
-    this.deps.metrics.gate(undefined);
+    this.deps.metrics.held(false);
     await this.#node.condition(node, failedState(checksum, failure.message), signal);
   }
 
@@ -149,7 +149,7 @@ export class OscReporter {
     if (success?.checksum === checksum)
       this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
     this.deps.metrics.upToDate(true);
-    this.deps.metrics.gate(undefined);
+    this.deps.metrics.held(false);
     await this.#node.condition(node, appliedState(checksum, this.#drift()), signal);
   }
 
@@ -175,7 +175,7 @@ export class OscReporter {
     const stoppedInside = last?.outcome === "Applying" && last.checksum === checksum && gate?.checksum === checksum;
     const quiet = (last?.outcome === "Failed" && last.checksum === checksum) || stoppedInside;
     this.deps.metrics.upToDate(false);
-    this.deps.metrics.gate(undefined);
+    this.deps.metrics.held(false);
     // Not awaited here: the apply must not wait for a rate-limited API call or an fsync. The outcome
     // reports below wait for it, so Applying never lands after Applied.
     this.#tail = this.#tail.then(async () => {

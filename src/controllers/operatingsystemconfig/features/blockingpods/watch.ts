@@ -75,6 +75,7 @@ export class BlockingPodsWatch implements BlockingPodsSource {
   follow(node: KubeObject): void {
     const sel = blockingSelectorOf(node);
     if (sel.kind === "invalid") this.#warn(node, sel.problem);
+    else this.#warned = "";
     if (sel.kind !== "ok") return this.#stop();
     if (this.#running?.selector === sel.selector) return;
     this.#stop();
