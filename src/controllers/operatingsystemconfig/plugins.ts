@@ -1,6 +1,7 @@
 import type { ApplyExtension, ApplyPlugins } from "./apply/extension.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { blockingPodsGate } from "./features/blockingpods/index.ts";
+import { disruptionPolicyExtension } from "./features/disruption-policy/index.ts";
 import { holdGate } from "./features/hold/index.ts";
 import { disruptionHooksGate } from "./features/hooks/index.ts";
 import { inPlaceDrainGate, inPlaceExtension } from "./features/inplace/index.ts";
@@ -41,7 +42,7 @@ export function oscGates(d: GateDeps): Gate[] {
 
 /** The apply's extensions, each with its own slice (in-place: its commands and probes; revert: its window). */
 export function oscExtensions(d: Pick<OscControllerDeps, "inPlace" | "unitVerification">): ApplyExtension[] {
-  return [inPlaceExtension(d.inPlace), unitRevertExtension({ unitVerification: d.unitVerification })];
+  return [inPlaceExtension(d.inPlace), unitRevertExtension({ unitVerification: d.unitVerification }), disruptionPolicyExtension()];
 }
 
 /** Everything that plugs into the OSC pipeline, built once per controller. */

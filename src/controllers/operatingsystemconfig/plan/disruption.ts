@@ -64,27 +64,35 @@ function changedPaths(old: Osc | undefined, cur: Osc): Set<string> {
   return out;
 }
 
+const containerdConfigPath = "/etc/containerd/config.toml";
+
+const unitIn = (o: Osc | undefined, name: string): Unit | undefined =>
+  o === undefined ? undefined : mergeUnits(o).find((x) => x.name === name);
+
 /**
  * What a restart the planner asked for becomes under the policy. Each cause (the unit's own definition, each
- * changed file it lists) is matched on its own: first matching rule wins, no match is a restart; the unit gets
- * the strongest action of its causes. A new unit is always started, and the policy file never causes anything.
+ * changed file it lists, containerd's config) is matched on its own: first matching rule wins, no match is a
+ * restart; the unit gets the strongest action of its causes. A new unit is always started, the agent always
+ * restarts itself, and the policy file never causes anything.
  */
-function governedRestart(u: string, input: DisruptionInput, files: Set<string>, why: string): UnitDisruption {
+function governedRestart(u: string, input: DisruptionInput, files: Set<string>, why: string, configChanged = false): UnitDisruption {
   const { policy, osc, lastApplied } = input;
-  const now = mergeUnits(osc).find((x) => x.name === u);
-  const before = lastApplied === undefined ? undefined : mergeUnits(lastApplied).find((x) => x.name === u);
   if (policy === undefined || u === agentUnitName) return { unit: u, action: "restart", why };
-  if (now === undefined || before === undefined) return { unit: u, action: "restart", why: now === undefined ? why : "new unit" };
+  const now = unitIn(osc, u);
+  const before = unitIn(lastApplied, u);
+  if (now !== undefined && before === undefined) return { unit: u, action: "restart", why: "new unit" };
   const causes: { why: string; file?: string }[] = [];
-  if (!semanticEqual(withoutEnvDropIn(before), withoutEnvDropIn(now))) causes.push({ why: "unit changed" });
-  for (const p of now.filePaths ?? []) {
+  if (now !== undefined && before !== undefined && !semanticEqual(withoutEnvDropIn(before), withoutEnvDropIn(now)))
+    causes.push({ why: "unit changed" });
+  for (const p of now?.filePaths ?? []) {
     if (files.has(p) && p !== disruptionPolicyPath) causes.push({ why: `file ${p} changed`, file: p });
   }
-  if (why === "containerd config changed") causes.push({ why, file: "/etc/containerd/config.toml" });
-  // A restart with no cause left (only the policy file changed, or a resumed change set): nothing to do.
+  if (configChanged) causes.push({ why: "containerd config changed", file: containerdConfigPath });
   if (causes.length === 0) {
-    const onlyPolicy = (now.filePaths ?? []).includes(disruptionPolicyPath) && files.has(disruptionPolicyPath);
-    return onlyPolicy ? { unit: u, action: "none", why: `file ${disruptionPolicyPath} changed` } : { unit: u, action: "restart", why };
+    if ((now?.filePaths ?? []).includes(disruptionPolicyPath) && files.has(disruptionPolicyPath))
+      return { unit: u, action: "none", why: `file ${disruptionPolicyPath} changed` };
+    // Nothing more specific is known (a unit the OSC does not list): matched by name only.
+    causes.push({ why });
   }
   let best: UnitDisruption | undefined;
   for (const c of causes) {
@@ -94,6 +102,23 @@ function governedRestart(u: string, input: DisruptionInput, files: Set<string>, 
       best = rule === undefined ? { unit: u, action, why: c.why } : { unit: u, action, why: c.why, rule };
   }
   return best as UnitDisruption;
+}
+
+/** Some unit's definition (content, drop-ins, enablement) differs, or a unit came or went: systemd must re-read them. */
+export function unitDefinitionsChanged(osc: Osc, lastApplied: Osc | undefined): boolean {
+  const defs = (o: Osc | undefined) => (o === undefined ? [] : mergeUnits(o).map(withoutEnvDropIn));
+  const a = defs(lastApplied);
+  const b = defs(osc);
+  return (
+    a.length !== b.length ||
+    b.some(
+      (u) =>
+        !semanticEqual(
+          a.find((x) => x.name === u.name),
+          u,
+        ),
+    )
+  );
 }
 
 const inPlaceSteps = (c: OscChanges): string[] => {
@@ -119,17 +144,17 @@ export function assessDisruption(input: DisruptionInput): DisruptionAssessment {
   const units: UnitDisruption[] = [];
   for (const { name, command } of changes.units.commands) {
     if (command === "stop") units.push({ unit: name, action: "stop", why: "unit stopped or disabled" });
-    else if (command === "restart") units.push(governedRestart(name, input, files, "unit or its files changed"));
+    else if (command === "restart") {
+      const config = name === containerdUnitName && changes.containerd.configFileChanged;
+      units.push(governedRestart(name, input, files, "unit or its files changed", config));
+    }
   }
   if (changes.containerd.configFileChanged && !changes.units.commands.some((c) => c.name === containerdUnitName))
-    units.push(governedRestart(containerdUnitName, input, files, "containerd config changed"));
+    units.push(governedRestart(containerdUnitName, input, files, "containerd config changed", true));
   for (const u of changes.units.deleted) {
     // Created by the agent: stopped and removed; OS-provided: restarted to drop the removed drop-ins (apply/units.ts).
     if (u.content !== undefined) units.push({ unit: u.name, action: "stop", why: "unit removed" });
-    else {
-      const rule = input.policy === undefined ? undefined : firstRule(input.policy, u.name, undefined);
-      units.push({ unit: u.name, action: rule?.action ?? "restart", why: "unit removed from the config", ...(rule ? { rule } : {}) });
-    }
+    else units.push(governedRestart(u.name, input, files, "unit removed from the config"));
   }
   const inPlace = inPlaceSteps(changes);
   const disruptive = inPlace.length > 0 || units.some((u) => u.action === "restart" || u.action === "stop");

@@ -71,6 +71,7 @@ export class OscReporter {
     });
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
+    this.deps.metrics.waiting(undefined);
     const message = `Secret ${name} with the operating system config does not exist; it is applied as soon as it is created`;
     if (status.secretMissingSince === undefined) {
       await this.#store.save({ ...status, secretMissingSince: kubeTime(this.deps.clock.now()) });
@@ -92,6 +93,7 @@ export class OscReporter {
     const status = this.#found(await this.#store.load());
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(hold.reason === "Held");
+    this.deps.metrics.waiting(hold.reason);
     const state = gateState(hold.reason, hold.message);
     const existing = this.#node.existing(node);
     const key = `${checksum}/${hold.reason}`;
@@ -127,6 +129,7 @@ export class OscReporter {
     await this.#store.save({ ...withoutGate(this.#found(await this.#store.load())), lastApply: rec, lastFailure: rec });
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
+    this.deps.metrics.waiting(undefined);
     await this.#node.condition(node, failedState(checksum, failure.message), signal);
   }
 
@@ -150,6 +153,7 @@ export class OscReporter {
       this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
     this.deps.metrics.upToDate(true);
     this.deps.metrics.held(false);
+    this.deps.metrics.waiting(undefined);
     await this.#node.condition(node, appliedState(checksum, this.#drift()), signal);
   }
 
@@ -176,6 +180,7 @@ export class OscReporter {
     const quiet = (last?.outcome === "Failed" && last.checksum === checksum) || stoppedInside;
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
+    this.deps.metrics.waiting(undefined);
     // Not awaited here: the apply must not wait for a rate-limited API call or an fsync. The outcome
     // reports below wait for it, so Applying never lands after Applied.
     this.#tail = this.#tail.then(async () => {

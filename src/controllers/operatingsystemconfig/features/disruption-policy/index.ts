@@ -1,0 +1,1 @@
+export { disruptionPolicyExtension, invalidPolicyReason } from "./extension.ts";
