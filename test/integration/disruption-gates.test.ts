@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { sampleOsc } from "../demo/sample-osc.ts";
 import { eventually } from "../harness/eventually.ts";
 import { useSandbox } from "../harness/sandbox-hooks.ts";
-import type { Sandbox } from "../harness/sandbox.ts";
+import { agentBinary, agentEnv, type Sandbox } from "../harness/sandbox.ts";
 
 type Plain = Record<string, unknown>;
 
@@ -44,6 +44,19 @@ async function metric(sb: Sandbox, series: string): Promise<number | undefined> 
   const body = await (await fetch(`http://127.0.0.1:${sb.metricsPort}/metrics`)).text();
   const line = body.split("\n").find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** `gardener-node-agent status` on the node, while the agent runs. */
+async function statusOf(sb: Sandbox): Promise<string> {
+  const flags = ["--config-dir=/var/lib/gardener-node-agent", `--root=${sb.root}`];
+  const p = Bun.spawn([agentBinary, "status", ...flags], {
+    env: agentEnv(sb.systemd.address, sb.nodeName),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+  expect(code).toBe(0);
+  return stdout;
 }
 
 /** A sandbox whose agent has applied the first greeting. */
@@ -95,6 +108,10 @@ describe("disruption hooks", () => {
     );
     expect(await greeting(sb)).toBe("before");
     expect(sb.systemd.actions.filter((a) => a.units.includes("greeter.service"))).toEqual([]);
+    const status = await statusOf(sb);
+    expect(status).toMatch(/Condition     False\/WaitingForDisruptionApproval since /);
+    expect(status).toContain(": Disruptive apply of operating system config");
+    expect(status).toContain("hook backup denied it: nightly backup runs until 03:00");
 
     annotate(sb, { [hook("backup")]: `approved ${c}` });
     await sb.waitForApplied(second);
