@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { FakeClock } from "../../../../../test/doubles/fake-clock.ts";
 import { eventually } from "../../../../../test/harness/eventually.ts";
-import type { Kube, KubeList, KubeObject, ListOptions, WatchEvent, WatchOptions } from "../../../../kube/index.ts";
+import type { Kube, KubeList, KubeObject, WatchEvent } from "../../../../kube/index.ts";
 import type { Logger } from "../../../../log/index.ts";
 import type { EventRecorder } from "../../../events.ts";
 import { BlockingPodsWatch } from "./watch.ts";
+
+type ListOptions = NonNullable<Parameters<Kube["list"]>[2]>;
+type WatchOptions = NonNullable<Parameters<Kube["watch"]>[2]>;
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
