@@ -32,6 +32,8 @@ export interface StatusReport {
     readonly gate?: GateRecord;
     readonly secretMissingSince?: string;
   };
+  /** The disruption policy file on the node (issue 26), when there is one: its rules, or why it is ignored. */
+  readonly disruptionPolicy?: { readonly path: string; readonly rules: readonly string[]; readonly error?: string };
   /** State files that could not be read (the rest of the status is still shown). */
   readonly problems: readonly string[];
   readonly units: readonly UnitState[];
@@ -54,6 +56,8 @@ export interface NodeView {
   /** checksum/data-script of the OSC Secret: the version the node should run. */
   readonly secretChecksum?: string;
   readonly hold?: string;
+  /** node-agent.gardener.cloud/maintenance-window as set on the Node. */
+  readonly maintenanceWindow?: string;
   readonly history?: readonly Record<string, unknown>[];
 }
 
@@ -96,6 +100,18 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
   const status: ApplyStatus | undefined = await readApplyStatus(host).catch((err: unknown) => void problems.push(errorText(err)));
   const changes = await readChanges(host).catch((err: unknown) => void problems.push(`changes file: ${errorText(err)}`));
   const changeSet = changeSetOf(changes);
+  const { diskDisruptionPolicy, disruptionPolicyPath, ruleText } = await import(
+    "../controllers/operatingsystemconfig/plan/disruption-policy.ts"
+  );
+  const policy = await diskDisruptionPolicy(host).catch((err: unknown) => void problems.push(`disruption policy: ${errorText(err)}`));
+  const disruptionPolicy =
+    policy === undefined || policy.kind === "none"
+      ? undefined
+      : {
+          path: disruptionPolicyPath,
+          rules: policy.kind === "ok" ? policy.policy.rules.map(ruleText) : [],
+          ...(policy.kind === "invalid" ? { error: policy.error } : {}),
+        };
   const lastAppliedFile = (await host.stat(lastAppliedPath)) !== undefined;
   // A finished change set names the version last-applied-osc.yaml holds; an unfinished one does not.
   const finished = lastAppliedFile && changes !== undefined && changeSet === undefined ? changes.operatingSystemConfigChecksum : "";
@@ -104,6 +120,7 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
     secret: secretFromConfig ?? status?.secret ?? "",
     lastAppliedFile,
     ...(appliedOnDisk !== undefined ? { appliedOnDisk } : {}),
+    ...(disruptionPolicy !== undefined ? { disruptionPolicy } : {}),
     problems,
     ...(status?.lastSuccess !== undefined ? { lastSuccess: status.lastSuccess } : {}),
     ...(status?.lastApply !== undefined ? { lastApply: status.lastApply } : {}),
@@ -165,6 +182,7 @@ export async function nodeView(node: KubeObject, secret: KubeObject | undefined)
   const c = findCondition(node);
   const annotations = node.metadata.annotations ?? {};
   const hold = holdReason(node);
+  const window = annotations["node-agent.gardener.cloud/maintenance-window"];
   const history = parseHistory(annotations[applyHistoryAnnotation]);
   const secretChecksum = secret?.metadata.annotations?.["checksum/data-script"];
   return {
@@ -175,6 +193,7 @@ export async function nodeView(node: KubeObject, secret: KubeObject | undefined)
     ...(annotations[checksumAnnotation] !== undefined ? { checksum: annotations[checksumAnnotation] } : {}),
     ...(secretChecksum !== undefined ? { secretChecksum } : {}),
     ...(hold !== undefined ? { hold } : {}),
+    ...(window !== undefined ? { maintenanceWindow: window } : {}),
     ...(history.length > 0 ? { history } : {}),
   };
 }

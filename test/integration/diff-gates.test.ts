@@ -223,6 +223,7 @@ describe("diff names the gates", () => {
       [
         "Gates:",
         "  hold        not checked (offline)",
+        "  window      not checked (offline)",
         "  approval    not checked (offline)",
         "  blocking pods not checked (offline)",
         "  serial lock not checked (offline)",
@@ -233,6 +234,7 @@ describe("diff names the gates", () => {
     const json = JSON.parse((await run(["diff", "--offline", "-o", "json", `--root=${sb.root}`, file], env)).stdout) as { gates: Gate[] };
     expect(json.gates.map((g) => `${g.gate} ${g.verdict}`)).toEqual([
       "hold not-checked",
+      "maintenance-window not-checked",
       "disruption-hooks not-checked",
       "blocking-pods not-checked",
       "serial-lock not-checked",

@@ -7,7 +7,7 @@ export { createOscMetrics } from "./report/metrics.ts";
 export { createReconciler } from "./reconcile.ts";
 export { removeStaleTempsAtStart } from "./apply/stale-temps.ts";
 export { newOscController } from "./watch.ts";
-export type { ApplyPreview, FilePreview, UnitPreview } from "./preview/preview.ts";
+export type { ApplyPreview, DisruptionPreview, FilePreview, UnitPolicyPreview, UnitPreview } from "./preview/preview.ts";
 export type { ApplyRecord, ApplyStatus, GateRecord } from "./report/apply-status.ts";
 export type { GatePreview } from "./gates/preview.ts";
 export type { GateName } from "./gates/gate.ts";

@@ -4,6 +4,7 @@ import { blockingPodsGate } from "./features/blockingpods/index.ts";
 import { disruptionPolicyExtension } from "./features/disruption-policy/index.ts";
 import { holdGate } from "./features/hold/index.ts";
 import { disruptionHooksGate } from "./features/hooks/index.ts";
+import { maintenanceWindowGate } from "./features/maintenance-window/index.ts";
 import { inPlaceDrainGate, inPlaceExtension } from "./features/inplace/index.ts";
 import { rolloutGate } from "./features/rollout/index.ts";
 import { serialGate } from "./features/serial/index.ts";
@@ -15,15 +16,16 @@ import type { Gate } from "./gates/gate.ts";
 export type GateDeps = Pick<
   OscControllerDeps,
   "kube" | "host" | "clock" | "log" | "unitVerification" | "rollout" | "serialLeaseWatch" | "blockingPods"
-> & {
-  readonly node: { readonly hostName: string };
-  readonly config: { readonly syncPeriodMs: number };
-};
+> &
+  Partial<Pick<OscControllerDeps, "events">> & {
+    readonly node: { readonly hostName: string };
+    readonly config: { readonly syncPeriodMs: number };
+  };
 
 /**
  * THE gate list, in the order a reconcile meets the gates (first hold wins; phases: README, "one pipeline").
- * Approval and blocking pods come before the serial lock and the rollout slot: a node waiting for them
- * holds nothing the pool needs.
+ * The window, approval and blocking pods come before the serial lock and the rollout slot: a node waiting
+ * for them holds nothing the pool needs. Hooks are asked only inside the window.
  */
 export function oscGates(d: GateDeps): Gate[] {
   const { kube, host, clock, log, node, serialLeaseWatch: leaseWatch } = d;
@@ -31,6 +33,13 @@ export function oscGates(d: GateDeps): Gate[] {
   return [
     holdGate(d.config),
     unitRevertGate(d),
+    maintenanceWindowGate({
+      clock,
+      host: d.host,
+      hostName: node.hostName,
+      syncPeriodMs: d.config.syncPeriodMs,
+      ...(d.events ? { events: d.events } : {}),
+    }),
     disruptionHooksGate(disruption),
     blockingPodsGate({ ...disruption, ...(d.blockingPods !== undefined ? { watch: d.blockingPods } : {}) }),
     serialGate({ kube, clock, log, hostName: node.hostName, leaseWatch }),

@@ -25,6 +25,7 @@ import { namedSecretPredicate } from "./input/gardenadm.ts";
 import { blockingPodsPredicate } from "./features/blockingpods/index.ts";
 import { holdAnnotationPredicate } from "./features/hold/index.ts";
 import { disruptionHooksPredicate } from "./features/hooks/index.ts";
+import { maintenanceWindowPredicate } from "./features/maintenance-window/index.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./features/inplace/index.ts";
 
 const controllerName = "operatingsystemconfig";
@@ -166,7 +167,11 @@ export function newOscController(opts: {
   );
   if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
   if (opts.nodeSource !== undefined && opts.secretKey !== undefined)
-    c.watch(opts.nodeSource, nodeHandler(opts.secretKey), or(holdAnnotationPredicate, disruptionHooksPredicate, blockingPodsPredicate));
+    c.watch(
+      opts.nodeSource,
+      nodeHandler(opts.secretKey),
+      or(holdAnnotationPredicate, maintenanceWindowPredicate, disruptionHooksPredicate, blockingPodsPredicate),
+    );
   // A Secret missing at start sends no event: one look at start reports it (deduplicated with the
   // informer's create when the Secret exists).
   if (opts.secretKey !== undefined) c.add(opts.secretKey);

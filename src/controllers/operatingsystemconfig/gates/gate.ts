@@ -12,6 +12,7 @@ export type GateReason =
   | "VerifyingRollout"
   | "RolloutHalted"
   | "UnitReverted"
+  | "WaitingForMaintenanceWindow"
   | "WaitingForDisruptionApproval"
   | "WaitingForBlockingPods";
 
@@ -25,7 +26,16 @@ export interface GateHold {
 
 /** Where a gate stands: before anything | under the apply lock, after planning | before the checksum is recorded. */
 export type GatePhase = "admit" | "plan" | "record";
-export type GateName = "hold" | "unit-revert" | "disruption-hooks" | "blocking-pods" | "serial-lock" | "rollout" | "drain" | "static-pods";
+export type GateName =
+  | "hold"
+  | "unit-revert"
+  | "maintenance-window"
+  | "disruption-hooks"
+  | "blocking-pods"
+  | "serial-lock"
+  | "rollout"
+  | "drain"
+  | "static-pods";
 
 export type Decision =
   /** `note`: what `diff` says the gate does after the apply (a slot to verify, static pods to wait for). */

@@ -202,5 +202,11 @@ export async function effectiveDisruptionPolicy(
   return bytes === undefined ? { kind: "none" } : parsed(new TextDecoder().decode(bytes), "host");
 }
 
+/** The policy file on disk alone (what `status` shows: it governs the next apply unless that OSC brings another). */
+export async function diskDisruptionPolicy(host: HostFs): Promise<EffectivePolicy> {
+  const bytes = await host.readFile(disruptionPolicyPath);
+  return bytes === undefined ? { kind: "none" } : parsed(new TextDecoder().decode(bytes), "host");
+}
+
 /** The rules an apply goes by: an invalid policy counts as none. */
 export const activePolicy = (p: EffectivePolicy): DisruptionPolicy | undefined => (p.kind === "ok" ? p.policy : undefined);

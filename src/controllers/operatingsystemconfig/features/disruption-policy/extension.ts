@@ -36,8 +36,9 @@ export function disruptionPolicyExtension(): ApplyExtension {
       return {
         unitJobs: {
           actions: (changes) => new Map(assess(changes).units.map((u) => [u.unit, u])),
+          // systemd re-reads unit files only for a changed unit or a daemon-reload action; a job alone needs none.
           daemonReload: (changes) =>
-            unitDefinitionsChanged(osc, lastApplied) || assess(changes).units.some((u) => u.action !== "none" && u.action !== "reload"),
+            unitDefinitionsChanged(osc, lastApplied) || assess(changes).units.some((u) => u.action === "daemon-reload"),
         },
         verify: async () => undefined,
       };

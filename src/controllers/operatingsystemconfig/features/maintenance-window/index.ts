@@ -1,0 +1,1 @@
+export { maintenanceWindowAnnotation, maintenanceWindowGate, maintenanceWindowPredicate } from "./gate.ts";
