@@ -22,6 +22,3 @@ export interface StepContext {
   /** Set by an extension with a disruption policy; without it every restart is a restart (upstream). */
   readonly unitJobs?: UnitJobs;
 }
-
-// The one step-error helper (src/log/step-error.ts); re-exported so every apply step imports its context from here.
-export { StepError, step } from "../../../log/index.ts";

@@ -2,7 +2,7 @@ import { yamlErrorText, yamlPackage } from "../../../config/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 import { decodeInline, type Osc } from "../../../osc/index.ts";
 import { errorText } from "../../../log/index.ts";
-import { unitNameProblem } from "./names.ts";
+import { unitNameProblem } from "../../../systemd/index.ts";
 
 /** Delivered as an OSC file or baked into the image (issue 26). */
 export const disruptionPolicyPath = "/var/lib/gardener-node-agent/disruption-policy.yaml";
