@@ -24,7 +24,8 @@ import {
   type RolloutDeps,
   runDriftLoop,
   serialLeaseWatch,
-  slotsChangedPredicate,
+  slotsOnlyChanged,
+  slotWaker,
 } from "../../controllers/operatingsystemconfig/index.ts";
 import type { AgentEnv } from "../env.ts";
 
@@ -109,7 +110,18 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
           hostName: s.hostName.toLowerCase(),
           nodeName: s.nodeName,
           signal: s.signal,
-          extraPredicates: [slotsChangedPredicate],
+          slots: {
+            waker: (copy) =>
+              slotWaker({
+                ...copy,
+                clock: s.clock,
+                timings: s.env.timings.rollout,
+                secret: { namespace: "kube-system", name: osc.secretName },
+                signal: s.signal,
+                node: (signal) => readOwnNode(s.cache, s.nodeName, signal),
+              }),
+            only: slotsOnlyChanged,
+          },
         });
   // The blocking-pods gate's pod watch: the authorizer lets it watch only the pods of a known Node.
   const blockingPods =

@@ -31,7 +31,10 @@ export interface OscControllerDeps extends ApplyPorts {
   /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
   readonly applyLock?: ApplyLock;
   /** Starts the serial Lease watch (9.2) at the first serial Secret (idempotent); resolves once listed. */
-  readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
+  readonly serialLeaseWatch?: {
+    start(signal: AbortSignal): Promise<void>;
+    lease?(): { readonly lease: KubeObject | undefined } | undefined;
+  };
   /** The pod watch of the blocking-pods gate (only with a Node known at start); `diff` lists once instead. */
   readonly blockingPods?: BlockingPodsSource;
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */

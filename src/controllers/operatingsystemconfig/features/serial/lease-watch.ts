@@ -3,12 +3,11 @@ import {
   type Controller,
   type Kube,
   type KubeObject,
-  type Predicate,
+  type EventHandler,
   type Reader,
   Informer,
   leases,
   nodes,
-  or,
   secrets,
 } from "../../../../kube/index.ts";
 import type { Logger } from "../../../../log/index.ts";
@@ -29,12 +28,23 @@ export interface SerialLeaseWatchSetup {
   readonly hostName: string;
   readonly nodeName: string;
   readonly signal: AbortSignal;
-  /** Further Lease predicates that enqueue an outdated node (rollout slots). */
-  readonly extraPredicates?: readonly Predicate<KubeObject>[];
+  /** Rollout slots (rollout/watch.ts): wakes a waiting node itself; updates that changed slots only are left to it. */
+  readonly slots?: {
+    readonly waker: (copy: {
+      lease(): KubeObject | undefined;
+      outdated(signal: AbortSignal): Promise<boolean>;
+    }) => EventHandler<KubeObject>;
+    readonly only: (old: KubeObject, now: KubeObject) => boolean;
+  };
 }
 
 /** 9.2's own Lease cache, started at first need and kept out of the shared caches (start-up and readyz never wait for it). */
-export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(signal: AbortSignal): Promise<void>; attach(c: Controller): void } {
+export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
+  start(signal: AbortSignal): Promise<void>;
+  attach(c: Controller): void;
+  /** The watch's copy of the Lease; undefined until the watch has listed. */
+  lease(): { readonly lease: KubeObject | undefined } | undefined;
+} {
   const informer = new Informer<KubeObject>({
     kube: s.kube,
     clock: s.clock,
@@ -56,9 +66,13 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(signal: Abor
     ]);
     return isOutdated(secret && checksumOf(secret, "checksum/data-script"), node && checksumOf(node, checksumAnnotation));
   };
+  const own = () => informer.get({ namespace: serialLeaseNamespace, name: s.secretName });
+  const serial = serialLeasePredicate(s.hostName);
+  const slotsOnly = s.slots?.only ?? (() => false);
   let started = false;
   let gaveUp = false;
   return {
+    lease: () => (informer.hasSynced() ? { lease: own() } : undefined),
     attach(c) {
       c.watch(
         informer,
@@ -68,8 +82,9 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): { start(signal: Abor
           log: s.log,
           signal: s.signal,
         }),
-        or(serialLeasePredicate(s.hostName), ...(s.extraPredicates ?? [])),
+        { ...serial, update: (o, n) => !slotsOnly(o, n) && serial.update(o, n) },
       );
+      if (s.slots !== undefined) c.watch(informer, s.slots.waker({ lease: own, outdated }));
     },
     async start(signal) {
       if (!started) {
