@@ -135,6 +135,9 @@ describe("disruption policy (whole binary)", () => {
         .filter((e) => e.reason === "SystemDUnitReload")
         .map((e) => e.message),
     ).toEqual(["processed reload of unit reloadable.service"]);
+    // The history names only the unit really restarted.
+    const status = JSON.parse((await cli("status", "-o", "json")).stdout) as { lastSuccess?: { unitsRestarted?: string[] } };
+    expect(status.lastSuccess?.unitsRestarted).toEqual(["plain.service"]);
 
     // daemon-reload: the policy (itself changed, which restarts nothing) asks for only that.
     const daemonReloadOnly = `rules:\n- units: [quiet.service, plain.service]\n  action: daemon-reload\n`;

@@ -52,6 +52,12 @@ async function planApply(ports: ApplyPorts, hooks: readonly ApplyExtension[], in
   return { ...plan, planned, listings };
 }
 
+/** Under a disruption policy the history and `status` name only the units really restarted. */
+function restartsOnly(summary: ChangeSummary, actions: ReadonlyMap<string, { readonly action: string }> | undefined): ChangeSummary {
+  if (actions === undefined) return summary;
+  return { ...summary, unitsRestarted: summary.unitsRestarted.filter((u) => (actions.get(u)?.action ?? "restart") === "restart") };
+}
+
 /**
  * Why an apply stopped early without failing: a gate holds it (nothing of the change was applied, or
  * an extension reverted it), or an extension's work met network problems and is tried again later.
@@ -97,7 +103,7 @@ async function applySteps(
   await input.ready;
   // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
   const { osc, changes, resumed, planned, listings } = plan;
-  const summary = summarizeChanges(changes);
+  const summary = restartsOnly(summarizeChanges(changes), unitJobs?.actions(changes));
   input.onPlanned?.(summary);
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,

@@ -114,3 +114,15 @@ spec:
     expect(out.disruptive).toBe(false);
   });
 });
+
+describe("assessDisruption and containerd", () => {
+  const cri = "  criConfig: {name: containerd, containerd: {sandboxImage: pause:3.9}}\n";
+  const withCri = (sandbox: string) => osc(`spec:\n${cri.replace("pause:3.9", sandbox)}  units: []\n`);
+  const policy = parseDisruptionPolicy("rules:\n- units: [containerd.service]\n  action: none\n");
+
+  test("on the first apply containerd is started whatever the policy says", () => {
+    const first = withCri("pause:3.9");
+    const a = assessDisruption({ changes: computeChanges(undefined, first, "c1", "host"), osc: first, lastApplied: undefined, policy });
+    expect(a.units.map((u) => `${u.unit}=${u.action}:${u.why}`)).toEqual(["containerd.service=restart:new unit"]);
+  });
+});

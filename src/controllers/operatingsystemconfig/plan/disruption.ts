@@ -80,7 +80,8 @@ function governedRestart(u: string, input: DisruptionInput, files: Set<string>, 
   if (policy === undefined || u === agentUnitName) return { unit: u, action: "restart", why };
   const now = unitIn(osc, u);
   const before = unitIn(lastApplied, u);
-  if (now !== undefined && before === undefined) return { unit: u, action: "restart", why: "new unit" };
+  // Not there before (also containerd's drop-in unit, which only the apply adds): started, whatever the policy.
+  if (before === undefined) return { unit: u, action: "restart", why: "new unit" };
   const causes: { why: string; file?: string }[] = [];
   if (now !== undefined && before !== undefined && !semanticEqual(withoutEnvDropIn(before), withoutEnvDropIn(now)))
     causes.push({ why: "unit changed" });

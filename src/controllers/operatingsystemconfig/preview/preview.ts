@@ -6,8 +6,8 @@ import { envDropInName } from "../plan/env-dropin.ts";
 import { agentUnitName, containerdUnitName, unitDir, checksumAnnotation } from "../constants.ts";
 import type { GatePreview } from "./gates.ts";
 import { planChangeSet } from "../plan/planner.ts";
-import { assessDisruption, type DisruptionAssessment, type UnitAction, type UnitDisruption } from "../plan/disruption.ts";
-import { activePolicy, effectiveDisruptionPolicy, ruleText } from "../plan/disruption-policy.ts";
+import type { UnitDisruption } from "../plan/disruption.ts";
+import { type DisruptionPreview, previewDisruption, type UnitPolicyPreview, withPolicy } from "./disruption.ts";
 import { oscExtensions, type RolloutTimings } from "../plugins.ts";
 import { planChanges } from "../plan/content.ts";
 import { previewGates, unreachable } from "./gates.ts";
@@ -34,27 +34,6 @@ export interface UnitPreview {
   readonly diff?: string;
   /** With a disruption policy: what the restart becomes, why the unit is touched, and the rule that chose it. */
   readonly policy?: UnitPolicyPreview;
-}
-
-export interface UnitPolicyPreview {
-  readonly action: UnitAction;
-  readonly why: string;
-  /** `rule 2 (line 5): units [kubelet.service] → reload`; absent: no rule matched (or not governed), upstream's action. */
-  readonly rule?: string;
-}
-
-/** The disruption policy as the apply would use it; present only when a policy file exists (issue 26). */
-export interface DisruptionPreview {
-  /** The policy file as the OSC delivers it, or the one on disk. */
-  readonly source: "osc" | "host";
-  /** Its rules in order (none when invalid). */
-  readonly rules: readonly string[];
-  /** Why the whole policy is ignored (changed units then restart as without one). */
-  readonly error?: string;
-  /** The apply restarts or stops a unit, or performs an in-place step (a maintenance window holds it). */
-  readonly disruptive: boolean;
-  /** containerd's restart for its changed configuration, when the policy changes it. */
-  readonly containerd?: UnitPolicyPreview;
 }
 
 export interface ApplyPreview {
@@ -145,18 +124,14 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
     !changes.containerd.configFileChanged &&
     inPlaceList(changes).length === 0;
   const gates = done ? [] : await previewGates({ ...input, changes }, signal);
-  const effective = await effectiveDisruptionPolicy(host, input.osc, lastApplied, input.hostName.toLowerCase());
-  const policy = activePolicy(effective);
-  const assessed = assessDisruption({ changes, osc: pending.osc, lastApplied, policy });
-  const byUnit = new Map(assessed.units.map((u) => [u.unit, u]));
-  const disruption = effective.kind === "none" ? {} : { disruption: disruptionPreview(effective, assessed) };
+  const { disruption, byUnit } = await previewDisruption(host, input.osc, { ...pending, lastApplied }, input.hostName);
   return {
-    ...disruption,
+    ...(disruption !== undefined ? { disruption } : {}),
     checksum,
     upToDate: done,
     resumed: pending.resumed,
     files,
-    units: await previewUnits(host, changes, policy === undefined ? undefined : byUnit),
+    units: await previewUnits(host, changes, byUnit),
     containerdRestart:
       changes.containerd.configFileChanged || changes.units.commands.some((c) => c.name === containerdUnitName && c.command === "restart"),
     agentRestart: changes.mustRestartNodeAgent || changes.units.commands.some((c) => c.name === agentUnitName),
@@ -210,39 +185,6 @@ async function previewFile(host: HostFs, f: OscFile, bytes: Uint8Array | undefin
 async function textDiff(host: HostFs, path: string, content: string): Promise<string> {
   const old = await host.readText(path);
   return unifiedDiff(old ?? "", content, old === undefined ? "/dev/null" : path, path);
-}
-
-const unitPolicy = (d: UnitDisruption): UnitPolicyPreview => ({
-  action: d.action,
-  why: d.why,
-  ...(d.rule !== undefined ? { rule: ruleText(d.rule) } : {}),
-});
-
-function disruptionPreview(
-  effective: Exclude<Awaited<ReturnType<typeof effectiveDisruptionPolicy>>, { kind: "none" }>,
-  assessed: DisruptionAssessment,
-): DisruptionPreview {
-  const containerd = effective.kind === "ok" ? assessed.units.find((u) => u.unit === containerdUnitName) : undefined;
-  return {
-    source: effective.source,
-    rules: effective.kind === "ok" ? effective.policy.rules.map(ruleText) : [],
-    ...(effective.kind === "invalid" ? { error: effective.error } : {}),
-    disruptive: assessed.disruptive,
-    ...(containerd !== undefined ? { containerd: unitPolicy(containerd) } : {}),
-  };
-}
-
-/** The unit's restart replaced by the policy's action (a stop stays a stop). */
-function withPolicy(
-  name: string,
-  actions: string[],
-  byUnit: ReadonlyMap<string, UnitDisruption> | undefined,
-): { policy?: UnitPolicyPreview } {
-  const d = byUnit?.get(name);
-  if (d === undefined) return {};
-  const i = actions.indexOf("restart");
-  if (i >= 0 && d.action !== "restart") actions.splice(i, 1, ...(d.action === "none" ? [] : [d.action]));
-  return { policy: unitPolicy(d) };
 }
 
 async function previewUnits(

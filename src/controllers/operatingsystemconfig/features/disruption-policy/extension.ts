@@ -5,7 +5,7 @@ import { effectiveDisruptionPolicy } from "../../plan/disruption-policy.ts";
 import { readLastApplied } from "../../plan/state.ts";
 
 /** The Warning's reason when the policy file cannot be used (the whole policy is then ignored). */
-export const invalidPolicyReason = "InvalidDisruptionPolicy";
+const invalidPolicyReason = "InvalidDisruptionPolicy";
 
 /**
  * The disruption policy's part in the apply (issue 26): with a valid policy the unit jobs go by its actions

@@ -1,1 +1,1 @@
-export { disruptionPolicyExtension, invalidPolicyReason } from "./extension.ts";
+export { disruptionPolicyExtension } from "./extension.ts";

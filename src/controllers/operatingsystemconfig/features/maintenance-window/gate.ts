@@ -10,7 +10,7 @@ import { checksumPrefix } from "../../plan/summary.ts";
 import { nextOpening, openingText, parseMaintenanceWindows, type MaintenanceWindow } from "./window.ts";
 
 /** Node annotation (a pool annotation arrives as one): when disruptive applies may run. */
-export const maintenanceWindowAnnotation = "node-agent.gardener.cloud/maintenance-window";
+const maintenanceWindowAnnotation = "node-agent.gardener.cloud/maintenance-window";
 
 const annotationOf = (node: KubeObject | undefined): string | undefined => {
   const v = node?.metadata.annotations?.[maintenanceWindowAnnotation]?.trim();

@@ -1,1 +1,1 @@
-export { maintenanceWindowAnnotation, maintenanceWindowGate, maintenanceWindowPredicate } from "./gate.ts";
+export { maintenanceWindowGate, maintenanceWindowPredicate } from "./gate.ts";
