@@ -41,6 +41,8 @@ const gateTitles: Readonly<Record<GateName, string>> = {
   hold: "hold",
   "unit-revert": "unit revert",
   "maintenance-window": "window",
+  "disruption-hooks": "approval",
+  "blocking-pods": "blocking pods",
   "serial-lock": "serial lock",
   rollout: "rollout",
   drain: "drain",

@@ -17,6 +17,7 @@ import type { EventRecorder } from "../../controllers/events.ts";
 import type { MetricsRegistry } from "../../server/index.ts";
 import {
   ApplyLock,
+  BlockingPodsWatch,
   createCommandRunner,
   createContainerdInfo,
   createKubeletHealthProbe,
@@ -137,6 +138,11 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
             only: slotsOnlyChanged,
           },
         });
+  // The blocking-pods gate's pod watch: the authorizer lets it watch only the pods of a known Node.
+  const blockingPods =
+    s.nodeName === undefined
+      ? undefined
+      : new BlockingPodsWatch({ kube: s.kube, clock: s.clock, log, events: s.events, nodeName: s.nodeName, signal: s.signal });
   // Applies, drift repairs and unit reverts never write at the same time.
   const applyLock = new ApplyLock();
   const deps: OscControllerDeps = {
@@ -177,6 +183,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     driftStatus: s.driftStatus,
     unitVerification: unitVerification(s.env.timings.unitVerifyWindowMs),
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
+    ...(blockingPods !== undefined ? { blockingPods } : {}),
     rollout: rolloutDeps(s),
     metrics: createOscMetrics(s.metrics),
     staging: stagingDeps(s),
@@ -216,6 +223,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     backoffMaxMs: s.env.timings.oscBackoffMaxMs,
   });
   leaseWatch?.attach(controller);
+  blockingPods?.attach(controller, s.nodeSource, { namespace: "kube-system", name: osc.secretName });
   return { controller, drift };
 }
 

@@ -17,3 +17,4 @@ export type { RolloutDeps } from "./features/rollout/index.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./features/inplace/index.ts";
 export { serialLeaseWatch } from "./features/serial/index.ts";
 export { defaultStageMaxBytes } from "./stage/index.ts";
+export { BlockingPodsWatch } from "./features/blockingpods/index.ts";
