@@ -3,3 +3,4 @@
 export type { Systemd, UnitStatus } from "./types.ts";
 export { SystemdJobError } from "./types.ts";
 export { OfflineSystemd } from "./offline.ts";
+export { unitNameProblem } from "./unit-name.ts";

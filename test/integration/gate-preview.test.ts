@@ -2,7 +2,7 @@
 // the whole-binary suite (diff-gates.test.ts) does not reach — a rollout wait, a verifying slot, serial
 // winning over rollout-parallelism, a static pod manifest that is not a Pod, no Node yet.
 import { describe, expect, test } from "bun:test";
-import type { GatePreview } from "../../src/controllers/operatingsystemconfig/gates/preview.ts";
+import type { GatePreview } from "../../src/controllers/operatingsystemconfig/preview/gates.ts";
 import { planChangeSet } from "../../src/controllers/operatingsystemconfig/plan/planner.ts";
 import { oscExtensions } from "../../src/controllers/operatingsystemconfig/plugins.ts";
 import { previewGates } from "../../src/controllers/operatingsystemconfig/preview/gates.ts";

@@ -9,7 +9,7 @@ export { removeStaleTempsAtStart } from "./apply/stale-temps.ts";
 export { newOscController } from "./watch.ts";
 export type { ApplyPreview, FilePreview, UnitPreview } from "./preview/preview.ts";
 export type { ApplyRecord, ApplyStatus, GateRecord } from "./report/apply-status.ts";
-export type { GatePreview } from "./gates/preview.ts";
+export type { GatePreview } from "./preview/gates.ts";
 export type { GateName } from "./gates/gate.ts";
 export { PoolNodes, slotsChangedPredicate } from "./features/rollout/index.ts";
 export type { RolloutDeps } from "./features/rollout/index.ts";

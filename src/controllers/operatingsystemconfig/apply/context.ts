@@ -10,6 +10,3 @@ export interface StepContext {
   readonly node: KubeObject | undefined;
   readonly signal: AbortSignal;
 }
-
-// The one step-error helper (src/log/step-error.ts); re-exported so every apply step imports its context from here.
-export { StepError, step } from "../../../log/index.ts";

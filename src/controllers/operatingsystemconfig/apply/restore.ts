@@ -1,7 +1,8 @@
 import type { KubeObject } from "../../../kube/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
 import { ChangesStore } from "./changes-store.ts";
-import { type StepContext, step } from "./context.ts";
+import { step } from "../../../log/index.ts";
+import type { StepContext } from "./context.ts";
 import type { ApplyPorts } from "./ports.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
 import { planChanges } from "../plan/content.ts";

@@ -25,6 +25,9 @@ export interface GateHold {
 export type GatePhase = "admit" | "plan" | "record";
 export type GateName = "hold" | "unit-revert" | "serial-lock" | "rollout" | "drain" | "static-pods";
 
+/** What `diff` says of a gate that needs the API server when there is none. */
+export const offlineText = "not checked (offline)";
+
 export type Decision =
   /** `note`: what `diff` says the gate does after the apply (a slot to verify, static pods to wait for). */
   | { readonly kind: "proceed"; readonly note?: { readonly reason: GateReason | "ApplyFailed"; readonly message: string } }

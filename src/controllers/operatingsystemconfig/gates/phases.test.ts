@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { StepError } from "../../../log/index.ts";
 import { decodeOsc, emptyChanges } from "../../../osc/index.ts";
 import type { Decision, Gate, GateContext, GateHold, GateName, GatePhase, Reserved } from "./gate.ts";
-import { previewGateList } from "./preview.ts";
+import { previewGateList } from "../preview/gates.ts";
 import { abandonReserved, admit, firstHold, releaseReserved, verifyReserved } from "./run.ts";
 
 const hold = (reason: GateHold["reason"], message: string = reason): GateHold => ({ reason, message, requeueAfterMs: 1 });

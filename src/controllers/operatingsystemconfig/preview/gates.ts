@@ -1,11 +1,33 @@
 import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
-import { nopLogger } from "../../../log/index.ts";
+import { errorText, nopLogger } from "../../../log/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
 import { isSerial } from "../constants.ts";
-import { type GatePreview, previewGateList } from "../gates/preview.ts";
+import { type Decision, type Gate, type GateContext, type GateName, type GateReason, offlineText } from "../gates/gate.ts";
 import { oscGates, type RolloutTimings } from "../plugins.ts";
+
+/** One gate as `diff` sees it, decided by the gate's own `decide` on what the API server says now. */
+export interface GatePreview {
+  readonly gate: GateName;
+  /**
+   * `stops`: nothing of the version is applied while it holds. `after-apply`: the files and units are
+   * applied, the checksum annotation waits. `not-checked`: it needs the API server (offline) or could not be read.
+   */
+  readonly verdict: "stops" | "after-apply" | "not-checked";
+  /** The reason the Node condition would show (absent when not checked). */
+  readonly reason?: GateReason | "ApplyFailed";
+  readonly message: string;
+}
+
+function verdictOf(gate: Gate, d: Decision): GatePreview[] {
+  if (d.kind === "unknown") return [{ gate: gate.name, verdict: "not-checked", message: d.why }];
+  if (d.kind === "hold") {
+    const verdict = gate.phase === "record" ? "after-apply" : "stops";
+    return [{ gate: gate.name, verdict, reason: d.hold.reason, message: d.hold.message }];
+  }
+  return d.note === undefined ? [] : [{ gate: gate.name, verdict: "after-apply", reason: d.note.reason, message: d.note.message }];
+}
 
 export interface GatePreviewInput {
   /** The unit-revert gate reads the persisted change set (a reverted version) from here. */
@@ -33,7 +55,7 @@ export const unreachable = <T extends object>(message: string): T =>
 
 /**
  * Every gate that would stop or delay the apply of `checksum`, in the order the reconcile meets them:
- * the list of plugins.ts, each gate's own `decide`, dry (gates/preview.ts). Only reads.
+ * the list of plugins.ts, each gate's own `decide`, dry (previewGateList). Only reads.
  */
 export function previewGates(input: GatePreviewInput, signal: AbortSignal): Promise<GatePreview[]> {
   const { kube, node, secret } = input;
@@ -46,7 +68,7 @@ export function previewGates(input: GatePreviewInput, signal: AbortSignal): Prom
     config: { syncPeriodMs: 0 },
     rollout: { timings: input.rolloutTimings },
   });
-  return previewGateList(gates, {
+  const ctx: GateContext = {
     checksum: input.checksum,
     osc: input.osc,
     secret,
@@ -58,5 +80,28 @@ export function previewGates(input: GatePreviewInput, signal: AbortSignal): Prom
     dryRun: true,
     online: kube !== undefined,
     signal,
-  });
+  };
+  return previewGateList(gates, ctx);
+}
+
+/**
+ * The dry run of a gate list: each gate's `decide` (never `reserve`) with `ctx.dryRun`. Offline, a gate
+ * that needs the API server is not checked; a gate whose objects cannot be read (e.g. forbidden) is
+ * reported as not checked, with the reason.
+ */
+export async function previewGateList(gates: readonly Gate[], ctx: GateContext): Promise<GatePreview[]> {
+  const out: GatePreview[] = [];
+  for (const gate of gates) {
+    if (gate.online === true && !ctx.online) {
+      out.push({ gate: gate.name, verdict: "not-checked", message: offlineText });
+      continue;
+    }
+    try {
+      out.push(...verdictOf(gate, await gate.decide(ctx)));
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      out.push({ gate: gate.name, verdict: "not-checked", message: `not checked: ${errorText(err)}` });
+    }
+  }
+  return out;
 }

@@ -4,13 +4,13 @@ import type { Kube, KubeObject } from "../../../kube/index.ts";
 import type { ChangedUnit, Osc, OscChanges, OscFile } from "../../../osc/index.ts";
 import { envDropInName } from "../plan/env-dropin.ts";
 import { agentUnitName, containerdUnitName, unitDir, checksumAnnotation } from "../constants.ts";
-import type { GatePreview } from "../gates/preview.ts";
+import type { GatePreview } from "./gates.ts";
 import { planChangeSet } from "../plan/planner.ts";
 import { oscExtensions, type RolloutTimings } from "../plugins.ts";
 import { planChanges } from "../plan/content.ts";
 import { previewGates, unreachable } from "./gates.ts";
 import { readLastApplied } from "../plan/state.ts";
-import { asText, unifiedDiff } from "./unified-diff.ts";
+import { asText, unifiedDiff } from "../../../text/index.ts";
 
 export interface FilePreview {
   readonly path: string;

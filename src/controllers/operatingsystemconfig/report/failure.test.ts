@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { SystemdJobError } from "../../../systemd/index.ts";
-import { StepError } from "../apply/context.ts";
+import { StepError } from "../../../log/index.ts";
 import { describeFailure } from "./failure.ts";
 import { FileApplyError } from "../apply/files.ts";
 import { UnitCommandsError } from "../apply/units.ts";

@@ -1,9 +1,8 @@
 import { SystemdJobError } from "../../../systemd/index.ts";
-import { StepError } from "../apply/context.ts";
 import { FileApplyError } from "../apply/files.ts";
 import { OscInputError } from "../plan/content.ts";
 import { UnitCommandsError } from "../apply/units.ts";
-import { errorText } from "../../../log/index.ts";
+import { errorText, StepError } from "../../../log/index.ts";
 
 /** Why an apply failed, for the condition, `status` and the history: the step and what it was working on. */
 export interface ApplyFailure {

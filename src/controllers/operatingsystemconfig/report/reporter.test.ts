@@ -5,10 +5,9 @@ import { join } from "node:path";
 import { FakeClock } from "../../../../test/doubles/fake-clock.ts";
 import { createHostFs } from "../../../host/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
-import { nopLogger } from "../../../log/index.ts";
+import { nopLogger, StepError } from "../../../log/index.ts";
 import type { EventRecorder } from "../../events.ts";
 import { readApplyStatus } from "./apply-status.ts";
-import { StepError } from "../apply/context.ts";
 import type { OscMetrics } from "./metrics.ts";
 import { OscReporter } from "./reporter.ts";
 

@@ -51,12 +51,7 @@ async function waitForKubeletHealthy(ctx: StepContext, inPlace: InPlaceDeps): Pr
 export async function checkKubeletAfterUpdate(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject | undefined): Promise<void> {
   if (!kubeletFlagSet(ctx.store.changes.inPlaceUpdates)) return;
   ctx.ports.log.info("Checking kubelet health after the in-place kubelet update");
-  const res = await waitForKubeletHealthy(ctx, inPlace);
-  if (!res.healthy) {
-    const reason = `kubelet is not healthy after in-place update: ${res.lastError}`;
-    if (node !== undefined) await markFailed(ctx.ports.kube, node, reason, ctx.signal);
-    throw new KubeletHealthError(reason);
-  }
+  await kubeletHealthyOrFailed(ctx, inPlace, node);
   await ctx.store.update((c) => {
     c.inPlaceUpdates.kubelet = { minorVersion: false, config: false, cpuManagerPolicy: false };
   });
@@ -65,10 +60,14 @@ export async function checkKubeletAfterUpdate(ctx: StepContext, inPlace: InPlace
 /** Restarts kubelet (CA rotation) and waits for it like after a kubelet update. */
 export async function restartKubelet(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject): Promise<void> {
   await runJob(ctx, "restart", kubeletUnitName);
+  await kubeletHealthyOrFailed(ctx, inPlace, node);
+}
+
+/** Waits for kubelet to turn healthy; if it does not, the Node (when known) is labelled failed with the reason. */
+async function kubeletHealthyOrFailed(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject | undefined): Promise<void> {
   const res = await waitForKubeletHealthy(ctx, inPlace);
-  if (!res.healthy) {
-    const reason = `kubelet is not healthy after in-place update: ${res.lastError}`;
-    await markFailed(ctx.ports.kube, node, reason, ctx.signal);
-    throw new KubeletHealthError(reason);
-  }
+  if (res.healthy) return;
+  const reason = `kubelet is not healthy after in-place update: ${res.lastError}`;
+  if (node !== undefined) await markFailed(ctx.ports.kube, node, reason, ctx.signal);
+  throw new KubeletHealthError(reason);
 }

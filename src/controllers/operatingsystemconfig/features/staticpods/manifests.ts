@@ -19,7 +19,7 @@ export class StaticPodManifestError extends Error {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
  * Decodes one manifest as a core/v1 Pod and returns its name and config hash. Another kind, a missing

@@ -1,10 +1,8 @@
 import type { KubeObject } from "../../../../kube/index.ts";
-import { configMirrorAnnotation } from "./manifests.ts";
+import { configMirrorAnnotation, isRecord } from "./manifests.ts";
 
 /** Either every static pod runs as its manifest says, or the first reason it does not. */
 export type StaticPodsVerdict = { readonly converged: true } | { readonly converged: false; readonly why: string };
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Mirror pod name without the `-<nodeName>` suffix kubelet appends. */
 export const staticPodName = (mirrorName: string, nodeName: string): string =>
