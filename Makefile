@@ -41,8 +41,9 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 #   VM is made, before any of our code runs: environment only, so the same as mimalloc's.
 # - What the binary can set: the JIT policy (--compile-jit-policy, Bun.unsafe.setJITPolicy). 1000:
 #   54.1 / 61.9 / 83.1; 100000: 54.0 / 61.8 / 81.6 (-10 MB peak: the apply loops stay in the interpreter;
-#   VmHWM over nine 50-file applies 63.8 instead of 71.0), but user CPU of a 1000-file apply 153 (1000)
-#   and 160-172 ms (100000) against 127 ms, and that apply's latency target (≤ 1.3 × floor) counts it.
+#   VmHWM over nine 50-file applies 63.8 instead of 71.0), but user CPU per 1000-file apply (/proc stat,
+#   6 applies, 2-3 interleaved runs) 143-153 ms (1000) and 160-172 ms (100000) against 127-140 ms, and
+#   that apply's latency target (≤ 1.3 × floor) counts it.
 #   Rejected as a trade of one target for another; 100 stays (reasons above).
 # - A full collection after every apply (not only ≥ 250 files): RSS after the demo apply 62.0 (same):
 #   what an apply leaves is code and module state, not garbage.
