@@ -24,7 +24,7 @@ interface Target {
 
 const MiB = 1024 * 1024;
 
-export const targets: readonly Target[] = [
+const targets: readonly Target[] = [
   {
     figure: "apply, 50 files / 10 units, p50 (/tmp)",
     measured: ["apply-latency", "apply_latency_ms_p50_50_files_10_units"],
@@ -118,7 +118,7 @@ interface Limit {
   readonly target: string;
 }
 
-export const limits: readonly Limit[] = [
+const limits: readonly Limit[] = [
   {
     figure: "node-init user data, gzip (RSA-3072 CA)",
     measured: ["user-data", "node_init_user_data_bytes"],
