@@ -10,9 +10,13 @@
 // - rollout_max_nodes_in_slots: the most `applying`/`verifying` slots on the Lease at any moment, from
 //   every change of the Lease (target: never above P);
 // - rollout_lease_409_per_slot_change: 409 answers to Lease writes per slot change (an entry added,
-//   removed or changing state), and the raw counts;
+//   removed or changing state), and the raw counts (rollout_lease_409_taking: those of nodes holding no
+//   slot then, i.e. takes that lost; rollout_lease_write_ms_p50: a Lease write's time in the simulator);
 // - rollout_api_requests_per_second_peak: the busiest 1-second bin of API requests;
-// - rollout_lease_max_bytes: the largest Lease object seen (JSON, target ≤ 64 KB).
+// - rollout_lease_max_bytes: the largest Lease object seen (JSON, target ≤ 64 KB);
+// - where the time beyond the ideal goes: rollout_verify_seconds_p50 (slot `verifying` → released: the
+//   window W plus waiting for the unit check and the agent's look) and rollout_handoff_seconds_p50 (the
+//   k-th release → the (P+k)-th take: how long a freed slot stays free).
 // Env knobs for a smaller run: BENCH_ROLLOUT_AGENTS, BENCH_ROLLOUT_PARALLELISM, BENCH_ROLLOUT_WINDOW_S;
 // BENCH_ROLLOUT_STALL_S (300): fail when no node finished for that long.
 import { rm } from "node:fs/promises";
@@ -145,6 +149,7 @@ try {
   let slotChanges = 0;
   const appliedAt = new Map<string, number>();
   const verifyingAt = new Map<string, number>();
+  const releasedAt = new Map<string, number>();
   const stop = sim.store.subscribe((e: StoreEvent) => {
     if (e.def.resource !== "leases" || (e.object as { metadata?: { name?: string } }).metadata?.name !== secretName) return;
     maxLeaseBytes = Math.max(maxLeaseBytes, JSON.stringify(e.object).length);
@@ -158,7 +163,11 @@ try {
       if (s.state === "applying" && !appliedAt.has(n)) appliedAt.set(n, Date.now());
       if (s.state === "verifying" && !verifyingAt.has(n)) verifyingAt.set(n, Date.now());
     }
-    for (const n of before.keys()) if (!now.has(n)) slotChanges += 1;
+    for (const n of before.keys()) {
+      if (now.has(n)) continue;
+      slotChanges += 1;
+      if (before.get(n)?.checksum === v1 && !releasedAt.has(n)) releasedAt.set(n, Date.now());
+    }
   });
   const firstRequest = sim.requests.length;
   const t0 = Date.now();
@@ -174,6 +183,12 @@ try {
     (r) => r.resource === "leases" && r.name === secretName && ["update", "patch", "create"].includes(r.verb),
   );
   const conflicts = leaseWrites.filter((r) => r.code === 409).length;
+  // A 409 of a node that held no slot then was a take that lost; the others were a holder's own writes.
+  const holding = (r: { user: string; time: number }) => {
+    const n = r.user.replace(/^.*:machine-/, "");
+    return (appliedAt.get(n) ?? Infinity) <= r.time && r.time <= (releasedAt.get(n) ?? Infinity);
+  };
+  const conflictsTaking = leaseWrites.filter((r) => r.code === 409 && !holding(r)).length;
   const applyS =
     median(
       [...verifyingAt].flatMap(([n, at]) => {
@@ -182,9 +197,13 @@ try {
       }),
     ) / 1000;
   const idealS = Math.ceil(agents / parallelism) * (applyS + windowS);
+  const verifyS = median([...releasedAt].flatMap(([n, at]) => (verifyingAt.has(n) ? [at - (verifyingAt.get(n) ?? at)] : []))) / 1000;
+  const takes = [...appliedAt.values()].sort((a, b) => a - b).slice(parallelism);
+  const releases = [...releasedAt.values()].sort((a, b) => a - b);
+  const handoffS = median(takes.map((at, k) => at - (releases[k] ?? at))) / 1000;
   console.error(
     `fleet-rollout: ${agents} nodes, P=${parallelism}, W=${windowS}s: ${rolloutS.toFixed(1)} s (ideal ${idealS.toFixed(1)} s, apply p50 ${applyS.toFixed(2)} s), ` +
-      `${leaseWrites.length} Lease writes, ${conflicts} conflicts, ${slotChanges} slot changes, max ${maxActive} in slots, Lease ≤ ${maxLeaseBytes} bytes`,
+      `verify p50 ${verifyS.toFixed(2)} s, handoff p50 ${handoffS.toFixed(2)} s, ${leaseWrites.length} Lease writes, ${conflicts} conflicts, ${slotChanges} slot changes, max ${maxActive} in slots, Lease ≤ ${maxLeaseBytes} bytes`,
   );
   console.log(
     JSON.stringify({
@@ -195,11 +214,15 @@ try {
       rollout_apply_seconds_p50: Number(applyS.toFixed(2)),
       rollout_ideal_seconds: Number(idealS.toFixed(1)),
       rollout_ratio: Number((rolloutS / idealS).toFixed(2)),
+      rollout_verify_seconds_p50: Number(verifyS.toFixed(2)),
+      rollout_handoff_seconds_p50: Number(handoffS.toFixed(2)),
       rollout_max_nodes_in_slots: maxActive,
       rollout_lease_writes: leaseWrites.length,
       rollout_lease_409: conflicts,
       rollout_slot_changes: slotChanges,
       rollout_lease_409_per_slot_change: Number((conflicts / Math.max(1, slotChanges)).toFixed(2)),
+      rollout_lease_409_taking: conflictsTaking,
+      rollout_lease_write_ms_p50: median(leaseWrites.map((r) => r.durationMs)),
       rollout_api_requests_per_second_peak: Math.max(0, ...bins.values()),
       rollout_api_requests_per_second_mean: Number((window.length / rolloutS).toFixed(1)),
       rollout_lease_max_bytes: maxLeaseBytes,

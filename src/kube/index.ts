@@ -23,7 +23,7 @@ export { InformerSet } from "./informer-set.ts";
 export { CachedReader, liveReader } from "./readers.ts";
 export type { Reader } from "./readers.ts";
 export { defaultControllerRateLimiter } from "./rate-limiter.ts";
-export { and, only, or } from "./predicate.ts";
+export { and, only } from "./predicate.ts";
 export type { Predicate } from "./predicate.ts";
 export { enqueueMapped, enqueueObject, objectKeyOf } from "./handler.ts";
 export type { Enqueuer, EventHandler } from "./handler.ts";

@@ -1,31 +1,34 @@
 import { describe, expect, test } from "bun:test";
-import { LineSplitter, readLines } from "./line-reader.ts";
+import { readLines } from "./line-reader.ts";
 
-describe("LineSplitter", () => {
+const streamOf = (chunks: readonly (string | Uint8Array)[]) =>
+  new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk);
+      c.close();
+    },
+  });
+
+const linesOf = async (stream: ReadableStream<Uint8Array>) => {
+  const out: string[] = [];
+  for await (const l of readLines(stream)) out.push(l);
+  return out;
+};
+
+describe("readLines", () => {
   test.each([
     { chunks: ['{"a":1}\n{"b":2}\n'], lines: ['{"a":1}', '{"b":2}'] },
     { chunks: ['{"a"', ":1}\n{", '"b":2}\n'], lines: ['{"a":1}', '{"b":2}'] },
     { chunks: ["x\r\n", "\n", "  \n", "y"], lines: ["x", "y"] },
     { chunks: ["", "", "z"], lines: ["z"] },
-  ])("should reassemble lines split across chunks: %j", ({ chunks, lines }) => {
-    const s = new LineSplitter();
-    const out = chunks.flatMap((c) => s.push(c));
-    out.push(...s.end());
-    expect(out).toEqual([...lines]);
+    { chunks: ["a", "b", "c\nd", "e"], lines: ["abc", "de"] },
+  ])("should reassemble lines split across chunks: %j", async ({ chunks, lines }) => {
+    expect(await linesOf(streamOf(chunks))).toEqual([...lines]);
   });
-});
 
-describe("readLines", () => {
   test("should decode UTF-8 sequences split between chunks", async () => {
     const bytes = new TextEncoder().encode('{"n":"ä€"}\n{"n":2}');
-    const stream = new ReadableStream<Uint8Array>({
-      start(c) {
-        for (let i = 0; i < bytes.length; i++) c.enqueue(bytes.slice(i, i + 1));
-        c.close();
-      },
-    });
-    const out: string[] = [];
-    for await (const l of readLines(stream)) out.push(l);
+    const out = await linesOf(streamOf(Array.from(bytes, (_, i) => bytes.slice(i, i + 1))));
     expect(out).toEqual(['{"n":"ä€"}', '{"n":2}']);
   });
 

@@ -1,36 +1,49 @@
-/** Splits a stream of text chunks into lines, keeping a partial line until its end arrives. */
-export class LineSplitter {
-  #rest = "";
+const NEWLINE = 0x0a;
+/** A line this long (a big OSC Secret's event) has its pieces collected before it is parsed. */
+const bigLine = 4 * 1024 * 1024;
 
-  /** Feed one chunk; returns the complete, non-blank lines it finished. */
-  push(chunk: string): string[] {
-    const text = this.#rest + chunk;
-    const parts = text.split("\n");
-    this.#rest = parts.pop() ?? "";
-    return parts.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l)).filter((l) => l.trim() !== "");
-  }
-
-  /** The stream ended: whatever is left, if not blank, is the last line. */
-  end(): string[] {
-    const rest = this.#rest;
-    this.#rest = "";
-    return rest.trim() === "" ? [] : [rest];
-  }
-}
-
-/** Yields the lines of a byte stream (UTF-8, split multibyte sequences handled by the decoder). */
+/**
+ * Yields the lines of a byte stream (UTF-8), skipping blank ones. Each chunk is decoded as it arrives
+ * (its bytes are then garbage) and a line is joined once, when its end arrives: a watch event of tens
+ * of megabytes (a big OSC Secret) arrives in hundreds of chunks, and re-joining the text on every
+ * chunk copied it hundreds of times (issue 27).
+ */
 export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  const splitter = new LineSplitter();
   const reader = stream.getReader();
+  /** The unfinished line's text, chunk by chunk. */
+  let pieces: string[] = [];
+  const join = (last: Uint8Array): string => {
+    pieces.push(decoder.decode(last));
+    const text = pieces.length === 1 ? (pieces[0] as string) : pieces.join("");
+    pieces = [];
+    return text;
+  };
+  const line = (last: Uint8Array): string | undefined => {
+    const text = join(last);
+    // Its pieces are garbage now: collected before the parse makes another copy (issue 27).
+    if (text.length >= bigLine) Bun.gc(true);
+    const l = text.endsWith("\r") ? text.slice(0, -1) : text;
+    return l.trim() === "" ? undefined : l;
+  };
+  // Held across a yield, not across the next read: the generator's frame would keep a line of tens
+  // of megabytes alive until the next chunk arrives (minutes, on a quiet watch).
+  let l: string | undefined;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      yield* splitter.push(decoder.decode(value, { stream: true }));
+      let start = 0;
+      for (let nl = value.indexOf(NEWLINE); nl >= 0; nl = value.indexOf(NEWLINE, start)) {
+        l = line(value.subarray(start, nl));
+        start = nl + 1;
+        if (l !== undefined) yield l;
+        l = undefined;
+      }
+      if (start < value.length) pieces.push(decoder.decode(value.subarray(start), { stream: true }));
     }
-    yield* splitter.push(decoder.decode());
-    yield* splitter.end();
+    l = line(new Uint8Array(0));
+    if (l !== undefined) yield l;
   } finally {
     // Early exit (consumer stopped, or abort): closing the reader closes the connection.
     reader.cancel().catch(() => {

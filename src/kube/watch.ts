@@ -89,15 +89,23 @@ export async function* watchStream<T extends KubeObject>(
     throw apiErrorFrom(resp.status, parseBody(text), retryAfterHeader(resp.headers.get("retry-after")));
   }
   if (resp.body === null) return;
+  const lines = readLines(resp.body);
+  // Each line is decoded in `next`: a line held by this frame would stay alive until the next event.
+  const next = async (): Promise<WatchEvent<T> | undefined> => {
+    const line = await lines.next();
+    if (line.done === true) return undefined;
+    const ev = decodeWatchLine<T>(line.value);
+    if (ev instanceof Error) throw ev;
+    return ev;
+  };
   try {
-    for await (const line of readLines(resp.body)) {
-      const ev = decodeWatchLine<T>(line);
-      if (ev instanceof Error) throw ev;
-      yield ev;
-    }
+    for (let ev = await next(); ev !== undefined; ev = await next()) yield ev;
   } catch (err) {
     if (caller?.aborted) return;
     if (err instanceof ApiError || err instanceof TransportError) throw err;
     throw new TransportError(`watch ${res.resource}: stream broken: ${errorText(err)}`, { cause: err });
+  } finally {
+    // Also when the consumer stops early: ending the line reader closes the connection.
+    await lines.return(undefined);
   }
 }

@@ -30,7 +30,9 @@ function firstInvalid(s: string): number {
 export function decodeBase64Strict(data: string): Uint8Array {
   const s = withoutLineBreaks(data);
   checkBase64(s);
-  return new Uint8Array(Buffer.from(s, "base64"));
+  const b = Buffer.from(s, "base64");
+  // A view, not a copy (a big OSC's osc.yaml is tens of megabytes); a plain Uint8Array for callers.
+  return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
 const withoutLineBreaks = (data: string): string => (data.includes("\r") || data.includes("\n") ? data.replace(/[\r\n]/g, "") : data);

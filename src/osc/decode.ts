@@ -12,8 +12,7 @@ export { issuesMessage };
  * any other apiVersion/kind is rejected.
  */
 export function decodeOsc(text: string | Uint8Array): Osc {
-  const src = typeof text === "string" ? text : new TextDecoder().decode(text);
-  return decodeOscDocument(readYaml(src));
+  return decodeOscDocument(readYaml(text));
 }
 
 /** decodeOsc for a document already read from YAML (or built as plain data): validated and defaulted. */

@@ -60,6 +60,7 @@ describe("fastYamlEligible", () => {
       "operatingSystemConfigChecksum: 865ccc6fe08da9f045e9474805d549cd9cdcac6e677b88f810be77d9951d5aec\n",
     ],
     ["a digit-led word with an exponent letter and another letter", "a: 1E9f\n"],
+    ["a long base64 value", `data: ${"aGVsbG8gd29ybGQK".repeat(400)}\n`],
   ])("should accept %s", (_, text) => {
     expect(fastYamlEligible(text)).toBe(true);
   });
@@ -93,6 +94,7 @@ describe("fastYamlEligible", () => {
     ["a hexadecimal literal", "a: 0x1f\n"],
     ["a YAML 1.1 binary literal", "a: 0b11\n"],
     ["a digit-led key", "9z: a\n"],
+    ["a key longer than 1000 characters", `${"k".repeat(1001)}: a\n`],
   ])("should decline %s", (_, text) => {
     expect(fastYamlEligible(text)).toBe(false);
   });
@@ -110,6 +112,23 @@ describe("readYamlFast", () => {
     for (const word of ["865ccc6fe08da9f045e9474805d549cd9cdcac6e677b88f810be77d9951d5aec", "12abc", "1E9f", "9z", "0a1"]) {
       expect(expectSameAsCompat(`k: ${word}\nl: [${word}, x]\n`)).toBe(true);
     }
+  });
+
+  test("should read UTF-8 bytes exactly like their text", () => {
+    for (const text of [...fixtures, benchOsc(50), "a: é€😀\nb: [x, 'ü']\n"]) {
+      expect(readYamlFast(new TextEncoder().encode(text))).toEqual(readYamlFast(text) as Record<string, unknown>);
+    }
+  });
+
+  test.each([
+    ["a byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x3a, 0x20, 0x62])],
+    ["invalid UTF-8", new Uint8Array([0x61, 0x3a, 0x20, 0xff])],
+  ])("should leave bytes with %s to the slow path", (_, bytes) => {
+    expect(readYamlFast(bytes)).toBeUndefined();
+  });
+
+  test("should read a long base64 value exactly like the reference reader", () => {
+    expect(expectSameAsCompat(`content:\n  inline:\n    data: ${"aGVsbG8+d29y/GQK".repeat(5000)}==\n    encoding: b64\n`)).toBe(true);
   });
 
   test("should take the fast path for the benchmark's shape", () => {

@@ -182,7 +182,8 @@ function scanLine(line: string): LineScan | undefined {
       stop.lastIndex = i + 1;
     }
     const token = line.slice(start, i).trimEnd();
-    if (token.length > 1000 || !safePlain(token, isKey)) return undefined;
+    // Implicit keys are limited to 1024 characters; values are not (a file's base64 content: issue 27).
+    if ((isKey && token.length > 1000) || !safePlain(token, isKey)) return undefined;
     if (isKey) {
       if (flow === 0 && keyCol >= 0) return undefined; // a second implicit key on one line
       if (flow === 0) keyCol = start;
@@ -237,7 +238,7 @@ export function fastYamlEligible(text: string): boolean {
 /** C0/C1 controls and DEL other than tab and newline (tabs are allowed only inside block scalars). */
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-type BunYaml = { parse(input: string): unknown };
+type BunYaml = { parse(input: string | Uint8Array): unknown };
 
 /** Bun's parser when this runtime has it (the agent always runs on Bun; tests too). */
 function bunYaml(): BunYaml | undefined {
@@ -245,13 +246,28 @@ function bunYaml(): BunYaml | undefined {
   return bun?.YAML;
 }
 
+/** Bytes this large are collected between the scan of their text and their parse. */
+const bigText = 4 * 1024 * 1024;
+
+/**
+ * Whether Bun may parse these UTF-8 bytes as they are: they decode without replacement characters
+ * (the slow path reads the decoded text), carry no byte order mark, and their text is eligible. The
+ * text is dropped on return; for a big text it is collected before the parse adds its own copy.
+ */
+function bytesEligible(bytes: Uint8Array): boolean {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return false;
+  const text = new TextDecoder().decode(bytes);
+  return !text.includes("\uFFFD") && fastYamlEligible(text);
+}
+
 /**
  * The parsed mapping when the fast path applies, else undefined (the caller takes the slow path,
  * which also produces the error for anything the fast parser rejects).
  */
-export function readYamlFast(text: string): Record<string, unknown> | undefined {
+export function readYamlFast(text: string | Uint8Array): Record<string, unknown> | undefined {
   const parser = bunYaml();
-  if (parser === undefined || !fastYamlEligible(text)) return undefined;
+  if (parser === undefined || !(typeof text === "string" ? fastYamlEligible(text) : bytesEligible(text))) return undefined;
+  if (typeof text !== "string" && text.length >= bigText) Bun.gc(true);
   let value: unknown;
   try {
     value = parser.parse(text);

@@ -15,10 +15,11 @@ const yaml11Keys: Readonly<Record<string, "number" | "boolean">> = {
  * Parses YAML (or JSON) into plain data. The document is read with YAML 1.2 core rules so that
  * strings stay strings, except that typed fields (`permissions`, booleans) follow YAML 1.1 (what
  * upstream's reader does): `0644` is octal 420, decimal `420` stays 420. Texts inside a subset where
- * that makes no difference are read by Bun's native parser instead (yaml-fast.ts).
+ * that makes no difference are read by Bun's native parser instead (yaml-fast.ts). UTF-8 bytes are
+ * given to that parser as they are: a big OSC's text then does not exist beside its parse (issue 27).
  */
-export function readYaml(text: string): unknown {
-  const doc = readYamlFast(text) ?? readYamlCompat(text);
+export function readYaml(text: string | Uint8Array): unknown {
+  const doc = readYamlFast(text) ?? readYamlCompat(typeof text === "string" ? text : new TextDecoder().decode(text));
   const unsafe = unsafeStructure(doc);
   if (unsafe !== undefined) throw new OscDecodeError(`invalid YAML: ${unsafe}`);
   return doc;

@@ -144,5 +144,7 @@ export function writeYamlFast(root: unknown): string | undefined {
     if (err instanceof Unsupported) return undefined;
     throw err;
   }
-  return `${lines.join("\n")}\n`;
+  // The final newline joined in, not appended: a 20 MB text plus "\n" is a rope that the write copies flat.
+  lines.push("");
+  return lines.join("\n");
 }

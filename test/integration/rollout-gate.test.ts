@@ -5,8 +5,11 @@ import { describe, expect, test } from "bun:test";
 import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
 import type { OscWorld } from "../fixtures/osc/harness.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
+import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
 
 const env = useOscWorlds();
+/** One agent's rollout state across the reconciles of a world (each reconcile builds a fresh reconciler). */
+const agent = () => ({ rollout: { timings: defaultRolloutTimings } });
 const slotPrefix = "slot.node-agent.gardener.cloud/";
 
 const smallOsc: Plain = {
@@ -58,25 +61,29 @@ const nodeChecksum = (w: OscWorld) => w.node()["metadata"]?.annotations?.["check
 describe("rollout slots of other nodes (issue 25)", () => {
   test("keeps the slot of a Node missing from the pool list, drops a deleted Node's, and counts the kept one", async () => {
     const w = await env.world();
+    const a = agent();
     const peer = `${w.nodeName}-peer`;
     const deleted = `${w.nodeName}-deleted`;
     unlabelledNode(peer);
     // Both stale, so both count as failed: with N = 2 they would halt the rollout if both stayed.
     pool(w, 2, { [peer]: "applying", [deleted]: "failed" });
 
-    await w.reconcile();
-    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "waiting" });
-    await w.reconcile();
+    await w.reconcile(a);
+    // The first look at a checksum pauses at random before taking a free slot; a waiting node writes no entry (issue 25).
+    expect(slotStates(w)).toEqual({ [peer]: "applying" });
+    expect(applied(w)?.["message"]).toContain("one is free, trying it after a random pause");
+    await w.reconcile(a);
     // The peer's slot fills one of the two: this node took the other.
     expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "verifying" });
     expect(await w.text("/etc/demo/hello")).toBe("hello");
 
     const v = await env.world();
+    const b = agent();
     const again = pool(v, 1, { [peer]: "applying", [`${v.nodeName}-deleted`]: "failed" });
-    await v.reconcile();
-    await v.reconcile();
+    await v.reconcile(b);
+    await v.reconcile(b);
     // N = 1: the kept stale slot alone halts the rollout.
-    expect(slotStates(v)).toEqual({ [peer]: "applying", [v.nodeName]: "waiting" });
+    expect(slotStates(v)).toEqual({ [peer]: "applying" });
     expect(applied(v)).toMatchObject({ status: "False", reason: "RolloutHalted" });
     expect(applied(v)?.["message"]).toContain(`failed on (or stopped renewing the slot of) ${peer}, filling all 1 slots`);
     expect(nodeChecksum(v)).not.toBe(again);
@@ -84,6 +91,7 @@ describe("rollout slots of other nodes (issue 25)", () => {
 
   test("asks nothing about a renewed slot of a Node it does not list", async () => {
     const w = await env.world();
+    const a = agent();
     pool(w, 1, {});
     const at = new Date().toISOString();
     const slot = JSON.stringify({ checksum: w.checksum, since: at, renewed: at, state: "applying" });
@@ -91,24 +99,25 @@ describe("rollout slots of other nodes (issue 25)", () => {
       metadata: { annotations: { [`${slotPrefix}${w.nodeName}-gone`]: slot } },
     });
     const start = env.sim.requests.length;
-    await w.reconcile();
-    await w.reconcile();
+    await w.reconcile(a);
+    await w.reconcile(a);
     expect(env.sim.requests.slice(start).filter((r) => r.resource === "nodes" && r.verb === "list")).toEqual([]);
     // Live until stale (its node may be alive): this node waits behind it.
-    expect(slotStates(w)).toEqual({ [`${w.nodeName}-gone`]: "applying", [w.nodeName]: "waiting" });
+    expect(slotStates(w)).toEqual({ [`${w.nodeName}-gone`]: "applying" });
     expect(applied(w)?.["message"]).toContain(`behind ${w.nodeName}-gone`);
     expect(await w.exists("/etc/demo/hello")).toBe(false);
     expect(nodeChecksum(w)).toBeUndefined();
   });
 
-  test("a node that cannot list its pool waits, says why, and writes nothing; it registers once it can", async () => {
+  test("a node that cannot list its pool waits, says why, and writes nothing; it takes the free slot once it can", async () => {
     const w = await env.world();
+    const a = agent();
     const peer = `${w.nodeName}-peer`;
     unlabelledNode(peer);
     pool(w, 2, { [peer]: "applying" });
 
     env.sim.faults.failNext(1, { verb: "list", resource: "nodes", status: 503 });
-    await w.reconcile();
+    await w.reconcile(a);
     expect(slotStates(w)).toEqual({ [peer]: "applying" });
     expect(applied(w)).toMatchObject({ status: "False", reason: "WaitingForRolloutSlot" });
     expect(applied(w)?.["message"]).toContain(
@@ -116,7 +125,8 @@ describe("rollout slots of other nodes (issue 25)", () => {
     );
     expect(await w.exists("/etc/demo/hello")).toBe(false);
 
-    await w.reconcile();
-    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "waiting" });
+    await w.reconcile(a);
+    await w.reconcile(a);
+    expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "verifying" });
   });
 });

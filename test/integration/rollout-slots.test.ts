@@ -43,14 +43,29 @@ function secret(): KubeObject {
 }
 
 const now = Date.now();
-const waiting = (): Slot => ({ checksum: "c", since: new Date(now).toISOString(), renewed: new Date(now).toISOString(), state: "waiting" });
+const applying = (): Slot => ({
+  checksum: "c",
+  since: new Date(now).toISOString(),
+  renewed: new Date(now).toISOString(),
+  state: "applying",
+});
+const slotsOnLease = (s: KubeObject) =>
+  Object.keys((sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject | undefined)?.metadata.annotations ?? {})
+    .map((k) => k.replace("slot.node-agent.gardener.cloud/", ""))
+    .sort();
+/** A node's take as the gate makes it: its entry `applying` when `decide` says take (N slots), else nothing. */
+const take = (me: string, n: number, calls: string[]) => (slots: ReadonlyMap<string, Slot>) => {
+  calls.push(me);
+  return decide(slots, me, "c", n, now, defaultRolloutTimings).kind === "take" ? new Map([[me, applying()]]) : undefined;
+};
+const retry = { clock: realClock };
 
 describe("updateSlots", () => {
   test("creates the Lease owned by the Secret on the first write", async () => {
     const s = secret();
-    await updateSlots(kube, s, () => ({ set: new Map([["a", waiting()]]) }), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
     const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
-    expect(lease.metadata.annotations).toEqual({ "slot.node-agent.gardener.cloud/a": formatSlot(waiting()) });
+    expect(lease.metadata.annotations).toEqual({ "slot.node-agent.gardener.cloud/a": formatSlot(applying()) });
     expect(lease.metadata.ownerReferences?.[0]).toMatchObject({
       kind: "Secret",
       name: s.metadata.name,
@@ -62,52 +77,80 @@ describe("updateSlots", () => {
   test("stores a slot for a node name longer than an annotation key allows", async () => {
     const s = secret();
     const long = `shoot--garden--a-long-project-name--worker-pool-z1-66b8f-${"x".repeat(30)}`;
-    await updateSlots(kube, s, () => ({ set: new Map([[long, waiting()]]) }), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, () => new Map([[long, applying()]]), AbortSignal.timeout(10_000));
     const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
     const [key, value] = Object.entries(lease.metadata.annotations ?? {})[0] ?? [];
     expect(key?.length).toBe("slot.node-agent.gardener.cloud/".length + 63);
     expect(JSON.parse(value ?? "{}").node).toBe(long);
     // Read back under the full name; removing it clears the shortened key.
-    await updateSlots(kube, s, (slots) => (slots.has(long) ? { set: new Map([[long, null]]) } : undefined), AbortSignal.timeout(10_000));
+    await updateSlots(kube, s, (slots) => (slots.has(long) ? new Map([[long, null]]) : undefined), AbortSignal.timeout(10_000));
     expect((sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject).metadata.annotations ?? {}).toEqual({});
   });
 
-  test("lets exactly one of six concurrent nodes take the last slot (N = 1)", async () => {
+  // Updates (and creates) are held 300 ms so that all racers have read the same resourceVersion before
+  // the first write lands (without it, a loaded machine can run one node's read and write before the
+  // others read, and nobody meets a 409).
+  test.each([
+    ["the last slot of an existing Lease (N = 2, one held)", true, 2, 2],
+    ["the two slots of a Lease nobody created yet (N = 2)", false, 2, 2],
+  ])("lets exactly N of six concurrent nodes hold %s", async (_name, exists, n, want) => {
     const s = secret();
+    if (exists) await updateSlots(kube, s, () => new Map([["held", applying()]]), AbortSignal.timeout(10_000));
     const names = ["n1", "n2", "n3", "n4", "n5", "n6"];
-    // Everyone registered and nobody waits before anyone else in this table: all would take.
-    await updateSlots(kube, s, () => ({ set: new Map(names.map((n) => [n, waiting()])) }), AbortSignal.timeout(10_000));
-    const took: string[] = [];
-    let calls = 0;
-    // Updates are held 300 ms so that all six have read the same resourceVersion before the first
-    // write lands (without it, a loaded machine can run one node's read and write before the others
-    // read, and nobody meets a 409).
-    sim.faults.setLatency(300, { verb: "update", resource: "leases" });
-    await Promise.all(
-      names.map((me) =>
-        updateSlots(
-          kube,
-          s,
-          (slots) => {
-            calls++;
-            // Ignore name order here so that every node wants the slot; N = 1.
-            const others = new Map([...slots].filter(([n, x]) => n === me || x.state !== "waiting"));
-            const d = decide(others, me, "c", 1, now, defaultRolloutTimings);
-            if (d.kind !== "take") return undefined;
-            took.push(me);
-            return { set: new Map([[me, { ...waiting(), state: "applying" as const }]]) };
-          },
-          AbortSignal.timeout(10_000),
-        ),
-      ),
-    );
-    sim.faults.setLatency(0);
-    const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
-    const applying = Object.entries(lease.metadata.annotations ?? {}).filter(([, v]) => v.includes('"applying"'));
-    expect(applying).toHaveLength(1);
-    // Losers of a 409 were asked again and then saw the slot taken.
-    expect(calls).toBeGreaterThan(6);
-    expect(took).toContain(applying[0]?.[0].replace("slot.node-agent.gardener.cloud/", "") ?? "");
+    const calls: string[] = [];
+    const start = sim.requests.length;
+    sim.faults.setLatency(300, { resource: "leases", verb: exists ? "update" : "create" });
+    try {
+      await Promise.all(names.map((me) => updateSlots(kube, s, take(me, n, calls), AbortSignal.timeout(10_000), retry)));
+    } finally {
+      sim.faults.setLatency(0);
+    }
+    const held = slotsOnLease(s);
+    expect(held).toHaveLength(want);
+    // Losers of a 409 were asked again after their pause and saw the slots taken: no more writes.
+    const writes = sim.requests.slice(start).filter((r) => r.resource === "leases" && ["create", "update"].includes(r.verb));
+    const won = writes.filter((r) => r.code === 200 || r.code === 201).length;
+    expect(won).toBe(exists ? 1 : 2);
+    expect(calls.length).toBeGreaterThan(6);
+  });
+
+  test("a release and a take racing on one Lease both land", async () => {
+    const s = secret();
+    await updateSlots(kube, s, () => new Map([["holder", applying()]]), AbortSignal.timeout(10_000));
+    sim.faults.setLatency(300, { resource: "leases", verb: "update" });
+    try {
+      await Promise.all([
+        updateSlots(kube, s, () => new Map([["holder", null]]), AbortSignal.timeout(10_000), retry),
+        updateSlots(kube, s, take("taker", 2, []), AbortSignal.timeout(10_000), retry),
+      ]);
+    } finally {
+      sim.faults.setLatency(0);
+    }
+    expect(slotsOnLease(s)).toEqual(["taker"]);
+  });
+
+  test("reads the Lease watch's copy first; a stale copy costs one 409 and a fresh read", async () => {
+    const s = secret();
+    await updateSlots(kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
+    const stale = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
+    await updateSlots(kube, s, () => new Map([["b", applying()]]), AbortSignal.timeout(10_000));
+    const start = sim.requests.length;
+    await updateSlots(kube, s, take("c", 3, []), AbortSignal.timeout(10_000), { ...retry, cached: () => ({ lease: stale }) });
+    const leaseCalls = sim.requests
+      .slice(start)
+      .filter((r) => r.resource === "leases")
+      .map((r) => `${r.verb} ${r.code}`);
+    expect(leaseCalls).toEqual(["update 409", "get 200", "update 200"]);
+    expect(slotsOnLease(s)).toEqual(["a", "b", "c"]);
+    // The fresh read showed the third slot taken by then: a node that finds N full does not write.
+    const d = secret();
+    await updateSlots(kube, d, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
+    const before = sim.requests.length;
+    await updateSlots(kube, d, take("z", 1, []), AbortSignal.timeout(10_000), {
+      ...retry,
+      cached: () => ({ lease: sim.store.get("leases", "kube-system", d.metadata.name ?? "") as KubeObject }),
+    });
+    expect(sim.requests.slice(before).filter((r) => r.resource === "leases")).toEqual([]);
   });
 });
 

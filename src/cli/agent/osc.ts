@@ -23,7 +23,8 @@ import {
   type RolloutDeps,
   runDriftLoop,
   serialLeaseWatch,
-  slotsChangedPredicate,
+  slotsOnlyChanged,
+  slotWaker,
 } from "../../controllers/operatingsystemconfig/index.ts";
 import type { AgentEnv } from "../env.ts";
 
@@ -108,7 +109,18 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
           hostName: s.hostName.toLowerCase(),
           nodeName: s.nodeName,
           signal: s.signal,
-          extraPredicates: [slotsChangedPredicate],
+          slots: {
+            waker: (copy) =>
+              slotWaker({
+                ...copy,
+                clock: s.clock,
+                timings: s.env.timings.rollout,
+                secret: { namespace: "kube-system", name: osc.secretName },
+                signal: s.signal,
+                node: (signal) => readOwnNode(s.cache, s.nodeName, signal),
+              }),
+            only: slotsOnlyChanged,
+          },
         });
   // Applies, drift repairs and unit reverts never write at the same time.
   const applyLock = new ApplyLock();

@@ -30,7 +30,10 @@ export interface OscControllerDeps extends ApplyPorts {
   /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
   readonly applyLock?: ApplyLock;
   /** Starts the serial Lease watch (9.2) at the first serial Secret (idempotent); resolves once listed. */
-  readonly serialLeaseWatch?: { start(signal: AbortSignal): Promise<void> };
+  readonly serialLeaseWatch?: {
+    start(signal: AbortSignal): Promise<void>;
+    lease?(): { readonly lease: KubeObject | undefined } | undefined;
+  };
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
   readonly rollout?: RolloutDeps;
   /** The OSC series (report/); none when omitted. */

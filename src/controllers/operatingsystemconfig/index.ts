@@ -11,7 +11,7 @@ export type { ApplyPreview, FilePreview, UnitPreview } from "./preview/preview.t
 export type { ApplyRecord, ApplyStatus, GateRecord } from "./report/apply-status.ts";
 export type { GatePreview } from "./preview/gates.ts";
 export type { GateName } from "./gates/gate.ts";
-export { PoolNodes, slotsChangedPredicate } from "./features/rollout/index.ts";
+export { PoolNodes, slotsOnlyChanged, slotWaker } from "./features/rollout/index.ts";
 export type { RolloutDeps } from "./features/rollout/index.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./features/inplace/index.ts";
 export { serialLeaseWatch } from "./features/serial/index.ts";

@@ -10,17 +10,11 @@ import { applyOsc, type ApplyStop } from "./apply/run.ts";
 import { createContainerdInfo } from "./apply/containerd/index.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { oscPlugins } from "./plugins.ts";
+import { unreachable } from "./preview/gates.ts";
 
 class OfflineApplyError extends Error {
   override readonly name = "OfflineApplyError";
 }
-
-/** No API server offline: secretRef files cannot be resolved. */
-const noApiServer: Kube = new Proxy({} as Kube, {
-  get: () => () => {
-    throw new OfflineApplyError("secretRef files need an API server; inline them (encoding b64) for an offline apply");
-  },
-});
 
 const noEvents: EventRecorder = { event: async () => {} };
 
@@ -56,7 +50,10 @@ export async function applyOffline(input: OfflineApplyInput, signal: AbortSignal
     credentialSource: () => loadRegistryCredentials(host),
   });
   const deps: OscControllerDeps = {
-    kube: noApiServer,
+    // No API server offline: secretRef files cannot be resolved.
+    kube: unreachable<Kube>(
+      () => new OfflineApplyError("secretRef files need an API server; inline them (encoding b64) for an offline apply"),
+    ),
     host,
     systemd,
     clock: realClock,

@@ -5,7 +5,6 @@ import {
   type Controller,
   defaultControllerRateLimiter,
   enqueueMapped,
-  type Enqueuer,
   type EventHandler,
   keyString,
   newController,
@@ -21,6 +20,7 @@ import type { NodeIdentity } from "./apply/ports.ts";
 import { isSerial } from "./constants.ts";
 import { rolloutParallelism } from "./features/rollout/index.ts";
 import { namedSecretPredicate } from "./input/gardenadm.ts";
+import { oscData } from "./input/secret.ts";
 import { holdAnnotationPredicate } from "./features/hold/index.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./features/inplace/index.ts";
 
@@ -29,12 +29,6 @@ const controllerName = "operatingsystemconfig";
 const reconcileTimeoutMs = 3 * 60 * 1000;
 const maxConcurrentReconciles = 1;
 const reconciliationDelayAnnotation = "node-agent.gardener.cloud/reconciliation-delay";
-
-/** `data["osc.yaml"]` as stored (base64 text), or undefined. */
-function oscData(secret: KubeObject): unknown {
-  const data = secret["data"];
-  return data !== null && typeof data === "object" ? (data as Record<string, unknown>)["osc.yaml"] : undefined;
-}
 
 /**
  * §2.1: Create always; Update only when the osc.yaml bytes differ; Generic never. Delete passes too
@@ -119,10 +113,7 @@ export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject>
 }
 
 /** Node events (behind `holdAnnotationPredicate`) wake the OSC Secret's key: a released hold applies at once. */
-export function nodeHandler(secret: ObjectKey): EventHandler<KubeObject> {
-  const add = (_: KubeObject, q: Enqueuer) => q.add(secret);
-  return { create: add, update: (_old, n, q) => add(n, q), delete: add, generic: add };
-}
+export const nodeHandler = (secret: ObjectKey): EventHandler<KubeObject> => enqueueMapped(() => [secret]);
 
 /** Builds the controller: one worker, 3-minute deadline, the name-scoped Secret source behind the predicate. */
 export function newOscController(opts: {

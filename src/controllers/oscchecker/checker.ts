@@ -65,14 +65,15 @@ async function readNode(deps: OscCheckerDeps, signal: AbortSignal): Promise<Kube
 }
 
 async function readOsc(deps: OscCheckerDeps): Promise<CheckedOsc | undefined> {
-  let text: string | undefined;
+  // Bytes, not text: Bun's YAML parser reads them as they are (a big OSC's text would be a third copy).
+  let bytes: Uint8Array | undefined;
   try {
-    text = await deps.host.readText(lastAppliedPath);
+    bytes = await deps.host.readFile(lastAppliedPath);
   } catch (err) {
     throw new OscCheckerError(`cannot read last-applied OSC: ${errorText(err)}`, { cause: err });
   }
   // parseLastApplied's errors already read "cannot parse OSC YAML: …".
-  return text === undefined ? undefined : parseLastApplied(text);
+  return bytes === undefined ? undefined : parseLastApplied(bytes);
 }
 
 /**

@@ -85,7 +85,7 @@ export class LastAppliedParseError extends Error {
 }
 
 /** Reads `last-applied-osc.yaml` with upstream's key casing (see the comment at the top of this file). */
-export function parseLastApplied(text: string): CheckedOsc {
+export function parseLastApplied(text: string | Uint8Array): CheckedOsc {
   let raw: unknown;
   try {
     raw = readYaml(text);

@@ -8,7 +8,8 @@ import { lastAppliedPath } from "./state-paths.ts";
 // its own parse: oscchecker/last-applied.ts.)
 
 interface Entry {
-  readonly text: string;
+  /** sha256 of the text: a big OSC's text is tens of megabytes, and its decoded form already holds its strings. */
+  readonly digest: string;
   readonly osc: Osc;
   /** Whether the file itself names apiVersion and kind (decodeOsc defaults them); computed on demand. */
   typeMetaInFile?: boolean;
@@ -29,22 +30,26 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function remember(host: HostFs, text: string, decoded: Osc = decodeOsc(text)): Entry {
-  const entry: Entry = { text, osc: deepFreeze(decoded) };
+const digestOf = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
+
+function remember(host: HostFs, digest: string, decoded: Osc): Entry {
+  const entry: Entry = { digest, osc: deepFreeze(decoded) };
   memo.set(host, entry);
   return entry;
 }
 
-async function read(host: HostFs): Promise<Entry | undefined> {
-  const text = await host.readText(lastAppliedPath);
-  if (text === undefined) return undefined;
+/** The file's entry, and its bytes (for a reader that needs more than the decoded form). */
+async function read(host: HostFs): Promise<{ readonly entry: Entry; readonly bytes: Uint8Array } | undefined> {
+  const bytes = await host.readFile(lastAppliedPath);
+  if (bytes === undefined) return undefined;
   const known = memo.get(host);
-  return known?.text === text ? known : remember(host, text);
+  const digest = digestOf(bytes);
+  return { entry: known?.digest === digest ? known : remember(host, digest, decodeOsc(bytes)), bytes };
 }
 
 /** The last fully applied OSC (read-only), undefined before the first complete apply. */
 export async function readLastApplied(host: HostFs): Promise<Osc | undefined> {
-  return (await read(host))?.osc;
+  return (await read(host))?.entry.osc;
 }
 
 const named = (doc: unknown, key: string): boolean => {
@@ -60,10 +65,11 @@ const named = (doc: unknown, key: string): boolean => {
 export async function readLastAppliedWithTypeMeta(
   host: HostFs,
 ): Promise<{ readonly osc: Osc; readonly typeMetaInFile: boolean } | undefined> {
-  const entry = await read(host);
-  if (entry === undefined) return undefined;
+  const found = await read(host);
+  if (found === undefined) return undefined;
+  const { entry } = found;
   if (entry.typeMetaInFile === undefined) {
-    const doc = readYaml(entry.text);
+    const doc = readYaml(found.bytes);
     entry.typeMetaInFile = named(doc, "apiVersion") && named(doc, "kind");
   }
   return { osc: entry.osc, typeMetaInFile: entry.typeMetaInFile };
@@ -77,5 +83,5 @@ export async function writeLastApplied(host: HostFs, osc: Osc): Promise<void> {
   const { text, decoded } = encodeOscAndDecoded(osc);
   await host.writeFileAtomic(lastAppliedPath, text, 0o600);
   // encodeOscAndDecoded always writes apiVersion and kind: the unit check need not parse the text to learn that.
-  remember(host, text, decoded).typeMetaInFile = true;
+  remember(host, digestOf(text), decoded).typeMetaInFile = true;
 }

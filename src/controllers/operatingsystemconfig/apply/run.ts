@@ -98,6 +98,7 @@ async function applySteps(
   const { osc, changes, resumed, planned, listings } = plan;
   const summary = summarizeChanges(changes);
   input.onPlanned?.(summary);
+  collectAfterLargeApply(summary, log, "planned");
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });

@@ -42,8 +42,38 @@ export async function readSecret(deps: SecretReadDeps, key: ObjectKey, signal: A
 /** The Secret's `checksum/data-script` annotation, "" when it has none. */
 export const secretChecksum = (secret: KubeObject): string => secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "";
 
+/**
+ * Each cached Secret object's decoded OSC: the reconcile after every apply (the Node's checksum changed)
+ * reads the same object, and decoding a 20 MB osc.yaml again cost 3 × its size at once (issue 27). The
+ * informer replaces the object on every change, so an entry lives as long as the Secret it came from.
+ */
+const decodedSecrets = new WeakMap<KubeObject, Osc>();
+
 /** The OSC in the Secret's osc.yaml; throws OscSecretError naming the Secret when it is missing or undecodable. */
 export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
+  const known = decodedSecrets.get(secret);
+  if (known !== undefined) return known;
+  // A big OSC: the watch event's text and the replaced Secret are collected before decoding adds its
+  // copies, and those (bytes, the parser's garbage) right after, before the plan adds its own.
+  const data = oscData(secret);
+  const big = typeof data === "string" && data.length >= bigOsc;
+  if (big) Bun.gc(true);
+  const osc = decodeSecretData(secret, key);
+  decodedSecrets.set(secret, osc);
+  if (big) Bun.gc(true);
+  return osc;
+}
+
+/** An osc.yaml this large (base64, as stored) is collected around its decoding. */
+const bigOsc = 4 * 1024 * 1024;
+
+/** `data["osc.yaml"]` as stored (base64 text), or undefined. */
+export function oscData(secret: KubeObject): unknown {
+  const data = secret["data"];
+  return data !== null && typeof data === "object" ? (data as Record<string, unknown>)[oscDataKey] : undefined;
+}
+
+function decodeSecretData(secret: KubeObject, key: ObjectKey): Osc {
   let bytes: Uint8Array | undefined;
   try {
     bytes = secretValue(secret, oscDataKey);

@@ -45,11 +45,11 @@ export interface GatePreviewInput {
   readonly rolloutTimings: RolloutTimings;
 }
 
-/** Stands in for what a dry run never reaches (the API server offline). */
-export const unreachable = <T extends object>(message: string): T =>
+/** Stands in for what a dry run or an offline apply never reaches (the API server): every call throws. */
+export const unreachable = <T extends object>(error: string | (() => Error)): T =>
   new Proxy({} as T, {
     get: () => () => {
-      throw new Error(message);
+      throw typeof error === "string" ? new Error(error) : error();
     },
   });
 

@@ -1,14 +1,12 @@
-import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
-import type { Kube, KubeObject } from "../../../kube/index.ts";
+import type { Kube } from "../../../kube/index.ts";
 import type { ChangedUnit, Osc, OscChanges, OscFile } from "../../../osc/index.ts";
 import { envDropInName } from "../plan/env-dropin.ts";
 import { agentUnitName, containerdUnitName, unitDir, checksumAnnotation } from "../constants.ts";
-import type { GatePreview } from "./gates.ts";
 import { planChangeSet } from "../plan/planner.ts";
-import { oscExtensions, type RolloutTimings } from "../plugins.ts";
+import { oscExtensions } from "../plugins.ts";
 import { planChanges } from "../plan/content.ts";
-import { previewGates, unreachable } from "./gates.ts";
+import { type GatePreview, type GatePreviewInput, previewGates, unreachable } from "./gates.ts";
 import { readLastApplied } from "../plan/state.ts";
 import { asText, unifiedDiff } from "../../../text/index.ts";
 
@@ -48,22 +46,12 @@ export interface ApplyPreview {
   readonly gates: readonly GatePreview[];
 }
 
-export interface PreviewInput {
-  readonly host: HostFs;
-  readonly osc: Osc;
-  readonly checksum: string;
-  readonly hostName: string;
+/** What the gates' preview reads (`kube` also resolves secretRef files; offline they are listed without content) and the planning's own inputs. */
+export type PreviewInput = Omit<GatePreviewInput, "changes"> & {
   /** The agent's PATH for containerd's env drop-in, when last-applied does not show it. */
   readonly processPath: string;
-  /** Resolves secretRef files; undefined offline (they are then listed without content). */
-  readonly kube: Kube | undefined;
   readonly arch: string;
-  readonly node: KubeObject | undefined;
-  readonly secret: KubeObject | undefined;
-  /** "now" of the serial lock's and the rollout slots' decisions. */
-  readonly clock: Clock;
-  readonly rolloutTimings: RolloutTimings;
-}
+};
 
 export const hasChanges = (p: ApplyPreview): boolean =>
   !p.upToDate && (p.files.length > 0 || p.units.length > 0 || p.containerdRestart || p.agentRestart || p.inPlace.length > 0);

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { HostFs } from "../../../host/index.ts";
+import type { Logger } from "../../../log/index.ts";
 import { stateDir } from "../constants.ts";
 
 /**
@@ -66,9 +67,48 @@ export async function readApplyStatus(host: HostFs): Promise<ApplyStatus | undef
   return parsed.output;
 }
 
-export async function writeApplyStatus(host: HostFs, status: ApplyStatus): Promise<void> {
-  // Not fsynced: a report for `status`, replaced at every step of every apply. Its two fsyncs (a journal
-  // commit each) ran on the thread pool alongside the planning and the file group of the apply they
-  // report on. A crash may leave the previous record (or an unreadable file, which the reader skips).
-  await host.writeFileAtomic(applyStatusPath, `${JSON.stringify(status, null, 2)}\n`, 0o600, { durable: false });
+/** The status file `status` reads, cached in memory: read from disk once per process, every write best effort. */
+export class StatusStore {
+  #status: ApplyStatus | undefined;
+  #loaded = false;
+
+  constructor(
+    private readonly deps: { readonly host: HostFs; readonly log: Logger },
+    /** "namespace/name" of the OSC Secret (the status of a fresh node names it). */
+    private readonly secret: string,
+  ) {}
+
+  /** The status as last written. */
+  async load(): Promise<ApplyStatus> {
+    if (!this.#loaded) {
+      this.#loaded = true;
+      try {
+        this.#status = await readApplyStatus(this.deps.host);
+      } catch (err) {
+        // The file only feeds `status`; an unreadable one is replaced by the next write.
+        this.deps.log.info("Ignoring unreadable apply status file", { err });
+      }
+    }
+    return this.#status ?? { secret: this.secret };
+  }
+
+  async save(status: ApplyStatus): Promise<void> {
+    this.#status = status;
+    try {
+      // Not fsynced: a report for `status`, replaced at every step of every apply. Its two fsyncs (a journal
+      // commit each) ran on the thread pool alongside the planning and the file group of the apply they
+      // report on. A crash may leave the previous record (or an unreadable file, which the reader skips).
+      await this.deps.host.writeFileAtomic(applyStatusPath, `${JSON.stringify(status, null, 2)}\n`, 0o600, { durable: false });
+    } catch (err) {
+      // Reporting must not fail the apply it reports on; `status` then shows the previous record.
+      this.deps.log.error("Failed writing apply status file", { err });
+    }
+  }
+}
+
+/** `status` without `key` (the same object when it has none, so an unchanged status is not written again). */
+export function without(status: ApplyStatus, key: "gate" | "secretMissingSince"): ApplyStatus {
+  if (status[key] === undefined) return status;
+  const { [key]: _, ...rest } = status;
+  return rest;
 }

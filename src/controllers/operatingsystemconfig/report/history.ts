@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { type ChangeSummary, checksumPrefix } from "../plan/summary.ts";
+import { kubeTime } from "./condition.ts";
 
 /** Node annotation holding the last applies as compact JSON (newest last). */
 export const applyHistoryAnnotation = "node-agent.gardener.cloud/apply-history";
@@ -36,7 +37,7 @@ export function historyEntry(
   const units = summary?.unitsRestarted ?? [];
   return {
     checksum: checksumPrefix(checksum),
-    start: new Date(Math.floor(startMs / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    start: kubeTime(startMs),
     durationMs: Math.round(durationMs),
     filesChanged: summary?.filesChanged ?? 0,
     filesDeleted: summary?.filesDeleted ?? 0,

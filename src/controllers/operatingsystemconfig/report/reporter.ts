@@ -4,13 +4,12 @@ import type { Kube, KubeObject, ObjectKey, Result } from "../../../kube/index.ts
 import type { Logger } from "../../../log/index.ts";
 import { type EventRecorder, nodeRef } from "../../events.ts";
 import type { GateHold } from "../gates/gate.ts";
-import type { ApplyRecord, ApplyStatus } from "./apply-status.ts";
+import { type ApplyRecord, type ApplyStatus, StatusStore, without } from "./apply-status.ts";
 import { appliedState, applyingState, conditionUnchanged, failedState, gateState, kubeTime } from "./condition.ts";
 import { describeFailure } from "./failure.ts";
 import { type ApplyOutcome, appendHistory, applyHistoryAnnotation, type ChangeSummary, historyEntry } from "./history.ts";
 import type { OscMetrics } from "./metrics.ts";
 import { NodeReports } from "./node-reports.ts";
-import { StatusStore, withoutGate } from "./status-store.ts";
 
 export interface OscReporterDeps {
   readonly kube: Kube;
@@ -124,21 +123,17 @@ export class OscReporter {
     const failure = describeFailure(err);
     const now = new Date(this.deps.clock.now()).toISOString();
     const rec: ApplyRecord = { checksum, startedAt: now, durationMs: 0, outcome: "Failed", failure };
-    await this.#store.save({ ...withoutGate(this.#found(await this.#store.load())), lastApply: rec, lastFailure: rec });
+    await this.#store.save({ ...without(this.#found(await this.#store.load()), "gate"), lastApply: rec, lastFailure: rec });
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
     await this.#node.condition(node, failedState(checksum, failure.message), signal);
-  }
-
-  #drift(): string | undefined {
-    return this.deps.conditionNote?.();
   }
 
   /** The Node already runs `checksum`: make the condition and metrics say so (once; nothing sent when they do). */
   async upToDate(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<void> {
     await this.#tail;
     const status = await this.#store.load();
-    let next = withoutGate(this.#found(status));
+    let next = without(this.#found(status), "gate");
     // An apply whose process stopped between the Node patch and its own record: it did finish.
     if (next.lastApply?.outcome === "Applying" && next.lastApply.checksum === checksum) {
       const done = { ...next.lastApply, outcome: "Applied" as const };
@@ -150,7 +145,7 @@ export class OscReporter {
       this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
     this.deps.metrics.upToDate(true);
     this.deps.metrics.held(false);
-    await this.#node.condition(node, appliedState(checksum, this.#drift()), signal);
+    await this.#node.condition(node, appliedState(checksum, this.deps.conditionNote?.()), signal);
   }
 
   /** An apply of `checksum` starts now: condition Unknown/Applying, status file (in the background), metrics. */
@@ -197,20 +192,20 @@ export class OscReporter {
       hostApplied: async () => {
         await this.#tail;
         const rec = record("Applied");
-        await this.#store.save({ ...withoutGate(await this.#store.load()), lastApply: rec, lastSuccess: rec });
+        await this.#store.save({ ...without(await this.#store.load(), "gate"), lastApply: rec, lastSuccess: rec });
         this.deps.metrics.observeApply(finish() / 1000, "applied");
         this.deps.metrics.appliedAt(Math.floor(clock.now() / 1000));
       },
       applied: async (n, sig) => {
         await this.#tail;
         this.deps.metrics.upToDate(true);
-        await this.#node.condition(n, appliedState(checksum, this.#drift()), sig);
+        await this.#node.condition(n, appliedState(checksum, this.deps.conditionNote?.()), sig);
       },
       failed: async (n, err, sig) => {
         await this.#tail;
         const failure = describeFailure(err);
         const rec = { ...record("Failed"), failure };
-        await this.#store.save({ ...withoutGate(await this.#store.load()), lastApply: rec, lastFailure: rec });
+        await this.#store.save({ ...without(await this.#store.load(), "gate"), lastApply: rec, lastFailure: rec });
         this.deps.metrics.observeApply(finish() / 1000, "failed");
         await this.#node.condition(n, failedState(checksum, failure.message), sig);
         if (n !== undefined) await this.#node.patch(n, "history", { metadata: { annotations: history(n, "Failed") } }, undefined, sig);
@@ -221,8 +216,6 @@ export class OscReporter {
   /** The Secret exists (again): a later absence gets its event and backoff afresh. */
   #found(status: ApplyStatus): ApplyStatus {
     this.#missingAttempts = 0;
-    if (status.secretMissingSince === undefined) return status;
-    const { secretMissingSince: _, ...rest } = status;
-    return rest;
+    return without(status, "secretMissingSince");
   }
 }

@@ -8,9 +8,6 @@ export interface ContainerdInfo {
 
 class ContainerdCommandError extends Error {
   override readonly name = "ContainerdCommandError";
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
 }
 
 async function run(argv: string[], signal?: AbortSignal): Promise<string> {

@@ -90,9 +90,11 @@ export async function detectDrift(deps: DetectDeps, lastApplied: Osc, hostName: 
   return items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/** "/etc/a (content)": how `status` and the messages name a drifted path. */
+export const driftLabels = (items: readonly DriftItem[]): string[] => items.map((i) => `${i.path} (${i.kind})`);
+
 /** "/etc/a (content), kubelet.service (enablement), … and 5 more" — at most `limit` paths named. */
-export function describeDrift(items: readonly DriftItem[], limit = 20): string {
-  const named = items.slice(0, limit).map((i) => `${i.path} (${i.kind})`);
-  const more = items.length > limit ? ` and ${items.length - limit} more` : "";
-  return `${named.join(", ")}${more}`;
+export function nameSome(labels: readonly string[], limit = 20): string {
+  const more = labels.length > limit ? ` and ${labels.length - limit} more` : "";
+  return `${labels.slice(0, limit).join(", ")}${more}`;
 }

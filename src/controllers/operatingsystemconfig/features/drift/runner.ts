@@ -5,7 +5,7 @@ import { nodeRef } from "../../../events.ts";
 import type { ApplyLock } from "../../apply/apply-lock.ts";
 import type { ApplyPorts } from "../../apply/ports.ts";
 import { readChanges, readLastApplied } from "../../plan/state.ts";
-import { describeDrift, detectDrift, type DriftItem } from "./detect.ts";
+import { detectDrift, type DriftItem, driftLabels, nameSome } from "./detect.ts";
 import { repairChanges } from "./repair-plan.ts";
 import { restoreChanges } from "../../apply/restore.ts";
 import { driftPolicyOf, type DriftStatus } from "./status.ts";
@@ -48,8 +48,6 @@ function applyUnfinished(c: OscChanges | undefined): boolean {
   );
 }
 
-const labelled = (items: readonly DriftItem[]) => items.map((i) => `${i.path} (${i.kind})`);
-
 /**
  * One drift pass: compare without the apply lock (never delays an apply), report, and with drift-policy
  * `repair` restore under the lock. Only against a completely applied OSC and a known Node.
@@ -68,10 +66,11 @@ async function driftPass(d: DriftRunnerDeps, signal: AbortSignal): Promise<Drift
   if (d.lock.busy || d.lock.generation !== generation) return { kind: "skipped", why: "an apply ran during the check" };
 
   const policy = driftPolicyOf(node);
+  const found = driftLabels(items);
   d.gauge?.set(items.length);
-  d.status.record({ at: clock.now(), found: labelled(items), policy });
+  d.status.record({ at: clock.now(), found, policy });
   if (items.length === 0) return { kind: "clean" };
-  const message = `${items.length} managed path(s) differ from the last-applied operating system config: ${describeDrift(items)}`;
+  const message = `${items.length} managed path(s) differ from the last-applied operating system config: ${nameSome(found)}`;
   log.info("Drift from the last-applied operating system config", { paths: items.length, policy });
   await events.event(nodeRef(node), "Warning", driftDetectedReason, "Check", message);
   if (policy !== "repair") return { kind: "reported", items };
@@ -86,16 +85,16 @@ async function driftPass(d: DriftRunnerDeps, signal: AbortSignal): Promise<Drift
     if (outcome === undefined) return { kind: "skipped", why: "an apply ran before the repair" };
     const { restarted, remaining } = outcome;
     d.gauge?.set(remaining.length);
-    d.status.record({ at: clock.now(), found: labelled(items), policy, repair: { restarted, remaining: remaining.length } });
+    d.status.record({ at: clock.now(), found, policy, repair: { restarted, remaining: remaining.length } });
     const units = restarted.length > 0 ? `; restarted: ${restarted.join(", ")}` : "";
-    const left = remaining.length > 0 ? `; still differing: ${describeDrift(remaining)}` : "";
-    await events.event(nodeRef(node), "Normal", driftRepairedReason, "Repair", `restored ${describeDrift(items)}${units}${left}`);
+    const left = remaining.length > 0 ? `; still differing: ${nameSome(driftLabels(remaining))}` : "";
+    await events.event(nodeRef(node), "Normal", driftRepairedReason, "Repair", `restored ${nameSome(found)}${units}${left}`);
     log.info("Repaired drift", { paths: items.length, restarted: restarted.join(","), remaining: remaining.length });
     return { kind: "repaired", items, restarted, remaining };
   } catch (err) {
     if (signal.aborted) throw err;
     const why = errorText(err);
-    d.status.record({ at: clock.now(), found: labelled(items), policy, repair: { failed: why } });
+    d.status.record({ at: clock.now(), found, policy, repair: { failed: why } });
     await events.event(nodeRef(node), "Warning", driftRepairFailedReason, "Repair", `failed repairing drift: ${why}`);
     throw err;
   }

@@ -1,4 +1,5 @@
 import type { KubeObject } from "../../../../kube/index.ts";
+import { nameSome } from "./detect.ts";
 
 const driftPolicyAnnotation = "node-agent.gardener.cloud/drift-policy";
 export type DriftPolicy = "report" | "repair";
@@ -42,9 +43,7 @@ export function createDriftStatus(): DriftStatus {
 export function driftConditionMessage(status: DriftStatus, limit = 20): string | undefined {
   const s = status.current();
   if (s === undefined || s.found.length === 0) return undefined;
-  const named = s.found.slice(0, limit).join(", ");
-  const more = s.found.length > limit ? ` and ${s.found.length - limit} more` : "";
-  const what = `${s.found.length} managed path(s) drifted from the last-applied operating system config: ${named}${more}`;
+  const what = `${s.found.length} managed path(s) drifted from the last-applied operating system config: ${nameSome(s.found, limit)}`;
   const repair = s.repair;
   if (repair === undefined) return what;
   if ("failed" in repair) return `${what}; repair failed: ${repair.failed}`;

@@ -1,20 +1,16 @@
 import { yamlPackage } from "../../../../config/index.ts";
 import type { KubeObject } from "../../../../kube/index.ts";
-import type { OscChanges } from "../../../../osc/index.ts";
 import type { StepContext } from "../../apply/context.ts";
+import { kubeletBootstrapKubeconfigPath } from "../../constants.ts";
 import type { InPlaceDeps } from "./deps.ts";
 import { restartKubelet } from "./kubelet.ts";
 
 const kubeletRealKubeconfigPath = "/var/lib/kubelet/kubeconfig-real";
-const kubeletBootstrapKubeconfigPath = "/var/lib/kubelet/kubeconfig-bootstrap";
 const kubeletPkiDir = "/var/lib/kubelet/pki";
 const kubeletClientCertPath = `${kubeletPkiDir}/kubelet-client-current.pem`;
 
 export class CredentialsRotationError extends Error {
   override readonly name = "CredentialsRotationError";
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
 }
 
 const toYaml = (doc: unknown): string => yamlPackage().stringify(doc, { indentSeq: false, sortMapEntries: true, lineWidth: 0 });
@@ -89,8 +85,3 @@ export async function rotateCredentials(ctx: StepContext, inPlace: InPlaceDeps, 
     await rotateKubeletCa(ctx, inPlace, node);
   }
 }
-
-export const credentialsRotationPending = (c: OscChanges): boolean =>
-  c.inPlaceUpdates.serviceAccountKeyRotation ||
-  c.inPlaceUpdates.certificateAuthoritiesRotation.nodeAgent ||
-  c.inPlaceUpdates.certificateAuthoritiesRotation.kubelet;

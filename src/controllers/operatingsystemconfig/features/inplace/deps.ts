@@ -42,3 +42,16 @@ export interface InPlaceDeps {
 }
 
 export const timingOf = (d: InPlaceDeps): InPlaceTiming => ({ ...defaultInPlaceTiming, ...d.timing });
+
+class InPlaceNotWiredError extends Error {
+  override readonly name = "InPlaceNotWiredError";
+  constructor() {
+    super("the operating system config asks for an in-place update but this agent was started without in-place update support");
+  }
+}
+
+/** `inPlace`, or the error an in-place OSC meets on an agent started without in-place update support. */
+export const wired = (inPlace: InPlaceDeps | undefined): InPlaceDeps => {
+  if (inPlace === undefined) throw new InPlaceNotWiredError();
+  return inPlace;
+};

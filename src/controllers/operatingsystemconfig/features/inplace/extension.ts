@@ -4,26 +4,14 @@ import type { StepContext } from "../../apply/context.ts";
 import type { ApplyExtension } from "../../apply/extension.ts";
 import { step } from "../../../../log/index.ts";
 import type { PlanInput } from "../../plan/planner.ts";
-import { credentialsRotationPending, rotateCredentials } from "./credentials.ts";
-import type { InPlaceDeps } from "./deps.ts";
-import { computeInPlaceFlags } from "./flags.ts";
+import { rotateCredentials } from "./credentials.ts";
+import { type InPlaceDeps, wired } from "./deps.ts";
+import { computeInPlaceFlags, rotationFlagSet } from "./flags.ts";
 import { checkKubeletAfterUpdate, removeCpuManagerState } from "./kubelet.ts";
 import { markSuccessful, readyForUpdate, updateResult } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
 import { updateOperatingSystem } from "./os-update.ts";
 import { inPlaceSpecOf } from "../../plan/inplace-spec.ts";
-
-class InPlaceNotWiredError extends Error {
-  override readonly name = "InPlaceNotWiredError";
-  constructor() {
-    super("the operating system config asks for an in-place update but this agent was started without in-place update support");
-  }
-}
-
-const wired = (inPlace: InPlaceDeps | undefined): InPlaceDeps => {
-  if (inPlace === undefined) throw new InPlaceNotWiredError();
-  return inPlace;
-};
 
 /** Steps 8, 9 and 11 (nothing written): fill a fresh change set's in-place flags; clear the OS flag once the OS is there. */
 async function planInPlace({ host, lastApplied, osc, changes, resumed }: PlanInput): Promise<void> {
@@ -35,13 +23,6 @@ async function planInPlace({ host, lastApplied, osc, changes, resumed }: PlanInp
     changes.inPlaceUpdates.operatingSystem = false;
     changes.inPlaceUpdates.operatingSystemUpdate = undefined;
   }
-}
-
-/** Step 21: kubelet health after an in-place kubelet update, then its flags are cleared. */
-async function afterUnitCommands(ctx: StepContext, inPlace: InPlaceDeps | undefined): Promise<void> {
-  const f = ctx.store.changes.inPlaceUpdates.kubelet;
-  if (!f.minorVersion && !f.config && !f.cpuManagerPolicy) return;
-  await checkKubeletAfterUpdate(ctx, wired(inPlace), ctx.node);
 }
 
 /** Every Pod bound to the node goes (they restart on the updated node), others stay. */
@@ -63,7 +44,7 @@ async function performInPlaceUpdate(ctx: StepContext, inPlace: InPlaceDeps | und
     const res = await updateOperatingSystem(ctx, wired(inPlace), osc, node);
     if (res.requeueAfterMs !== undefined) return { retryAfterMs: res.requeueAfterMs };
   }
-  if (credentialsRotationPending(ctx.store.changes)) await rotateCredentials(ctx, wired(inPlace), node);
+  if (rotationFlagSet(ctx.store.changes.inPlaceUpdates)) await rotateCredentials(ctx, wired(inPlace), node);
 
   const result = updateResult(node);
   if ((readyForUpdate(node) && result !== "successful") || result === "failed") {
@@ -80,7 +61,7 @@ export function inPlaceExtension(inPlace: InPlaceDeps | undefined): ApplyExtensi
     name: "in-place",
     plan: planInPlace,
     beforeUnitCommands: (ctx) => step("failed preparing kubelet for its in-place update", () => removeCpuManagerState(ctx)),
-    afterUnitCommands: (ctx) => step("failed checking kubelet after its in-place update", () => afterUnitCommands(ctx, inPlace)),
+    afterUnitCommands: (ctx) => step("failed checking kubelet after its in-place update", () => checkKubeletAfterUpdate(ctx, inPlace)),
     async finish(ctx, osc) {
       const done = await step("failed performing in-place update", () => performInPlaceUpdate(ctx, inPlace, osc));
       return done.retryAfterMs === undefined

@@ -48,9 +48,8 @@ export function computeInPlaceFlags(old: Osc | undefined, cur: Osc, currentOsVer
 
 export const kubeletFlagSet = (f: InPlaceFlags): boolean => f.kubelet.minorVersion || f.kubelet.config || f.kubelet.cpuManagerPolicy;
 
-export const anyInPlaceFlag = (f: InPlaceFlags): boolean =>
-  f.operatingSystem ||
-  kubeletFlagSet(f) ||
-  f.certificateAuthoritiesRotation.kubelet ||
-  f.certificateAuthoritiesRotation.nodeAgent ||
-  f.serviceAccountKeyRotation;
+/** Service account key or certificate authority rotation work (§9.3 steps 3–5). */
+export const rotationFlagSet = (f: InPlaceFlags): boolean =>
+  f.serviceAccountKeyRotation || f.certificateAuthoritiesRotation.nodeAgent || f.certificateAuthoritiesRotation.kubelet;
+
+export const anyInPlaceFlag = (f: InPlaceFlags): boolean => f.operatingSystem || kubeletFlagSet(f) || rotationFlagSet(f);

@@ -5,9 +5,6 @@ const kubeletConfigPath = "/var/lib/kubelet/config/kubelet";
 
 class KubeletConfigError extends Error {
   override readonly name = "KubeletConfigError";
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
 }
 
 /** The eviction signals and reservations whose change makes an in-place kubelet config update (§9.3). */

@@ -1,6 +1,6 @@
 import type { KubeObject } from "../../../../kube/index.ts";
 import type { StepContext } from "../../apply/context.ts";
-import { timingOf, type InPlaceDeps } from "./deps.ts";
+import { timingOf, type InPlaceDeps, wired } from "./deps.ts";
 import { kubeletFlagSet } from "./flags.ts";
 import { markFailed } from "./node.ts";
 import { runJob } from "../../apply/units.ts";
@@ -11,9 +11,6 @@ const cpuManagerStatePath = "/var/lib/kubelet/cpu_manager_state";
 
 class KubeletHealthError extends Error {
   override readonly name = "KubeletHealthError";
-  constructor(message: string) {
-    super(message);
-  }
 }
 
 /** Step 20: a new CPU-manager policy makes kubelet refuse its old checkpoint, so it goes before kubelet restarts. */
@@ -48,10 +45,10 @@ async function waitForKubeletHealthy(ctx: StepContext, inPlace: InPlaceDeps): Pr
  * Step 21: after the unit commands, any kubelet flag means kubelet was updated in place: it must turn
  * healthy before the flags are cleared; otherwise the Node is labelled failed with the reason.
  */
-export async function checkKubeletAfterUpdate(ctx: StepContext, inPlace: InPlaceDeps, node: KubeObject | undefined): Promise<void> {
+export async function checkKubeletAfterUpdate(ctx: StepContext, inPlace: InPlaceDeps | undefined): Promise<void> {
   if (!kubeletFlagSet(ctx.store.changes.inPlaceUpdates)) return;
   ctx.ports.log.info("Checking kubelet health after the in-place kubelet update");
-  await kubeletHealthyOrFailed(ctx, inPlace, node);
+  await kubeletHealthyOrFailed(ctx, wired(inPlace), ctx.node);
   await ctx.store.update((c) => {
     c.inPlaceUpdates.kubelet = { minorVersion: false, config: false, cpuManagerPolicy: false };
   });

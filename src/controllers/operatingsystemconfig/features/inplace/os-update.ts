@@ -14,9 +14,6 @@ const reportTimeoutMs = 10_000;
 
 class OsUpdateError extends Error {
   override readonly name = "OsUpdateError";
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
 }
 
 type Classification = "network" | "fatal";

@@ -5,9 +5,6 @@ const osReleasePath = "/etc/os-release";
 
 export class OsVersionError extends Error {
   override readonly name = "OsVersionError";
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
 }
 
 const versionPattern = /\b\d+(?:\.\d+)*\b/;

@@ -85,20 +85,13 @@ export function unitRevertExtension(d: { readonly unitVerification?: Verificatio
   };
 }
 
-interface UnitParts {
-  readonly unit: Unit | undefined;
-  readonly files: Map<string, OscFile>;
-}
-
-function partsOf(osc: Osc, name: string, hostName: string, paths: ReadonlySet<string>): UnitParts {
-  return {
-    unit: mergeUnits(osc).find((u) => u.name === name),
-    files: new Map(
-      allFiles(osc, hostName)
-        .filter((f) => paths.has(f.path))
-        .map((f) => [f.path, f]),
-    ),
-  };
+/** The files of `osc` at `paths`, by path. */
+function filesAt(osc: Osc, hostName: string, paths: ReadonlySet<string>): Map<string, OscFile> {
+  return new Map(
+    allFiles(osc, hostName)
+      .filter((f) => paths.has(f.path))
+      .map((f) => [f.path, f]),
+  );
 }
 
 /**
@@ -124,11 +117,11 @@ async function revertUnits(
     const newUnit = mergeUnits(after).find((u) => u.name === name);
     const oldUnit = mergeUnits(before).find((u) => u.name === name);
     const paths = new Set([...(newUnit?.filePaths ?? []), ...(oldUnit?.filePaths ?? [])]);
-    const old = partsOf(before, name, hostName, paths);
-    const cur = partsOf(after, name, hostName, paths);
+    const oldFiles = filesAt(before, hostName, paths);
+    const curFiles = filesAt(after, hostName, paths);
     for (const p of paths) {
-      const o = old.files.get(p);
-      const c = cur.files.get(p);
+      const o = oldFiles.get(p);
+      const c = curFiles.get(p);
       if (o !== undefined) restore.files.changed.push(o);
       else if (c !== undefined) restore.files.deleted.push(c);
       if (c !== undefined) pending.files.changed.push(c);

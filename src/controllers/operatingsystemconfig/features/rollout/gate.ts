@@ -5,11 +5,11 @@ import type { GateHold, Reservation, Reserved } from "../../gates/gate.ts";
 import { UnitCommandsError } from "../../apply/units.ts";
 import { isSerial } from "../../constants.ts";
 import { verifyHealth } from "./health.ts";
-import { type SlotEdit, updateSlots } from "./lease-slots.ts";
+import { type LeaseCopy, updateSlots } from "./lease-slots.ts";
 import { PoolListError, PoolNodes } from "./pool-nodes.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
-import { decide, liveSlots, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
-import { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
+import { decide, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotsOf, slotTime } from "./slots.ts";
+import { defaultRolloutTimings, type RolloutTimings, slotJitterMs } from "./timings.ts";
 
 /** Observes this node's slot for the metrics (0 none, 1 applying, 2 verifying, 3 failed). */
 export interface RolloutMetrics {
@@ -30,8 +30,8 @@ export interface RolloutGateDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly rollout?: RolloutDeps | undefined;
-  /** Started before the first slot look (the Lease watch wakes a waiting node). */
-  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void> } | undefined;
+  /** Started before the first slot look (the Lease watch wakes a waiting node); `lease` is its copy (undefined until synced). */
+  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void>; lease?: LeaseCopy } | undefined;
 }
 
 /** The slot this node holds for `checksum`: apply (state applying) or only verify (state verifying). */
@@ -65,8 +65,9 @@ export async function lookAtSlots(
 ) {
   const gone = await seenGone(deps, secret, slots, me, signal);
   const now = deps.clock.now();
-  const { current, gone: dropped } = liveSlots(slots, me, gone);
-  return { now, current, dropped, decision: decide(current, me, checksum, n, now, timingsOf(deps)) };
+  // Only slots of Nodes seen gone are dropped (this node's own always counts: `gone` never names it).
+  const current = new Map([...slots].filter(([name]) => !gone.has(name)));
+  return { now, current, dropped: [...gone], decision: decide(current, me, checksum, n, now, timingsOf(deps)) };
 }
 
 /** The pool could not be listed: wait (and say why) rather than guess which slots are stale. */
@@ -75,6 +76,9 @@ const poolListHold = (err: PoolListError, t: RolloutTimings): GateHold => ({
   message: `Not taking a rollout slot: ${errorText(err)}; slots of deleted Nodes cannot be told from others until the pool can be listed`,
   requeueAfterMs: t.renewEveryMs,
 });
+
+/** Since when this agent waits for a slot, per agent (its RolloutDeps; a restart starts again). */
+const waitingSince = new WeakMap<object, { readonly checksum: string; readonly since: number }>();
 
 const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;
 
@@ -96,8 +100,10 @@ export async function enterRollout(
   const t = timingsOf(deps);
   const me = meOf(node);
   await deps.leaseWatch?.start(signal);
-  let decision: SlotDecision = { kind: "register" };
-  let own: Slot | undefined;
+  let decision: SlotDecision = { kind: "take" };
+  // A new OSC reaches the whole pool at once: the first look at a checksum pauses at random before taking.
+  const agent = deps.rollout ?? deps;
+  const firstLook = waitingSince.get(agent)?.checksum !== checksum;
   try {
     await updateSlots(
       deps.kube,
@@ -105,20 +111,15 @@ export async function enterRollout(
       async (slots) => {
         const look = await lookAtSlots(deps, secret, slots, me, checksum, n, signal);
         const { now } = look;
-        const set = new Map<string, Slot | null>();
-        for (const name of look.dropped) set.set(name, null);
-        decision = look.decision;
-        own = look.current.get(me);
-        const mine = (state: Slot["state"], since = now): Slot => ({ checksum, since: slotTime(since), renewed: slotTime(now), state });
-        if (decision.kind === "register") set.set(me, mine("waiting"));
-        else if (decision.kind === "take") set.set(me, mine("applying"));
-        else if (decision.kind !== "own-failed" && own !== undefined && renewDue(own, now, t)) {
-          set.set(me, { ...own, renewed: slotTime(now) });
-        }
-        const edit: SlotEdit = { set };
-        return set.size > 0 ? edit : undefined;
+        const own = look.current.get(me);
+        const set = new Map<string, Slot | null>(look.dropped.map((name) => [name, null]));
+        decision = look.decision.kind === "take" && firstLook ? { kind: "wait", behind: [] } : look.decision;
+        if (decision.kind === "take") set.set(me, { checksum, since: slotTime(now), renewed: slotTime(now), state: "applying" });
+        else if (decision.kind === "resume" && own !== undefined && renewDue(own, now, t)) set.set(me, { ...own, renewed: slotTime(now) });
+        return set.size > 0 ? set : undefined;
       },
       signal,
+      { cached: deps.leaseWatch?.lease, clock: deps.clock },
     );
   } catch (err) {
     if (!(err instanceof PoolListError)) throw err;
@@ -127,11 +128,17 @@ export async function enterRollout(
   }
   // Assigned inside the change callback, which TypeScript cannot see run.
   const d = decision as SlotDecision;
-  const o = own as Slot | undefined;
+  // A waiting node writes nothing (issue 25): how long it has waited for this checksum is known here only.
   const now = deps.clock.now();
-  const waited = o?.state === "waiting" && o.checksum === checksum ? (now - Date.parse(o.since)) / 1000 : 0;
-  deps.rollout?.metrics?.waitSeconds(d.kind === "take" || d.kind === "resume" ? 0 : waited);
-  const held = slotDecisionHold(d, n, leaseRef(secret), t);
+  const going = d.kind === "take" || d.kind === "resume";
+  const prev = waitingSince.get(agent);
+  const since = prev?.checksum === checksum ? prev.since : now;
+  if (going) waitingSince.delete(agent);
+  else waitingSince.set(agent, { checksum, since });
+  deps.rollout?.metrics?.waitSeconds(going ? 0 : (now - since) / 1000);
+  const decided = slotDecisionHold(d, n, leaseRef(secret), t);
+  const held =
+    d.kind === "wait" && d.behind.length === 0 ? decided && { ...decided, requeueAfterMs: Math.random() * slotJitterMs(t, n) } : decided;
   if (held === undefined) {
     const state = d.kind === "resume" ? d.state : "applying";
     deps.rollout?.metrics?.slotState(state === "applying" ? 1 : 2);
@@ -152,24 +159,41 @@ const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => 
     ),
 });
 
-/** Sets (or removes, with null) this node's own slot, if it is still ours for this checksum. */
+/**
+ * Sets (or removes, with null; undefined: leaves) this node's own slot, if it is still ours for this
+ * checksum. The Lease watch's copy is read first only when it already shows the slot `expected` (so not older than our last write).
+ */
 async function setOwn(
   deps: RolloutGateDeps,
   entry: { secret: KubeObject; checksum: string },
   me: string,
-  next: (s: Slot) => Slot | null,
+  next: (s: Slot) => Slot | null | undefined,
   signal: AbortSignal,
+  expected?: Slot["state"],
 ): Promise<void> {
+  const cached = () => {
+    const copy = deps.leaseWatch?.lease?.();
+    const s = slotsOf(copy?.lease?.metadata.annotations).get(me);
+    return s?.checksum === entry.checksum && s.state === expected ? copy : undefined;
+  };
   await updateSlots(
     deps.kube,
     entry.secret,
     (slots) => {
       const s = slots.get(me);
-      if (s === undefined || s.checksum !== entry.checksum) return undefined;
-      return { set: new Map([[me, next(s)]]) };
+      const n = s === undefined || s.checksum !== entry.checksum ? undefined : next(s);
+      return n === undefined ? undefined : new Map([[me, n]]);
     },
     signal,
+    { cached, clock: deps.clock },
   );
+}
+
+/** The slot becomes `failed` and stays (the rollout halts at N failed). */
+async function markFailed(deps: RolloutGateDeps, entry: SlotHeld, me: string, signal: AbortSignal): Promise<void> {
+  const at = slotTime(deps.clock.now());
+  await setOwn(deps, entry, me, (s) => ({ ...s, state: "failed", since: at, renewed: at }), signal);
+  deps.rollout?.metrics?.slotState(3);
 }
 
 /** A restarted unit failed during the apply: the slot becomes `failed` and stays (the rollout halts at N). */
@@ -184,9 +208,7 @@ async function failRolloutOnUnitError(
   let unitErr = false;
   for (let e: unknown = err, i = 0; e instanceof Error && i < 16; e = e.cause, i++) if (e instanceof UnitCommandsError) unitErr = true;
   if (!unitErr) return;
-  const now = slotTime(deps.clock.now());
-  await setOwn(deps, entry, meOf(node), (s) => ({ ...s, state: "failed", since: now, renewed: now }), signal);
-  deps.rollout?.metrics?.slotState(3);
+  await markFailed(deps, entry, meOf(node), signal);
   deps.log.info("Marked my rollout slot failed: a restarted unit failed", { checksum: entry.checksum });
 }
 
@@ -196,33 +218,23 @@ async function verifyRollout(deps: RolloutGateDeps, entry: SlotHeld, node: KubeO
   const me = meOf(node);
   const now = deps.clock.now();
   let since = now;
-  if (entry.state === "applying") {
-    await setOwn(deps, entry, me, (s) => ({ ...s, state: "verifying", since: slotTime(now), renewed: slotTime(now) }), signal);
-  } else {
-    await setOwn(
-      deps,
-      entry,
-      me,
-      (s) => {
-        since = Date.parse(s.since);
-        return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : s;
-      },
-      signal,
-    );
-  }
+  const next =
+    entry.state === "applying"
+      ? (s: Slot): Slot => ({ ...s, state: "verifying", since: slotTime(now), renewed: slotTime(now) })
+      : (s: Slot) => {
+          since = Date.parse(s.since);
+          return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : undefined;
+        };
+  await setOwn(deps, entry, me, next, signal, entry.state);
   deps.rollout?.metrics?.slotState(2);
   const verdict = verifyHealth(node, since, since, now, t);
   const held = healthHold(verdict, t);
   if (held === undefined) {
-    await setOwn(deps, entry, me, () => null, signal);
+    await setOwn(deps, entry, me, () => null, signal, "verifying");
     deps.rollout?.metrics?.slotState(0);
     deps.log.info("Node healthy after the change, released my rollout slot", { checksum: entry.checksum });
     return undefined;
   }
-  if (verdict.kind === "failed") {
-    const at = slotTime(now);
-    await setOwn(deps, entry, me, (s) => ({ ...s, state: "failed", since: at, renewed: at }), signal);
-    deps.rollout?.metrics?.slotState(3);
-  }
+  if (verdict.kind === "failed") await markFailed(deps, entry, me, signal);
   return held;
 }

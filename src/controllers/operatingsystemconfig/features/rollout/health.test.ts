@@ -52,5 +52,10 @@ describe("verifyHealth (issue 16)", () => {
       why: "healthy for 58s of 60s",
       recheckInMs: 2_000,
     });
+    // Healthy so far: the next look is when the window ends, not every verifyPoll.
+    expect(verifyHealth(node(["True", -600], ["True", -600, 30]), changed, changed, changed + 40_000, t)).toMatchObject({
+      why: "healthy for 40s of 60s",
+      recheckInMs: 20_000,
+    });
   });
 });

@@ -47,10 +47,11 @@ export function verifyHealth(node: KubeObject, takenMs: number, verifyingSinceMs
       why: `not healthy ${Math.round(t.verifyTimeoutMs / 1000)}s after the change: ${why ?? "healthy too briefly"}`,
     };
   }
+  // Healthy so far: one look when the window ends is enough (a flap in between moves a lastTransitionTime, which it sees).
   const left = why === undefined ? t.healthyForMs - (nowMs - healthySince) : t.verifyPollMs;
   return {
     kind: "pending",
     why: why ?? `healthy for ${Math.floor((nowMs - healthySince) / 1000)}s of ${Math.round(t.healthyForMs / 1000)}s`,
-    recheckInMs: Math.max(100, Math.min(left, t.verifyPollMs)),
+    recheckInMs: Math.max(100, left),
   };
 }

@@ -15,15 +15,6 @@ describe("slotDecisionHold", () => {
   });
   test.each<[string, SlotDecision, unknown]>([
     [
-      "registering",
-      { kind: "register" },
-      {
-        reason: "WaitingForRolloutSlot",
-        message: "Registered for one of 2 rollout slots on Lease kube-system/pool",
-        requeueAfterMs: 1_000,
-      },
-    ],
-    [
       "waiting",
       { kind: "wait", behind: ["a", "b"] },
       {

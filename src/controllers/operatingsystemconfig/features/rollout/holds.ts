@@ -20,12 +20,10 @@ export function slotDecisionHold(d: SlotDecision, n: number, lease: string, t: R
         `The change to this node failed; its slot on ${lease} stays failed until a fixed OSC is rolled out or the slot annotation is removed`,
         t.verifyTimeoutMs,
       );
-    case "register":
-      return hold("WaitingForRolloutSlot", `Registered for one of ${n} rollout slots on ${lease}`, Math.min(1_000, t.renewEveryMs));
     case "wait":
       return hold(
         "WaitingForRolloutSlot",
-        `Waiting for one of ${n} rollout slots on ${lease}, behind ${d.behind.join(", ")}`,
+        `Waiting for one of ${n} rollout slots on ${lease}${d.behind.length > 0 ? `, behind ${d.behind.join(", ")}` : ": one is free, trying it after a random pause"}`,
         t.renewEveryMs,
       );
     case "halted":

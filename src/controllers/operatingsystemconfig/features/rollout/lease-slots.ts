@@ -1,9 +1,12 @@
+import type { Clock } from "../../../../clock/index.ts";
 import { isAlreadyExists, isConflict, isNotFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 
 const namespace = "kube-system";
 /** Conflicting writers re-read this many times before the reconcile fails (and retries with backoff). */
 const attempts = 8;
+/** A loser of its n-th 409 pauses at random for up to n × this before it re-reads (losers of one race spread out). */
+const conflictPauseMs = 100;
 
 class SlotConflictError extends Error {
   override readonly name = "SlotConflictError";
@@ -20,57 +23,55 @@ export async function readLease(kube: Kube, name: string, signal: AbortSignal): 
 }
 
 /**
- * What a change wants done to the slots of the Lease it was shown; undefined = nothing to write. It may
- * ask the API server first (whether slot owners' Nodes still exist); it runs again on every re-read.
+ * What a change wants done to the slots of the Lease it was shown: node → new slot, or null to remove the
+ * node's entry; undefined = nothing to write. It may ask the API server first (whether slot owners' Nodes
+ * still exist); it runs again on every re-read.
  */
-export type SlotChange = (
+type SlotChange = (
   slots: ReadonlyMap<string, Slot>,
-  lease: KubeObject | undefined,
-) => SlotEdit | undefined | Promise<SlotEdit | undefined>;
-export interface SlotEdit {
-  /** node → new slot, or null to remove the node's entry. */
-  readonly set: ReadonlyMap<string, Slot | null>;
+) => Promise<ReadonlyMap<string, Slot | null> | undefined> | ReadonlyMap<string, Slot | null> | undefined;
+/** The Lease watch's copy of the Lease; undefined until the watch has listed. */
+export type LeaseCopy = () => { readonly lease: KubeObject | undefined } | undefined;
+
+/** The watch's copy is read first (`cached`); `clock` times the pause before a re-read. */
+interface SlotWriteOptions {
+  readonly cached?: LeaseCopy | undefined;
+  readonly clock: Clock;
 }
 
 /**
- * Read-modify-write of the entries `change` names, guarded by the resourceVersion: a 409 re-reads and asks
- * `change` again, so two nodes never both take the last slot. Creates the Lease (owned by the Secret) when missing.
+ * Read-modify-write of the entries `change` names, guarded by the resourceVersion: a 409 re-reads (after
+ * a short random pause) and asks `change` again, so two nodes never
+ * both take the last slot. Creates the Lease (owned by the Secret) when missing.
  */
 export async function updateSlots(
   kube: Kube,
   secret: KubeObject,
   change: SlotChange,
   signal: AbortSignal,
+  opts?: SlotWriteOptions,
 ): Promise<KubeObject | undefined> {
   const name = secret.metadata.name ?? "";
   for (let attempt = 1; ; attempt++) {
-    const lease = await readLease(kube, name, signal);
-    const edit = await change(slotsOf(lease?.metadata.annotations), lease);
+    const copy = attempt === 1 ? opts?.cached?.() : undefined;
+    const lease = copy !== undefined ? copy.lease : await readLease(kube, name, signal);
+    const edit = await change(slotsOf(lease?.metadata.annotations));
     if (edit === undefined) return lease;
     const annotations = { ...(lease?.metadata.annotations ?? {}) };
-    for (const [node, slot] of edit.set) {
+    for (const [node, slot] of edit) {
       const { key, hashed } = slotKey(node);
       if (slot === null) delete annotations[key];
       else annotations[key] = formatSlot(hashed ? { ...slot, node } : slot);
     }
     try {
       if (lease === undefined) {
+        const uid = secret.metadata.uid ?? "";
+        const owner = { apiVersion: "v1", kind: "Secret", name, uid, controller: true, blockOwnerDeletion: true };
+        const metadata = { name, namespace, annotations, ownerReferences: [owner] };
         return await kube.create<KubeObject>(
           leases,
           namespace,
-          {
-            apiVersion: "coordination.k8s.io/v1",
-            kind: "Lease",
-            metadata: {
-              name,
-              namespace,
-              annotations,
-              ownerReferences: [
-                { apiVersion: "v1", kind: "Secret", name, uid: secret.metadata.uid ?? "", controller: true, blockOwnerDeletion: true },
-              ],
-            },
-            spec: {},
-          },
+          { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata, spec: {} },
           { signal },
         );
       }
@@ -79,6 +80,7 @@ export async function updateSlots(
       if (!(isConflict(err) || isAlreadyExists(err))) throw err;
       if (attempt >= attempts)
         throw new SlotConflictError(`lease ${namespace}/${name} kept changing under ${attempts} attempts`, { cause: err });
+      if (opts !== undefined) await opts.clock.sleep(Math.random() * conflictPauseMs * attempt, signal);
     }
   }
 }

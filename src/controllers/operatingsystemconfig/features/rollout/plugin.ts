@@ -3,7 +3,7 @@ import { enterRollout, lookAtSlots, type RolloutGateDeps, timingsOf } from "./ga
 import { verifyHealth } from "./health.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
 import { readLease } from "./lease-slots.ts";
-import { decide, rolloutParallelism, slotsOf, slotTime } from "./slots.ts";
+import { rolloutParallelism, slotsOf } from "./slots.ts";
 
 /**
  * Issue 16: nodes annotated `node-agent.gardener.cloud/rollout-parallelism: "N"` take one of N slots on
@@ -32,13 +32,7 @@ async function previewSlot(d: RolloutGateDeps, ctx: GateContext): Promise<Decisi
   const pool = secret.metadata.name ?? "";
   const me = node.metadata.name ?? "";
   const slots = slotsOf((await readLease(d.kube, pool, ctx.signal))?.metadata.annotations);
-  const { now, current, decision } = await lookAtSlots(d, secret, slots, me, checksum, n, ctx.signal);
-  let slot = decision;
-  // The agent registers a waiting entry first and decides again on its next look (within a second).
-  if (slot.kind === "register") {
-    current.set(me, { checksum, since: slotTime(now), renewed: slotTime(now), state: "waiting" });
-    slot = decide(current, me, checksum, n, now, t);
-  }
+  const { now, current, decision: slot } = await lookAtSlots(d, secret, slots, me, checksum, n, ctx.signal);
   const leaseName = `Lease kube-system/${pool}`;
   const hold = slotDecisionHold(slot, n, leaseName, t);
   if (hold !== undefined) return { kind: "hold", hold };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decide, formatSlot, mayBeGone, parseSlot, rolloutParallelism, type Slot, slotKey, slotsOf, viewOf } from "./slots.ts";
+import { decide, formatSlot, liveSlotCount, mayBeGone, parseSlot, rolloutParallelism, type Slot, slotKey, slotsOf } from "./slots.ts";
 import { defaultRolloutTimings as t } from "./timings.ts";
 
 const now = Date.parse("2026-01-01T12:00:00Z");
@@ -20,12 +20,16 @@ describe("slot annotations", () => {
     );
     expect(parseSlot(formatSlot(s))).toEqual(s);
   });
-  test.each(["", "{", "[]", '{"checksum":"a","since":"x","renewed":"y","state":"done"}', '{"checksum":1}'])(
-    "should ignore the foreign value %p",
-    (v) => {
-      expect(parseSlot(v)).toBeUndefined();
-    },
-  );
+  test.each([
+    "",
+    "{",
+    "[]",
+    '{"checksum":"a","since":"x","renewed":"y","state":"waiting"}',
+    '{"checksum":"a","since":"x","renewed":"y","state":"done"}',
+    '{"checksum":1}',
+  ])("should ignore the foreign (or pre-issue-25 waiting) value %p", (v) => {
+    expect(parseSlot(v)).toBeUndefined();
+  });
   test("should read only slot annotations, keyed by node", () => {
     const got = slotsOf({
       "slot.node-agent.gardener.cloud/n1": formatSlot(slot("applying")),
@@ -68,79 +72,38 @@ describe("rolloutParallelism", () => {
   });
 });
 
-describe("viewOf", () => {
-  test("should count failed and waiting entries of the current checksum only, live active slots of any, stale active slots as failed", () => {
-    const v = viewOf(
-      slots({
-        a: slot("applying"),
-        b: slot("verifying", 301),
-        c: slot("failed"),
-        d: slot("waiting"),
-        e: slot("waiting", 301),
-        f: slot("applying", 0, "c1"),
-        g: slot("verifying", 301, "c1"),
-        h: slot("failed", 0, "c1"),
-        i: slot("waiting", 0, "c1"),
-        z: slot("waiting"),
-        me: slot("waiting"),
-      }),
-      "me",
-      "c2",
-      now,
-      t,
+describe("liveSlotCount (the waker's check)", () => {
+  test("should count live applying and verifying slots of any checksum, not failed or stale ones", () => {
+    const ann = Object.fromEntries(
+      Object.entries({ a: slot("applying"), b: slot("verifying", 0, "c1"), c: slot("failed"), d: slot("applying", 301) }).map(([n, s]) => [
+        `slot.node-agent.gardener.cloud/${n}`,
+        formatSlot(s),
+      ]),
     );
-    expect(v).toEqual({ active: ["a", "f"], failed: ["b", "c"], waitingBefore: ["d"] });
+    expect(liveSlotCount(ann, now, t)).toBe(2);
+    expect(liveSlotCount(undefined, now, t)).toBe(0);
   });
 });
 
-describe("decide (issue 16 decision table)", () => {
+describe("decide (issue 16 decision table; a waiting node has no entry, issue 25)", () => {
   test.each<[string, Record<string, Slot>, number, ReturnType<typeof decide>]>([
-    ["no entry of mine: register first", {}, 2, { kind: "register" }],
-    ["my entry is for an older checksum: register", { me: slot("failed", 0, "c1") }, 2, { kind: "register" }],
-    ["my waiting entry went stale: register again", { me: slot("waiting", 301) }, 2, { kind: "register" }],
-    ["waiting, a slot free, nobody before me: take", { me: slot("waiting"), a: slot("applying") }, 2, { kind: "take" }],
-    [
-      "waiting entries of others do not count against N",
-      { me: slot("waiting"), x: slot("waiting"), y: slot("waiting") },
-      1,
-      { kind: "take" },
-    ],
-    ["a smaller name waits too: wait behind it", { me: slot("waiting"), a: slot("waiting") }, 2, { kind: "wait", behind: ["a"] }],
-    [
-      "all N slots active: wait",
-      { me: slot("waiting"), a: slot("applying"), b: slot("verifying") },
-      2,
-      { kind: "wait", behind: ["a", "b"] },
-    ],
-    [
-      "active + failed fill N: wait",
-      { me: slot("waiting"), a: slot("applying"), b: slot("failed") },
-      2,
-      { kind: "wait", behind: ["a", "b"] },
-    ],
-    [
-      "failed alone fill N: halted",
-      { me: slot("waiting"), a: slot("failed"), b: slot("failed") },
-      2,
-      { kind: "halted", failed: ["a", "b"] },
-    ],
-    ["a stale active slot counts as failed", { me: slot("waiting"), a: slot("applying", 300) }, 1, { kind: "halted", failed: ["a"] }],
-    [
-      "failed slots of an older checksum do not count",
-      { me: slot("waiting"), a: slot("failed", 0, "c1"), b: slot("failed", 0, "c1") },
-      2,
-      { kind: "take" },
-    ],
+    ["no entry of mine, a slot free: take", { a: slot("applying") }, 2, { kind: "take" }],
+    ["my entry is for an older checksum: take", { me: slot("failed", 0, "c1") }, 2, { kind: "take" }],
+    ["all N slots active: wait", { a: slot("applying"), b: slot("verifying") }, 2, { kind: "wait", behind: ["a", "b"] }],
+    ["active + failed fill N: wait", { a: slot("applying"), b: slot("failed") }, 2, { kind: "wait", behind: ["a", "b"] }],
+    ["failed alone fill N: halted", { a: slot("failed"), b: slot("failed") }, 2, { kind: "halted", failed: ["a", "b"] }],
+    ["a stale active slot counts as failed", { a: slot("applying", 300) }, 1, { kind: "halted", failed: ["a"] }],
+    ["failed slots of an older checksum do not count", { a: slot("failed", 0, "c1"), b: slot("failed", 0, "c1") }, 2, { kind: "take" }],
     // An agent that has not seen the new Secret yet still changes its node: it counts against N.
     [
       "a live active slot of an older checksum: wait",
-      { me: slot("waiting"), a: slot("applying", 0, "c1"), b: slot("applying") },
+      { a: slot("applying", 0, "c1"), b: slot("applying") },
       2,
       { kind: "wait", behind: ["a", "b"] },
     ],
     [
       "a stale active slot of an older checksum does not count",
-      { me: slot("waiting"), a: slot("verifying", 301, "c1"), b: slot("applying") },
+      { a: slot("verifying", 301, "c1"), b: slot("applying") },
       2,
       { kind: "take" },
     ],
@@ -159,11 +122,9 @@ describe("decide (issue 16 decision table)", () => {
 
 describe("mayBeGone (issue 25)", () => {
   test.each([
-    ["waiting", 0, false],
     ["applying", 299, false],
     ["verifying", 0, false],
     ["failed", 0, true],
-    ["waiting", 300, true],
     ["applying", 300, true],
   ] as const)("a %s slot renewed %p s ago: %p", (state, agoS, asked) => {
     expect(mayBeGone(slot(state, agoS), now, t)).toBe(asked);

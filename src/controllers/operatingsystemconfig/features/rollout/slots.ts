@@ -5,7 +5,8 @@ const slotAnnotationPrefix = "slot.node-agent.gardener.cloud/";
 /** Node annotation that turns chunked rollouts on: at most N nodes of the pool change at once. */
 const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
 
-export type SlotState = "waiting" | "applying" | "verifying" | "failed";
+/** Only nodes holding a slot (or whose change failed) have an entry: a waiting node writes nothing (issue 25). */
+export type SlotState = "applying" | "verifying" | "failed";
 
 /**
  * One node's entry, stored as compact JSON `{checksum, since, renewed, state}` (times RFC 3339), plus
@@ -32,7 +33,7 @@ export function slotKey(node: string): { readonly key: string; readonly hashed: 
   return { key: `${slotAnnotationPrefix}${node.slice(0, maxNamePart - 17)}-${digest}`, hashed: true };
 }
 
-const states: readonly string[] = ["waiting", "applying", "verifying", "failed"];
+const states: readonly string[] = ["applying", "verifying", "failed"];
 
 /** The annotation value; undefined when it is not a slot (a foreign or hand-edited value is ignored). */
 export function parseSlot(text: string): Slot | undefined {
@@ -42,24 +43,16 @@ export function parseSlot(text: string): Slot | undefined {
   } catch {
     return undefined; // not ours: treated like an absent entry
   }
-  if (v === null || typeof v !== "object") return undefined;
-  const o = v as Record<string, unknown>;
-  const { checksum, since, renewed, state, node } = o;
+  const { checksum, since, renewed, state, node } = v !== null && typeof v === "object" ? (v as Record<string, unknown>) : {};
   if (typeof checksum !== "string" || typeof since !== "string" || typeof renewed !== "string") return undefined;
   if (typeof state !== "string" || !states.includes(state)) return undefined;
   const slot: Slot = { checksum, since, renewed, state: state as SlotState };
   return typeof node === "string" ? { ...slot, node } : slot;
 }
 
-/** Compact JSON with a fixed key order. */
+/** Compact JSON with a fixed key order (`node` only when set: JSON leaves out undefined). */
 export const formatSlot = (s: Slot): string =>
-  JSON.stringify({
-    checksum: s.checksum,
-    since: s.since,
-    renewed: s.renewed,
-    state: s.state,
-    ...(s.node !== undefined ? { node: s.node } : {}),
-  });
+  JSON.stringify({ checksum: s.checksum, since: s.since, renewed: s.renewed, state: s.state, node: s.node });
 
 /** RFC 3339, whole milliseconds. */
 export const slotTime = (ms: number): string => new Date(ms).toISOString();
@@ -83,24 +76,6 @@ export function slotsOf(annotations: Readonly<Record<string, string>> | undefine
   return out;
 }
 
-/** The slots that count (`current`) and those of Nodes seen gone (`gone`); this node's own slot always counts. */
-export function liveSlots(
-  slots: ReadonlyMap<string, Slot>,
-  me: string,
-  seenGone: ReadonlySet<string>,
-): { current: Map<string, Slot>; gone: string[] } {
-  const current = new Map<string, Slot>();
-  const gone: string[] = [];
-  for (const [name, s] of slots) {
-    if (name !== me && seenGone.has(name)) gone.push(name);
-    else current.set(name, s);
-  }
-  return { current, gone };
-}
-
-/** How a slot of the current checksum counts, seen at `nowMs`. */
-export type SlotStanding = "waiting" | "active" | "failed" | "stale-waiting";
-
 /** Not renewed for `staleAfterMs`: its node stopped looking after it (died, or its Node is gone). */
 const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
   nowMs - Date.parse(s.renewed) >= t.staleAfterMs || Number.isNaN(Date.parse(s.renewed));
@@ -108,56 +83,21 @@ const isStale = (s: Slot, nowMs: number, t: RolloutTimings): boolean =>
 /** A slot whose owner's Node is worth asking about (issue 25): failed or stale (live slots are renewed). */
 export const mayBeGone = (s: Slot, nowMs: number, t: RolloutTimings): boolean => s.state === "failed" || isStale(s, nowMs, t);
 
-function standing(s: Slot, nowMs: number, t: RolloutTimings): SlotStanding {
-  const stale = isStale(s, nowMs, t);
-  if (s.state === "failed") return "failed";
-  if (s.state === "waiting") return stale ? "stale-waiting" : "waiting";
-  return stale ? "failed" : "active";
-}
-
-/** The Lease's slots as one node sees them for the checksum being rolled out. */
-export interface SlotView {
-  readonly active: readonly string[];
-  readonly failed: readonly string[];
-  /** Live waiting entries of other nodes with a smaller name. */
-  readonly waitingBefore: readonly string[];
-}
-
-/**
- * Failed and waiting entries count for the current checksum only (a fixed OSC is not blocked by old
- * failures); a live active slot of any checksum counts: N bounds the nodes changing at once.
- */
-export function viewOf(slots: ReadonlyMap<string, Slot>, me: string, checksum: string, nowMs: number, t: RolloutTimings): SlotView {
-  const active: string[] = [];
-  const failed: string[] = [];
-  const waitingBefore: string[] = [];
-  for (const [node, s] of [...slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (node === me) continue;
-    const st = standing(s, nowMs, t);
-    if (s.checksum !== checksum) {
-      if (st === "active") active.push(node);
-      continue;
-    }
-    if (st === "active") active.push(node);
-    else if (st === "failed") failed.push(node);
-    else if (st === "waiting" && node < me) waitingBefore.push(node);
-  }
-  return { active, failed, waitingBefore };
-}
-
 /** What a node that is not up to date does next. */
 export type SlotDecision =
   /** Our own slot for this checksum is applying (resume the apply) or verifying (keep checking health). */
   | { readonly kind: "resume"; readonly state: "applying" | "verifying" }
   /** Our own slot failed for this checksum: the change stays off until an operator acts. */
   | { readonly kind: "own-failed" }
-  /** Register (or renew) a waiting entry first, so nodes with smaller names go first. */
-  | { readonly kind: "register" }
   | { readonly kind: "take" }
   | { readonly kind: "wait"; readonly behind: readonly string[] }
   | { readonly kind: "halted"; readonly failed: readonly string[] };
 
-/** The decision table of chunked rollouts for `me`; a stale own active slot is resumed (staleness only presumed us dead). */
+/**
+ * The decision table of chunked rollouts for `me`; a stale own active slot is resumed (staleness only presumed
+ * us dead). Others' failed entries count for the current checksum only (a fixed OSC is not blocked by old
+ * failures); a live active slot of any checksum counts (N bounds the nodes changing at once); a stale one counts as failed.
+ */
 export function decide(
   slots: ReadonlyMap<string, Slot>,
   me: string,
@@ -170,10 +110,17 @@ export function decide(
   const own = mine?.checksum === checksum ? mine : undefined;
   if (own?.state === "applying" || own?.state === "verifying") return { kind: "resume", state: own.state };
   if (own?.state === "failed") return { kind: "own-failed" };
-  if (own === undefined || standing(own, nowMs, t) === "stale-waiting") return { kind: "register" };
-  const v = viewOf(slots, me, checksum, nowMs, t);
-  if (v.failed.length >= n) return { kind: "halted", failed: v.failed };
-  if (v.active.length + v.failed.length >= n) return { kind: "wait", behind: [...v.active, ...v.failed] };
-  if (v.waitingBefore.length > 0) return { kind: "wait", behind: v.waitingBefore };
+  const active: string[] = [];
+  const failed: string[] = [];
+  for (const [node, s] of [...slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (node !== me && s.state !== "failed" && !isStale(s, nowMs, t)) active.push(node);
+    else if (node !== me && s.checksum === checksum) failed.push(node);
+  }
+  if (failed.length >= n) return { kind: "halted", failed };
+  if (active.length + failed.length >= n) return { kind: "wait", behind: [...active, ...failed] };
   return { kind: "take" };
 }
+
+/** Live slots held on `lease`, of any checksum: fewer than N means one may be free (the waker's cheap check). */
+export const liveSlotCount = (annotations: Readonly<Record<string, string>> | undefined, nowMs: number, t: RolloutTimings): number =>
+  [...slotsOf(annotations).values()].filter((s) => s.state !== "failed" && !isStale(s, nowMs, t)).length;

@@ -19,3 +19,9 @@ export const defaultRolloutTimings: RolloutTimings = {
   staleAfterMs: 300_000,
   verifyPollMs: 5_000,
 };
+
+/**
+ * The most a waiting node pauses at random before it tries a free slot: of K waiters one tries after about
+ * this / K, and about K × (latency) / this at once. K is unknown (waiters write nothing): N × 0.5 s, ≤ 10 s.
+ */
+export const slotJitterMs = (t: RolloutTimings, n: number): number => Math.min(10_000, t.renewEveryMs, n * 500);

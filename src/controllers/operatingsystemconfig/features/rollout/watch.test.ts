@@ -1,32 +1,114 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../../../kube/index.ts";
+import { FakeClock } from "../../../../../test/doubles/fake-clock.ts";
+import type { KubeObject, ObjectKey } from "../../../../kube/index.ts";
 import { formatSlot, type Slot } from "./slots.ts";
-import { slotsChangedPredicate as p } from "./watch.ts";
+import { defaultRolloutTimings as t } from "./timings.ts";
+import { slotsOnlyChanged, slotWaker } from "./watch.ts";
 
-const lease = (annotations: Record<string, string>, holder?: string): KubeObject => ({
-  metadata: { name: "pool", namespace: "kube-system", annotations },
+const start = Date.parse("2026-01-01T12:00:00Z");
+const lease = (slots: Record<string, Slot["state"]>, holder?: string, renewed = "2026-01-01T12:00:00.000Z"): KubeObject => ({
+  metadata: {
+    name: "pool",
+    namespace: "kube-system",
+    annotations: Object.fromEntries(
+      Object.entries(slots).map(([n, state]) => [
+        `slot.node-agent.gardener.cloud/${n}`,
+        formatSlot({ checksum: "c", since: "2026-01-01T12:00:00.000Z", renewed, state }),
+      ]),
+    ),
+  },
   spec: holder === undefined ? {} : { holderIdentity: holder },
 });
-const slot = (state: Slot["state"], renewed = "2026-01-01T12:00:00.000Z", checksum = "c"): string =>
-  formatSlot({ checksum, since: "2026-01-01T12:00:00.000Z", renewed, state });
-const k = "slot.node-agent.gardener.cloud/a";
 
-describe("slotsChangedPredicate", () => {
+describe("slotsOnlyChanged", () => {
   test.each([
-    ["a slot was added", {}, { [k]: slot("waiting") }, true],
-    ["a slot was removed (released)", { [k]: slot("verifying") }, {}, true],
-    ["a slot changed state", { [k]: slot("applying") }, { [k]: slot("verifying") }, true],
-    ["a slot moved to another checksum", { [k]: slot("failed") }, { [k]: slot("failed", undefined, "d") }, true],
-    ["a slot was only renewed", { [k]: slot("applying") }, { [k]: slot("applying", "2026-01-01T12:00:30.000Z") }, false],
-    ["only another annotation changed", { other: "1" }, { other: "2" }, false],
-    ["nothing changed", { [k]: slot("waiting") }, { [k]: slot("waiting") }, false],
-  ])("update should pass when %s", (_name, before, after, want) => {
-    expect(p.update(lease(before), lease(after))).toBe(want);
+    ["a slot was added", lease({}), lease({ a: "applying" }), true],
+    ["a slot was renewed", lease({ a: "applying" }), lease({ a: "applying" }, undefined, "2026-01-01T12:00:30.000Z"), true],
+    ["nothing of the slots changed", lease({ a: "applying" }), lease({ a: "applying" }), false],
+    ["the serial lock was released", lease({}, "host-a"), lease({}), false],
+    ["a slot changed while the serial lock is held", lease({}, "host-a"), lease({ a: "applying" }, "host-a"), false],
+  ])("%s: %p", (_name, before, after, want) => {
+    expect(slotsOnlyChanged(before, after)).toBe(want);
   });
-  test("should ignore holder changes and create, delete, generic events", () => {
-    expect(p.update(lease({}, "a"), lease({}))).toBe(false);
-    expect(p.create(lease({}))).toBe(false);
-    expect(p.delete(lease({}))).toBe(false);
-    expect(p.generic(lease({}))).toBe(false);
+});
+
+/** A waker with N = 2 on the own Node, over the Lease copy `current`; `woken` collects the enqueued keys. */
+function waker(opts: { outdated?: boolean; n?: string } = {}) {
+  const clock = new FakeClock(start);
+  const woken: ObjectKey[] = [];
+  const ctl = new AbortController();
+  let current = lease({});
+  const h = slotWaker({
+    clock,
+    timings: t,
+    secret: { namespace: "kube-system", name: "pool" },
+    signal: ctl.signal,
+    lease: () => current,
+    node: async () => ({ metadata: { name: "me", annotations: { "node-agent.gardener.cloud/rollout-parallelism": opts.n ?? "2" } } }),
+    outdated: async () => opts.outdated ?? true,
+  });
+  const q = { add: (k: ObjectKey) => woken.push(k) };
+  const change = (before: KubeObject, after: KubeObject) => {
+    current = after;
+    h.update(before, after, q);
+  };
+  return { clock, woken, change, set: (l: KubeObject) => (current = l), stop: () => ctl.abort() };
+}
+
+describe("slotWaker (issue 25)", () => {
+  test("wakes once, within the jitter, when a slot was freed and one is still free then", async () => {
+    const w = waker();
+    w.change(lease({ a: "verifying", b: "applying" }), lease({ b: "applying" }));
+    // Further changes while the pause runs arm nothing more.
+    w.change(lease({ b: "applying" }), lease({ b: "verifying" }));
+    await w.clock.settle();
+    expect(w.clock.pending()).toBe(1);
+    expect(w.woken).toEqual([]);
+    w.clock.step(2_000);
+    await w.clock.settle();
+    expect(w.woken).toEqual([{ namespace: "kube-system", name: "pool" }]);
+    w.stop();
+  });
+
+  test("stays asleep when another node took the free slot during the pause", async () => {
+    const w = waker();
+    w.change(lease({ a: "verifying", b: "applying" }), lease({ b: "applying" }));
+    w.set(lease({ b: "applying", c: "applying" }));
+    w.clock.step(2_000);
+    await w.clock.settle();
+    expect(w.woken).toEqual([]);
+    w.stop();
+  });
+
+  test.each([
+    ["only a renewal", lease({ a: "applying" }), lease({ a: "applying" }, undefined, "2026-01-01T12:00:30.000Z"), {}],
+    ["an up-to-date node", lease({ a: "applying" }), lease({}), { outdated: false }],
+    ["a node without rollout-parallelism", lease({ a: "applying" }), lease({}), { n: "" }],
+  ])("does not wake for %s", async (_name, before, after, opts) => {
+    const w = waker(opts);
+    w.change(before, after);
+    w.clock.step(2_000);
+    await w.clock.settle();
+    expect(w.woken).toEqual([]);
+    w.stop();
+  });
+
+  test("ignores create, delete and generic events", async () => {
+    const w = waker();
+    const h = slotWaker({
+      clock: w.clock,
+      timings: t,
+      secret: { namespace: "kube-system", name: "pool" },
+      signal: AbortSignal.timeout(1_000),
+      lease: () => undefined,
+      node: async () => undefined,
+      outdated: async () => true,
+    });
+    const q = { add: () => expect.unreachable() };
+    h.create(lease({}), q);
+    h.delete(lease({}), q);
+    h.generic(lease({}), q);
+    await w.clock.settle();
+    expect(w.clock.pending()).toBe(0);
   });
 });

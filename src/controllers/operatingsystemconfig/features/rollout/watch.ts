@@ -1,18 +1,51 @@
-import type { KubeObject, Predicate } from "../../../../kube/index.ts";
-import { slotsOf } from "./slots.ts";
+import type { Clock } from "../../../../clock/index.ts";
+import type { Enqueuer, EventHandler, KubeObject, ObjectKey } from "../../../../kube/index.ts";
+import { liveSlotCount, rolloutParallelism, slotsOf } from "./slots.ts";
+import { type RolloutTimings, slotJitterMs } from "./timings.ts";
 
-/** node → "checksum state" of every slot: what a waiting node's decision depends on (not `renewed`). */
+const slotsText = (o: KubeObject): string => JSON.stringify([...slotsOf(o.metadata.annotations)]);
+/** node → checksum and state of every slot: what decides whether one is free (not `renewed`). */
 const standings = (o: KubeObject): string =>
-  JSON.stringify(
-    [...slotsOf(o.metadata.annotations)]
-      .map(([node, s]) => [node, s.checksum, s.state])
-      .sort(([a], [b]) => ((a ?? "") < (b ?? "") ? -1 : 1)),
-  );
+  JSON.stringify([...slotsOf(o.metadata.annotations)].map(([node, s]) => [node, s.checksum, s.state]).sort());
+const holder = (o: KubeObject): string => (o["spec"] as { holderIdentity?: string } | undefined)?.holderIdentity ?? "";
 
-/** A slot added, removed or changed state: waiting nodes look again (issue 16); renewals do not wake the pool. */
-export const slotsChangedPredicate: Predicate<KubeObject> = {
-  create: () => false,
-  update: (oldLease, newLease) => standings(oldLease) !== standings(newLease),
-  delete: () => false,
-  generic: () => false,
-};
+/** An update of the pool's Lease that changed slots only (no serial holder before or after): the waker's business, not 9.2's. */
+export const slotsOnlyChanged = (old: KubeObject, now: KubeObject): boolean =>
+  holder(old) === "" && holder(now) === "" && slotsText(old) !== slotsText(now);
+
+/** `secret`: what a wake enqueues; `lease`: the watch's copy; `node`: the own Node (cached); `outdated`: 9.2's check; `signal`: process lifetime. */
+interface SlotWakerDeps {
+  readonly clock: Clock;
+  readonly timings: RolloutTimings;
+  readonly secret: ObjectKey;
+  readonly signal: AbortSignal;
+  lease(): KubeObject | undefined;
+  node(signal: AbortSignal): Promise<KubeObject | undefined>;
+  outdated(signal: AbortSignal): Promise<boolean>;
+}
+
+/**
+ * Wakes this node when a slot change may have freed a slot (issue 25): after a random pause of up to
+ * `slotJitterMs`, and only if the watch's copy of the Lease then shows fewer than N live slots and the node is
+ * outdated — so one freed slot has a few of the waiting nodes try it, not all of them at once.
+ */
+export function slotWaker(d: SlotWakerDeps): EventHandler<KubeObject> {
+  let pending = false;
+  const wake = async (q: Enqueuer) => {
+    const n = rolloutParallelism((await d.node(d.signal))?.metadata.annotations);
+    if (n !== undefined) await d.clock.sleep(Math.random() * slotJitterMs(d.timings, n), d.signal);
+    pending = false; // a change from here on arms a new pause
+    if (n === undefined || liveSlotCount(d.lease()?.metadata.annotations, d.clock.now(), d.timings) >= n) return;
+    if (await d.outdated(d.signal)) q.add(d.secret);
+  };
+  const ignore = () => {};
+  const update = (old: KubeObject, now: KubeObject, q: Enqueuer) => {
+    if (pending || standings(old) === standings(now)) return;
+    pending = true;
+    wake(q).catch(() => {
+      pending = false;
+      if (!d.signal.aborted) q.add(d.secret); // the checks broke: look rather than miss a free slot
+    });
+  };
+  return { create: ignore, delete: ignore, generic: ignore, update };
+}

@@ -1,2 +1,2 @@
 export { serialGate } from "./gate.ts";
-export { serialLeaseWatch } from "./lease-watch.ts";
+export { serialLeaseWatch } from "./watch.ts";

@@ -1,6 +1,21 @@
-import type { EventHandler, KubeObject, ObjectKey, Predicate } from "../../../../kube/index.ts";
+import type { Clock } from "../../../../clock/index.ts";
+import {
+  type Controller,
+  type EventHandler,
+  type Kube,
+  type KubeObject,
+  type ObjectKey,
+  type Predicate,
+  type Reader,
+  Informer,
+  leases,
+  nodes,
+  secrets,
+} from "../../../../kube/index.ts";
 import type { Logger } from "../../../../log/index.ts";
+import { checksumAnnotation } from "../../constants.ts";
 import { leaseSpecOf } from "./lease-spec.ts";
+import { serialLeaseNamespace } from "./lock.ts";
 
 const holderOf = (lease: KubeObject): string => leaseSpecOf(lease).holderIdentity ?? "";
 
@@ -49,4 +64,96 @@ export function enqueueSecretWhenOutdated(deps: LeaseHandlerDeps): EventHandler<
 /** The outdated check of 9.2 as a pure comparison (undefined = could not be read). */
 export function isOutdated(secretChecksum: string | undefined, nodeChecksum: string | undefined): boolean {
   return secretChecksum === undefined || nodeChecksum === undefined || secretChecksum !== nodeChecksum;
+}
+
+/** How long a reconcile waits for the Lease watch's first list. */
+const syncWaitMs = 10_000;
+
+export interface SerialLeaseWatchSetup {
+  readonly kube: Kube;
+  /** Cached reads of the OSC Secret and the own Node (the outdated check). */
+  readonly cache: Reader;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly secretName: string;
+  readonly hostName: string;
+  readonly nodeName: string;
+  readonly signal: AbortSignal;
+  /** Rollout slots (rollout/watch.ts): wakes a waiting node itself; updates that changed slots only are left to it. */
+  readonly slots?: {
+    readonly waker: (copy: {
+      lease(): KubeObject | undefined;
+      outdated(signal: AbortSignal): Promise<boolean>;
+    }) => EventHandler<KubeObject>;
+    readonly only: (old: KubeObject, now: KubeObject) => boolean;
+  };
+}
+
+/** 9.2's own Lease cache, started at first need and kept out of the shared caches (start-up and readyz never wait for it). */
+export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
+  start(signal: AbortSignal): Promise<void>;
+  attach(c: Controller): void;
+  /** The watch's copy of the Lease; undefined until the watch has listed. */
+  lease(): { readonly lease: KubeObject | undefined } | undefined;
+} {
+  const informer = new Informer<KubeObject>({
+    kube: s.kube,
+    clock: s.clock,
+    log: s.log,
+    resource: leases,
+    namespace: serialLeaseNamespace,
+    selectors: { fieldSelector: `metadata.name=${s.secretName}` },
+  });
+  const checksumOf = (o: KubeObject, key: string) => o.metadata.annotations?.[key];
+  const read = async (what: typeof secrets, ns: string, name: string, signal: AbortSignal) =>
+    s.cache.get<KubeObject>(what, ns, name, { signal }).then(
+      (o) => o,
+      () => undefined,
+    );
+  const outdated = async (signal: AbortSignal) => {
+    const [secret, node] = await Promise.all([
+      read(secrets, serialLeaseNamespace, s.secretName, signal),
+      read(nodes, "", s.nodeName, signal),
+    ]);
+    return isOutdated(secret && checksumOf(secret, "checksum/data-script"), node && checksumOf(node, checksumAnnotation));
+  };
+  const own = () => informer.get({ namespace: serialLeaseNamespace, name: s.secretName });
+  const serial = serialLeasePredicate(s.hostName);
+  const slotsOnly = s.slots?.only ?? (() => false);
+  let started = false;
+  let gaveUp = false;
+  return {
+    lease: () => (informer.hasSynced() ? { lease: own() } : undefined),
+    attach(c) {
+      c.watch(
+        informer,
+        enqueueSecretWhenOutdated({
+          secret: { namespace: serialLeaseNamespace, name: s.secretName },
+          outdated,
+          log: s.log,
+          signal: s.signal,
+        }),
+        { ...serial, update: (o, n) => !slotsOnly(o, n) && serial.update(o, n) },
+      );
+      if (s.slots !== undefined) c.watch(informer, s.slots.waker({ lease: own, outdated }));
+    },
+    async start(signal) {
+      if (!started) {
+        started = true;
+        s.log.info("Starting the serial reconciliation lease watch", { lease: s.secretName });
+        informer.run(s.signal).catch((err: unknown) => s.log.error("Serial reconciliation lease watch ended", { err }));
+      }
+      // A watch that cannot list (e.g. forbidden) delays only one reconcile.
+      if (informer.hasSynced() || gaveUp) return;
+      // A release between our read of the Lease and the watch's first list would go unseen (and the
+      // node would wait out the holder's 600 s): read the Lease only once the watch has listed it.
+      try {
+        await informer.waitForSync(AbortSignal.any([signal, AbortSignal.timeout(syncWaitMs)]));
+      } catch (err) {
+        if (signal.aborted) throw err;
+        gaveUp = true;
+        s.log.info("Serial reconciliation lease watch not synced yet, going on without it", { lease: s.secretName });
+      }
+    },
+  };
 }
