@@ -84,8 +84,14 @@ module.exports = {
       from: { path: r("deps\\.ts$") },
       to: { path: room, dependencyTypesNot: ["type-only"] },
     },
+    roomRule("stage-before-gates", "stage/ fetches a pending version before any gate: it reads like the plan, for the apply.", "stage/", [
+      "plan/",
+      "apply/(ports|modes)\\.ts$",
+      "constants\\.ts$",
+    ]),
     roomRule("preview-dry-run", "preview/ plans and runs the same gate list, dry.", "preview/", [
       "plan/",
+      "stage/",
       "gates/",
       "plugins\\.ts$",
       "constants\\.ts$",

@@ -28,6 +28,25 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 # before each start: file-backed RSS otherwise follows how the page cache holds the file, e.g. the same
 # bytes as dist/ and as a cp of it: 41.6 vs 38.1 MB). Binary size unchanged. The recorded order still
 # applies (functions are matched by a hash of their syntax; re-recording for this build measured the same).
+# Runtime settings, measured one by one (issue 25; bench/runtime-settings-ab.ts, variants side by side in
+# one sandbox each, 2 rounds, load 3-50; idle RSS / RSS 20 s after the demo OSC's apply / VmHWM after two
+# 1000-file applies; the base build: 54.0 / 62.0 / 91.7 MB) — none is kept:
+# - --smol (--compile-exec-argv=--smol; the pinned Bun puts it in process.execArgv): 53.9 / 62.2 / 91.8.
+# - MIMALLOC_PURGE_DELAY=0: 54.0 / 62.1 / 90.0; MIMALLOC_ARENA_EAGER_COMMIT=0: 53.9 / 61.9 / 93.7;
+#   MIMALLOC_PAGE_COMMIT_ON_DEMAND=1: 54.0 / 62.1 / 92.5; MIMALLOC_PAGE_FULL_RETAIN=0: 54.3 / 61.9 / 92.5.
+#   mimalloc reads them once at process start, before any of our code: only a re-exec or the unit's
+#   Environment= (gardenlet's text) could set them, and none moves a figure by more than 2 MB.
+# - BUN_JSC_useJIT=0: 51.4 / 57.8 / 70.0; BUN_JSC_forceRAMSize=64 MiB: 54.4 / 61.2 / 82.1;
+#   BUN_JSC_numberOfGCMarkers=1 + useConcurrentGC=0: 53.4 / 61.5 / 92.5. JSC reads its options when the
+#   VM is made, before any of our code runs: environment only, so the same as mimalloc's.
+# - What the binary can set: the JIT policy (--compile-jit-policy, Bun.unsafe.setJITPolicy). 1000:
+#   54.1 / 61.9 / 83.1; 100000: 54.0 / 61.8 / 81.6 (-10 MB peak: the apply loops stay in the interpreter;
+#   VmHWM over nine 50-file applies 63.8 instead of 71.0), but user CPU per 1000-file apply (/proc stat,
+#   6 applies, 2-3 interleaved runs) 143-153 ms (1000) and 160-172 ms (100000) against 127-140 ms, and
+#   that apply's latency target (≤ 1.3 × floor) counts it.
+#   Rejected as a trade of one target for another; 100 stays (reasons above).
+# - A full collection after every apply (not only ≥ 250 files): RSS after the demo apply 62.0 (same):
+#   what an apply leaves is code and module state, not garbage.
 BYTECODE_ORDER := bench/bytecode-order-start.txt bench/bytecode-order.txt
 BUILD_FLAGS := --compile --splitting --minify --sourcemap=none \
 	--bytecode --format=esm --compile-jit-policy=100 $(addprefix --bytecode-order=,$(BYTECODE_ORDER)) \

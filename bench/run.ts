@@ -1,9 +1,12 @@
 /**
  * `make bench`: runs every bench/*.bench.ts as `bun run <file>` (each prints ONE JSON object of
  * figures as its last stdout line), merges the figures into bench/results/latest.json and rewrites
- * the README section between the bench markers. BENCH_ONLY=<name> runs only bench/<name>.bench.ts.
+ * the README sections between the bench markers (every figure) and the targets markers (bench/targets.ts:
+ * figure, floor, ratio, target, met?). BENCH_ONLY=<name> runs only bench/<name>.bench.ts. Each bench's
+ * figures carry the 1-minute load average at its start and end (load_1m_start, load_1m_end).
  */
 import * as v from "valibot";
+import { targetsTable } from "./targets.ts";
 
 const figuresSchema = v.record(v.string(), v.union([v.number(), v.string(), v.boolean(), v.null()]));
 const resultsSchema = v.object({
@@ -17,6 +20,8 @@ type Figures = v.InferOutput<typeof figuresSchema>;
 
 const START = "<!-- bench:start -->";
 const END = "<!-- bench:end -->";
+const TARGETS_START = "<!-- targets:start -->";
+const TARGETS_END = "<!-- targets:end -->";
 
 const repo = new URL("..", import.meta.url).pathname;
 const resultsPath = `${repo}bench/results/latest.json`;
@@ -39,14 +44,18 @@ const lastJsonLine = (name: string, stdout: string): Figures => {
   return figures.output;
 };
 
+/** The 1-minute load average: every figure of this shared machine is read with it. */
+const load1m = async (): Promise<number> => Number((await Bun.file("/proc/loadavg").text()).split(" ")[0]);
+
 const runBench = async (file: string): Promise<Figures> => {
   const name = file.replace(/^.*\//, "").replace(/\.bench\.ts$/, "");
-  console.error(`bench: running ${name}`);
+  const loadStart = await load1m();
+  console.error(`bench: running ${name} (load ${loadStart})`);
   const proc = Bun.spawn([process.execPath, "run", file], { cwd: repo, stdout: "pipe", stderr: "inherit", env: process.env });
   const stdout = await new Response(proc.stdout).text();
   const code = await proc.exited;
   if (code !== 0) throw new BenchError(`${name}: exited with ${code}`);
-  return lastJsonLine(name, stdout);
+  return { ...lastJsonLine(name, stdout), load_1m_start: loadStart, load_1m_end: await load1m() };
 };
 
 const previous = async (): Promise<Results["benches"]> => {
@@ -69,18 +78,32 @@ const table = (r: Results): string => {
   ].join("\n");
 };
 
-const updateReadme = async (text: string): Promise<boolean> => {
+const replaceBetween = (text: string, start: string, end: string, body: string): string | undefined => {
+  const s = text.indexOf(start);
+  const e = text.indexOf(end);
+  if (s < 0 || e < s) return undefined;
+  return `${text.slice(0, s + start.length)}\n${body}\n${text.slice(e)}`;
+};
+
+const updateReadme = async (text: string, targets: string): Promise<boolean> => {
   const file = Bun.file(readmePath);
   if (!(await file.exists())) return false;
-  const readme = await file.text();
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) return false;
-  await Bun.write(readmePath, `${readme.slice(0, start + START.length)}\n${text}\n${readme.slice(end)}`);
+  const withTable = replaceBetween(await file.text(), START, END, text);
+  if (withTable === undefined) return false;
+  await Bun.write(readmePath, replaceBetween(withTable, TARGETS_START, TARGETS_END, targets) ?? withTable);
   return true;
 };
 
+/** `bun run bench/run.ts --readme`: rewrites the README tables from bench/results/latest.json, runs nothing. */
+const readmeOnly = async (): Promise<number> => {
+  const parsed = v.safeParse(resultsSchema, await Bun.file(resultsPath).json());
+  if (!parsed.success) throw new BenchError(`${resultsPath} is not a bench result`);
+  if (!(await updateReadme(table(parsed.output), targetsTable(parsed.output.benches)))) throw new BenchError("README has no bench markers");
+  return 0;
+};
+
 const main = async (): Promise<number> => {
+  if (process.argv.includes("--readme")) return readmeOnly();
   const only = process.env["BENCH_ONLY"];
   const files = [...new Bun.Glob("bench/*.bench.ts").scanSync({ cwd: repo })]
     .sort()
@@ -103,7 +126,7 @@ const main = async (): Promise<number> => {
     const results: Results = { date: new Date().toISOString(), bun: Bun.version, cores: navigator.hardwareConcurrency, benches };
     await Bun.write(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
     const text = table(results);
-    if (!(await updateReadme(text))) console.log(text);
+    if (!(await updateReadme(text, targetsTable(benches)))) console.log(text);
   }
   console.error(`bench: wrote ${resultsPath}${failed > 0 ? ` (${failed} benchmark(s) failed)` : ""}`);
   return failed > 0 ? 1 : 0;

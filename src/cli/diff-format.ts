@@ -1,4 +1,12 @@
-import type { ApplyPreview, FilePreview, GateName, GatePreview, UnitPreview } from "../controllers/operatingsystemconfig/index.ts";
+import type {
+  ApplyPreview,
+  DisruptionPreview,
+  FilePreview,
+  GateName,
+  GatePreview,
+  UnitPolicyPreview,
+  UnitPreview,
+} from "../controllers/operatingsystemconfig/index.ts";
 
 const indent = (text: string, by: string): string =>
   text
@@ -19,8 +27,11 @@ function fileLine(f: FilePreview): string {
   return f.note !== undefined ? `${head}: ${f.note}` : head;
 }
 
+/** " [rule 2 (line 5): units [a.service] → reload; file /etc/a changed]" or " [no rule; unit changed]" */
+const policyNote = (p: UnitPolicyPreview | undefined): string => (p === undefined ? "" : ` [${p.rule ?? "no rule"}; ${p.why}]`);
+
 function unitLines(u: UnitPreview): string[] {
-  const lines = [`  ${u.name}: ${u.actions.length > 0 ? u.actions.join(", ") : "no unit action"}`];
+  const lines = [`  ${u.name}: ${u.actions.length > 0 ? u.actions.join(", ") : "no unit action"}${policyNote(u.policy)}`];
   for (const d of u.dropIns) lines.push(`    drop-in ${d.name}: ${d.action}`);
   if (u.diff !== undefined) lines.push(indent(u.diff, "    "));
   return lines;
@@ -29,6 +40,9 @@ function unitLines(u: UnitPreview): string[] {
 const gateTitles: Readonly<Record<GateName, string>> = {
   hold: "hold",
   "unit-revert": "unit revert",
+  "maintenance-window": "window",
+  "disruption-hooks": "approval",
+  "blocking-pods": "blocking pods",
   "serial-lock": "serial lock",
   rollout: "rollout",
   drain: "drain",
@@ -46,6 +60,19 @@ function gateLine(g: GatePreview): string {
         ? "fails after the files are written"
         : "holds the checksum after the apply";
   return `${title}${what} (${g.reason ?? ""}): ${g.message}`;
+}
+
+function disruptionLines(d: DisruptionPreview): string[] {
+  const where = d.source === "osc" ? "as the new config delivers it" : "on the node";
+  if (d.error !== undefined) return [`Disruption policy (${where}): ignored, ${d.error}; changed units restart as without one`];
+  const lines = [`Disruption policy (${where}): ${d.rules.length} rule${d.rules.length === 1 ? "" : "s"}`];
+  for (const r of d.rules) lines.push(`  ${r}`);
+  lines.push(
+    d.disruptive
+      ? "  this apply is disruptive (restarts or stops a unit, or an in-place step)"
+      : "  this apply disturbs nothing (no unit restarted or stopped, no in-place step)",
+  );
+  return lines;
 }
 
 /** The human form of `diff`: a header, files with their diffs, units, restarts and gates. */
@@ -68,8 +95,13 @@ export function formatPreview(p: ApplyPreview, source: string): string {
     for (const u of p.units) lines.push(...unitLines(u));
   }
   if (p.inPlace.length > 0) lines.push(`In-place updates: ${p.inPlace.join(", ")}`);
-  if (p.containerdRestart) lines.push("containerd: restarts (its configuration or unit changed)");
+  const containerd = p.disruption?.containerd;
+  if (p.containerdRestart && containerd !== undefined && containerd.action !== "restart")
+    lines.push(`containerd: ${containerd.action === "none" ? "no restart" : containerd.action}${policyNote(containerd)}`);
+  else if (p.containerdRestart) lines.push("containerd: restarts (its configuration or unit changed)");
   if (p.agentRestart) lines.push("Agent: restarts itself after the daemon-reload to continue with its new unit or binary");
+  if (p.staging !== undefined) lines.push(`Staging: ${p.staging}`);
+  if (p.disruption !== undefined) lines.push(...disruptionLines(p.disruption));
   if (p.gates.length > 0) lines.push("Gates:", ...p.gates.map(gateLine));
   else lines.push("Gates: none would hold the apply or its checksum");
   return `${lines.join("\n")}\n`;

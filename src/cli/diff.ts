@@ -103,7 +103,8 @@ export const command: Command = {
     "Lists files to create, change or delete (mode, size, unified diff; secretRef files and files with mode",
     '0600 or stricter only as "content differs, N bytes"), drop-ins, units to enable, disable, restart or',
     "stop, the containerd restart, whether the agent restarts itself, and the gates (hold, serial lock, rollout",
-    "slot, drain, static pods) that would hold the apply or its checksum; offline the API gates are not checked.",
+    "slot, drain, static pods) that would hold the apply or its checksum; offline the API gates are not checked;",
+    "and whether the agent has staged the version's images and secrets (staged, staging, failed and why).",
     "Compares against last-applied-osc.yaml and resumes an interrupted change set like the agent. Writes nothing.",
   ].join("\n"),
   flags: [

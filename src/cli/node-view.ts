@@ -39,14 +39,11 @@ export async function readNodeView(
   hostName: string,
   signal: AbortSignal,
 ): Promise<{ readonly secret: KubeObject | undefined; readonly node: KubeObject | undefined }> {
-  const { isNotFound } = await import("../kube/errors.ts");
+  const { ifFound } = await import("../kube/errors.ts");
   const { secrets } = await import("../kube/resources.ts");
   const { findNode } = await import("../controllers/shared/index.ts");
   const [secret, node] = await Promise.all([
-    kube.get<KubeObject>(secrets, "kube-system", secretName, { signal }).catch((err: unknown) => {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }),
+    ifFound(kube.get<KubeObject>(secrets, "kube-system", secretName, { signal })),
     findNode(kube, { hostName, nodeName: undefined }, signal),
   ]);
   return { secret, node };

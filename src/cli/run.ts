@@ -181,6 +181,8 @@ export const createRunCommand = (start: StartControllers = startControllers): Co
     "Without a command, runs the agent: reads the config, serves health and metrics, and starts the controllers.",
     "The Node condition OperatingSystemConfigApplied says whether the current OSC is applied, and if not, why.",
     "Node annotation node-agent.gardener.cloud/hold=<reason> holds new OSC versions; removing it applies them.",
+    "Node annotations node-agent.gardener.cloud/disruption-hooks=<a,b> and node-agent.gardener.cloud/blocking-pods=<label selector>",
+    "make an apply that restarts or stops units wait for its hooks' approval and for matching running pods to go.",
   ].join("\n"),
   flags: [],
   run: (ctx) => runAgent(ctx, start),

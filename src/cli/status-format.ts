@@ -55,12 +55,21 @@ export function formatStatus(s: StatusReport): string {
     );
   }
   if (p.gate !== undefined) pending.push(`${p.gate.reason} since ${p.gate.since}: ${p.gate.message}`);
+  for (const st of p.staging ?? []) pending.push(`staging of ${short(st.checksum)}: ${st.text}`);
   if (p.secretMissingSince !== undefined) pending.push(`SecretMissing since ${p.secretMissingSince}: the OSC Secret does not exist`);
   out.push(row("Pending", pending.length === 0 ? "nothing" : (pending[0] ?? "")));
   for (const more of pending.slice(1)) out.push(row("", more));
   const f = s.lastFailure;
   out.push(row("Last failure", f === undefined ? "none" : `${applyLine(f)}: ${f.failure?.message ?? ""}`));
   for (const problem of s.problems) out.push(row("Unreadable", problem));
+  const d = s.disruptionPolicy;
+  if (d !== undefined) {
+    if (d.error !== undefined) out.push(row("Disruption", `policy ignored (changed units restart): ${d.error}`));
+    else {
+      out.push(row("Disruption", `policy ${d.path}: ${d.rules.length} rule${d.rules.length === 1 ? "" : "s"}, first match wins`));
+      for (const r of d.rules) out.push(row("", r));
+    }
+  }
 
   out.push("", "Units (live state from systemd)");
   if (s.units.length === 0) out.push("  none applied yet");
@@ -88,6 +97,7 @@ export function formatStatus(s: StatusReport): string {
           : `, the Secret has ${short(n.secretChecksum)}`;
     out.push(row("Checksum", `${n.checksum === undefined ? "(none)" : short(n.checksum)}${wanted}`));
     out.push(row("Hold", n.hold ?? "none"));
+    if (n.maintenanceWindow !== undefined) out.push(row("Window", n.maintenanceWindow));
     if (n.history !== undefined) {
       out.push("  History");
       out.push(

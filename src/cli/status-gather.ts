@@ -31,7 +31,11 @@ export interface StatusReport {
     };
     readonly gate?: GateRecord;
     readonly secretMissingSince?: string;
+    /** Versions staged besides the last applied one (issue 23): "<checksum prefix>: staged (…)". */
+    readonly staging?: readonly { readonly checksum: string; readonly state: string; readonly text: string }[];
   };
+  /** The disruption policy file on the node (issue 26), when there is one: its rules, or why it is ignored. */
+  readonly disruptionPolicy?: { readonly path: string; readonly rules: readonly string[]; readonly error?: string };
   /** State files that could not be read (the rest of the status is still shown). */
   readonly problems: readonly string[];
   readonly units: readonly UnitState[];
@@ -54,6 +58,8 @@ export interface NodeView {
   /** checksum/data-script of the OSC Secret: the version the node should run. */
   readonly secretChecksum?: string;
   readonly hold?: string;
+  /** node-agent.gardener.cloud/maintenance-window as set on the Node. */
+  readonly maintenanceWindow?: string;
   readonly history?: readonly Record<string, unknown>[];
 }
 
@@ -91,19 +97,37 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
   const { readApplyStatus } = await import("../controllers/operatingsystemconfig/report/apply-status.ts");
   const { readChanges } = await import("../controllers/operatingsystemconfig/plan/state.ts");
   const { lastAppliedPath } = await import("../controllers/shared/index.ts");
+  const { listStageRecords, stageStateText } = await import("../controllers/operatingsystemconfig/stage/index.ts");
   const problems: string[] = [];
   // A damaged file is a finding to show, not a reason to show nothing.
   const status: ApplyStatus | undefined = await readApplyStatus(host).catch((err: unknown) => void problems.push(errorText(err)));
   const changes = await readChanges(host).catch((err: unknown) => void problems.push(`changes file: ${errorText(err)}`));
   const changeSet = changeSetOf(changes);
+  const { diskDisruptionPolicy, disruptionPolicyPath, ruleText } = await import(
+    "../controllers/operatingsystemconfig/plan/disruption-policy.ts"
+  );
+  const policy = await diskDisruptionPolicy(host).catch((err: unknown) => void problems.push(`disruption policy: ${errorText(err)}`));
+  const disruptionPolicy =
+    policy === undefined || policy.kind === "none"
+      ? undefined
+      : {
+          path: disruptionPolicyPath,
+          rules: policy.kind === "ok" ? policy.policy.rules.map(ruleText) : [],
+          ...(policy.kind === "invalid" ? { error: policy.error } : {}),
+        };
   const lastAppliedFile = (await host.stat(lastAppliedPath)) !== undefined;
   // A finished change set names the version last-applied-osc.yaml holds; an unfinished one does not.
   const finished = lastAppliedFile && changes !== undefined && changeSet === undefined ? changes.operatingSystemConfigChecksum : "";
   const appliedOnDisk = finished === "" ? undefined : { checksum: finished, at: await modifiedAt(host.resolve(lastAppliedPath)) };
+  const current = status?.lastSuccess?.checksum ?? appliedOnDisk?.checksum;
+  const staging = (await listStageRecords(host))
+    .filter((r) => r.checksum !== current)
+    .map((r) => ({ checksum: r.checksum, state: r.state, text: stageStateText(r) }));
   return {
     secret: secretFromConfig ?? status?.secret ?? "",
     lastAppliedFile,
     ...(appliedOnDisk !== undefined ? { appliedOnDisk } : {}),
+    ...(disruptionPolicy !== undefined ? { disruptionPolicy } : {}),
     problems,
     ...(status?.lastSuccess !== undefined ? { lastSuccess: status.lastSuccess } : {}),
     ...(status?.lastApply !== undefined ? { lastApply: status.lastApply } : {}),
@@ -112,6 +136,7 @@ export async function localStatus(host: HostFs, secretFromConfig: string | undef
       ...(changeSet !== undefined ? { changeSet } : {}),
       ...(status?.gate !== undefined ? { gate: status.gate } : {}),
       ...(status?.secretMissingSince !== undefined ? { secretMissingSince: status.secretMissingSince } : {}),
+      ...(staging.length > 0 ? { staging } : {}),
     },
   };
 }
@@ -158,13 +183,14 @@ export async function unitStates(
 
 /** The Node's view: the OSC condition, checksum, hold and history annotations. */
 export async function nodeView(node: KubeObject, secret: KubeObject | undefined): Promise<NodeView> {
-  const { findCondition } = await import("../controllers/operatingsystemconfig/report/condition.ts");
+  const { findOscCondition } = await import("../controllers/operatingsystemconfig/report/condition.ts");
   const { parseHistory, applyHistoryAnnotation } = await import("../controllers/operatingsystemconfig/report/history.ts");
   const { holdReason } = await import("../controllers/operatingsystemconfig/features/hold/gate.ts");
   const { checksumAnnotation } = await import("../controllers/operatingsystemconfig/constants.ts");
-  const c = findCondition(node);
+  const c = findOscCondition(node);
   const annotations = node.metadata.annotations ?? {};
   const hold = holdReason(node);
+  const window = annotations["node-agent.gardener.cloud/maintenance-window"];
   const history = parseHistory(annotations[applyHistoryAnnotation]);
   const secretChecksum = secret?.metadata.annotations?.["checksum/data-script"];
   return {
@@ -175,6 +201,7 @@ export async function nodeView(node: KubeObject, secret: KubeObject | undefined)
     ...(annotations[checksumAnnotation] !== undefined ? { checksum: annotations[checksumAnnotation] } : {}),
     ...(secretChecksum !== undefined ? { secretChecksum } : {}),
     ...(hold !== undefined ? { hold } : {}),
+    ...(window !== undefined ? { maintenanceWindow: window } : {}),
     ...(history.length > 0 ? { history } : {}),
   };
 }

@@ -66,8 +66,10 @@ export const command: Command = {
   usage: [
     "status [-o text|json]",
     "Reads the agent's state files under --root (last applied, the resumable change set, the last apply and",
-    "failure), asks systemd for the live state of the managed units, and adds the Node's view (condition",
-    "OperatingSystemConfigApplied, checksum, hold, apply history) when the API server is reachable.",
+    "failure, the pending version's staging state: staged, staging or failed and why, the disruption policy",
+    "file), asks systemd for the live state of the managed units, and adds the Node's view (condition",
+    "OperatingSystemConfigApplied, checksum, hold, maintenance window, apply history) when the API server is",
+    "reachable.",
     "Works without the API server and without systemd. Writes nothing.",
   ].join("\n"),
   flags: [{ name: "output", short: "o", kind: "string", default: "text", usage: "output format: text or json" }],

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { durationOr, maybe, notArray, semver, stringOr, section } from "./fields.ts";
+import { durationOr, int64, maybe, notArray, semver, stringOr, section } from "./fields.ts";
 
 /** `controllers.operatingSystemConfig`. */
 const operatingSystemConfigControllerSchema = v.object({
@@ -7,6 +7,8 @@ const operatingSystemConfigControllerSchema = v.object({
   secretName: stringOr(""),
   /** Canonical semver (`1.33.0`); undefined when absent or null (validation then reports Required). */
   kubernetesVersion: maybe(semver),
+  /** Not upstream's (it ignores unknown fields): the stage's size bound in bytes (issue 23; default 2 GiB). */
+  stagingMaxBytes: maybe(int64),
 });
 
 export const tokenSyncConfigSchema = v.object({

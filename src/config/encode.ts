@@ -20,6 +20,7 @@ export const configToDocument = (c: NodeAgentConfiguration): Record<string, unkn
         kubernetesVersion: ctl.operatingSystemConfig.kubernetesVersion,
         secretName: ctl.operatingSystemConfig.secretName,
         syncPeriod: formatDuration(ctl.operatingSystemConfig.syncPeriod),
+        stagingMaxBytes: ctl.operatingSystemConfig.stagingMaxBytes,
       }),
       systemdUnitCheck: {
         stuckThreshold: formatDuration(ctl.systemdUnitCheck.stuckThreshold),

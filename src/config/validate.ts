@@ -122,6 +122,14 @@ export const validateConfig = (config: NodeAgentConfiguration, options: Validate
     });
   }
 
+  if (osc.stagingMaxBytes !== undefined && osc.stagingMaxBytes <= 0) {
+    issues.push({
+      path: "controllers.operatingSystemConfig.stagingMaxBytes",
+      type: "Invalid",
+      detail: "must be a positive number of bytes",
+    });
+  }
+
   issues.push(...validateTokenSyncConfigs(config));
   issues.push(...atLeast("controllers.token.syncPeriod", controllers.token.syncPeriod, MIN_SYNC_PERIOD_MS));
 

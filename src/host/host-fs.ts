@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
-import { chmod, lstat, mkdir, readFile, readdir, rename, rm, stat, symlink, unlink } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, readdir, rename, rm, stat, statfs, symlink, unlink } from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
 import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
@@ -332,6 +332,16 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         throw err;
       } finally {
         inFlight.delete(temp);
+      }
+    },
+
+    async freeBytes(path) {
+      try {
+        const s = await statfs(follow(path));
+        return s.bavail * s.bsize;
+      } catch (err) {
+        if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
+        throw err;
       }
     },
   };

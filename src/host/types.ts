@@ -88,6 +88,8 @@ export interface HostFs {
   removeStaleTemps(path: string): Promise<string[]>;
   /** Creates or replaces a symlink at `path` pointing at `target` (target is stored verbatim). */
   symlink(target: string, path: string): Promise<void>;
+  /** Bytes an unprivileged writer may still use on the file system holding `path`; undefined when it is missing. */
+  freeBytes(path: string): Promise<number | undefined>;
 }
 
 export class HostPathError extends Error {

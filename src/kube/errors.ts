@@ -28,6 +28,16 @@ export const isNotFound = statusIs(404);
 export const isConflict = statusIs(409);
 export const isGone = statusIs(410);
 export const isForbidden = statusIs(403);
+
+/** What `request` resolves to, or undefined when the API server answers NotFound; other failures are thrown. */
+export async function ifFound<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
 export const isUnauthorized = statusIs(401);
 export const isTooManyRequests = statusIs(429);
 export const isAlreadyExists = (err: unknown): err is ApiError =>

@@ -5,6 +5,7 @@ export {
   isConflict,
   isForbidden,
   isGone,
+  ifFound,
   isNotFound,
   isServerError,
   isTooManyRequests,
@@ -23,7 +24,7 @@ export { InformerSet } from "./informer-set.ts";
 export { CachedReader, liveReader } from "./readers.ts";
 export type { Reader } from "./readers.ts";
 export { defaultControllerRateLimiter } from "./rate-limiter.ts";
-export { and, only } from "./predicate.ts";
+export { and, only, or } from "./predicate.ts";
 export type { Predicate } from "./predicate.ts";
 export { enqueueMapped, enqueueObject, objectKeyOf } from "./handler.ts";
 export type { Enqueuer, EventHandler } from "./handler.ts";
@@ -31,3 +32,5 @@ export { Channel } from "./source.ts";
 export type { Source } from "./source.ts";
 export { Controller, newController } from "./controller.ts";
 export { reconcileTimeBuckets } from "./controller-metrics.ts";
+export { findCondition, kubeTime, microTime, nodeCondition, patchNodeMetadata } from "./node.ts";
+export type { ConditionState, ExistingCondition, NodeCondition } from "./node.ts";

@@ -43,6 +43,7 @@ const JOB_METHOD: Readonly<Record<JobOperation, string>> = {
   start: "StartUnit",
   stop: "StopUnit",
   restart: "RestartUnit",
+  reload: "ReloadUnit",
 };
 
 /**
@@ -108,6 +109,10 @@ class DbusSystemd implements Systemd {
 
   restart(unit: string, signal?: AbortSignal): Promise<void> {
     return this.#job("restart", unit, signal);
+  }
+
+  reload(unit: string, signal?: AbortSignal): Promise<void> {
+    return this.#job("reload", unit, signal);
   }
 
   async listUnits(signal?: AbortSignal): Promise<UnitStatus[]> {

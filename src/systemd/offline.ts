@@ -106,6 +106,10 @@ export class OfflineSystemd implements Systemd {
     this.actions.push({ action: "Restart", units: [unit] });
   }
 
+  async reload(unit: string): Promise<void> {
+    this.actions.push({ action: "Reload", units: [unit] });
+  }
+
   async listUnits(): Promise<UnitStatus[]> {
     return [];
   }

@@ -39,6 +39,11 @@ export interface Systemd {
   stop(unit: string, signal?: AbortSignal): Promise<void>;
   /** systemctl restart --job-mode=replace <unit> */
   restart(unit: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * systemctl reload --job-mode=replace <unit> (ReloadUnit): the unit's ExecReload, same process. systemd refuses it
+   * for a unit without ExecReload (JobTypeNotApplicable) and ends it "invalid" for a unit that is not active.
+   */
+  reload(unit: string, signal?: AbortSignal): Promise<void>;
   /** systemctl list-units --all */
   listUnits(signal?: AbortSignal): Promise<UnitStatus[]>;
   /** systemctl show -p Id,LoadState,ActiveState,SubState <names> */
@@ -52,7 +57,7 @@ export interface Systemd {
   close(): void;
 }
 
-export type JobOperation = "start" | "stop" | "restart";
+export type JobOperation = "start" | "stop" | "restart" | "reload";
 
 /** A job finished with a result other than "done". */
 export class SystemdJobError extends Error {

@@ -8,10 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SystemdAction } from "../doubles/systemd/index.ts";
 import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
+import { eventually } from "./eventually.ts";
 import { startSandbox, type AgentProcess, type Sandbox, type SandboxOptions } from "./sandbox.ts";
 
 export const kubeletConfigPath = "/var/lib/kubelet/config/kubelet";
 export const changesFile = "var/lib/gardener-node-agent/last-computed-osc-changes.yaml";
+export const lastAppliedFile = "var/lib/gardener-node-agent/last-applied-osc.yaml";
 
 export interface OscOpts {
   readonly os?: string;
@@ -57,6 +59,8 @@ export interface World {
   restart(): AgentProcess;
   /** A new boot id under the root, as after a reboot. */
   reboot(id: string): Promise<void>;
+  /** What a wipe-based OS update (Garden Linux) does at its reboot: both state files and the OSC's /etc file go. */
+  wipe(): Promise<void>;
 }
 
 const worlds: World[] = [];
@@ -77,7 +81,7 @@ export function cleanUpWorldsAfterEach(): void {
  */
 export async function inPlaceWorld(
   name: string,
-  opts: { updates?: boolean; blockFirstRun?: boolean; sandbox?: SandboxOptions } = {},
+  opts: { updates?: boolean; blockFirstRun?: boolean; keepsChanges?: boolean; sandbox?: SandboxOptions } = {},
 ): Promise<World> {
   const sb = await startSandbox({ nodeName: name, ...opts.sandbox });
   const dir = await mkdtemp(join(tmpdir(), "gna-inplace-"));
@@ -107,6 +111,9 @@ export async function inPlaceWorld(
       return world.agent;
     },
     reboot: (id) => writeFile(join(sb.root, "proc/sys/kernel/random/boot_id"), `${id}\n`),
+    async wipe() {
+      for (const f of [changesFile, lastAppliedFile, "etc/demo/motd"]) await rm(join(sb.root, f), { force: true });
+    },
   };
   worlds.push(world);
   await mkdir(join(sb.root, "etc"), { recursive: true });
@@ -117,7 +124,12 @@ export async function inPlaceWorld(
     opts.updates === false ? "" : `printf 'NAME="Garden Linux"\\nPRETTY_NAME="Garden Linux %s"\\n' "$1" > '${sb.root}/etc/os-release'\n`;
   // blockFirstRun: the first run records its pid and hangs (the test kills it with the agent).
   const block = opts.blockFirstRun === true ? `if [ ! -f '${dir}/pid' ]; then echo $$ > '${dir}/pid'; exec sleep 60; fi\n` : "";
-  await writeFile(join(dir, "update-os"), `#!/bin/sh\nprintf x >> '${dir}/runs'\n${block}${write}echo "updated to $1"\n`);
+  // keepsChanges: the script keeps what the changes file said when it ran (in <dir>/changes-at-update).
+  const keep =
+    opts.keepsChanges === true
+      ? `cp '${sb.root}/var/lib/gardener-node-agent/last-computed-osc-changes.yaml' '${dir}/changes-at-update'\n`
+      : "";
+  await writeFile(join(dir, "update-os"), `#!/bin/sh\nprintf x >> '${dir}/runs'\n${block}${keep}${write}echo "updated to $1"\n`);
   await chmod(join(dir, "update-os"), 0o755);
   sb.sim.store.patch("nodes", "", name, "merge", {
     metadata: { labels: { "worker.gardener.cloud/gardener-node-agent-secret-name": sb.secretName } },
@@ -130,6 +142,25 @@ export async function inPlaceWorld(
 }
 
 export const script = (w: World) => join(w.dir, "update-os");
+
+/** kubelet's kubeconfig and client certificate as a CA rotation finds them; returns the agent's kubeconfig before it. */
+export async function prepareCaRotation(sb: Sandbox): Promise<string> {
+  const realKubeconfig =
+    "apiVersion: v1\nkind: Config\nclusters:\n- name: default-cluster\n  cluster:\n    server: https://old\n    certificate-authority: /old/ca.crt\ncontexts:\n- name: default-context\n  context:\n    cluster: default-cluster\n    user: default-auth\ncurrent-context: default-context\nusers:\n- name: default-auth\n  user:\n    client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem\n    client-key: /var/lib/kubelet/pki/kubelet-client-current.pem\n";
+  await mkdir(join(sb.root, "var/lib/kubelet/pki"), { recursive: true });
+  await writeFile(join(sb.root, "var/lib/kubelet/kubeconfig-real"), realKubeconfig);
+  await writeFile(join(sb.root, "var/lib/kubelet/pki/kubelet-client-current.pem"), "KUBELET-PEM");
+  return sb.readHostFile("/var/lib/gardener-node-agent/credentials/kubeconfig");
+}
+
+/** Approves and signs the agent's CSR once it is there (no signer runs in the simulator); returns its name. */
+export async function signAgentCsr(sb: Sandbox): Promise<string> {
+  const csr = await eventually("the agent's CSR", () => sb.sim.store.list("certificatesigningrequests")[0], { timeoutMs: 30_000 });
+  const csrName = (csr["metadata"] as { name: string }).name;
+  sb.sim.approveCsr(csrName);
+  await sb.sim.signCsr(csrName);
+  return csrName;
+}
 export const restartsOf = (actions: readonly SystemdAction[], unit: string) =>
   actions.filter((a) => a.action === "Restart" && a.units.includes(unit)).length;
 

@@ -477,6 +477,29 @@ describe("apiserver simulator selectors", () => {
     const bad = await admin.call("GET", "/api/v1/pods?fieldSelector=spec.bogus%3Dx");
     expect(bad.status).toBe(400);
   });
+
+  test("a pod watch by node, phase and label sends ADDED when a pod starts running and DELETED when it stops", async () => {
+    sim.store.create("pods", {
+      metadata: { name: "w-db", namespace: "default", labels: { app: "db" } },
+      spec: { nodeName: "node-w", containers: [{ name: "c", image: "i" }] },
+    });
+    sim.store.create("pods", {
+      metadata: { name: "w-web", namespace: "default", labels: { app: "web" } },
+      spec: { nodeName: "node-w", containers: [{ name: "c", image: "i" }] },
+    });
+    const fields = encodeURIComponent("spec.nodeName=node-w,status.phase=Running");
+    const w = await watch(
+      `/api/v1/pods?watch=1&fieldSelector=${fields}&labelSelector=${encodeURIComponent("app in (db)")}&resourceVersion=${sim.store.resourceVersion}`,
+    );
+    expect(w.status).toBe(200);
+    sim.store.patch("pods", "default", "w-web", "merge", { status: { phase: "Running" } }, { subresource: "status" });
+    sim.store.patch("pods", "default", "w-db", "merge", { status: { phase: "Running" } }, { subresource: "status" });
+    const added = await w.next();
+    expect([added.type, (added.object as { metadata: { name: string } }).metadata.name]).toEqual(["ADDED", "w-db"]);
+    sim.store.patch("pods", "default", "w-db", "merge", { status: { phase: "Succeeded" } }, { subresource: "status" });
+    const gone = await w.next();
+    expect([gone.type, (gone.object as unknown as { status: { phase: string } }).status.phase]).toEqual(["DELETED", "Running"]);
+  });
 });
 
 describe("apiserver simulator patch", () => {
@@ -975,6 +998,9 @@ describe("apiserver simulator CSR flow and node-agent authorizer", () => {
     ["GET", `${LEASES}/gardener-node-agent-other-node`, 403],
     ["GET", "/api/v1/pods", 403],
     ["GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dagent-node", 200],
+    ["GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dagent-node,status.phase%3DRunning&labelSelector=app%3Ddb", 200],
+    ["GET", "/api/v1/pods?fieldSelector=status.phase%3DRunning&labelSelector=app%3Ddb", 403],
+    ["GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dother-node", 403],
     ["GET", "/api/v1/namespaces/kube-system/configmaps/registry-ca-bundle", 403],
   ])("node agent %s %s → %p", async (method, path, code) => {
     const r = await agent.call(method, path, method === "PATCH" ? { body: { status: {} }, contentType: MERGE } : {});

@@ -104,6 +104,44 @@ describe("diff names the gates", () => {
     expect(gates[0]?.message).toContain("forbidden");
   }, 60_000);
 
+  test("disruption hooks not yet approved and a running blocking pod: both named, nothing asked or written", async () => {
+    const sb = await node("hooks-diff");
+    const checksum = sb.setOsc(sampleOsc({ greeting: "hooks" }));
+    const c = checksum.slice(0, 12);
+    sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
+      metadata: {
+        annotations: {
+          "node-agent.gardener.cloud/disruption-hooks": "db",
+          "hooks.node-agent.gardener.cloud/db": "approved 000000000000",
+          "node-agent.gardener.cloud/blocking-pods": "app=db",
+        },
+      },
+    });
+    sb.sim.store.create("pods", {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "db-0", namespace: "kube-system", labels: { app: "db" } },
+      spec: { nodeName: sb.nodeName, containers: [{ name: "c", image: "db" }] },
+    });
+    sb.sim.store.patch("pods", "kube-system", "db-0", "merge", { status: { phase: "Running" } }, { subresource: "status" });
+    const what = "restarts kubelet.service, greeter.service, containerd.service";
+    const approval = `Waiting for approval of the disruptive apply of operating system config ${c} (${what}) from hook db: each answers on its annotation hooks.node-agent.gardener.cloud/<name> with "approved ${c}"`;
+    const pods = `Disruptive apply of operating system config ${c} (${what}) waits while a running pod on this node matches node-agent.gardener.cloud/blocking-pods (app=db): kube-system/db-0`;
+
+    const { text, gates } = await diff(sb);
+    expect(text).toContain(
+      `Gates:\n  approval    holds the apply (WaitingForDisruptionApproval): ${approval}\n  blocking pods holds the apply (WaitingForBlockingPods): ${pods}\n`,
+    );
+    expect(gates).toEqual([
+      { gate: "disruption-hooks", verdict: "stops", reason: "WaitingForDisruptionApproval", message: approval },
+      { gate: "blocking-pods", verdict: "stops", reason: "WaitingForBlockingPods", message: pods },
+    ]);
+    // A dry run asks no hook.
+    expect((sb.node()?.["metadata"] as { annotations: Record<string, string> }).annotations["hooks.node-agent.gardener.cloud/db"]).toBe(
+      "approved 000000000000",
+    );
+  }, 60_000);
+
   test("a halted chunked rollout names the failed nodes; with the slot free, the slot's verification holds the checksum", async () => {
     const sb = await node("r-1");
     sb.sim.store.patch("nodes", "", "r-1", "merge", {
@@ -185,6 +223,9 @@ describe("diff names the gates", () => {
       [
         "Gates:",
         "  hold        not checked (offline)",
+        "  window      not checked (offline)",
+        "  approval    not checked (offline)",
+        "  blocking pods not checked (offline)",
         "  serial lock not checked (offline)",
         "  rollout     not checked (offline)",
         `  static pods not checked (offline): the new config writes ${path}; the checksum is recorded only once kubelet runs the mirror pods of the manifests`,
@@ -193,6 +234,9 @@ describe("diff names the gates", () => {
     const json = JSON.parse((await run(["diff", "--offline", "-o", "json", `--root=${sb.root}`, file], env)).stdout) as { gates: Gate[] };
     expect(json.gates.map((g) => `${g.gate} ${g.verdict}`)).toEqual([
       "hold not-checked",
+      "maintenance-window not-checked",
+      "disruption-hooks not-checked",
+      "blocking-pods not-checked",
       "serial-lock not-checked",
       "rollout not-checked",
       "static-pods not-checked",

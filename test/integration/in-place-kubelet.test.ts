@@ -2,9 +2,8 @@
 // minor version, CPU-manager policy, CA rotation, and a SIGKILL during the kubelet restart.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { eventually } from "../harness/eventually.ts";
 import {
   changesFile,
   cleanUpWorldsAfterEach,
@@ -13,7 +12,9 @@ import {
   inPlaceOsc,
   inPlaceWorld,
   kubeletConfigPath,
+  prepareCaRotation,
   restartsOf,
+  signAgentCsr,
   type World,
 } from "../harness/in-place-world.ts";
 
@@ -62,20 +63,11 @@ describe("in-place kubelet and credential updates of the compiled agent", () => 
   test("rotates the certificate authorities: new kubelet and agent credentials, then a restart", async () => {
     const w = await inPlaceWorld("inplace-ca");
     const { sb } = w;
-    const realKubeconfig =
-      "apiVersion: v1\nkind: Config\nclusters:\n- name: default-cluster\n  cluster:\n    server: https://old\n    certificate-authority: /old/ca.crt\ncontexts:\n- name: default-context\n  context:\n    cluster: default-cluster\n    user: default-auth\ncurrent-context: default-context\nusers:\n- name: default-auth\n  user:\n    client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem\n    client-key: /var/lib/kubelet/pki/kubelet-client-current.pem\n";
-    await mkdir(join(sb.root, "var/lib/kubelet/pki"), { recursive: true });
-    await writeFile(join(sb.root, "var/lib/kubelet/kubeconfig-real"), realKubeconfig);
-    await writeFile(join(sb.root, "var/lib/kubelet/pki/kubelet-client-current.pem"), "KUBELET-PEM");
-    const oldKubeconfig = await sb.readHostFile("/var/lib/gardener-node-agent/credentials/kubeconfig");
+    const oldKubeconfig = await prepareCaRotation(sb);
     w.setReadyForUpdate();
     const before = restartsOf(sb.systemd.actions, "kubelet.service");
     const checksum = sb.setOsc(inPlaceOsc({ caRotation: "2026-11-24T10:00:00Z" }));
-
-    const csr = await eventually("the agent's CSR", () => sb.sim.store.list("certificatesigningrequests")[0], { timeoutMs: 30_000 });
-    const csrName = (csr["metadata"] as { name: string }).name;
-    sb.sim.approveCsr(csrName);
-    await sb.sim.signCsr(csrName);
+    await signAgentCsr(sb);
     // The agent restarts itself to use its new certificate (systemd would start it again).
     expect(await w.agent.proc.exited).toBe(0);
     const bootstrap = await sb.readHostFile("/var/lib/kubelet/kubeconfig-bootstrap");

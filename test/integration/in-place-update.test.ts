@@ -3,6 +3,7 @@
 // <root>/etc/os-release, rollback detection across a "reboot", and a SIGKILL during the command.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
 import { eventually } from "../harness/eventually.ts";
@@ -13,8 +14,11 @@ import {
   expectSuccessful,
   inPlaceOsc,
   inPlaceWorld,
+  lastAppliedFile,
+  prepareCaRotation,
   restartsOf,
   script,
+  signAgentCsr,
 } from "../harness/in-place-world.ts";
 
 cleanUpWorldsAfterEach();
@@ -156,5 +160,51 @@ describe("in-place OS updates of the compiled agent", () => {
     expect(await sb.readHostFile("/etc/demo/motd")).toBe("base\n");
     expect(w.runs()).toBe(0);
     expect(w.node()["metadata"]["annotations"]["checksum/cloud-config-data"]).not.toBe(checksum);
+  });
+
+  test("rotates the CA before a wipe-based OS update; after the reboot it applies from scratch and records the rotation", async () => {
+    const w = await inPlaceWorld("inplace-wipe", { updates: false, keepsChanges: true });
+    const { sb } = w;
+    await prepareCaRotation(sb);
+    w.setReadyForUpdate();
+    const lastApplied = join(sb.root, lastAppliedFile);
+    const checksum = sb.setOsc(inPlaceOsc({ os: "1600.0", motd: "new", caRotation: "2026-11-24T10:00:00Z", updateScript: script(w) }));
+    await signAgentCsr(sb);
+
+    // The OS update ran after both rotations: its snapshot of the changes file has them done, the OS still due.
+    await eventually(
+      "the wait for the reboot",
+      () => w.agent.output().includes("stopping reconciliation until gardener-node-agent is restarted after the OS update"),
+      { timeoutMs: 30_000 },
+    );
+    const atUpdate = readFileSync(join(w.dir, "changes-at-update"), "utf8");
+    expect(atUpdate).toContain("  certificateAuthoritiesRotation:\n    kubelet: false\n    nodeAgent: false\n");
+    expect(atUpdate).toContain("  operatingSystem: true\n");
+    expect(existsSync(join(sb.root, "var/lib/kubelet/kubeconfig-real"))).toBe(false);
+    expect(existsSync(join(sb.root, "var/lib/kubelet/pki"))).toBe(false);
+    expect(w.runs()).toBe(1);
+
+    // The reboot wipes /etc and both state files and brings the new OS; the agent applies the Secret from scratch.
+    await w.agent.stop("SIGKILL");
+    await w.wipe();
+    await writeFile(join(sb.root, "etc/os-release"), 'NAME="Garden Linux"\nPRETTY_NAME="Garden Linux 1600.0"\n');
+    await w.reboot("boot-2");
+    const kubeletRestarts = restartsOf(sb.systemd.actions, "kubelet.service");
+    w.restart();
+    await sb.waitForApplied(checksum);
+    expect(await sb.readHostFile("/etc/demo/motd")).toBe("new\n");
+    expect(restartsOf(sb.systemd.actions, "kubelet.service")).toBe(kubeletRestarts + 1);
+    expect(w.runs()).toBe(1);
+    expect(sb.sim.store.list("certificatesigningrequests")).toHaveLength(1);
+    expect(readFileSync(lastApplied, "utf8")).toContain('lastInitiationTime: "2026-11-24T10:00:00Z"');
+    expectSuccessful(w);
+    expectFlagsCleared(w);
+
+    // The recorded rotation time is the one carried out: a later change of the same rotation rotates nothing.
+    const later = sb.setOsc(inPlaceOsc({ os: "1600.0", motd: "later", caRotation: "2026-11-24T10:00:00Z", updateScript: script(w) }));
+    await sb.waitForApplied(later);
+    expect(sb.sim.store.list("certificatesigningrequests")).toHaveLength(1);
+    expect(await sb.readHostFile("/etc/demo/motd")).toBe("later\n");
+    expect(w.runs()).toBe(1);
   });
 });

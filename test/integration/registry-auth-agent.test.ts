@@ -1,5 +1,6 @@
 // Whole binary: an imageRef file pulled from docker-registry with htpasswd authentication, using the
-// docker-config credentials the same OSC delivers in /var/lib/gardener-node-agent/registry-auth.json.
+// docker-config credentials the same OSC delivers in /var/lib/gardener-node-agent/registry-auth.json
+// (staging pulls with the pending version's file, before it is written).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -58,7 +59,11 @@ describe("imageRef files from an authenticated registry (whole binary)", () => {
       sb.setOsc(osc(undefined));
       await waitForEvent(
         sb.sim,
-        (e) => e.reason === "OSCApplyFailed" && e.message.includes("wants basic auth and no credentials are configured"),
+        // Staged before any gate (issue 23): the pull fails there, naming the image.
+        (e) =>
+          e.reason === "StagingFailed" &&
+          e.message.includes(`image ${registry.host}/private/tool:v1`) &&
+          e.message.includes("wants basic auth and no credentials are configured"),
         30_000,
       );
       const auth = JSON.stringify({

@@ -46,6 +46,7 @@ describe("createDbusSystemd against a dbus-daemon with a fake systemd Manager", 
         },
         { name: "logrotate.service", serviceType: "oneshot", triggeredBy: ["logrotate.timer"] },
         { name: "restarted.service", activeState: "active", subState: "running", invocationId: "00000000000000000000000000000001" },
+        { name: "noreload.service", activeState: "active", subState: "running", canReload: false },
       ],
     });
   });
@@ -167,6 +168,41 @@ describe("createDbusSystemd against a dbus-daemon with a fake systemd Manager", 
       await eventually("the stalled job", () => double.stalledJobs, { until: (n) => n > stalledBefore, timeoutMs: 5_000 });
       ac.abort(reason);
       expect(await pending.catch((e: unknown) => e)).toBe(reason);
+    });
+  });
+
+  describe("reload", () => {
+    test('should call ReloadUnit(unit, "replace") on an active unit and keep its invocation', async () => {
+      await systemd.restart("reloaded.service", ac.signal);
+      const before = await systemd.unitProperties("reloaded.service");
+      double.clearActions();
+      double.clearCalls();
+      await systemd.reload("reloaded.service", ac.signal);
+      expect(managerCalls(double)).toEqual([
+        {
+          path: "/org/freedesktop/systemd1",
+          interface: "org.freedesktop.systemd1.Manager",
+          member: "ReloadUnit",
+          args: ["reloaded.service", "replace"],
+        },
+      ]);
+      expect(double.actions).toEqual([{ action: "Reload", units: ["reloaded.service"] }]);
+      const after = await systemd.unitProperties("reloaded.service");
+      expect(after).toMatchObject({ activeState: "active", subState: "running", invocationId: before.invocationId });
+    });
+
+    test("should reject with SystemdJobError (invalid) for a unit that is not active, as systemd does", async () => {
+      const err = await systemd.reload("stopped.service", ac.signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SystemdJobError);
+      expect(err).toMatchObject({ operation: "reload", unit: "stopped.service", result: "invalid" });
+    });
+
+    test("should reject with SystemdCallError for a unit without ExecReload", async () => {
+      const err = await systemd.reload("noreload.service", ac.signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SystemdCallError);
+      expect((err as Error).message).toBe(
+        "unable to reload unit noreload.service: Job type reload is not applicable for unit noreload.service.",
+      );
     });
   });
 

@@ -2,19 +2,28 @@ import type { Clock } from "../../clock/index.ts";
 import type { NodeAgentConfiguration } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { Controller, Kube, KubeObject, ObjectKey, Reader, Source } from "../../kube/index.ts";
-import { isNotFound, nodes, secrets } from "../../kube/index.ts";
+import { ifFound, nodes, secrets } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
-import { createAgentImageVerifier, createRegistryClient, extractFileFromImage, loadRegistryCredentials } from "../../registry/index.ts";
+import {
+  createAgentImageVerifier,
+  createRegistryClient,
+  extractFileFromImage,
+  loadRegistryCredentials,
+  parseDockerConfig,
+  registryAuthPath,
+} from "../../registry/index.ts";
 import type { Systemd } from "../../systemd/index.ts";
 import type { EventRecorder } from "../../controllers/events.ts";
 import type { MetricsRegistry } from "../../server/index.ts";
 import {
   ApplyLock,
+  BlockingPodsWatch,
   createCommandRunner,
   createContainerdInfo,
   createKubeletHealthProbe,
   createOscMetrics,
   createReconciler,
+  defaultStageMaxBytes,
   driftPathsMetric,
   type DriftStatus,
   newOscController,
@@ -92,6 +101,13 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
     credentialSource: () => loadRegistryCredentials(s.host),
   });
+  // Staging a version that delivers its own registry-auth.json pulls with those credentials (not on disk yet).
+  const withCredentials = (dockerConfig: string) =>
+    createRegistryClient({
+      plainHttpHosts: s.env.plainHttpRegistries,
+      hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
+      credentials: parseDockerConfig(dockerConfig, registryAuthPath),
+    });
   const platform = { os: "linux", architecture: s.arch };
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
@@ -122,18 +138,16 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
             only: slotsOnlyChanged,
           },
         });
+  // The blocking-pods gate's pod watch: the authorizer lets it watch only the pods of a known Node.
+  const blockingPods =
+    s.nodeName === undefined
+      ? undefined
+      : new BlockingPodsWatch({ kube: s.kube, clock: s.clock, log, events: s.events, nodeName: s.nodeName, signal: s.signal });
   // Applies, drift repairs and unit reverts never write at the same time.
   const applyLock = new ApplyLock();
   const deps: OscControllerDeps = {
     kube: s.kube,
-    readSecret: async (key, signal) => {
-      try {
-        return await s.cache.get<KubeObject>(secrets, key.namespace, key.name, { signal });
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
+    readSecret: (key, signal) => ifFound(s.cache.get<KubeObject>(secrets, key.namespace, key.name, { signal })),
     host: s.host,
     systemd: s.systemd,
     clock: s.clock,
@@ -149,8 +163,18 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     processPath: s.env.processPath,
     containerdInfo: createContainerdInfo(),
     probeFetch: (url, init) => fetch(url, init),
-    extractImageFile: async (image, filePathInImage, signal) =>
-      (await extractFileFromImage({ registry, hostFs: s.host, cacheDir: imageCacheDir, image, filePathInImage, platform, signal })).data,
+    extractImageFile: async (image, filePathInImage, signal, registryAuth) =>
+      (
+        await extractFileFromImage({
+          registry: registryAuth === undefined ? registry : withCredentials(registryAuth),
+          hostFs: s.host,
+          cacheDir: imageCacheDir,
+          image,
+          filePathInImage,
+          platform,
+          signal,
+        })
+      ).data,
     verifyAgentImage: createAgentImageVerifier(registry, s.host),
     arch: s.arch,
     onTokenResync: s.onTokenResync,
@@ -159,8 +183,10 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     driftStatus: s.driftStatus,
     unitVerification: unitVerification(s.env.timings.unitVerifyWindowMs),
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
+    ...(blockingPods !== undefined ? { blockingPods } : {}),
     rollout: rolloutDeps(s),
     metrics: createOscMetrics(s.metrics),
+    staging: stagingDeps(s),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
     inPlace: {
       runCommand: createCommandRunner(),
@@ -197,17 +223,24 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     backoffMaxMs: s.env.timings.oscBackoffMaxMs,
   });
   leaseWatch?.attach(controller);
+  blockingPods?.attach(controller, s.nodeSource, { namespace: "kube-system", name: osc.secretName });
   return { controller, drift };
+}
+
+/** Pre-staged applies (issue 23): the size bound from the config file, and the stage's gauge. */
+function stagingDeps(s: OscSetup): NonNullable<OscControllerDeps["staging"]> {
+  const gauge = s.metrics.gauge({
+    name: "gardener_node_agent_staged_bytes",
+    help: "Bytes of image and secret content staged for the current and the pending operating system config.",
+  });
+  gauge.set(0);
+  const maxBytes = s.config.controllers.operatingSystemConfig.stagingMaxBytes ?? defaultStageMaxBytes;
+  return { maxBytes, stagedBytes: (n) => gauge.set(n) };
 }
 
 async function readOwnNode(cache: Reader, nodeName: string | undefined, signal: AbortSignal): Promise<KubeObject | undefined> {
   if (nodeName === undefined) return undefined;
-  try {
-    return await cache.get<KubeObject>(nodes, "", nodeName, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  return ifFound(cache.get<KubeObject>(nodes, "", nodeName, { signal }));
 }
 
 /** The verification window (30 s unless shortened) and a poll of a tenth of it, kept within 50 ms–1 s. */

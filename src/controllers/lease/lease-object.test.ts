@@ -1,16 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../../kube/index.ts";
-import { desiredLease, microTime, withControllerRef } from "./lease-object.ts";
+import { desiredLease, withControllerRef } from "./lease-object.ts";
 
 const node: KubeObject = { metadata: { name: "node-a", uid: "uid-2" } };
 const nodeRef = { apiVersion: "v1", kind: "Node", name: "node-a", uid: "uid-2", controller: true, blockOwnerDeletion: true };
-
-describe("microTime", () => {
-  test("should write UTC with exactly six fractional digits", () => {
-    expect(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 123))).toBe("2026-01-02T03:04:05.123000Z");
-    expect(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 0))).toBe("2026-01-02T03:04:05.000000Z");
-  });
-});
 
 describe("withControllerRef", () => {
   test("should add the Node as controller owner", () => {

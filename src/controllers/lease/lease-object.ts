@@ -1,17 +1,9 @@
-import type { KubeObject, OwnerReference } from "../../kube/index.ts";
+import { type KubeObject, microTime, type OwnerReference } from "../../kube/index.ts";
 
 const leaseNamePrefix = "gardener-node-agent-";
 
 /** `gardener-node-agent-<nodeName>` (gardenerutils.NodeAgentLeaseName). */
 export const leaseName = (nodeName: string): string => `${leaseNamePrefix}${nodeName}`;
-
-/**
- * metav1.MicroTime as the API server demands it: UTC with exactly 6 fractional digits. The clock
- * has millisecond resolution, so the last three digits are always 0.
- */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
 
 /** The existing Lease already has a controller owner that is not this Node (AlreadyOwnedError). */
 export class AlreadyOwnedError extends Error {

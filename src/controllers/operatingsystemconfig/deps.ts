@@ -2,6 +2,7 @@ import type { TokenSyncConfig } from "../../config/index.ts";
 import type { KubeObject, ObjectKey } from "../../kube/index.ts";
 import type { ApplyLock } from "./apply/apply-lock.ts";
 import type { ApplyPorts } from "./apply/ports.ts";
+import type { BlockingPodsSource } from "./features/blockingpods/index.ts";
 import type { DriftStatus } from "./features/drift/index.ts";
 import type { InPlaceDeps } from "./features/inplace/index.ts";
 import type { RolloutDeps } from "./features/rollout/index.ts";
@@ -34,10 +35,14 @@ export interface OscControllerDeps extends ApplyPorts {
     start(signal: AbortSignal): Promise<void>;
     lease?(): { readonly lease: KubeObject | undefined } | undefined;
   };
+  /** The pod watch of the blocking-pods gate (only with a Node known at start); `diff` lists once instead. */
+  readonly blockingPods?: BlockingPodsSource;
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
   readonly rollout?: RolloutDeps;
   /** The OSC series (report/); none when omitted. */
   readonly metrics?: OscMetrics;
+  /** Pre-staged applies (issue 23, stage/): the stage's size bound and its gauge; absent, nothing is staged. */
+  readonly staging?: { readonly maxBytes: number; readonly stagedBytes?: (bytes: number) => void };
   /** OS update command, kubelet healthz, agent certificate renewal (§9.3); an in-place OSC fails without it. */
   readonly inPlace?: InPlaceDeps;
 }

@@ -8,6 +8,7 @@ export { createReconciler } from "./reconcile.ts";
 export { removeStaleTempsAtStart } from "./apply/stale-temps.ts";
 export { newOscController } from "./watch.ts";
 export type { ApplyPreview, FilePreview, UnitPreview } from "./preview/preview.ts";
+export type { DisruptionPreview, UnitPolicyPreview } from "./preview/disruption.ts";
 export type { ApplyRecord, ApplyStatus, GateRecord } from "./report/apply-status.ts";
 export type { GatePreview } from "./preview/gates.ts";
 export type { GateName } from "./gates/gate.ts";
@@ -15,3 +16,5 @@ export { PoolNodes, slotsOnlyChanged, slotWaker } from "./features/rollout/index
 export type { RolloutDeps } from "./features/rollout/index.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./features/inplace/index.ts";
 export { serialLeaseWatch } from "./features/serial/index.ts";
+export { defaultStageMaxBytes } from "./stage/index.ts";
+export { BlockingPodsWatch } from "./features/blockingpods/index.ts";

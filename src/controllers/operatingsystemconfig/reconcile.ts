@@ -1,4 +1,4 @@
-import type { KubeObject, Reconcile } from "../../kube/index.ts";
+import { type KubeObject, patchNodeMetadata, type Reconcile } from "../../kube/index.ts";
 import { errorText, step } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import { exclusively } from "./apply/apply-lock.ts";
@@ -10,11 +10,12 @@ import type { OscControllerDeps } from "./deps.ts";
 import { driftConditionMessage } from "./features/drift/index.ts";
 import type { GateContext } from "./gates/gate.ts";
 import { admit, firstHold, hostAlreadyApplied, releaseReserved, verifyReserved } from "./gates/run.ts";
-import { patchNodeMetadata } from "./input/node.ts";
+
 import { type OscInput, readInput, upToDate } from "./input/read.ts";
 import { type PlanHook, planChangeSet } from "./plan/planner.ts";
 import { oscPlugins } from "./plugins.ts";
 import { noOscMetrics } from "./report/metrics.ts";
+import { Stager } from "./stage/index.ts";
 
 const bootstrapRequeueMs = 5_000;
 
@@ -34,6 +35,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     { namespace: "kube-system", name: deps.config.secretName },
   );
   const plugins = oscPlugins(deps);
+  const stager = deps.staging === undefined ? undefined : new Stager({ ...deps, ...deps.staging });
   return async (key, signal) => {
     const { log, events } = deps;
     const warn = (node: KubeObject | undefined, err: unknown) =>
@@ -51,11 +53,27 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // 8. Up to date: the Node has the checksum and no earlier attempt left work behind.
     if (await upToDate(deps.host, input)) {
+      await stager?.settle(checksum);
       await labels.done();
       log.info("Node is up to date with the operating system config", { checksum });
       await report.upToDate(node, checksum, signal);
       return {};
     }
+
+    // 8a. Stage on sight (stage/): the pending version's images and secrets fetched and checked before any
+    // gate is asked; a failure asks no gate and takes no slot, the node stays on its version.
+    const current = node?.metadata.annotations?.[checksumAnnotation];
+    const staged = await stager?.stage(checksum, osc, current, node, signal);
+    if (staged?.kind === "failed") {
+      await labels.done();
+      return report.report(
+        node,
+        checksum,
+        { reason: "StagingFailed", message: staged.message, requeueAfterMs: staged.requeueAfterMs },
+        signal,
+      );
+    }
+    const ports = staged?.kind === "staged" ? { ...deps, staged: staged.content } : deps;
 
     // 9. The admit-phase gates (plugins.ts); what they reserve is released at the end.
     const ctx = gateContext(deps, plugins.extensions, input, signal);
@@ -67,13 +85,13 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     const { reservations } = admitted;
 
     // 10. Apply (§4 steps 7–26), one writer of the host at a time; a verifying slot only waits for the labels.
-    const run = await report.startApply(node, checksum, signal);
+    const run = await report.startApply(node, checksum, signal, staged?.kind === "staged");
     let stop: ApplyStop | undefined;
     try {
       if (hostAlreadyApplied(admitted)) await labels.done();
       else
         stop = await exclusively(deps.applyLock, () =>
-          applyOsc(deps, plugins, { osc, checksum, node, ready: labels.ready, onPlanned: run.planned, gateContext: ctx }, signal),
+          applyOsc(ports, plugins, { osc, checksum, node, ready: labels.ready, onPlanned: run.planned, gateContext: ctx }, signal),
         );
     } catch (err) {
       throw await applyFailed(deps, { run, labels, reservations, node }, err, signal);
@@ -112,6 +130,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // 15. Record success on the Node: event, version label, checksum and history annotations.
     await recordApplied(deps, { node, checksum, version: input.version, run }, signal);
+    await stager?.applied(checksum);
 
     // 16. Give back what the gates reserved (the serial Lease) and look again after the sync period.
     await releaseReserved(reservations, signal);

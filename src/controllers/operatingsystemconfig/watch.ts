@@ -11,6 +11,7 @@ import {
   nodes,
   type ObjectKey,
   objectKeyOf,
+  or,
   type Predicate,
   type Reconcile,
 } from "../../kube/index.ts";
@@ -21,7 +22,10 @@ import { isSerial } from "./constants.ts";
 import { rolloutParallelism } from "./features/rollout/index.ts";
 import { namedSecretPredicate } from "./input/gardenadm.ts";
 import { oscData } from "./input/secret.ts";
+import { blockingPodsPredicate } from "./features/blockingpods/index.ts";
 import { holdAnnotationPredicate } from "./features/hold/index.ts";
+import { disruptionHooksPredicate } from "./features/hooks/index.ts";
+import { maintenanceWindowPredicate } from "./features/maintenance-window/index.ts";
 import { inPlaceNodePredicate, nodeToSecret } from "./features/inplace/index.ts";
 
 const controllerName = "operatingsystemconfig";
@@ -112,7 +116,7 @@ export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject>
   };
 }
 
-/** Node events (behind `holdAnnotationPredicate`) wake the OSC Secret's key: a released hold applies at once. */
+/** Node events (hold, disruption hooks, blocking pods annotations) wake the OSC Secret's key: a released hold applies at once. */
 export const nodeHandler = (secret: ObjectKey): EventHandler<KubeObject> => enqueueMapped(() => [secret]);
 
 /** Builds the controller: one worker, 3-minute deadline, the name-scoped Secret source behind the predicate. */
@@ -154,7 +158,11 @@ export function newOscController(opts: {
   );
   if (opts.nodeSource !== undefined) c.watch(opts.nodeSource, enqueueMapped(nodeToSecret), inPlaceNodePredicate);
   if (opts.nodeSource !== undefined && opts.secretKey !== undefined)
-    c.watch(opts.nodeSource, nodeHandler(opts.secretKey), holdAnnotationPredicate);
+    c.watch(
+      opts.nodeSource,
+      nodeHandler(opts.secretKey),
+      or(holdAnnotationPredicate, maintenanceWindowPredicate, disruptionHooksPredicate, blockingPodsPredicate),
+    );
   // A Secret missing at start sends no event: one look at start reports it (deduplicated with the
   // informer's create when the Secret exists).
   if (opts.secretKey !== undefined) c.add(opts.secretKey);

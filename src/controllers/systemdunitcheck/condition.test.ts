@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { findCondition, kubeTime, systemdUnitsCondition } from "./condition.ts";
+import { systemdUnitsCondition } from "./condition.ts";
 
 const t0 = Date.UTC(2026, 0, 1, 0, 0, 0);
 const now = t0 + 90_500;
@@ -52,31 +52,4 @@ describe("systemdUnitsCondition", () => {
     const existing = { type: "SystemdUnitsReady", status: "False", lastTransitionTime: "2025-12-31T00:00:00Z" };
     expect(systemdUnitsCondition([{ kind: "ok" }], now, existing).lastTransitionTime).toBe("2026-01-01T00:01:30Z");
   });
-});
-
-describe("findCondition", () => {
-  const node = {
-    metadata: {},
-    status: {
-      conditions: [
-        { type: "Ready", status: "True" },
-        "garbage",
-        { type: "SystemdUnitsReady", status: "False", lastTransitionTime: "2025-12-31T00:00:00Z", reason: "UnhealthyUnits" },
-      ],
-    },
-  };
-  test("should find the condition of the type and skip malformed entries", () => {
-    expect(findCondition(node, "SystemdUnitsReady")?.lastTransitionTime).toBe("2025-12-31T00:00:00Z");
-  });
-  test.each([
-    ["no status", { metadata: {} }],
-    ["null conditions", { metadata: {}, status: { conditions: null } }],
-    ["conditions not a list", { metadata: {}, status: { conditions: "x" } }],
-  ])("should find nothing with %s", (_what, n) => {
-    expect(findCondition(n, "SystemdUnitsReady")).toBeUndefined();
-  });
-});
-
-describe("kubeTime", () => {
-  test("should drop the milliseconds", () => expect(kubeTime(t0 + 1_999)).toBe("2026-01-01T00:00:01Z"));
 });

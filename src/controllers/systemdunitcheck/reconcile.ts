@@ -1,10 +1,10 @@
 import type { Clock } from "../../clock/index.ts";
 import type { HostFs } from "../../host/index.ts";
-import { isNotFound, nodes } from "../../kube/index.ts";
+import { findCondition, isNotFound, nodes } from "../../kube/index.ts";
 import type { Kube, KubeObject, Reader, Reconcile, Result } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import type { Systemd, UnitStatus } from "../../systemd/index.ts";
-import { conditionType, findCondition, systemdUnitsCondition } from "./condition.ts";
+import { conditionType, systemdUnitsCondition } from "./condition.ts";
 import { UnitCheckError } from "./errors.ts";
 import { readLastAppliedOsc } from "./last-applied.ts";
 import { type ManagedUnit, managedUnits } from "./managed-units.ts";

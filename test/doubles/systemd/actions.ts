@@ -8,6 +8,7 @@ export type SystemdActionName =
   | "Start"
   | "Stop"
   | "Restart"
+  | "Reload"
   | "List"
   | "ListByNames"
   | "UnitProperties"

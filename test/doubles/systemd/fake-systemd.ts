@@ -24,7 +24,7 @@ export interface JobHold {
   release(): void;
 }
 
-const ACTION: Readonly<Record<JobOperation, SystemdActionName>> = { start: "Start", stop: "Stop", restart: "Restart" };
+const ACTION: Readonly<Record<JobOperation, SystemdActionName>> = { start: "Start", stop: "Stop", restart: "Restart", reload: "Reload" };
 
 /**
  * An in-memory Systemd for fast controller tests, like upstream's `dbus/fake`: it records every call in order
@@ -115,6 +115,9 @@ export class FakeSystemd implements Systemd, SystemdFakeControls {
   }
   stop(unit: string, signal?: AbortSignal): Promise<void> {
     return this.#job("stop", unit, signal);
+  }
+  reload(unit: string, signal?: AbortSignal): Promise<void> {
+    return this.#job("reload", unit, signal);
   }
   restart(unit: string, signal?: AbortSignal): Promise<void> {
     return this.#job("restart", unit, signal);

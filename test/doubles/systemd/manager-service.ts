@@ -38,6 +38,7 @@ const JOB_ACTION: Readonly<Record<string, [JobOperation, SystemdActionName]>> = 
   StartUnit: ["start", "Start"],
   StopUnit: ["stop", "Stop"],
   RestartUnit: ["restart", "Restart"],
+  ReloadUnit: ["reload", "Reload"],
 };
 
 class CallError extends Error {

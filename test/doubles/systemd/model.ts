@@ -16,6 +16,8 @@ export interface FakeUnit {
   invocationId: string;
   triggeredBy: string[];
   serviceType: string;
+  /** The unit has an ExecReload (systemd's unit_can_reload); ReloadUnit is refused without one. */
+  canReload: boolean;
 }
 
 export type UnitSeed = Partial<FakeUnit> & { readonly name: string };
@@ -125,8 +127,12 @@ export class SystemdModel {
     const refused = this.takeCallFailure(action);
     if (refused) return { kind: "refused", refusal: refused };
     if (!this.#known(unit)) {
-      const message = op === "start" ? `Unit ${unit} not found.` : `Unit ${unit} not loaded.`;
+      const message = op === "start" || op === "reload" ? `Unit ${unit} not found.` : `Unit ${unit} not loaded.`;
       return { kind: "refused", refusal: { errorName: "org.freedesktop.systemd1.NoSuchUnit", message } };
+    }
+    if (op === "reload" && !this.view(unit).canReload) {
+      const message = `Job type reload is not applicable for unit ${unit}.`;
+      return { kind: "refused", refusal: { errorName: "org.freedesktop.systemd1.JobTypeNotApplicable", message } };
     }
     if (this.#stalls.has(unit) && (this.#stalls.get(unit) ?? op) === op) return { kind: "stall" };
     const failures = this.#failures.get(unit) ?? [];
@@ -137,6 +143,8 @@ export class SystemdModel {
       result = f.result;
       if (f.once) failures.splice(i, 1);
     }
+    // systemd runs a reload only on an active unit; on any other the job ends "invalid" (unit_reload: ENOEXEC).
+    if (op === "reload" && result === "done" && this.view(unit).activeState !== "active") result = "invalid";
     return { kind: "run", result, delayMs: this.#delays.get(unit) ?? 0 };
   }
 
@@ -144,6 +152,12 @@ export class SystemdModel {
   finishJob(op: JobOperation, unit: string, result: string): void {
     const u = this.#unit(unit);
     const now = this.opts.clock.now();
+    if (op === "reload") {
+      // Same process and invocation; a failed ExecReload leaves the unit running. Passing through
+      // "reloading" moves StateChangeTimestamp, not ActiveEnterTimestamp.
+      if (result === "done") u.stateChangeTimestampMs = now;
+      return;
+    }
     if (result !== "done") {
       if (op !== "stop") this.#set(u, "failed", "failed", now, newInvocationId());
       return;
@@ -225,6 +239,7 @@ export class SystemdModel {
       invocationId: "",
       triggeredBy: [],
       serviceType: "simple",
+      canReload: true,
     };
   }
 

@@ -3,7 +3,7 @@ import type { Osc } from "../../../osc/index.ts";
 import type { Systemd } from "../../../systemd/index.ts";
 import type { Gate, GateHold } from "../gates/gate.ts";
 import type { PlanHook } from "../plan/planner.ts";
-import type { StepContext } from "./context.ts";
+import type { StepContext, UnitJobs } from "./context.ts";
 import type { ApplyPorts } from "./ports.ts";
 
 /** What an extension sees before the apply starts (no change set yet). */
@@ -20,6 +20,8 @@ export interface ArmContext {
 export interface Armed {
   /** Replaces the apply's Systemd port (e.g. to note every restart). */
   readonly systemd?: Systemd;
+  /** What the unit jobs become (the disruption policy); the first armed extension with one wins. */
+  readonly unitJobs?: UnitJobs;
   /** After a complete apply: a hold instead of success (the units were reverted). */
   verify(signal: AbortSignal): Promise<GateHold | undefined>;
 }
@@ -44,17 +46,20 @@ export interface ApplyPlugins {
 export async function armAll(
   extensions: readonly ApplyExtension[],
   ctx: ArmContext,
-): Promise<{ readonly ports: ApplyPorts; verify(signal: AbortSignal): Promise<GateHold | undefined> }> {
+): Promise<{ readonly ports: ApplyPorts; readonly unitJobs?: UnitJobs; verify(signal: AbortSignal): Promise<GateHold | undefined> }> {
   let ports = ctx.ports;
+  let unitJobs: UnitJobs | undefined;
   const armed: Armed[] = [];
   for (const e of extensions) {
     const a = await e.arm?.({ ...ctx, ports });
     if (a === undefined) continue;
     if (a.systemd !== undefined) ports = { ...ports, systemd: a.systemd };
+    unitJobs ??= a.unitJobs;
     armed.push(a);
   }
   return {
     ports,
+    ...(unitJobs !== undefined ? { unitJobs } : {}),
     async verify(signal) {
       for (const a of armed) {
         const hold = await a.verify(signal);

@@ -106,7 +106,9 @@ export async function writeImageFiles(ctx: StepContext): Promise<void> {
   for (const f of [...ctx.store.changes.files.changed]) {
     const ref = f.content.imageRef;
     if (ref === undefined || f.content.inline !== undefined || f.content.secretRef !== undefined) continue;
-    const bytes = await extractImageFile(await imageToPull(ctx, f.path, ref.image), ref.filePathInImage, ctx.signal);
+    // Staged (issue 23): fetched and verified before the gates opened; else pulled now.
+    const staged = await ctx.ports.staged?.imageFile(ref.image, ref.filePathInImage);
+    const bytes = staged ?? (await extractImageFile(await imageToPull(ctx, f.path, ref.image), ref.filePathInImage, ctx.signal));
     // The reconcile's failure event names the refused file; the old binary stays in place.
     checkAgentBinary(f.path, bytes, arch, `image ${ref.image}`, false);
     await warnDroppedModeBits(ctx, [f]);

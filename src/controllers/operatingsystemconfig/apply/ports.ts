@@ -9,7 +9,19 @@ import type { NodeIdentity as SharedNodeIdentity } from "../../shared/index.ts";
 import type { ContainerdInfo, ProbeFetch } from "./containerd/index.ts";
 
 /** Pulls one file out of an OCI image (src/registry `extractFileFromImage` bound to a client and cache in wiring). */
-export type ExtractImageFile = (image: string, filePathInImage: string, signal: AbortSignal) => Promise<Uint8Array>;
+export type ExtractImageFile = (
+  image: string,
+  filePathInImage: string,
+  signal: AbortSignal,
+  /** Staging: the docker config (registry-auth.json) the pending version delivers, used instead of the host's. */
+  registryAuth?: string,
+) => Promise<Uint8Array>;
+
+/** A staged version's content (stage/, issue 23): undefined for what was not staged, which is then fetched live. */
+export interface StagedContent {
+  imageFile(image: string, filePathInImage: string): Promise<Uint8Array | undefined>;
+  secretFile(name: string, dataKey: string): Promise<Uint8Array | undefined>;
+}
 
 /** The shared node identity; the reconciler fills in the node name once it discovers the Node. */
 export type NodeIdentity = Omit<SharedNodeIdentity, "nodeName"> & { nodeName: SharedNodeIdentity["nodeName"] };
@@ -31,6 +43,8 @@ export interface ApplyPorts {
   readonly extractImageFile: ExtractImageFile;
   /** Checks the agent's own image (cosign, when a key is configured): the digest-pinned reference, or ImageSignatureError. */
   readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
+  /** The version's staged content: the apply reads imageRef and secretRef files from it, not the network. */
+  readonly staged?: StagedContent;
   /** Architecture of this machine ("amd64", "arm64") for the self-update check. */
   readonly arch: string;
   /** Writes `secret`'s token file now through the token controller's sync; resolves once on disk. */

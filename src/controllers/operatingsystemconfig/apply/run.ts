@@ -13,7 +13,7 @@ import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
 import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd } from "./containerd/index.ts";
 import { step } from "../../../log/index.ts";
-import type { StepContext } from "./context.ts";
+import type { StepContext, UnitJobs } from "./context.ts";
 import { type ApplyExtension, type ApplyPlugins, armAll } from "./extension.ts";
 import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.ts";
 import type { ApplyPorts } from "./ports.ts";
@@ -47,9 +47,17 @@ async function planApply(ports: ApplyPorts, hooks: readonly ApplyExtension[], in
   const req = { osc: input.osc, checksum: input.checksum, hostName: ports.node.hostName, processPath: ports.processPath };
   const plan = await planChangeSet(host, req, hooks, "apply");
   const { changes } = plan;
-  const planned = await step("failed validating operating system config", () => planChanges(ports.kube, changes, ports.arch, signal));
+  const planned = await step("failed validating operating system config", () =>
+    planChanges(ports.kube, changes, ports.arch, signal, ports.staged),
+  );
   const listings = await step("failed validating operating system config", () => checkApplyTargets(host, changes));
   return { ...plan, planned, listings };
+}
+
+/** Under a disruption policy the history and `status` name only the units really restarted. */
+function restartsOnly(summary: ChangeSummary, actions: ReadonlyMap<string, { readonly action: string }> | undefined): ChangeSummary {
+  if (actions === undefined) return summary;
+  return { ...summary, unitsRestarted: summary.unitsRestarted.filter((u) => (actions.get(u)?.action ?? "restart") === "restart") };
 }
 
 /**
@@ -69,7 +77,7 @@ export async function applyOsc(
   signal: AbortSignal,
 ): Promise<ApplyStop | undefined> {
   const armed = await armAll(plugins.extensions, { ports, osc: input.osc, checksum: input.checksum, node: input.node, signal });
-  const stop = await applySteps(armed.ports, plugins, input, signal);
+  const stop = await applySteps(armed.ports, plugins, input, signal, armed.unitJobs);
   // An apply that stopped early has not finished restarting: nothing to verify yet.
   if (stop !== undefined) return stop;
   const hold = await armed.verify(signal);
@@ -81,6 +89,7 @@ async function applySteps(
   plugins: ApplyPlugins,
   input: ApplyInput,
   signal: AbortSignal,
+  unitJobs: UnitJobs | undefined,
 ): Promise<ApplyStop | undefined> {
   const { host, log, systemd } = ports;
   const withContainerd = containerdConfigured(input.osc);
@@ -96,7 +105,7 @@ async function applySteps(
   await input.ready;
   // The env drop-in is part of the OSC from here on (diff and last-applied), §7.3.
   const { osc, changes, resumed, planned, listings } = plan;
-  const summary = summarizeChanges(changes);
+  const summary = restartsOnly(summarizeChanges(changes), unitJobs?.actions(changes));
   input.onPlanned?.(summary);
   collectAfterLargeApply(summary, log, "planned");
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
@@ -121,7 +130,9 @@ async function applySteps(
   const staleTemps = removeStaleTemps(host, writtenDirs(osc, ports.node.hostName.toLowerCase(), tokenPaths), log);
 
   const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
-  const ctx: StepContext = { ports, store, node: input.node, signal };
+  const ctx: StepContext = { ports, store, node: input.node, signal, ...(unitJobs !== undefined ? { unitJobs } : {}) };
+  // A disruption policy may leave the daemon-reload out (only files written, no unit changed, no restart).
+  const daemonReload = unitJobs?.daemonReload(changes) ?? true;
   // Step 16's reads run alongside steps 13-15 (1.5-5 ms saved for 10 units), unless an OSC file lives
   // under /etc/systemd. A step that fails first waits for the reads to settle.
   const unitFilesRead = changes.files.changed.some((f) => f.path.startsWith("/etc/systemd/")) ? undefined : readUnitFiles(ctx);
@@ -175,7 +186,7 @@ async function applySteps(
     };
     log.info("Applying changed units");
     try {
-      const early = store.changes.units.deleted.length === 0 ? sendReload : undefined;
+      const early = daemonReload && store.changes.units.deleted.length === 0 ? sendReload : undefined;
       await step("failed applying changed units", () => applyChangedUnits(ctx, { afterEnableSent: early, unitFilesRead }));
     } catch (err) {
       await reload?.catch(() => undefined);
@@ -185,8 +196,10 @@ async function applySteps(
     log.info("Removing deleted units");
     await step("failed removing deleted units", () => removeDeletedUnits(ctx));
 
-    const reloaded = reload ?? sendReload();
-    await step("failed reloading systemd daemon", () => reloaded);
+    if (daemonReload) {
+      const reloaded = reload ?? sendReload();
+      await step("failed reloading systemd daemon", () => reloaded);
+    } else log.info("Leaving out the systemd daemon-reload: no unit changed and the disruption policy restarts nothing");
 
     if (store.changes.mustRestartNodeAgent && !stateless) {
       await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));

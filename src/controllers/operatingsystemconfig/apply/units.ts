@@ -1,6 +1,7 @@
 import type { FileWrite } from "../../../host/index.ts";
 import { nodeRef } from "../../events.ts";
 import type { StepContext } from "./context.ts";
+import type { UnitDisruption } from "../plan/disruption.ts";
 import { agentUnitName, containerdUnitName, unitDir } from "../constants.ts";
 import { errorText } from "../../../log/index.ts";
 
@@ -93,6 +94,7 @@ async function settleAll<T>(promises: readonly (Promise<T> | undefined)[]): Prom
 /** Step 17 (§6.4): units no longer in the OSC. */
 export async function removeDeletedUnits(ctx: StepContext): Promise<void> {
   const { host, systemd, log } = ctx.ports;
+  const actions = ctx.unitJobs?.actions(ctx.store.changes);
   for (const u of [...ctx.store.changes.units.deleted]) {
     ctx.signal.throwIfAborted();
     const p = `${unitDir}/${u.name}`;
@@ -108,7 +110,7 @@ export async function removeDeletedUnits(ctx: StepContext): Promise<void> {
       if ((await host.list(`${p}.d`))?.length === 0) await host.removeAll(`${p}.d`);
     }
     // An OS-provided unit is restarted so it drops the removed drop-ins (only /etc/systemd/system is checked, like upstream).
-    if (exists && !createdByAgent) await runJob(ctx, "restart", u.name);
+    if (exists && !createdByAgent) await restartAsDecided(ctx, actions, u.name);
     log.info("Removed unit", { unitName: u.name });
     await ctx.store.unitDeletedDone(u.name);
   }
@@ -119,12 +121,16 @@ export async function removeDeletedUnits(ctx: StepContext): Promise<void> {
  * bookkeeping) runs while the success event is being written: events share the client's rate limit
  * (5 QPS) and may wait for a token, the record should not wait behind them.
  */
-export async function runJob(ctx: StepContext, op: "restart" | "stop", unit: string, record?: () => Promise<void>): Promise<void> {
+export async function runJob(
+  ctx: StepContext,
+  op: "restart" | "stop" | "reload",
+  unit: string,
+  record?: () => Promise<void>,
+): Promise<void> {
   const { systemd, events } = ctx.ports;
-  const reason = op === "restart" ? "SystemDUnitRestart" : "SystemDUnitStop";
-  const action = op === "restart" ? "Restart" : "Stop";
+  const { reason, action } = jobEvent[op];
   try {
-    await (op === "restart" ? systemd.restart(unit, ctx.signal) : systemd.stop(unit, ctx.signal));
+    await systemd[op](unit, ctx.signal);
   } catch (err) {
     if (ctx.node !== undefined) {
       await events.event(nodeRef(ctx.node), "Warning", reason, action, `failed ${op} of unit ${unit}: ${errorText(err)}`);
@@ -135,6 +141,33 @@ export async function runJob(ctx: StepContext, op: "restart" | "stop", unit: str
   const event =
     ctx.node === undefined ? undefined : events.event(nodeRef(ctx.node), "Normal", reason, action, `processed ${op} of unit ${unit}`);
   await settleAll([record?.(), event]);
+}
+
+const jobEvent = {
+  restart: { reason: "SystemDUnitRestart", action: "Restart" },
+  stop: { reason: "SystemDUnitStop", action: "Stop" },
+  reload: { reason: "SystemDUnitReload", action: "Reload" },
+} as const;
+
+/**
+ * A restart the change set asks for, as the disruption policy says (ctx.unitJobs): a restart, a reload, or
+ * nothing (none, daemon-reload: the apply's daemon-reload already ran). `actions` is read once per step.
+ */
+async function restartAsDecided(
+  ctx: StepContext,
+  actions: ReadonlyMap<string, UnitDisruption> | undefined,
+  unit: string,
+  record?: () => Promise<void>,
+): Promise<void> {
+  const decided = actions?.get(unit);
+  const action = decided?.action ?? "restart";
+  if (action === "restart" || action === "reload" || action === "stop") return runJob(ctx, action, unit, record);
+  ctx.ports.log.info("Not restarting unit, as the disruption policy says", {
+    unitName: unit,
+    action,
+    ...(decided?.rule !== undefined ? { rule: decided.rule.index, line: decided.rule.line } : {}),
+  });
+  await record?.();
 }
 
 const asError = (x: unknown): Error => (x instanceof Error ? x : new Error(String(x)));
@@ -150,19 +183,21 @@ export class UnitCommandsError extends Error {
 export async function executeUnitCommands(ctx: StepContext): Promise<void> {
   const { log } = ctx.ports;
   const cmds = [...ctx.store.changes.units.commands];
+  const actions = ctx.unitJobs?.actions(ctx.store.changes);
   const jobs: Promise<void>[] = cmds.map(async ({ name, command }) => {
     const record = async () => {
       log.info("Executed unit command", { unitName: name, command });
       await ctx.store.unitCommandDone(name);
       if (name === containerdUnitName && command === "restart") await ctx.store.containerdRestarted();
     };
-    if (command === "restart" || command === "stop") await runJob(ctx, command, name, record);
+    if (command === "restart") await restartAsDecided(ctx, actions, name, record);
+    else if (command === "stop") await runJob(ctx, command, name, record);
     else if (command !== "") throw new Error(`unknown unit command "${command}" for unit ${name}`);
     else await record();
   });
   if (ctx.store.changes.containerd.configFileChanged && !cmds.some((c) => c.name === containerdUnitName)) {
     jobs.push(
-      runJob(ctx, "restart", containerdUnitName, async () => {
+      restartAsDecided(ctx, actions, containerdUnitName, async () => {
         log.info("Restarted containerd for its changed configuration");
         await ctx.store.containerdRestarted();
       }),

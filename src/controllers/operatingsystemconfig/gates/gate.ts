@@ -11,7 +11,12 @@ export type GateReason =
   | "WaitingForRolloutSlot"
   | "VerifyingRollout"
   | "RolloutHalted"
-  | "UnitReverted";
+  | "UnitReverted"
+  | "WaitingForMaintenanceWindow"
+  | "WaitingForDisruptionApproval"
+  | "WaitingForBlockingPods"
+  /** Not a gate: the pending version could not be staged (stage/), so no gate was asked. */
+  | "StagingFailed";
 
 export interface GateHold {
   readonly reason: GateReason;
@@ -23,7 +28,16 @@ export interface GateHold {
 
 /** Where a gate stands: before anything | under the apply lock, after planning | before the checksum is recorded. */
 export type GatePhase = "admit" | "plan" | "record";
-export type GateName = "hold" | "unit-revert" | "serial-lock" | "rollout" | "drain" | "static-pods";
+export type GateName =
+  | "hold"
+  | "unit-revert"
+  | "maintenance-window"
+  | "disruption-hooks"
+  | "blocking-pods"
+  | "serial-lock"
+  | "rollout"
+  | "drain"
+  | "static-pods";
 
 /** What `diff` says of a gate that needs the API server when there is none. */
 export const offlineText = "not checked (offline)";

@@ -1,5 +1,4 @@
 import { canonicalSemVer } from "../../../config/index.ts";
-import { nodes, type Kube, type KubeObject } from "../../../kube/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import { zonePath } from "../constants.ts";
@@ -15,15 +14,6 @@ export async function desiredNodeLabels(host: HostFs, osc: Osc): Promise<Record<
   const zone = await host.readText(zonePath);
   if (zone !== undefined) labels["topology.kubernetes.io/zone"] = zone.trim();
   return labels;
-}
-
-export async function patchNodeMetadata(
-  kube: Kube,
-  node: KubeObject,
-  meta: { labels?: Record<string, string>; annotations?: Record<string, string> },
-  signal: AbortSignal,
-): Promise<KubeObject> {
-  return kube.patch<KubeObject>(nodes, "", node.metadata.name ?? "", "merge", { metadata: meta }, { signal });
 }
 
 /** `1.33` → `1.33.0`, `v1.31.3` → `1.31.3`; undefined when no version is configured. */

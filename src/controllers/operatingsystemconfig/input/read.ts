@@ -1,5 +1,5 @@
 import type { HostFs } from "../../../host/index.ts";
-import { TerminalError, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
+import { patchNodeMetadata, TerminalError, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
 import { errorText, type Logger, step } from "../../../log/index.ts";
 import type { Osc } from "../../../osc/index.ts";
 import { findNode } from "../../shared/index.ts";
@@ -8,7 +8,7 @@ import { checksumAnnotation } from "../constants.ts";
 import { leftoversPending } from "../plan/leftovers.ts";
 import { skipsStateFiles } from "../plan/stateless.ts";
 import { LabelPatch } from "./label-patch.ts";
-import { desiredNodeLabels, kubernetesVersionLabelValue, patchNodeMetadata } from "./node.ts";
+import { desiredNodeLabels, kubernetesVersionLabelValue } from "./node.ts";
 import { adoptDiscoveredNode, readNodeWhileDecoding } from "./node-read.ts";
 import { checksumDataScriptAnnotation, decodeSecret, OscChecksumError, readSecret, type SecretReadDeps, secretChecksum } from "./secret.ts";
 

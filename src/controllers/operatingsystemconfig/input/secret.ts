@@ -1,4 +1,4 @@
-import { isNotFound, secrets, type Kube, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
+import { ifFound, secrets, type Kube, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
 import { errorText } from "../../../log/index.ts";
 import { decodeOsc, type Osc } from "../../../osc/index.ts";
 import { secretValue } from "../plan/content.ts";
@@ -31,12 +31,7 @@ export interface SecretReadDeps {
 /** The OSC Secret by key (live GET unless the wiring reads it elsewhere); undefined when it does not exist. */
 export async function readSecret(deps: SecretReadDeps, key: ObjectKey, signal: AbortSignal): Promise<KubeObject | undefined> {
   if (deps.readSecret !== undefined) return deps.readSecret(key, signal);
-  try {
-    return await deps.kube.get<KubeObject>(secrets, key.namespace, key.name, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  return ifFound(deps.kube.get<KubeObject>(secrets, key.namespace, key.name, { signal }));
 }
 
 /** The Secret's `checksum/data-script` annotation, "" when it has none. */

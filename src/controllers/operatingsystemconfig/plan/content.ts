@@ -36,6 +36,11 @@ async function secretRefBytes(kube: Kube, name: string, dataKey: string, path: s
   return bytes;
 }
 
+/** secretRef content staged before the gates opened (stage/); undefined: fetched now. */
+interface StagedSecrets {
+  secretFile(name: string, dataKey: string): Promise<Uint8Array | undefined>;
+}
+
 type Inline = NonNullable<OscFile["content"]["inline"]>;
 
 /**
@@ -74,7 +79,13 @@ export class PlannedFiles {
  * Everything that can be checked before the host is touched: file paths, unit and drop-in names,
  * and the content of every inline/secretRef file still to be written (checked now, decoded when written).
  */
-export async function planChanges(kube: Kube, changes: OscChanges, arch: string, signal: AbortSignal): Promise<PlannedFiles> {
+export async function planChanges(
+  kube: Kube,
+  changes: OscChanges,
+  arch: string,
+  signal: AbortSignal,
+  staged?: StagedSecrets,
+): Promise<PlannedFiles> {
   const planned = new PlannedFiles();
   for (const f of [...changes.files.changed, ...changes.files.deleted]) validateFilePath(f.path);
   for (const u of changes.units.changed) validateUnitName(u.name);
@@ -96,7 +107,8 @@ export async function planChanges(kube: Kube, changes: OscChanges, arch: string,
       planned.set(f.path, inline);
       continue;
     }
-    const b = await fileBytes(kube, f, signal);
+    const ref = f.content.secretRef;
+    const b = (ref !== undefined ? await staged?.secretFile(ref.name, ref.dataKey) : undefined) ?? (await fileBytes(kube, f, signal));
     if (b === undefined) continue;
     checkAgentBinary(f.path, b, arch, "inline content");
     planned.set(f.path, b);

@@ -2,8 +2,11 @@ import type { HostFs } from "../../../host/index.ts";
 import type { Kube } from "../../../kube/index.ts";
 import type { ChangedUnit, Osc, OscChanges, OscFile } from "../../../osc/index.ts";
 import { envDropInName } from "../plan/env-dropin.ts";
+import { readStageRecord, stageStateText } from "../stage/index.ts";
 import { agentUnitName, containerdUnitName, unitDir, checksumAnnotation } from "../constants.ts";
 import { planChangeSet } from "../plan/planner.ts";
+import type { UnitDisruption } from "../plan/disruption.ts";
+import { type DisruptionPreview, previewDisruption, type UnitPolicyPreview, withPolicy } from "./disruption.ts";
 import { oscExtensions } from "../plugins.ts";
 import { planChanges } from "../plan/content.ts";
 import { type GatePreview, type GatePreviewInput, previewGates, unreachable } from "./gates.ts";
@@ -28,6 +31,8 @@ export interface UnitPreview {
   readonly actions: readonly string[];
   readonly dropIns: readonly { readonly name: string; readonly action: "create" | "change" | "delete" }[];
   readonly diff?: string;
+  /** With a disruption policy: what the restart becomes, why the unit is touched, and the rule that chose it. */
+  readonly policy?: UnitPolicyPreview;
 }
 
 export interface ApplyPreview {
@@ -44,6 +49,9 @@ export interface ApplyPreview {
   readonly inPlace: readonly string[];
   /** Gates that would stop the apply or delay its checksum, and those not checked (offline). */
   readonly gates: readonly GatePreview[];
+  /** This version's staging state (stage/, issue 23): "staged (…)", "staging since …", "failed at …: why"; absent when not staged. */
+  readonly staging?: string;
+  readonly disruption?: DisruptionPreview;
 }
 
 /** What the gates' preview reads (`kube` also resolves secretRef files; offline they are listed without content) and the planning's own inputs. */
@@ -71,7 +79,8 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
   const empty = { checksum, resumed: false, files: [], units: [], containerdRestart: false, agentRestart: false, inPlace: [], gates: [] };
   if (input.node !== undefined && input.node.metadata.annotations?.[checksumAnnotation] === checksum) return { ...empty, upToDate: true };
 
-  const processPath = agentPath(await readLastApplied(host)) ?? input.processPath;
+  const lastApplied = await readLastApplied(host);
+  const processPath = agentPath(lastApplied) ?? input.processPath;
   const req = { osc: input.osc, checksum, hostName: input.hostName, processPath };
   const pending = await planChangeSet(host, req, oscExtensions({}), "look");
   const { changes } = pending;
@@ -105,12 +114,16 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
     !changes.containerd.configFileChanged &&
     inPlaceList(changes).length === 0;
   const gates = done ? [] : await previewGates({ ...input, changes }, signal);
+  const stageRecord = await readStageRecord(host, checksum);
+  const { disruption, byUnit } = await previewDisruption(host, input.osc, { ...pending, lastApplied }, input.hostName);
   return {
+    ...(stageRecord !== undefined && !done ? { staging: stageStateText(stageRecord) } : {}),
+    ...(disruption !== undefined ? { disruption } : {}),
     checksum,
     upToDate: done,
     resumed: pending.resumed,
     files,
-    units: await previewUnits(host, changes),
+    units: await previewUnits(host, changes, byUnit),
     containerdRestart:
       changes.containerd.configFileChanged || changes.units.commands.some((c) => c.name === containerdUnitName && c.command === "restart"),
     agentRestart: changes.mustRestartNodeAgent || changes.units.commands.some((c) => c.name === agentUnitName),
@@ -166,7 +179,11 @@ async function textDiff(host: HostFs, path: string, content: string): Promise<st
   return unifiedDiff(old ?? "", content, old === undefined ? "/dev/null" : path, path);
 }
 
-async function previewUnits(host: HostFs, changes: OscChanges): Promise<UnitPreview[]> {
+async function previewUnits(
+  host: HostFs,
+  changes: OscChanges,
+  byUnit: ReadonlyMap<string, UnitDisruption> | undefined,
+): Promise<UnitPreview[]> {
   const out: UnitPreview[] = [];
   const commands = new Map(changes.units.commands.map((c) => [c.name, c.command]));
   const changed = new Map<string, ChangedUnit>(changes.units.changed.map((u) => [u.name, u]));
@@ -191,14 +208,16 @@ async function previewUnits(host: HostFs, changes: OscChanges): Promise<UnitPrev
     }
     const cmd = commands.get(name);
     if (cmd === "restart" || cmd === "stop") actions.push(cmd);
-    out.push({ name, actions, dropIns, ...(diff !== "" ? { diff } : {}) });
+    out.push({ name, actions, dropIns, ...(diff !== "" ? { diff } : {}), ...withPolicy(name, actions, byUnit) });
   }
   for (const u of changes.units.deleted) {
     const createdByAgent = u.content !== undefined;
+    const actions = createdByAgent ? ["stop", "disable", "remove"] : ["restart"];
     out.push({
       name: u.name,
-      actions: createdByAgent ? ["stop", "disable", "remove"] : ["restart"],
+      actions,
       dropIns: (u.dropIns ?? []).map((d) => ({ name: d.name, action: "delete" as const })),
+      ...withPolicy(u.name, actions, byUnit),
     });
   }
   return out;

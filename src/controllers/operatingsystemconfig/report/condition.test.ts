@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { appliedState, applyingState, conditionUnchanged, failedState, findCondition, oscCondition } from "./condition.ts";
+import { appliedState, applyingState, conditionUnchanged, failedState, findOscCondition, oscCondition } from "./condition.ts";
 
 const t0 = Date.parse("2026-11-24T10:00:00Z");
 
@@ -26,7 +26,7 @@ describe("oscCondition", () => {
 
   test("should find the condition on a Node and tell when nothing changes", () => {
     const node = { status: { conditions: [{ type: "Ready", status: "True" }, oscCondition(appliedState("abc"), t0, undefined)] } };
-    const existing = findCondition(node);
+    const existing = findOscCondition(node);
     expect(conditionUnchanged(existing, appliedState("abc"))).toBe(true);
     expect(conditionUnchanged(existing, appliedState("abd"))).toBe(false);
   });

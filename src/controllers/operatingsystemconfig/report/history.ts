@@ -1,6 +1,6 @@
 import * as v from "valibot";
+import { kubeTime } from "../../../kube/index.ts";
 import { type ChangeSummary, checksumPrefix } from "../plan/summary.ts";
-import { kubeTime } from "./condition.ts";
 
 /** Node annotation holding the last applies as compact JSON (newest last). */
 export const applyHistoryAnnotation = "node-agent.gardener.cloud/apply-history";

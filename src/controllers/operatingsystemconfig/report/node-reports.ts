@@ -1,7 +1,7 @@
 import type { Clock } from "../../../clock/index.ts";
-import { type Kube, type KubeObject, nodes } from "../../../kube/index.ts";
+import { type ExistingCondition, type Kube, type KubeObject, nodes } from "../../../kube/index.ts";
 import type { Logger } from "../../../log/index.ts";
-import { conditionUnchanged, type ExistingCondition, findCondition, oscCondition, type OscConditionState } from "./condition.ts";
+import { conditionUnchanged, findOscCondition, oscCondition, type OscConditionState } from "./condition.ts";
 
 /** Sends the Node condition (only when it changed) and other Node patches of the reporter, best effort. */
 export class NodeReports {
@@ -11,7 +11,7 @@ export class NodeReports {
   constructor(private readonly deps: { readonly kube: Kube; readonly clock: Clock; readonly log: Logger }) {}
 
   existing(node: KubeObject | undefined): ExistingCondition | undefined {
-    return this.#sent ?? findCondition(node);
+    return this.#sent ?? findOscCondition(node);
   }
 
   async condition(node: KubeObject | undefined, state: OscConditionState, signal: AbortSignal | undefined): Promise<void> {

@@ -39,6 +39,8 @@ async function setup() {
     appliedAt: (s) => void (gauges["appliedAt"] = s),
     upToDate: (b) => void (gauges["upToDate"] = b ? 1 : 0),
     held: (b) => void (gauges["held"] = b ? 1 : 0),
+    gatesOpenToApplied: () => {},
+    waiting: (reason) => void (gauges["waiting"] = reason === undefined ? 0 : 1),
   };
   const clock = new FakeClock(Date.UTC(2026, 10, 24, 10, 0, 0));
   const host = createHostFs(root);
@@ -77,6 +79,7 @@ describe("OscReporter", () => {
       await reporter.report(node, "c1", hold, signal);
       expect(events.map((e) => [e.type, e.reason, e.note])).toEqual([["Normal", "Held", "held: x"]]);
       expect(gauges["held"]).toBe(1);
+      expect(gauges["waiting"]).toBe(1);
       expect((await readApplyStatus(host))?.gate).toEqual({
         reason: "Held",
         message: "held: x",

@@ -1,11 +1,11 @@
 import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
-import type { Kube, KubeObject, ObjectKey, Result } from "../../../kube/index.ts";
+import { type Kube, type KubeObject, kubeTime, type ObjectKey, type Result } from "../../../kube/index.ts";
 import type { Logger } from "../../../log/index.ts";
 import { type EventRecorder, nodeRef } from "../../events.ts";
 import type { GateHold } from "../gates/gate.ts";
 import { type ApplyRecord, type ApplyStatus, StatusStore, without } from "./apply-status.ts";
-import { appliedState, applyingState, conditionUnchanged, failedState, gateState, kubeTime } from "./condition.ts";
+import { appliedState, applyingState, conditionUnchanged, failedState, gateState } from "./condition.ts";
 import { describeFailure } from "./failure.ts";
 import { type ApplyOutcome, appendHistory, applyHistoryAnnotation, type ChangeSummary, historyEntry } from "./history.ts";
 import type { OscMetrics } from "./metrics.ts";
@@ -70,6 +70,7 @@ export class OscReporter {
     });
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
+    this.deps.metrics.waiting(undefined);
     const message = `Secret ${name} with the operating system config does not exist; it is applied as soon as it is created`;
     if (status.secretMissingSince === undefined) {
       await this.#store.save({ ...status, secretMissingSince: kubeTime(this.deps.clock.now()) });
@@ -91,6 +92,7 @@ export class OscReporter {
     const status = this.#found(await this.#store.load());
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(hold.reason === "Held");
+    this.deps.metrics.waiting(hold.reason);
     const state = gateState(hold.reason, hold.message);
     const existing = this.#node.existing(node);
     const key = `${checksum}/${hold.reason}`;
@@ -98,7 +100,7 @@ export class OscReporter {
     if (!gateRecordsItsOwnEvent && !this.#heldEvents.has(key) && !conditionUnchanged(existing, state) && node !== undefined) {
       await this.deps.events.event(
         nodeRef(node),
-        hold.reason === "RolloutHalted" ? "Warning" : "Normal",
+        hold.reason === "RolloutHalted" || hold.reason === "StagingFailed" ? "Warning" : "Normal",
         hold.reason,
         "Reconcile",
         hold.message,
@@ -126,6 +128,7 @@ export class OscReporter {
     await this.#store.save({ ...without(this.#found(await this.#store.load()), "gate"), lastApply: rec, lastFailure: rec });
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
+    this.deps.metrics.waiting(undefined);
     await this.#node.condition(node, failedState(checksum, failure.message), signal);
   }
 
@@ -145,11 +148,12 @@ export class OscReporter {
       this.deps.metrics.appliedAt(Math.floor(Date.parse(success.startedAt) / 1000) + Math.round((success.durationMs ?? 0) / 1000));
     this.deps.metrics.upToDate(true);
     this.deps.metrics.held(false);
+    this.deps.metrics.waiting(undefined);
     await this.#node.condition(node, appliedState(checksum, this.deps.conditionNote?.()), signal);
   }
 
   /** An apply of `checksum` starts now: condition Unknown/Applying, status file (in the background), metrics. */
-  async startApply(node: KubeObject | undefined, checksum: string, signal: AbortSignal): Promise<ApplyRun> {
+  async startApply(node: KubeObject | undefined, checksum: string, signal: AbortSignal, staged = false): Promise<ApplyRun> {
     const { clock } = this.deps;
     const startMs = clock.now();
     let summary: ChangeSummary | undefined;
@@ -169,6 +173,7 @@ export class OscReporter {
     const quiet = (last?.outcome === "Failed" && last.checksum === checksum) || stoppedInside;
     this.deps.metrics.upToDate(false);
     this.deps.metrics.held(false);
+    this.deps.metrics.waiting(undefined);
     // Not awaited here: the apply must not wait for a rate-limited API call or an fsync. The outcome
     // reports below wait for it, so Applying never lands after Applied.
     this.#tail = this.#tail.then(async () => {
@@ -196,6 +201,7 @@ export class OscReporter {
       },
       applied: async (n, sig) => {
         await this.#tail;
+        this.deps.metrics.gatesOpenToApplied((clock.now() - startMs) / 1000, staged);
         this.deps.metrics.upToDate(true);
         await this.#node.condition(n, appliedState(checksum, this.deps.conditionNote?.()), sig);
       },

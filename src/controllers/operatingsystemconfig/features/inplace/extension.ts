@@ -33,18 +33,21 @@ async function deletePodsOfNode(kube: Kube, nodeName: string, signal: AbortSigna
 }
 
 /**
- * Step 24 (§9.3 `performInPlaceUpdate`): OS update (with rollback detection), credential rotations,
- * then the success report. Returns a retry delay when the OS update met network problems.
+ * Step 24 (§9.3 `performInPlaceUpdate`): credential rotations, then the OS update (with rollback
+ * detection), then the success report. Returns a retry delay when the OS update met network problems.
+ * The rotations go first (upstream gardener#15704): a wipe-based OS update removes /etc and both state
+ * files, so a rotation still pending then would be lost, while last-applied, written from scratch after
+ * the reboot, would claim the new rotation time as done.
  */
 async function performInPlaceUpdate(ctx: StepContext, inPlace: InPlaceDeps | undefined, osc: Osc): Promise<{ retryAfterMs?: number }> {
   const node = ctx.node;
   if (node === undefined || inPlaceSpecOf(osc) === undefined) return {};
   const { kube, log } = ctx.ports;
+  if (rotationFlagSet(ctx.store.changes.inPlaceUpdates)) await rotateCredentials(ctx, wired(inPlace), node);
   if (ctx.store.changes.inPlaceUpdates.operatingSystem) {
     const res = await updateOperatingSystem(ctx, wired(inPlace), osc, node);
     if (res.requeueAfterMs !== undefined) return { retryAfterMs: res.requeueAfterMs };
   }
-  if (rotationFlagSet(ctx.store.changes.inPlaceUpdates)) await rotateCredentials(ctx, wired(inPlace), node);
 
   const result = updateResult(node);
   if ((readyForUpdate(node) && result !== "successful") || result === "failed") {

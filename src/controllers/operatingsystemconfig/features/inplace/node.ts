@@ -1,4 +1,4 @@
-import { nodes, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import { findCondition, type Kube, type KubeObject, patchNodeMetadata } from "../../../../kube/index.ts";
 
 /** Set by machine-controller-manager once the node is drained for the in-place update. */
 const inPlaceConditionType = "InPlaceUpdate";
@@ -8,41 +8,25 @@ export const updateFailedReasonAnnotation = "node.machine.sapcloud.io/update-fai
 export const updatingOsVersionAnnotation = "node-agent.gardener.cloud/updating-operating-system-version";
 export const secretNameLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 
-interface Condition {
-  readonly type?: unknown;
-  readonly reason?: unknown;
-}
-
-const conditionsOf = (node: KubeObject | undefined): readonly Condition[] => {
-  const status = node?.["status"];
-  const list = status !== null && typeof status === "object" ? (status as { conditions?: unknown }).conditions : undefined;
-  return Array.isArray(list) ? (list as Condition[]) : [];
-};
-
 /** The Node carries condition InPlaceUpdate with reason ReadyForUpdate (drained by MCM). */
 export const readyForUpdate = (node: KubeObject | undefined): boolean =>
-  conditionsOf(node).some((c) => c.type === inPlaceConditionType && c.reason === readyForUpdateReason);
+  findCondition(node, inPlaceConditionType)?.reason === readyForUpdateReason;
 
 export const updateResult = (node: KubeObject | undefined): string | undefined => node?.metadata.labels?.[updateResultLabel];
 export const annotation = (node: KubeObject | undefined, name: string): string | undefined => node?.metadata.annotations?.[name];
 
-/** Merge-patches the Node's labels/annotations; `null` removes a key. Returns the patched Node. */
-export function patchNode(
-  kube: Kube,
-  node: KubeObject,
-  meta: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> },
-  signal: AbortSignal,
-): Promise<KubeObject> {
-  return kube.patch<KubeObject>(nodes, "", node.metadata.name ?? "", "merge", { metadata: meta }, { signal });
-}
-
 /** The failure report machine-controller-manager reads (§8): label failed + reason annotation. */
 export const markFailed = (kube: Kube, node: KubeObject, reason: string, signal: AbortSignal): Promise<KubeObject> =>
-  patchNode(kube, node, { labels: { [updateResultLabel]: "failed" }, annotations: { [updateFailedReasonAnnotation]: reason } }, signal);
+  patchNodeMetadata(
+    kube,
+    node,
+    { labels: { [updateResultLabel]: "failed" }, annotations: { [updateFailedReasonAnnotation]: reason } },
+    signal,
+  );
 
 /** The success report (§8): label successful, failure reason and updating-OS annotations removed. */
 export const markSuccessful = (kube: Kube, node: KubeObject, signal: AbortSignal): Promise<KubeObject> =>
-  patchNode(
+  patchNodeMetadata(
     kube,
     node,
     {

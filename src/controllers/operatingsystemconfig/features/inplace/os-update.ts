@@ -1,8 +1,8 @@
-import { TerminalError, type KubeObject } from "../../../../kube/index.ts";
+import { patchNodeMetadata, TerminalError, type KubeObject } from "../../../../kube/index.ts";
 import type { Osc } from "../../../../osc/index.ts";
 import type { StepContext } from "../../apply/context.ts";
 import { type InPlaceDeps, timingOf } from "./deps.ts";
-import { annotation, markFailed, patchNode, updateFailedReasonAnnotation, updateResultLabel, updatingOsVersionAnnotation } from "./node.ts";
+import { annotation, markFailed, updateFailedReasonAnnotation, updateResultLabel, updatingOsVersionAnnotation } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
 import { inPlaceSpecOf, osUpdateOf } from "../../plan/inplace-spec.ts";
 import { errorText } from "../../../../log/index.ts";
@@ -129,7 +129,7 @@ export async function updateOperatingSystem(
   log.info("Updating operating system in place", { from: current, to: desired });
   const boot = await readBootId(ctx);
   await recordUpdate(ctx, boot, "running");
-  await patchNode(kube, node, { annotations: { [updatingOsVersionAnnotation]: desired } }, ctx.signal);
+  await patchNodeMetadata(kube, node, { annotations: { [updatingOsVersionAnnotation]: desired } }, ctx.signal);
   const res = await runUpdateCommand(ctx, inPlace, [update.command, ...update.args]);
   if (!res.ok) {
     await recordUpdate(ctx, boot, res.kind === "network" ? undefined : "failed");
@@ -139,7 +139,7 @@ export async function updateOperatingSystem(
       const reason = `retriable error detected while updating the operating system to ${desired} (network problems), retrying in 10m: ${tail(res.output)}`;
       // The annotation goes: the next attempt is a retry of a command that never got through, not a rollback.
       const annotations = { [updateFailedReasonAnnotation]: reason, [updatingOsVersionAnnotation]: null };
-      await patchNode(kube, node, { labels: { [updateResultLabel]: "failed" }, annotations }, report);
+      await patchNodeMetadata(kube, node, { labels: { [updateResultLabel]: "failed" }, annotations }, report);
       log.info("Operating system update hit network problems, retrying later", { requeueAfterMs: networkRetryRequeueMs });
       return { requeueAfterMs: networkRetryRequeueMs };
     }

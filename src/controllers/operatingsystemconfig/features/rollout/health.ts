@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../../kube/index.ts";
+import { findCondition, type KubeObject } from "../../../../kube/index.ts";
 import type { RolloutTimings } from "./timings.ts";
 
 /** Whether a verifying node may release its slot, must keep waiting, or failed its change. */
@@ -7,22 +7,6 @@ export type HealthVerdict =
   | { readonly kind: "pending"; readonly why: string; readonly recheckInMs: number }
   | { readonly kind: "failed"; readonly why: string };
 
-interface Condition {
-  readonly status: string;
-  readonly lastTransitionTime?: string;
-  readonly lastHeartbeatTime?: string;
-  readonly reason?: string;
-  readonly message?: string;
-}
-
-function condition(node: KubeObject, type: string): Condition | undefined {
-  const status = node["status"];
-  const list = status !== null && typeof status === "object" ? (status as Record<string, unknown>)["conditions"] : undefined;
-  if (!Array.isArray(list)) return undefined;
-  const c = list.find((x: unknown) => x !== null && typeof x === "object" && (x as Record<string, unknown>)["type"] === type);
-  return c as Condition | undefined;
-}
-
 const time = (s: string | undefined): number => (s === undefined ? NaN : Date.parse(s));
 
 /**
@@ -30,8 +14,8 @@ const time = (s: string | undefined): number => (s === undefined ? NaN : Date.pa
  * healthy `verifyTimeoutMs` after the slot was taken → failed.
  */
 export function verifyHealth(node: KubeObject, takenMs: number, verifyingSinceMs: number, nowMs: number, t: RolloutTimings): HealthVerdict {
-  const ready = condition(node, "Ready");
-  const units = condition(node, "SystemdUnitsReady");
+  const ready = findCondition(node, "Ready");
+  const units = findCondition(node, "SystemdUnitsReady");
   let why: string | undefined;
   let healthySince = verifyingSinceMs;
   if (ready?.status !== "True") why = "kubelet is not Ready";

@@ -1,5 +1,5 @@
 import type { Clock } from "../../../../clock/index.ts";
-import { isAlreadyExists, isConflict, isNotFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import { isAlreadyExists, isConflict, ifFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 
 const namespace = "kube-system";
@@ -13,14 +13,8 @@ class SlotConflictError extends Error {
 }
 
 /** The coordination Lease as read (undefined when it does not exist yet). */
-export async function readLease(kube: Kube, name: string, signal: AbortSignal): Promise<KubeObject | undefined> {
-  try {
-    return await kube.get<KubeObject>(leases, namespace, name, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
+export const readLease = (kube: Kube, name: string, signal: AbortSignal): Promise<KubeObject | undefined> =>
+  ifFound(kube.get<KubeObject>(leases, namespace, name, { signal }));
 
 /**
  * What a change wants done to the slots of the Lease it was shown: node → new slot, or null to remove the

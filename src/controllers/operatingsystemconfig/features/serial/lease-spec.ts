@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../../../kube/index.ts";
+import { type KubeObject, kubeTime, microTime } from "../../../../kube/index.ts";
 import type { GateHold } from "../../gates/gate.ts";
 
 /** The serial Lease's `spec` fields the agent reads and writes (coordination.k8s.io/v1). */
@@ -11,11 +11,6 @@ export interface SerialLeaseSpec {
 
 /** Upstream's lease duration for the serial lock (9.2): a dead holder blocks the others this long. */
 const serialLeaseDurationSeconds = 600;
-
-/** metav1.MicroTime: UTC with exactly 6 fractional digits. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -93,7 +88,7 @@ function leaseEndMs(spec: SerialLeaseSpec): number {
 /** The serial decision (9.2): wait while another live holder has the Lease (at least 1 s); undefined: `me` may take it. */
 export function serialLockHold(spec: SerialLeaseSpec, me: string, leaseName: string, nowMs: number): GateHold | undefined {
   if (!heldByAnother(spec, me, nowMs)) return undefined;
-  const until = new Date(leaseEndMs(spec)).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const until = kubeTime(leaseEndMs(spec));
   return {
     reason: "WaitingForSerialLock",
     message: `Waiting for the serial reconciliation lock (Lease kube-system/${leaseName}) held by ${spec.holderIdentity ?? ""} until ${until}`,

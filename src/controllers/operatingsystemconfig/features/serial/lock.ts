@@ -1,5 +1,5 @@
 import type { Clock } from "../../../../clock/index.ts";
-import { isConflict, isNotFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import { isConflict, ifFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import type { Logger } from "../../../../log/index.ts";
 import type { GateHold } from "../../gates/gate.ts";
 import { acquiredSpec, leaseSpecOf, releasedSpec, type SerialLeaseSpec, serialLockHold } from "./lease-spec.ts";
@@ -30,14 +30,8 @@ function ownerRef(secret: KubeObject) {
 }
 
 /** The serial Lease as read (undefined when it does not exist yet). */
-export async function getLease(kube: Kube, name: string, signal: AbortSignal): Promise<KubeObject | undefined> {
-  try {
-    return await kube.get<KubeObject>(leases, serialLeaseNamespace, name, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
+export const getLease = (kube: Kube, name: string, signal: AbortSignal): Promise<KubeObject | undefined> =>
+  ifFound(kube.get<KubeObject>(leases, serialLeaseNamespace, name, { signal }));
 
 const lockFields = ["holderIdentity", "leaseDurationSeconds", "acquireTime", "renewTime"];
 

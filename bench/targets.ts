@@ -1,0 +1,182 @@
+/**
+ * Issue 25's targets as ratios to floors measured in the same `make bench` run: the README table between
+ * the targets markers is rendered from bench/results/latest.json by bench/run.ts (figure, floor, ratio,
+ * target, met?), so it always shows the figures of one run and never hand-copied ones.
+ */
+
+type Figures = Readonly<Record<string, number | string | boolean | null>>;
+type Benches = Readonly<Record<string, Figures>>;
+
+interface Target {
+  readonly figure: string;
+  /** bench and key of the measured figure; `base` the floor (or other figure) it is compared with. */
+  readonly measured: readonly [string, string];
+  readonly base: readonly [string, string];
+  readonly unit: string;
+  /** "ratio": measured / base ≤ limit; "plus": measured − base ≤ limit. */
+  readonly rule: "ratio" | "plus";
+  readonly limit: number;
+  /** What `base` is called in the target column (default "floor"). */
+  readonly baseName?: string;
+  /** Divides both figures for display (bytes → MiB). */
+  readonly scale?: number;
+}
+
+const MiB = 1024 * 1024;
+
+const targets: readonly Target[] = [
+  {
+    figure: "apply, 50 files / 10 units, p50 (/tmp)",
+    measured: ["apply-latency", "apply_latency_ms_p50_50_files_10_units"],
+    base: ["apply-latency", "floor_apply_ms_p50_50_files_10_units"],
+    unit: "ms",
+    rule: "ratio",
+    limit: 1.3,
+  },
+  {
+    figure: "apply, 1000 files, p50 (/tmp)",
+    measured: ["apply-latency", "apply_latency_ms_p50_1000_files"],
+    base: ["apply-latency", "floor_apply_ms_p50_1000_files"],
+    unit: "ms",
+    rule: "ratio",
+    limit: 1.3,
+  },
+  {
+    figure: "apply, 50 files / 10 units, p50 (fresh ext4)",
+    measured: ["apply-latency", "apply_latency_ms_p50_50_files_10_units_fresh_ext4"],
+    base: ["apply-latency", "floor_apply_ms_p50_50_files_10_units_fresh_ext4"],
+    unit: "ms",
+    rule: "ratio",
+    limit: 1.3,
+  },
+  {
+    figure: "apply, 1000 files, p50 (fresh ext4)",
+    measured: ["apply-latency", "apply_latency_ms_p50_1000_files_fresh_ext4"],
+    base: ["apply-latency", "floor_apply_ms_p50_1000_files_fresh_ext4"],
+    unit: "ms",
+    rule: "ratio",
+    limit: 1.3,
+  },
+  {
+    figure: "idle RSS after 60 s (floor: I/O floor's idle RSS)",
+    measured: ["startup", "idle_rss_mb"],
+    base: ["startup", "floor_io_idle_rss_mb"],
+    unit: "MB",
+    rule: "plus",
+    limit: 2,
+  },
+  {
+    figure: "fleet agent RSS, mean of 200 agents after an apply (compared with the idle RSS)",
+    measured: ["fleet", "fleet_agent_rss_mb_mean"],
+    base: ["startup", "idle_rss_mb"],
+    baseName: "idle RSS",
+    unit: "MB",
+    rule: "plus",
+    limit: 3,
+  },
+  {
+    figure: "1000-file apply, peak RSS (/tmp; floor: I/O floor's idle RSS)",
+    measured: ["apply-latency", "apply_peak_rss_mb_1000_files"],
+    base: ["startup", "floor_io_idle_rss_mb"],
+    unit: "MB",
+    rule: "plus",
+    limit: 30,
+  },
+  {
+    figure: "1000-file apply, peak RSS (fresh ext4)",
+    measured: ["apply-latency", "apply_peak_rss_mb_1000_files_fresh_ext4"],
+    base: ["startup", "floor_io_idle_rss_mb"],
+    unit: "MB",
+    rule: "plus",
+    limit: 30,
+  },
+  {
+    figure: "start → /readyz 200, p50 (floor: I/O floor's)",
+    measured: ["startup", "startup_to_ready_ms_p50"],
+    base: ["startup", "floor_io_startup_ms_p50"],
+    unit: "ms",
+    rule: "plus",
+    limit: 2,
+  },
+  {
+    figure: "binary size (floor: hello world by the same Bun)",
+    measured: ["startup", "binary_bytes"],
+    base: ["startup", "floor_binary_bytes"],
+    unit: "MiB",
+    rule: "plus",
+    limit: 6,
+    scale: MiB,
+  },
+];
+
+/** Fixed limits (no floor): user data margin under 4,096 bytes and API requests per node-hour. */
+interface Limit {
+  readonly figure: string;
+  readonly measured: readonly [string, string];
+  readonly unit: string;
+  readonly max: number;
+  readonly target: string;
+}
+
+const limits: readonly Limit[] = [
+  {
+    figure: "node-init user data, gzip (RSA-3072 CA)",
+    measured: ["user-data", "node_init_user_data_bytes"],
+    unit: "bytes",
+    max: 4096 - 300,
+    target: "≤ 4,096 bytes with ≥ 300 bytes margin (≤ 3,796)",
+  },
+  {
+    figure: "API requests per node-hour",
+    measured: ["api-requests", "api_requests_per_node_hour"],
+    unit: "",
+    max: 375,
+    target: "≤ 375",
+  },
+];
+
+const num = (benches: Benches, [bench, key]: readonly [string, string]): number | undefined => {
+  const v = benches[bench]?.[key];
+  return typeof v === "number" ? v : undefined;
+};
+
+const fmt = (x: number, unit: string): string => {
+  const digits = unit === "" || unit === "bytes" ? 0 : x >= 100 && unit === "ms" ? 0 : 1;
+  return `${x.toFixed(digits)}${unit === "" ? "" : ` ${unit}`}`;
+};
+const signed = (x: number, unit: string): string => (x < 0 ? `− ${fmt(-x, unit)}` : `+ ${fmt(x, unit)}`);
+
+/** Load average (1 min) at the start and end of a bench, as run.ts records it. */
+const load = (benches: Benches, bench: string): string => {
+  const a = benches[bench]?.["load_1m_start"];
+  const b = benches[bench]?.["load_1m_end"];
+  return typeof a === "number" && typeof b === "number" ? `${a} → ${b}` : "—";
+};
+
+/** The README table: one row per target, "not measured" where a key is missing (e.g. no root for ext4). */
+export function targetsTable(benches: Benches): string {
+  const rows = targets.map((t) => {
+    const m = num(benches, t.measured);
+    const b = num(benches, t.base);
+    const scale = t.scale ?? 1;
+    const base = t.baseName ?? "floor";
+    const target = t.rule === "ratio" ? `≤ ${t.limit} × ${base}` : `≤ ${base} + ${t.limit} ${t.unit}`;
+    if (m === undefined || b === undefined) return `| ${t.figure} | not measured | | | ${target} | — | — |`;
+    const [ms, bs] = [m / scale, b / scale];
+    const ratio = t.rule === "ratio" ? `${(m / b).toFixed(2)}` : signed(ms - bs, t.unit);
+    const met = t.rule === "ratio" ? m / b <= t.limit : ms - bs <= t.limit;
+    const loads = [...new Set([t.measured[0], t.base[0]])].map((x) => load(benches, x)).join("; ");
+    return `| ${t.figure} | ${fmt(ms, t.unit)} | ${fmt(bs, t.unit)} | ${ratio} | ${target} | ${met ? "met" : "**not met**"} | ${loads} |`;
+  });
+  const fixed = limits.map((l) => {
+    const m = num(benches, l.measured);
+    if (m === undefined) return `| ${l.figure} | not measured | | | ${l.target} | — | — |`;
+    return `| ${l.figure} | ${fmt(m, l.unit)} | — | — | ${l.target} | ${m <= l.max ? "met" : "**not met**"} | ${load(benches, l.measured[0])} |`;
+  });
+  return [
+    "| figure | measured | floor | ratio / above floor | target | met? | load avg (1 min) start → end |",
+    "|---|---|---|---|---|---|---|",
+    ...rows,
+    ...fixed,
+  ].join("\n");
+}

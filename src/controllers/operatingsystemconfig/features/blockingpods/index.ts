@@ -1,0 +1,2 @@
+export { blockingPodsGate, blockingPodsPredicate } from "./gate.ts";
+export { BlockingPodsWatch, type BlockingPodsSource } from "./watch.ts";

@@ -1,0 +1,47 @@
+import { nodeRef } from "../../../events.ts";
+import type { ApplyExtension } from "../../apply/extension.ts";
+import { assessDisruption, unitDefinitionsChanged } from "../../plan/disruption.ts";
+import { effectiveDisruptionPolicy } from "../../plan/disruption-policy.ts";
+import { readLastApplied } from "../../plan/state.ts";
+
+/** The Warning's reason when the policy file cannot be used (the whole policy is then ignored). */
+const invalidPolicyReason = "InvalidDisruptionPolicy";
+
+/**
+ * The disruption policy's part in the apply (issue 26): with a valid policy the unit jobs go by its actions
+ * (apply/units.ts), and the daemon-reload is left out when nothing needs it. No policy file: not armed, the
+ * apply is upstream's. An invalid one: a Warning once per version and error, then upstream's behaviour.
+ */
+export function disruptionPolicyExtension(): ApplyExtension {
+  let warned: string | undefined;
+  return {
+    name: "disruption-policy",
+    async arm({ ports, osc, checksum, node }) {
+      const lastApplied = await readLastApplied(ports.host);
+      const effective = await effectiveDisruptionPolicy(ports.host, osc, lastApplied, ports.node.hostName.toLowerCase());
+      if (effective.kind === "none") return undefined;
+      if (effective.kind === "invalid") {
+        const key = `${checksum}/${effective.error}`;
+        if (warned !== key) {
+          warned = key;
+          const message = `${effective.error}; the whole policy is ignored and changed units restart as without one`;
+          ports.log.warn("Ignoring the disruption policy", { error: effective.error, checksum });
+          if (node !== undefined) await ports.events.event(nodeRef(node), "Warning", invalidPolicyReason, "Apply", message);
+        }
+        return undefined;
+      }
+      const { policy } = effective;
+      const assess = (changes: Parameters<typeof assessDisruption>[0]["changes"]) =>
+        assessDisruption({ changes, osc, lastApplied, policy });
+      return {
+        unitJobs: {
+          actions: (changes) => new Map(assess(changes).units.map((u) => [u.unit, u])),
+          // systemd re-reads unit files only for a changed unit or a daemon-reload action; a job alone needs none.
+          daemonReload: (changes) =>
+            unitDefinitionsChanged(osc, lastApplied) || assess(changes).units.some((u) => u.action === "daemon-reload"),
+        },
+        verify: async () => undefined,
+      };
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { disruptionPolicyExtension } from "./extension.ts";

@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../../../../kube/index.ts";
+import { disruptionHooksAnnotation, hookAnswer, hookVersion, parseHooks } from "./gate.ts";
+
+const c = hookVersion("0123456789abcdef0123");
+const nodeWith = (value: string): KubeObject => ({ metadata: { name: "n", annotations: { [disruptionHooksAnnotation]: value } } });
+
+describe("hook answers", () => {
+  test("the version is the checksum's first 12 hex digits", () => {
+    expect(c).toBe("0123456789ab");
+  });
+
+  test.each([
+    [`approved ${c}`, { kind: "approved" }],
+    [` approved ${c} `, { kind: "approved" }],
+    [`denied ${c}: backup runs`, { kind: "denied", text: "backup runs" }],
+    [`denied ${c}`, { kind: "denied", text: "" }],
+    [`requested ${c}`, { kind: "pending" }],
+    [`done ${c}`, { kind: "pending" }],
+    // Stale: an answer about another version does not count.
+    ["approved 111111111111", { kind: "pending" }],
+    ["denied 111111111111: old", { kind: "pending" }],
+    [`approved ${c}0`, { kind: "pending" }],
+    ["", { kind: "pending" }],
+  ])("%p", (value, want) => {
+    expect(hookAnswer(value, c)).toEqual(want as ReturnType<typeof hookAnswer>);
+  });
+});
+
+describe("parseHooks", () => {
+  test("trims, drops empty entries and duplicates", () => {
+    expect(parseHooks(nodeWith(" db, backup,,db "))).toEqual({ names: ["db", "backup"], invalid: [] });
+  });
+
+  test("names that cannot follow the annotation prefix are reported, not skipped", () => {
+    expect(parseHooks(nodeWith("db,-x,a/b"))).toEqual({ names: ["db"], invalid: ["-x", "a/b"] });
+  });
+
+  test("no annotation, no hooks", () => {
+    expect(parseHooks({ metadata: { name: "n" } })).toEqual({ names: [], invalid: [] });
+    expect(parseHooks(undefined)).toEqual({ names: [], invalid: [] });
+  });
+});

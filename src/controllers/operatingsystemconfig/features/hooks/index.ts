@@ -1,0 +1,1 @@
+export { disruptionHooksGate, disruptionHooksPredicate } from "./gate.ts";

@@ -1,0 +1,119 @@
+import type { Clock } from "../../../../clock/index.ts";
+import type { HostFs } from "../../../../host/index.ts";
+import type { KubeObject, Predicate } from "../../../../kube/index.ts";
+import { type EventRecorder, nodeRef } from "../../../events.ts";
+import type { Decision, Gate, GateContext } from "../../gates/gate.ts";
+import { type DisruptionAssessment, assessDisruption } from "../../plan/disruption.ts";
+import { activePolicy, effectiveDisruptionPolicy } from "../../plan/disruption-policy.ts";
+import { readChanges, readLastApplied } from "../../plan/state.ts";
+import { checksumPrefix } from "../../plan/summary.ts";
+import { nextOpening, openingText, parseMaintenanceWindows, type MaintenanceWindow } from "./window.ts";
+
+/** Node annotation (a pool annotation arrives as one): when disruptive applies may run. */
+const maintenanceWindowAnnotation = "node-agent.gardener.cloud/maintenance-window";
+
+const annotationOf = (node: KubeObject | undefined): string | undefined => {
+  const v = node?.metadata.annotations?.[maintenanceWindowAnnotation]?.trim();
+  return v === undefined || v === "" ? undefined : v;
+};
+
+type Windows =
+  | { readonly kind: "none" }
+  | { readonly kind: "bad"; readonly error: string }
+  | { readonly kind: "ok"; readonly windows: MaintenanceWindow[] };
+
+function windowsOf(node: KubeObject | undefined): Windows {
+  const value = annotationOf(node);
+  if (value === undefined) return { kind: "none" };
+  try {
+    return { kind: "ok", windows: parseMaintenanceWindows(value) };
+  } catch (err) {
+    return { kind: "bad", error: `annotation ${maintenanceWindowAnnotation}: ${(err as Error).message}` };
+  }
+}
+
+/** "restarts kubelet.service, stops a.service, performs an operating system update" */
+function disruptionText(a: DisruptionAssessment): string {
+  const names = (action: string) => a.units.filter((u) => u.action === action).map((u) => u.unit);
+  const parts = [
+    names("restart").length > 0 ? `restarts ${names("restart").join(", ")}` : "",
+    names("stop").length > 0 ? `stops ${names("stop").join(", ")}` : "",
+    a.inPlace.length > 0 ? `performs ${a.inPlace.join(", ")}` : "",
+  ];
+  return parts.filter((p) => p !== "").join(", ");
+}
+
+export interface MaintenanceWindowDeps {
+  readonly clock: Clock;
+  readonly host: HostFs;
+  readonly hostName: string;
+  /** Upper bound of the wait before looking again (clock steps, suspend); 0: the opening itself. */
+  readonly syncPeriodMs: number;
+  /** The live run's Warning for an unreadable annotation (absent for `diff`). */
+  readonly events?: EventRecorder;
+}
+
+/**
+ * The maintenance window (issue 26), an admit gate before the serial lock and the rollout slot (neither is
+ * taken while a node waits): outside every window a disruptive apply waits for the next opening; an apply
+ * that disturbs nothing, or one of this version that already started, goes on. A bootstrapping node and an
+ * unreadable annotation are not held (never blocked for ever).
+ */
+export function maintenanceWindowGate(d: MaintenanceWindowDeps): Gate {
+  let warned: string | undefined;
+  const decide = async (ctx: GateContext): Promise<Decision> => {
+    const w = windowsOf(ctx.node);
+    if (w.kind === "none" || !ctx.nodeKnownAtStart) return { kind: "proceed" };
+    if (w.kind === "bad") {
+      const why = `${w.error}; the node applies as if no window were set`;
+      return ctx.dryRun ? { kind: "unknown", why } : { kind: "proceed" };
+    }
+    const now = d.clock.now();
+    const next = nextOpening(w.windows, now);
+    if (next === undefined || next.atMs <= now) return { kind: "proceed" };
+    // An apply of this version started inside a window (its change set is on disk): it finishes.
+    if ((await readChanges(d.host))?.operatingSystemConfigChecksum === ctx.checksum) return { kind: "proceed" };
+    const changes = await ctx.changes();
+    const lastApplied = await readLastApplied(d.host);
+    const policy = await effectiveDisruptionPolicy(d.host, ctx.osc, lastApplied, d.hostName.toLowerCase());
+    const assessed = assessDisruption({ changes, osc: ctx.osc, lastApplied, policy: activePolicy(policy) });
+    if (!assessed.disruptive) return { kind: "proceed" };
+    const ignored = policy.kind === "invalid" ? `; disruption policy ignored: ${policy.error}` : "";
+    const wait = next.atMs - now;
+    return {
+      kind: "hold",
+      hold: {
+        reason: "WaitingForMaintenanceWindow",
+        message: `Waiting for the maintenance window (${maintenanceWindowAnnotation}: ${w.windows.map((x) => x.text).join(", ")}), next opening ${openingText(next.window, next.atMs)}; operating system config ${checksumPrefix(ctx.checksum)} ${disruptionText(assessed)}${ignored}`,
+        requeueAfterMs: d.syncPeriodMs > 0 ? Math.min(wait, d.syncPeriodMs) : wait,
+      },
+    };
+  };
+  return {
+    name: "maintenance-window",
+    phase: "admit",
+    online: true,
+    decide,
+    async reserve(ctx) {
+      const w = windowsOf(ctx.node);
+      if (w.kind === "bad" && ctx.node !== undefined && d.events !== undefined) {
+        const key = `${ctx.checksum}/${annotationOf(ctx.node)}`;
+        if (warned !== key) {
+          warned = key;
+          const message = `${w.error}; the node applies as if no window were set`;
+          await d.events.event(nodeRef(ctx.node), "Warning", "InvalidMaintenanceWindow", "Reconcile", message);
+        }
+      }
+      const decided = await decide(ctx);
+      return decided.kind === "hold" ? { kind: "hold", hold: decided.hold } : { kind: "reserved" };
+    },
+  };
+}
+
+/** Node events that matter: the window annotation set, changed or removed (a wait then ends at once). */
+export const maintenanceWindowPredicate: Predicate<KubeObject> = {
+  create: () => false,
+  update: (oldObj, newObj) => annotationOf(oldObj) !== annotationOf(newObj),
+  delete: () => false,
+  generic: () => false,
+};

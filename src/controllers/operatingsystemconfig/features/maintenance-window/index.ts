@@ -1,0 +1,1 @@
+export { maintenanceWindowGate, maintenanceWindowPredicate } from "./gate.ts";

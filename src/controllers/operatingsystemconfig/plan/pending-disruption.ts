@@ -1,0 +1,24 @@
+import type { HostFs } from "../../../host/index.ts";
+import type { Osc, OscChanges } from "../../../osc/index.ts";
+import { type DisruptionAssessment, assessDisruption } from "./disruption.ts";
+import { activePolicy, effectiveDisruptionPolicy } from "./disruption-policy.ts";
+import { readLastApplied } from "./state.ts";
+
+/** What applying `changes` would disturb, under the policy that governs it (the gates of issue 26 ask this). */
+export async function pendingDisruption(host: HostFs, hostName: string, osc: Osc, changes: OscChanges): Promise<DisruptionAssessment> {
+  const lastApplied = await readLastApplied(host);
+  const policy = activePolicy(await effectiveDisruptionPolicy(host, osc, lastApplied, hostName));
+  return assessDisruption({ changes, osc, lastApplied, policy });
+}
+
+/** "restarts kubelet.service, stops a.service, operating system update" — what makes the apply disruptive. */
+export function disruptionText(a: DisruptionAssessment): string {
+  const restarts = a.units.filter((u) => u.action === "restart").map((u) => u.unit);
+  const stops = a.units.filter((u) => u.action === "stop").map((u) => u.unit);
+  const parts = [
+    ...(restarts.length > 0 ? [`restarts ${restarts.join(", ")}`] : []),
+    ...(stops.length > 0 ? [`stops ${stops.join(", ")}`] : []),
+    ...a.inPlace,
+  ];
+  return parts.join(", ");
+}

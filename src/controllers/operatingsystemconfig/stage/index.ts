@@ -1,0 +1,2 @@
+export { defaultStageMaxBytes, Stager } from "./stager.ts";
+export { listStageRecords, readStageRecord, stageStateText } from "./store.ts";

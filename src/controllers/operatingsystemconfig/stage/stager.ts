@@ -1,0 +1,256 @@
+import type { Clock } from "../../../clock/index.ts";
+import type { HostFs } from "../../../host/index.ts";
+import type { Kube, KubeObject } from "../../../kube/index.ts";
+import { errorText, type Logger } from "../../../log/index.ts";
+import type { Osc, OscFile } from "../../../osc/index.ts";
+import { ImageSignatureError, registryAuthPath } from "../../../registry/index.ts";
+import { type EventRecorder, nodeRef } from "../../events.ts";
+import type { ExtractImageFile, StagedContent } from "../apply/ports.ts";
+import { fileMode } from "../apply/modes.ts";
+import { agentBinaryPath } from "../constants.ts";
+import { checkAgentBinary, fileBytes } from "../plan/content.ts";
+import { readStageRecord, type StagedFile, type StageRecord, stageableChecksum, StageStore } from "./store.ts";
+
+/** Upstream's default would be none; 2 GiB holds a kubelet, the agent and extension binaries many times over. */
+export const defaultStageMaxBytes = 2 * 1024 ** 3;
+/** Staging leaves this share of the file system's free space alone. */
+const freeSpaceReserve = 0.1;
+const firstRetryMs = 5_000;
+const maxRetryMs = 5 * 60_000;
+
+export interface StagerDeps {
+  readonly host: HostFs;
+  readonly kube: Kube;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly events: EventRecorder;
+  readonly extractImageFile: ExtractImageFile;
+  readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
+  readonly arch: string;
+  /** controllers.operatingSystemConfig.stagingMaxBytes (default 2 GiB). */
+  readonly maxBytes: number;
+  /** gardener_node_agent_staged_bytes */
+  readonly stagedBytes?: (bytes: number) => void;
+}
+
+/** A staging failure: what could not be staged (an image or a Secret) and why; the apply waits for a retry. */
+export interface StagingFailure {
+  readonly kind: "failed";
+  readonly message: string;
+  readonly requeueAfterMs: number;
+}
+
+export type StageOutcome = { readonly kind: "staged"; readonly content: StagedContent } | { readonly kind: "nothing" } | StagingFailure;
+
+class StagingError extends Error {
+  override readonly name = "StagingError";
+}
+
+const imageSource = (image: string, pathInImage: string) => `image ${image} ${pathInImage}`;
+const secretSource = (name: string, key: string) => `secret ${name} ${key}`;
+
+function sourceOf(f: OscFile): { source: string; subject: string } | undefined {
+  const c = f.content;
+  if (c.inline !== undefined) return undefined;
+  if (c.secretRef !== undefined)
+    return { source: secretSource(c.secretRef.name, c.secretRef.dataKey), subject: `secret ${c.secretRef.name}` };
+  if (c.imageRef !== undefined)
+    return { source: imageSource(c.imageRef.image, c.imageRef.filePathInImage), subject: `image ${c.imageRef.image}` };
+  return undefined;
+}
+
+/**
+ * Stages a pending version (issue 23): every imageRef file and secretRef content fetched and checked
+ * into the stage directory before any gate is asked; nothing outside it is written. The apply then
+ * reads from the stage. One instance per controller; reconciles of one key never overlap.
+ */
+export class Stager {
+  readonly #store: StageStore;
+  #attempts = new Map<string, number>();
+  #prunedAtStart = false;
+
+  constructor(private readonly deps: StagerDeps) {
+    this.#store = new StageStore(deps.host);
+  }
+
+  /** Stages `checksum` (once; later calls check the blobs are still there), keeping only it and `current`. */
+  async stage(
+    checksum: string,
+    osc: Osc,
+    current: string | undefined,
+    node: KubeObject | undefined,
+    signal: AbortSignal,
+  ): Promise<StageOutcome> {
+    // Nothing to fetch (inline files only): no stage, exactly as without staging.
+    if (!stageableChecksum(checksum) || !(osc.spec.files ?? []).some((f) => sourceOf(f) !== undefined)) {
+      await this.#pruneOnce(checksum, current);
+      return { kind: "nothing" };
+    }
+    const existing = await readStageRecord(this.deps.host, checksum);
+    if (existing?.state === "staged" && (await this.#complete(existing))) {
+      await this.#pruneOnce(checksum, current);
+      return { kind: "staged", content: this.#content(existing) };
+    }
+    await this.#store.ensure();
+    await this.#prune(new Set([checksum, ...(current !== undefined ? [current] : [])]));
+    const started = this.deps.clock.now();
+    await this.#store.writeRecord({ checksum, state: "staging", bytes: 0, at: new Date(started).toISOString(), files: [] });
+    try {
+      const files = await this.#fetchAll(osc, node, signal);
+      const bytes = files.reduce((n, f) => n + f.size, 0);
+      const rec: StageRecord = { checksum, state: "staged", bytes, at: new Date(this.deps.clock.now()).toISOString(), files };
+      await this.#store.writeRecord(rec);
+      this.#attempts.delete(checksum);
+      this.deps.stagedBytes?.(await this.#store.blobBytes());
+      this.deps.log.info("Staged operating system config", { checksum, files: files.length, bytes, ms: this.deps.clock.now() - started });
+      return { kind: "staged", content: this.#content(rec) };
+    } catch (err) {
+      signal.throwIfAborted();
+      const message = `Staging operating system config ${checksum.slice(0, 12)} failed: ${errorText(err)}`;
+      const attempt = this.#attempts.get(checksum) ?? 0;
+      this.#attempts.set(checksum, attempt + 1);
+      const requeueAfterMs = Math.min(firstRetryMs * 2 ** attempt, maxRetryMs);
+      await this.#store.writeRecord({
+        checksum,
+        state: "failed",
+        why: message,
+        bytes: 0,
+        at: new Date(this.deps.clock.now()).toISOString(),
+        files: [],
+      });
+      // The failed version's blobs go; what the current version has staged stays.
+      await this.#prune(new Set([checksum, ...(current !== undefined ? [current] : [])]));
+      this.deps.stagedBytes?.(await this.#store.blobBytes());
+      return { kind: "failed", message, requeueAfterMs };
+    }
+  }
+
+  /** After an apply: only `applied` stays staged. */
+  async applied(applied: string): Promise<void> {
+    await this.#prune(new Set([applied]));
+  }
+
+  /** At start (first reconcile, up to date or not): stale versions go. */
+  async settle(checksum: string): Promise<void> {
+    await this.#pruneOnce(checksum, undefined);
+  }
+
+  async #pruneOnce(checksum: string, current: string | undefined): Promise<void> {
+    if (this.#prunedAtStart) return;
+    await this.#prune(new Set([checksum, ...(current !== undefined ? [current] : [])]));
+  }
+
+  async #prune(keep: ReadonlySet<string>): Promise<void> {
+    this.#prunedAtStart = true;
+    const removed = await this.#store.prune(keep);
+    if (removed.length > 0) this.deps.log.info("Removed stale staged versions", { checksums: removed });
+    this.deps.stagedBytes?.(await this.#store.blobBytes());
+  }
+
+  async #complete(rec: StageRecord): Promise<boolean> {
+    for (const f of rec.files) if (!(await this.#store.hasBlob(f))) return false;
+    return true;
+  }
+
+  async #fetchAll(osc: Osc, node: KubeObject | undefined, signal: AbortSignal): Promise<StagedFile[]> {
+    const files: StagedFile[] = [];
+    const seen = new Map<string, StagedFile>();
+    // What the stage may still grow by: the size bound minus what it holds, and the free space minus its reserve.
+    const held = await this.#store.blobBytes();
+    const free = await this.#store.freeBytes();
+    const sizeRoom = this.deps.maxBytes - held;
+    const freeRoom = free === undefined ? Number.POSITIVE_INFINITY : Math.floor(free * (1 - freeSpaceReserve));
+    const room = Math.min(sizeRoom, freeRoom);
+    const bound =
+      sizeRoom <= freeRoom
+        ? `the stage size bound of ${this.deps.maxBytes} bytes (controllers.operatingSystemConfig.stagingMaxBytes; ${held} bytes staged already)`
+        : `the free space of the stage's file system minus 10 % (${freeRoom} bytes)`;
+    let added = 0;
+    const registryAuth = await this.#registryAuth(osc, signal);
+    for (const f of osc.spec.files ?? []) {
+      signal.throwIfAborted();
+      const from = sourceOf(f);
+      if (from === undefined) continue;
+      const again = seen.get(from.source);
+      if (again !== undefined) {
+        files.push({ ...again, path: f.path });
+        continue;
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = await this.#fetch(f, node, registryAuth, signal);
+      } catch (err) {
+        signal.throwIfAborted();
+        throw new StagingError(`${from.subject} (file ${f.path}): ${errorText(err)}`, { cause: err });
+      }
+      if (added + bytes.byteLength > room) {
+        throw new StagingError(`${from.subject} (file ${f.path}): staging ${added + bytes.byteLength} bytes would exceed ${bound}`);
+      }
+      const { digest, added: isNew } = await this.#store.putBlob(bytes);
+      if (isNew) added += bytes.byteLength;
+      const staged = { path: f.path, digest, size: bytes.byteLength, source: from.source };
+      seen.set(from.source, staged);
+      files.push(staged);
+    }
+    return files;
+  }
+
+  /** The registry credentials the pending version delivers (they are not on disk before its apply). */
+  async #registryAuth(osc: Osc, signal: AbortSignal): Promise<string | undefined> {
+    const f = (osc.spec.files ?? []).find((x) => x.path === registryAuthPath);
+    if (f === undefined || f.content.imageRef !== undefined) return undefined;
+    // As the host's file would be refused once written (src/registry docker-config).
+    if ((fileMode(f) & 0o177) !== 0) {
+      throw new StagingError(
+        `file ${registryAuthPath}: mode ${fileMode(f).toString(8).padStart(4, "0")} lets others read registry credentials, want 0600`,
+      );
+    }
+    try {
+      const bytes = await fileBytes(this.deps.kube, f, signal);
+      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+    } catch (err) {
+      throw new StagingError(`file ${registryAuthPath}: ${errorText(err)}`, { cause: err });
+    }
+  }
+
+  async #fetch(f: OscFile, node: KubeObject | undefined, registryAuth: string | undefined, signal: AbortSignal): Promise<Uint8Array> {
+    const ref = f.content.imageRef;
+    if (ref === undefined || f.content.secretRef !== undefined) {
+      const bytes = await fileBytes(this.deps.kube, f, signal);
+      if (bytes === undefined) throw new StagingError("no content");
+      checkAgentBinary(f.path, bytes, this.deps.arch, "secret content", false);
+      return bytes;
+    }
+    const image = await this.#verified(f.path, ref.image, node, signal);
+    const bytes = await this.deps.extractImageFile(image, ref.filePathInImage, signal, registryAuth);
+    checkAgentBinary(f.path, bytes, this.deps.arch, `image ${ref.image}`, false);
+    return bytes;
+  }
+
+  /** The agent's own image is pulled by its verified digest where cosign.pub exists (a bad signature: Warning event). */
+  async #verified(path: string, image: string, node: KubeObject | undefined, signal: AbortSignal): Promise<string> {
+    const verify = this.deps.verifyAgentImage;
+    if (path !== agentBinaryPath || verify === undefined) return image;
+    try {
+      return await verify(image, signal);
+    } catch (err) {
+      if (err instanceof ImageSignatureError && node !== undefined) {
+        const message = `keeping the current agent binary: ${err.message}`;
+        await this.deps.events.event(nodeRef(node), "Warning", "AgentImageSignatureInvalid", "Verify", message);
+      }
+      throw err;
+    }
+  }
+
+  #content(rec: StageRecord): StagedContent {
+    const bySource = new Map(rec.files.map((f) => [f.source, f] as const));
+    const read = async (source: string) => {
+      const f = bySource.get(source);
+      return f === undefined ? undefined : this.#store.readBlob(f);
+    };
+    return {
+      imageFile: (image, pathInImage) => read(imageSource(image, pathInImage)),
+      secretFile: (name, key) => read(secretSource(name, key)),
+    };
+  }
+}
