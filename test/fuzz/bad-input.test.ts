@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, decodeConfig, validateConfig } from "../../src/config/index.ts";
-import { OscInputError, planChanges } from "../../src/controllers/operatingsystemconfig/plan/content.ts";
+import { planChanges } from "../../src/controllers/operatingsystemconfig/plan/content.ts";
+import { OscInputError } from "../../src/controllers/operatingsystemconfig/plan/input-error.ts";
 import { computeChanges } from "../../src/controllers/operatingsystemconfig/plan/diff.ts";
 import { checkApplyTargets } from "../../src/controllers/operatingsystemconfig/plan/targets.ts";
 import { createHostFs, type HostFs } from "../../src/host/index.ts";

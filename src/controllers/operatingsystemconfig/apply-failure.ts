@@ -3,7 +3,7 @@ import { errorText } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import type { LabelPatch } from "./input/label-patch.ts";
-import { permanentInputError } from "./plan/content.ts";
+import { permanentInputError } from "./plan/input-error.ts";
 import type { ApplyRun } from "./report/reporter.ts";
 import type { Reservation } from "./gates/gate.ts";
 import { abandonReserved } from "./gates/run.ts";

@@ -18,15 +18,10 @@ export class ChangesStore {
 
   /** Applies `mutate` and persists, after every earlier update has been written. */
   update(mutate: (c: OscChanges) => void): Promise<void> {
-    const next = this.chain.then(async () => {
-      await this.durable;
-      mutate(this.changes);
-      this.deferred = false;
-      return this.persistFn(this.changes);
+    return this.persistVia((c) => {
+      mutate(c);
+      return this.persistFn(c);
     });
-    // A failed write fails this caller; later updates still run (and rewrite the whole file).
-    this.chain = next.catch(() => undefined);
-    return next;
   }
 
   persist(): Promise<void> {
@@ -44,6 +39,7 @@ export class ChangesStore {
       this.deferred = false;
       return write(this.changes);
     });
+    // A failed write fails this caller; later updates still run (and rewrite the whole file).
     this.chain = next.catch(() => undefined);
     return next;
   }
@@ -89,10 +85,6 @@ export class ChangesStore {
     });
   }
 
-  fileDeletedDone(path: string): Promise<void> {
-    return this.update((c) => removeFirst(c.files.deleted, (f) => f.path === path));
-  }
-
   registryDesiredDone(upstream: string): Promise<void> {
     return this.update((c) => {
       removeFirst(c.containerd.registries.desired, (r) => r.upstream === upstream);
@@ -110,10 +102,6 @@ export class ChangesStore {
       const u = c.units.changed.find((x) => x.name === unit);
       if (u !== undefined) removeFirst(u.dropInsChanges[kind], (d) => d.name === dropIn);
     });
-  }
-
-  unitChangedDone(name: string): Promise<void> {
-    return this.update((c) => removeFirst(c.units.changed, (u) => u.name === name));
   }
 
   /** Units whose files and enablement were handled together (all idempotent steps), recorded with one write (or deferred). */

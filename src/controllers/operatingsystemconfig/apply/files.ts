@@ -50,7 +50,7 @@ export async function writeChangedFiles(
   ctx: StepContext,
   planned: PlannedFiles,
   opts: {
-    readonly changesFile?: FileWrite & { readonly data: string };
+    readonly changesFile?: (FileWrite & { readonly data: string }) | undefined;
     /** Directories listed already (the plan's target check); the others are listed here. */
     readonly listings?: ReadonlyMap<string, ReadonlySet<string>>;
   } = {},

@@ -1,5 +1,5 @@
 import { RestartRequested, type KubeObject } from "../../../kube/index.ts";
-import type { Osc, OscChanges } from "../../../osc/index.ts";
+import type { Osc } from "../../../osc/index.ts";
 import { agentUnitName } from "../constants.ts";
 import type { GateContext, GateHold } from "../gates/gate.ts";
 import { firstHold } from "../gates/run.ts";
@@ -159,9 +159,8 @@ async function applySteps(
     } else {
       // The computed change set is persisted together with the files (one durability point, files.ts).
       log.info("Applying changed files");
-      const changesFile = (c: OscChanges) => (stateless ? {} : { changesFile: changesFileWrite(c) });
       await step("failed applying changed files", () =>
-        store.persistVia((c) => writeChangedFiles(ctx, planned, { listings, ...changesFile(c) })),
+        store.persistVia((c) => writeChangedFiles(ctx, planned, { listings, changesFile: stateless ? undefined : changesFileWrite(c) })),
       );
     }
     await staleTemps;
@@ -188,9 +187,7 @@ async function applySteps(
     log.info("Applying changed units");
     try {
       const early = daemonReload && store.changes.units.deleted.length === 0 ? sendReload : undefined;
-      await step("failed applying changed units", () =>
-        applyChangedUnits(ctx, { ...(early ? { afterEnableSent: early } : {}), ...(unitFilesRead ? { unitFilesRead } : {}) }),
-      );
+      await step("failed applying changed units", () => applyChangedUnits(ctx, { afterEnableSent: early, unitFilesRead }));
     } catch (err) {
       await reload?.catch(() => undefined);
       throw err;

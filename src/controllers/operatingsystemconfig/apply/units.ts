@@ -36,14 +36,23 @@ export async function readUnitFiles(ctx: StepContext): Promise<FileWrite[]> {
 }
 
 /**
- * Step 16 (§6.3), the files part: drop-in directories set up or removed, unit files and drop-ins whose
- * bytes differ written together (0600), removed drop-ins deleted. `read` is readUnitFiles already
- * running (apply/run.ts), else it runs here first. Files on disk are durable when it resolves.
+ * Step 16 (§6.3): unit files, then enable/disable, all idempotent so recorded as one group.
+ * `opts.afterEnableSent` runs once those calls are sent, before their replies (not when none or a step failed).
  */
-async function writeUnitFiles(ctx: StepContext, read?: Promise<FileWrite[]>): Promise<void> {
-  const { host } = ctx.ports;
-  const writes = await (read ?? readUnitFiles(ctx));
-  const units = ctx.store.changes.units.changed;
+export async function applyChangedUnits(
+  ctx: StepContext,
+  opts: { readonly afterEnableSent?: (() => void) | undefined; readonly unitFilesRead?: Promise<FileWrite[]> | undefined } = {},
+): Promise<void> {
+  const { host, systemd, log } = ctx.ports;
+  const units = [...ctx.store.changes.units.changed];
+  if (units.length === 0) {
+    await opts.unitFilesRead; // nothing to read then; settled all the same
+    return;
+  }
+  ctx.signal.throwIfAborted();
+  // Drop-in directories set up or removed, unit files and drop-ins whose bytes differ written together
+  // (0600, durable when written), removed drop-ins deleted. readUnitFiles runs here unless run.ts started it.
+  const writes = await (opts.unitFilesRead ?? readUnitFiles(ctx));
   for (const u of units) {
     const p = `${unitDir}/${u.name}`;
     if ((u.dropIns ?? []).length === 0) await host.removeAll(`${p}.d`);
@@ -54,24 +63,6 @@ async function writeUnitFiles(ctx: StepContext, read?: Promise<FileWrite[]>): Pr
     if ((u.dropIns ?? []).length === 0) continue;
     for (const d of u.dropInsChanges.deleted) await host.remove(`${unitDir}/${u.name}.d/${d.name}`);
   }
-}
-
-/**
- * Step 16 (§6.3): unit files, then enable/disable, all idempotent so recorded as one group.
- * `opts.afterEnableSent` runs once those calls are sent, before their replies (not when none or a step failed).
- */
-export async function applyChangedUnits(
-  ctx: StepContext,
-  opts: { readonly afterEnableSent?: () => void; readonly unitFilesRead?: Promise<FileWrite[]> } = {},
-): Promise<void> {
-  const { systemd, log } = ctx.ports;
-  const units = [...ctx.store.changes.units.changed];
-  if (units.length === 0) {
-    await opts.unitFilesRead; // nothing to read then; settled all the same
-    return;
-  }
-  ctx.signal.throwIfAborted();
-  await writeUnitFiles(ctx, opts.unitFilesRead);
   ctx.signal.throwIfAborted();
   // One EnableUnitFiles and one DisableUnitFiles call for all units: systemd checks every named unit
   // before it links any (all or nothing, the error names the unit) and reloads its unit-file state once

@@ -3,7 +3,9 @@ import { ApiError } from "../../../kube/index.ts";
 import type { Kube } from "../../../kube/index.ts";
 import { decodeOsc, emptyChanges } from "../../../osc/index.ts";
 import { computeChanges } from "./diff.ts";
-import { OscInputError, planChanges, validateFilePath, validateUnitName } from "./content.ts";
+import { planChanges } from "./content.ts";
+import { OscInputError } from "./input-error.ts";
+import { validateFilePath, validateUnitName } from "./names.ts";
 
 const kube = (data: Record<string, string> | undefined) =>
   ({

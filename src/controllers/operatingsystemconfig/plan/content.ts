@@ -7,9 +7,6 @@ import { OscInputError } from "./input-error.ts";
 import { validateDropInName, validateFilePath, validateRemovedUnitName, validateUnitName } from "./names.ts";
 import { errorText } from "../../../log/index.ts";
 
-export { OscInputError, permanentInputError } from "./input-error.ts";
-export { validateFilePath, validateUnitName } from "./names.ts";
-
 /** Secret `data` values, base64-decoded. */
 export function secretValue(secret: KubeObject, key: string): Uint8Array | undefined {
   const data = secret["data"];

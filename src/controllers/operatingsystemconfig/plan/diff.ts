@@ -1,21 +1,11 @@
-import {
-  type ChangedUnit,
-  type DropIn,
-  emptyChanges,
-  type Osc,
-  type OscChanges,
-  type OscFile,
-  type RegistryConfig,
-  type Unit,
-} from "../../../osc/index.ts";
+import { emptyChanges, type Osc, type OscChanges, type OscFile, type RegistryConfig } from "../../../osc/index.ts";
 import { semanticEqual } from "./equal.ts";
 import { allFiles, containerdConfigured, mergeUnits, unitCommand } from "./merge.ts";
 
 /** files.changed / files.deleted of §5.2; `old` undefined = first apply. */
 export function computeFileDiff(old: Osc | undefined, cur: Osc, hostName: string): { changed: OscFile[]; deleted: OscFile[] } {
   const now = allFiles(cur, hostName);
-  if (old === undefined) return { changed: now, deleted: [] };
-  const before = allFiles(old, hostName);
+  const before = old === undefined ? [] : allFiles(old, hostName);
   const oldByPath = new Map(before.map((f) => [f.path, f]));
   const newPaths = new Set(now.map((f) => f.path));
   return {
@@ -27,8 +17,6 @@ export function computeFileDiff(old: Osc | undefined, cur: Osc, hostName: string
   };
 }
 
-const withDropIns = (u: Unit, changed: DropIn[], deleted: DropIn[]): ChangedUnit => ({ ...u, dropInsChanges: { changed, deleted } });
-
 /** units.changed / deleted / commands of §5.4. */
 export function computeUnitDiff(
   old: Osc | undefined,
@@ -37,41 +25,30 @@ export function computeUnitDiff(
 ): Pick<OscChanges["units"], "changed" | "deleted" | "commands"> {
   const now = mergeUnits(cur);
   const out: OscChanges["units"] = { changed: [], deleted: [], commands: [] };
-  if (old === undefined) {
-    for (const u of now) {
-      out.changed.push(withDropIns(u, [...(u.dropIns ?? [])], []));
-      out.commands.push({ name: u.name, command: unitCommand(u) });
-    }
-    return out;
-  }
-  const before = mergeUnits(old);
+  const before = old === undefined ? [] : mergeUnits(old);
   const oldByName = new Map(before.map((u) => [u.name, u]));
   const newNames = new Set(now.map((u) => u.name));
   const changedPaths = new Set(changedFiles.map((f) => f.path));
   out.deleted = before.filter((u) => !newNames.has(u.name));
   for (const u of now) {
+    // A new unit is changed with all its drop-ins.
     const o = oldByName.get(u.name);
-    if (o === undefined) {
-      out.changed.push(withDropIns(u, [...(u.dropIns ?? [])], []));
-      out.commands.push({ name: u.name, command: unitCommand(u) });
-      continue;
-    }
     const fileChanged = (u.filePaths ?? []).some((p) => changedPaths.has(p));
-    if (semanticEqual(o, u) && !fileChanged) continue;
+    if (o !== undefined && semanticEqual(o, u) && !fileChanged) continue;
     const newDropIns = u.dropIns ?? [];
-    const oldDropIns = o.dropIns ?? [];
+    const oldDropIns = o?.dropIns ?? [];
     const newDropInNames = new Set(newDropIns.map((d) => d.name));
     const oldByDropIn = new Map(oldDropIns.map((d) => [d.name, d]));
-    out.changed.push(
-      withDropIns(
-        u,
-        newDropIns.filter((d) => {
+    out.changed.push({
+      ...u,
+      dropInsChanges: {
+        changed: newDropIns.filter((d) => {
           const od = oldByDropIn.get(d.name);
           return od === undefined || od.content !== d.content;
         }),
-        oldDropIns.filter((d) => !newDropInNames.has(d.name)),
-      ),
-    );
+        deleted: oldDropIns.filter((d) => !newDropInNames.has(d.name)),
+      },
+    });
     out.commands.push({ name: u.name, command: unitCommand(u) });
   }
   return out;
@@ -79,47 +56,41 @@ export function computeUnitDiff(
 
 /** containerd part of §5.5. */
 export function computeContainerdDiff(old: Osc | undefined, cur: Osc): OscChanges["containerd"] {
-  const out: OscChanges["containerd"] = { configFileChanged: false, registries: { upstreamsToProbe: [], desired: [], deleted: [] } };
   const configured = containerdConfigured(cur);
+  // A first apply writes containerd's configuration whatever the OSC says; a later one only when configured.
+  if (old !== undefined && !configured) return { configFileChanged: false, registries: { upstreamsToProbe: [], desired: [], deleted: [] } };
   const registries: RegistryConfig[] = configured ? [...(cur.spec.criConfig?.containerd?.registries ?? [])] : [];
-  if (old === undefined) {
-    out.configFileChanged = true;
-    out.registries.desired = registries;
-    out.registries.upstreamsToProbe = registries.filter((r) => r.readinessProbe === true).map((r) => r.upstream);
-    return out;
-  }
-  if (!configured) return out;
-  const oldCri = old.spec.criConfig;
+  const oldConfigured = old !== undefined && containerdConfigured(old);
+  const oldCri = old?.spec.criConfig;
   const newCri = cur.spec.criConfig;
-  if (!containerdConfigured(old)) {
-    out.configFileChanged = true;
-  } else {
-    out.configFileChanged =
-      oldCri?.containerd?.sandboxImage !== newCri?.containerd?.sandboxImage ||
-      !semanticEqual(oldCri?.containerd?.plugins, newCri?.containerd?.plugins) ||
-      oldCri?.cgroupDriver !== newCri?.cgroupDriver;
-  }
-  const oldRegs = containerdConfigured(old) ? (oldCri?.containerd?.registries ?? []) : [];
+  const oldRegs = oldConfigured ? (oldCri?.containerd?.registries ?? []) : [];
   const oldByUpstream = new Map(oldRegs.map((r) => [r.upstream, r]));
   const newUpstreams = new Set(registries.map((r) => r.upstream));
-  out.registries.desired = registries;
-  out.registries.deleted = oldRegs.filter((r) => !newUpstreams.has(r.upstream));
-  out.registries.upstreamsToProbe = registries
-    .filter((r) => {
-      if (r.readinessProbe !== true) return false;
-      const o = oldByUpstream.get(r.upstream);
-      return o === undefined || !semanticEqual(o, r);
-    })
-    .map((r) => r.upstream);
-  return out;
+  return {
+    configFileChanged:
+      !oldConfigured ||
+      oldCri?.containerd?.sandboxImage !== newCri?.containerd?.sandboxImage ||
+      !semanticEqual(oldCri?.containerd?.plugins, newCri?.containerd?.plugins) ||
+      oldCri?.cgroupDriver !== newCri?.cgroupDriver,
+    registries: {
+      upstreamsToProbe: registries
+        .filter((r) => {
+          if (r.readinessProbe !== true) return false;
+          const o = oldByUpstream.get(r.upstream);
+          return o === undefined || !semanticEqual(o, r);
+        })
+        .map((r) => r.upstream),
+      desired: registries,
+      deleted: oldRegs.filter((r) => !newUpstreams.has(r.upstream)),
+    },
+  };
 }
 
 /** A fresh change set for `checksum`: `cur` against the last fully applied OSC (`old`, undefined on first apply). */
 export function computeChanges(old: Osc | undefined, cur: Osc, checksum: string, hostName: string): OscChanges {
   const c = emptyChanges(checksum);
-  const files = computeFileDiff(old, cur, hostName);
-  c.files = files;
-  c.units = computeUnitDiff(old, cur, files.changed);
+  c.files = computeFileDiff(old, cur, hostName);
+  c.units = computeUnitDiff(old, cur, c.files.changed);
   c.containerd = computeContainerdDiff(old, cur);
   return c;
 }

@@ -1,6 +1,6 @@
 import type { AttemptedWrites, DropIn, Osc, OscChanges, OscFile, Unit } from "../../../osc/index.ts";
 import type { HostFs } from "../../../host/index.ts";
-import { computeChanges, computeFileDiff, computeUnitDiff, resumeOrCompute } from "./diff.ts";
+import { computeFileDiff, computeUnitDiff, resumeOrCompute } from "./diff.ts";
 import { allFiles, mergeUnits } from "./merge.ts";
 import { readChanges } from "./state.ts";
 
@@ -78,9 +78,9 @@ export function resumeOrComputeWithLeftovers(
     return plain;
   }
   const earlier = persisted?.attemptedWrites;
-  let changes = plain.changes;
+  // Computed against last-applied; the files and units again against what the earlier attempts may have left.
+  const { changes } = plain;
   if (hasAttempts(earlier)) {
-    changes = computeChanges(lastApplied, cur, checksum, hostName);
     const old = syntheticOld(lastApplied, earlier, hostName);
     changes.files = computeFileDiff(old, cur, hostName);
     changes.units = computeUnitDiff(old, cur, changes.files.changed);

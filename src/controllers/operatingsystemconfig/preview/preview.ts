@@ -99,8 +99,7 @@ export async function previewApply(input: PreviewInput, signal: AbortSignal): Pr
     files.push({
       path: f.path,
       action: "delete",
-      ...(st !== undefined ? { size: { from: st.size } } : {}),
-      ...(st === undefined ? { note: "already gone" } : {}),
+      ...(st !== undefined ? { size: { from: st.size } } : { note: "already gone" }),
     });
   }
 

@@ -1,6 +1,6 @@
 import { SystemdJobError } from "../../../systemd/index.ts";
 import { FileApplyError } from "../apply/files.ts";
-import { OscInputError } from "../plan/content.ts";
+import { OscInputError } from "../plan/input-error.ts";
 import { UnitCommandsError } from "../apply/units.ts";
 import { errorText, StepError } from "../../../log/index.ts";
 

@@ -164,9 +164,7 @@ export class OscReporter {
       startedAt: new Date(startMs).toISOString(),
       ...(outcome === "Applying" ? {} : { durationMs: finish() }),
       outcome,
-      ...(summary !== undefined
-        ? { filesChanged: summary.filesChanged, filesDeleted: summary.filesDeleted, unitsRestarted: [...summary.unitsRestarted] }
-        : {}),
+      ...(summary !== undefined ? { ...summary, unitsRestarted: [...summary.unitsRestarted] } : {}),
     });
     // Another look at a version that failed or that a gate inside the apply held keeps saying so (status
     // False since the first time) instead of flapping to Unknown and back at every backoff step or look.
