@@ -8,7 +8,7 @@ import { containerdConfigured } from "../plan/merge.ts";
 import { type PlannedChanges, planChangeSet } from "../plan/planner.ts";
 import { skipsStateFiles } from "../plan/stateless.ts";
 import { changesFileWrite, writeChanges, writeLastApplied } from "../plan/state.ts";
-import { type ChangeSummary, summarizeChanges } from "../plan/summary.ts";
+import { type ChangeSummary, restartsOnly, summarizeChanges } from "../plan/summary.ts";
 import { checkApplyTargets, type DirListings } from "../plan/targets.ts";
 import { ChangesStore } from "./changes-store.ts";
 import { configureContainerd } from "./containerd/index.ts";
@@ -52,12 +52,6 @@ async function planApply(ports: ApplyPorts, hooks: readonly ApplyExtension[], in
   );
   const listings = await step("failed validating operating system config", () => checkApplyTargets(host, changes));
   return { ...plan, planned, listings };
-}
-
-/** Under a disruption policy the history and `status` name only the units really restarted. */
-function restartsOnly(summary: ChangeSummary, actions: ReadonlyMap<string, { readonly action: string }> | undefined): ChangeSummary {
-  if (actions === undefined) return summary;
-  return { ...summary, unitsRestarted: summary.unitsRestarted.filter((u) => (actions.get(u)?.action ?? "restart") === "restart") };
 }
 
 /**

@@ -17,3 +17,9 @@ export function summarizeChanges(changes: OscChanges): ChangeSummary {
   if (changes.containerd.configFileChanged && !restarted.includes(containerdUnitName)) restarted.push(containerdUnitName);
   return { filesChanged: changes.files.changed.length, filesDeleted: changes.files.deleted.length, unitsRestarted: restarted };
 }
+
+/** Under a disruption policy the history and `status` name only the units really restarted. */
+export function restartsOnly(summary: ChangeSummary, actions: ReadonlyMap<string, { readonly action: string }> | undefined): ChangeSummary {
+  if (actions === undefined) return summary;
+  return { ...summary, unitsRestarted: summary.unitsRestarted.filter((u) => (actions.get(u)?.action ?? "restart") === "restart") };
+}
