@@ -13,9 +13,16 @@ export type ExtractImageFile = (
   image: string,
   filePathInImage: string,
   signal: AbortSignal,
-  /** Staging: the docker config (registry-auth.json) the pending version delivers, used instead of the host's. */
-  registryAuth?: string,
+  /** Staging: what the pending version configures that its apply writes before pulling. */
+  pending?: PendingPullConfig,
 ) => Promise<Uint8Array>;
+
+export interface PendingPullConfig {
+  /** The docker config (registry-auth.json) the pending version delivers, used instead of the host's. */
+  readonly registryAuth?: string;
+  /** hosts.toml texts by registry (apply/registries.ts hostsTomlBeforePull), used instead of those on disk. */
+  readonly hostsToml: ReadonlyMap<string, string>;
+}
 
 /** A staged version's content (stage/, issue 23): undefined for what was not staged, which is then fetched live. */
 export interface StagedContent {
