@@ -248,6 +248,10 @@ describe("pre-staged applies (whole binary)", () => {
       expect((await bytesOf(join(sb.root, "opt/bin/tool"))).equals(Buffer.from(tool))).toBe(true);
       expect(await sb.readHostFile("/etc/demo/token")).toBe("s3cret-token");
       expect(versions(sb)).toEqual([checksum]);
+      // Renamed into place: the live file is the blob's inode (no second copy), with the file's mode.
+      const live = statSync(join(sb.root, "opt/bin/tool"));
+      const blobs = readdirSync(join(stageDir(sb), "blobs")).map((n) => statSync(join(stageDir(sb), "blobs", n)).ino);
+      expect([blobs.includes(live.ino), live.nlink, live.mode & 0o777]).toEqual([true, 2, 0o755]);
       await eventually("the gates-open-to-applied histogram", async () =>
         /gardener_node_agent_osc_gates_open_to_applied_seconds_count\{staged="true"\} 1$/m.test(await metrics(sb)),
       );

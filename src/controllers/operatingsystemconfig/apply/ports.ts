@@ -26,7 +26,8 @@ export interface PendingPullConfig {
 
 /** A staged version's content (stage/, issue 23): undefined for what was not staged, which is then fetched live. */
 export interface StagedContent {
-  imageFile(image: string, filePathInImage: string): Promise<Uint8Array | undefined>;
+  /** The bytes (digest checked) and the blob's host path, which the apply links into place. */
+  imageFile(image: string, filePathInImage: string): Promise<{ readonly bytes: Uint8Array; readonly blob: string } | undefined>;
   secretFile(name: string, dataKey: string): Promise<Uint8Array | undefined>;
 }
 

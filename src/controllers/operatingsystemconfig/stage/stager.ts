@@ -10,7 +10,7 @@ import { hostsTomlBeforePull } from "../apply/registries.ts";
 import { fileMode } from "../apply/modes.ts";
 import { agentBinaryPath } from "../constants.ts";
 import { checkAgentBinary, fileBytes } from "../plan/content.ts";
-import { readStageRecord, type StagedFile, type StageRecord, stageableChecksum, StageStore } from "./store.ts";
+import { blobPath, readStageRecord, type StagedFile, type StageRecord, stageableChecksum, StageStore } from "./store.ts";
 
 /** Upstream's default would be none; 2 GiB holds a kubelet, the agent and extension binaries many times over. */
 export const defaultStageMaxBytes = 2 * 1024 ** 3;
@@ -252,7 +252,11 @@ export class Stager {
       return f === undefined ? undefined : this.#store.readBlob(f);
     };
     return {
-      imageFile: (image, pathInImage) => read(imageSource(image, pathInImage)),
+      imageFile: async (image, pathInImage) => {
+        const f = bySource.get(imageSource(image, pathInImage));
+        const bytes = f === undefined ? undefined : await this.#store.readBlob(f);
+        return f === undefined || bytes === undefined ? undefined : { bytes, blob: blobPath(f.digest) };
+      },
       secretFile: (name, key) => read(secretSource(name, key)),
     };
   }
