@@ -86,7 +86,7 @@ module.exports = {
     },
     roomRule("stage-before-gates", "stage/ fetches a pending version before any gate: it reads like the plan, for the apply.", "stage/", [
       "plan/",
-      "apply/(ports|modes)\\.ts$",
+      "apply/(ports|modes|registries)\\.ts$",
       "constants\\.ts$",
     ]),
     roomRule("preview-dry-run", "preview/ plans and runs the same gate list, dry.", "preview/", [

@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
-import { chmod, lstat, mkdir, readFile, readdir, rename, rm, stat, statfs, symlink, unlink } from "node:fs/promises";
+import { chmod, link, lstat, mkdir, readFile, readdir, rename, rm, stat, statfs, symlink, unlink } from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
 import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
@@ -301,7 +301,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     async stat(path) {
       const info = await lstatOrUndefined(noFollow(path));
       if (info === undefined) return undefined;
-      return { kind: kindOf(info), mode: info.mode & 0o7777, size: info.size } satisfies FileInfo;
+      return { kind: kindOf(info), mode: info.mode & 0o7777, size: info.size, links: info.nlink } satisfies FileInfo;
     },
 
     async attributeFlags(path) {
@@ -311,6 +311,25 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
 
     async chmod(path, mode) {
       await chmod(follow(path), mode & 0o7777);
+    },
+
+    async linkAtomic(from, path, mode) {
+      const source = noFollow(from);
+      const { dirReal, target, temp } = await prepareTarget(path, new Set());
+      try {
+        await link(source, temp);
+        try {
+          await chmod(temp, mode & 0o7777);
+          await rename(temp, target);
+        } catch (err) {
+          await unlink(temp).catch(() => undefined); // best effort; the original error matters
+          if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "write file");
+          throw err;
+        }
+      } finally {
+        inFlight.delete(temp);
+      }
+      await fsyncDir(dirReal);
     },
 
     async symlink(target, path) {

@@ -5,6 +5,8 @@ export interface FileInfo {
   readonly kind: "file" | "dir" | "symlink" | "other";
   readonly mode: number; // permission bits only, e.g. 0o644
   readonly size: number;
+  /** Hard links to the inode (regular files; left out by doubles that do not model links). */
+  readonly links?: number;
 }
 
 /**
@@ -86,6 +88,12 @@ export interface HostFs {
    * host paths; a missing directory has none.
    */
   removeStaleTemps(path: string): Promise<string[]>;
+  /**
+   * Places the existing regular file `from` at `path` without copying: a hard link under a temp name next
+   * to `path`, `mode` set on the (now shared) inode, renamed over `path`, directory fsynced. `path` is
+   * checked as for writeFileAtomic. Throws the link's error (EXDEV, EPERM, …) with nothing changed.
+   */
+  linkAtomic(from: string, path: string, mode: number): Promise<void>;
   /** Creates or replaces a symlink at `path` pointing at `target` (target is stored verbatim). */
   symlink(target: string, path: string): Promise<void>;
   /** Bytes an unprivileged writer may still use on the file system holding `path`; undefined when it is missing. */

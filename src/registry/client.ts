@@ -21,7 +21,7 @@ export interface RegistryClientOptions extends TransportOptions {
    * `<dir>/<registry>/hosts.toml` are tried first, in order, for the capability a request needs,
    * then the file's `server`, else the registry itself — as `ctr images pull --hosts-dir` does.
    */
-  readonly hostsDir?: { readonly hostFs: HostFs; readonly dir: string };
+  readonly hostsDir?: { readonly hostFs: HostFs; readonly dir: string; readonly pending?: ReadonlyMap<string, string> };
 }
 
 export function createRegistryClient(options: RegistryClientOptions = {}): Registry {
@@ -38,7 +38,8 @@ function registryOver(transport: Transport, hostsDir?: RegistryClientOptions["ho
     signal: AbortSignal | undefined,
     request: (endpoint: RegistryEndpoint | undefined) => Promise<T>,
   ): Promise<T> {
-    const hosts = hostsDir === undefined ? undefined : await loadRegistryHosts(hostsDir.hostFs, hostsDir.dir, ref.registry);
+    const hosts =
+      hostsDir === undefined ? undefined : await loadRegistryHosts(hostsDir.hostFs, hostsDir.dir, ref.registry, hostsDir.pending);
     const candidates: (RegistryEndpoint | undefined)[] = [
       ...(hosts?.mirrors.filter((m) => m.capabilities.includes(capability)) ?? []),
       hosts?.server,

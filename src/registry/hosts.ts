@@ -69,12 +69,17 @@ export interface RegistryHosts {
 /**
  * Endpoints for `registry` from `<hostsDir>/<registry>/hosts.toml` (else `<hostsDir>/_default/`);
  * no mirrors when neither file exists. CA paths are read through HostFs, relative ones against the
- * registry's directory.
+ * registry's directory. `pending` (registry name → hosts.toml text) stands in for files not written yet.
  */
-export async function loadRegistryHosts(hostFs: HostFs, hostsDir: string, registry: string): Promise<RegistryHosts> {
+export async function loadRegistryHosts(
+  hostFs: HostFs,
+  hostsDir: string,
+  registry: string,
+  pending?: ReadonlyMap<string, string>,
+): Promise<RegistryHosts> {
   for (const name of [registry, "_default"]) {
     const dir = `${hostsDir}/${name}`;
-    const text = await hostFs.readText(`${dir}/hosts.toml`);
+    const text = pending?.get(name) ?? (await hostFs.readText(`${dir}/hosts.toml`));
     if (text === undefined) continue;
     const parsed = parseHostsToml(text, `${dir}/hosts.toml`);
     const mirrors: RegistryEndpoint[] = [];

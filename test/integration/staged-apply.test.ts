@@ -173,6 +173,31 @@ describe("pre-staged applies (whole binary)", () => {
     }
   }, 90_000);
 
+  test("a version whose only route to an image is the registry mirror it introduces stages and applies", async () => {
+    const sb = await startSandbox();
+    const agent = sb.spawnAgent(plainHttp());
+    try {
+      await sb.waitForApplied(sb.setOsc(firstOsc));
+      // Nothing listens on 127.0.0.1:1: the image can only come through the mirror this version configures.
+      const mirrored = `  criConfig:
+    name: containerd
+    containerd:
+      registries:
+      - upstream: "127.0.0.1:1"
+        hosts:
+        - url: "http://${registry.host}"
+`;
+      const checksum = sb.setOsc(imageOsc("127.0.0.1:1/stage/tool:v1", mirrored));
+      await sb.waitForApplied(checksum, 60_000);
+      expect((await record(sb, checksum))?.["state"]).toBe("staged");
+      expect((await bytesOf(join(sb.root, "opt/bin/tool"))).equals(Buffer.from(tool))).toBe(true);
+      expect(await sb.readHostFile("/etc/containerd/certs.d/127.0.0.1:1/hosts.toml")).toContain(`[host."http://${registry.host}"]`);
+    } finally {
+      await agent.stop();
+      await sb.stop();
+    }
+  }, 90_000);
+
   test("a version staged while held applies with the registry stopped; stale stages go after a restart", async () => {
     const sb = await startSandbox();
     let agent = sb.spawnAgent(plainHttp());
@@ -223,6 +248,10 @@ describe("pre-staged applies (whole binary)", () => {
       expect((await bytesOf(join(sb.root, "opt/bin/tool"))).equals(Buffer.from(tool))).toBe(true);
       expect(await sb.readHostFile("/etc/demo/token")).toBe("s3cret-token");
       expect(versions(sb)).toEqual([checksum]);
+      // Renamed into place: the live file is the blob's inode (no second copy), with the file's mode.
+      const live = statSync(join(sb.root, "opt/bin/tool"));
+      const blobs = readdirSync(join(stageDir(sb), "blobs")).map((n) => statSync(join(stageDir(sb), "blobs", n)).ino);
+      expect([blobs.includes(live.ino), live.nlink, live.mode & 0o777]).toEqual([true, 2, 0o755]);
       await eventually("the gates-open-to-applied histogram", async () =>
         /gardener_node_agent_osc_gates_open_to_applied_seconds_count\{staged="true"\} 1$/m.test(await metrics(sb)),
       );

@@ -28,6 +28,7 @@ import {
   type DriftStatus,
   newOscController,
   type OscControllerDeps,
+  type PendingPullConfig,
   PoolNodes,
   type RolloutDeps,
   runDriftLoop,
@@ -101,12 +102,14 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
     credentialSource: () => loadRegistryCredentials(s.host),
   });
-  // Staging a version that delivers its own registry-auth.json pulls with those credentials (not on disk yet).
-  const withCredentials = (dockerConfig: string) =>
+  // Staging pulls with the registry-auth.json and hosts.toml the pending version delivers (not on disk yet).
+  const forPending = (pending: PendingPullConfig) =>
     createRegistryClient({
       plainHttpHosts: s.env.plainHttpRegistries,
-      hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d" },
-      credentials: parseDockerConfig(dockerConfig, registryAuthPath),
+      hostsDir: { hostFs: s.host, dir: "/etc/containerd/certs.d", pending: pending.hostsToml },
+      ...(pending.registryAuth !== undefined
+        ? { credentials: parseDockerConfig(pending.registryAuth, registryAuthPath) }
+        : { credentialSource: () => loadRegistryCredentials(s.host) }),
     });
   const platform = { os: "linux", architecture: s.arch };
   // One identity object: the reconciler fills in the node name when it discovers the Node.
@@ -163,10 +166,10 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     processPath: s.env.processPath,
     containerdInfo: createContainerdInfo(),
     probeFetch: (url, init) => fetch(url, init),
-    extractImageFile: async (image, filePathInImage, signal, registryAuth) =>
+    extractImageFile: async (image, filePathInImage, signal, pending) =>
       (
         await extractFileFromImage({
-          registry: registryAuth === undefined ? registry : withCredentials(registryAuth),
+          registry: pending === undefined ? registry : forPending(pending),
           hostFs: s.host,
           cacheDir: imageCacheDir,
           image,

@@ -1,6 +1,7 @@
 export { ApplyLock } from "./apply/apply-lock.ts";
 export { createDriftStatus, driftPathsMetric, type DriftStatus, runDriftLoop } from "./features/drift/index.ts";
 export { createContainerdInfo } from "./apply/containerd/index.ts";
+export type { PendingPullConfig } from "./apply/ports.ts";
 export type { OscControllerDeps } from "./deps.ts";
 export { isSelfHostedMachine, oscSecretSelectors } from "./input/gardenadm.ts";
 export { createOscMetrics } from "./report/metrics.ts";

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,7 @@ import { emptyChanges } from "../../../osc/index.ts";
 import { ChangesStore } from "./changes-store.ts";
 import type { StepContext } from "./context.ts";
 import type { ApplyPorts } from "./ports.ts";
-import { FileApplyError, placeFile, writeChangedFiles } from "./files.ts";
+import { FileApplyError, placeFile, writeChangedFiles, writeImageFiles } from "./files.ts";
 import { planChanges } from "../plan/content.ts";
 import type { Kube } from "../../../kube/index.ts";
 
@@ -101,5 +102,58 @@ describe("writeChangedFiles", () => {
     await host.ensureDir("/d/.b.tmp", 0o755);
     await expect(write(["/d/a", "/d/b"])).rejects.toBeInstanceOf(FileApplyError);
     expect(await host.stat("/d/a")).toBeUndefined();
+  });
+});
+
+describe("writeImageFiles from the stage", () => {
+  let root: string;
+  let host: HostFs;
+  const blob = "/var/lib/gardener-node-agent/staged/blobs/sha256-0a";
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "osc-files-staged-"));
+    host = createHostFs(root);
+    await host.ensureDir("/var/lib/gardener-node-agent/staged/blobs", 0o700);
+    await host.writeFileAtomic(blob, "tool bytes", 0o600);
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const apply = async (fs: HostFs, path = "/opt/bin/tool") => {
+    const changes = emptyChanges("s");
+    changes.files.changed.push({ path, permissions: 0o755, content: { imageRef: { image: "r/tool:v1", filePathInImage: "/tool" } } });
+    const staged = { imageFile: async () => ({ bytes: bytes("tool bytes"), blob }), secretFile: async () => undefined };
+    const ports = { host: fs, log: nopLogger, arch: "amd64", staged, extractImageFile: () => Promise.reject(new Error("no pull")) };
+    const signal = new AbortController().signal;
+    await writeImageFiles({
+      ports: ports as unknown as ApplyPorts,
+      store: new ChangesStore(changes, async () => {}),
+      node: undefined,
+      signal,
+    });
+    expect(changes.files.changed).toEqual([]);
+    return statSync(join(root, path));
+  };
+
+  test("should rename a hard link of the blob into place: one inode, the file's mode, no second copy", async () => {
+    const placed = await apply(host);
+    const b = statSync(join(root, blob));
+    expect([placed.ino, placed.nlink, placed.mode & 0o777]).toEqual([b.ino, 2, 0o755]);
+    expect(await host.readText("/opt/bin/tool")).toBe("tool bytes");
+    // A second live file with the same content gets its own copy: a chmod for it must not change the first.
+    const second = await apply(host, "/opt/bin/other");
+    expect(second.ino).not.toBe(b.ino);
+    expect(statSync(join(root, blob)).nlink).toBe(2);
+  });
+
+  test("should copy as before when the file system refuses the link", async () => {
+    const refusing: HostFs = {
+      ...host,
+      linkAtomic: () => Promise.reject(Object.assign(new Error("EXDEV: cross-device link not permitted"), { code: "EXDEV" })),
+    };
+    const placed = await apply(refusing);
+    const b = statSync(join(root, blob));
+    expect([placed.ino === b.ino, b.nlink, b.mode & 0o777, placed.mode & 0o777]).toEqual([false, 1, 0o600, 0o755]);
+    expect(await host.readText("/opt/bin/tool")).toBe("tool bytes");
   });
 });

@@ -1,4 +1,4 @@
-import { type FileWrite, HostFileKindError, type HostFs } from "../../../host/index.ts";
+import { type FileWrite, HostFileKindError, type HostFs, HostPathError } from "../../../host/index.ts";
 import { imageToPull } from "./agent-image.ts";
 import type { StepContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
@@ -100,6 +100,25 @@ async function listOrEmpty(host: HostFs, dir: string): Promise<readonly string[]
   }
 }
 
+/**
+ * Renames a staged blob into place as a hard link (no second copy); false when it must be copied instead.
+ * The live file and the blob share one inode, so: a blob already linked elsewhere is copied (a chmod for
+ * this file would change the other's mode); the mode set here changes the blob's too (its directory is
+ * 0700); an in-place edit of the live file changes the blob, which the digest check before any later
+ * use refuses (that version is then pulled again); replacing or pruning either name leaves the other.
+ */
+async function linkStaged(host: HostFs, blob: string, path: string, mode: number): Promise<boolean> {
+  if ((await host.stat(blob))?.links !== 1) return false;
+  await clearHelperName(host, path);
+  try {
+    await host.linkAtomic(blob, path, mode);
+    return true;
+  } catch (err) {
+    if (err instanceof HostFileKindError || err instanceof HostPathError) throw err;
+    return false; // EXDEV (another file system), EPERM, EMLINK…: copied as without a stage
+  }
+}
+
 /** Step 15: imageRef files; the agent's own binary must be an executable for this machine. */
 export async function writeImageFiles(ctx: StepContext): Promise<void> {
   const { host, log, extractImageFile, arch } = ctx.ports;
@@ -108,11 +127,12 @@ export async function writeImageFiles(ctx: StepContext): Promise<void> {
     if (ref === undefined || f.content.inline !== undefined || f.content.secretRef !== undefined) continue;
     // Staged (issue 23): fetched and verified before the gates opened; else pulled now.
     const staged = await ctx.ports.staged?.imageFile(ref.image, ref.filePathInImage);
-    const bytes = staged ?? (await extractImageFile(await imageToPull(ctx, f.path, ref.image), ref.filePathInImage, ctx.signal));
+    const bytes = staged?.bytes ?? (await extractImageFile(await imageToPull(ctx, f.path, ref.image), ref.filePathInImage, ctx.signal));
     // The reconcile's failure event names the refused file; the old binary stays in place.
     checkAgentBinary(f.path, bytes, arch, `image ${ref.image}`, false);
     await warnDroppedModeBits(ctx, [f]);
-    await placeFile(host, f.path, bytes, fileMode(f));
+    if (staged === undefined || !(await linkStaged(host, staged.blob, f.path, fileMode(f))))
+      await placeFile(host, f.path, bytes, fileMode(f));
     log.info("Wrote file from image", { path: f.path, image: ref.image });
     await ctx.store.fileChangedDone(f.path);
   }

@@ -13,13 +13,21 @@ export type ExtractImageFile = (
   image: string,
   filePathInImage: string,
   signal: AbortSignal,
-  /** Staging: the docker config (registry-auth.json) the pending version delivers, used instead of the host's. */
-  registryAuth?: string,
+  /** Staging: what the pending version configures that its apply writes before pulling. */
+  pending?: PendingPullConfig,
 ) => Promise<Uint8Array>;
+
+export interface PendingPullConfig {
+  /** The docker config (registry-auth.json) the pending version delivers, used instead of the host's. */
+  readonly registryAuth?: string;
+  /** hosts.toml texts by registry (apply/registries.ts hostsTomlBeforePull), used instead of those on disk. */
+  readonly hostsToml: ReadonlyMap<string, string>;
+}
 
 /** A staged version's content (stage/, issue 23): undefined for what was not staged, which is then fetched live. */
 export interface StagedContent {
-  imageFile(image: string, filePathInImage: string): Promise<Uint8Array | undefined>;
+  /** The bytes (digest checked) and the blob's host path, which the apply links into place. */
+  imageFile(image: string, filePathInImage: string): Promise<{ readonly bytes: Uint8Array; readonly blob: string } | undefined>;
   secretFile(name: string, dataKey: string): Promise<Uint8Array | undefined>;
 }
 

@@ -1,5 +1,17 @@
-import { probeRegistry, registryDir, writeHostsToml } from "./containerd/index.ts";
+import type { Osc } from "../../../osc/index.ts";
+import { computeContainerdDiff } from "../plan/diff.ts";
+import { hostsToml, probeRegistry, registryDir, writeHostsToml } from "./containerd/index.ts";
 import type { StepContext } from "./context.ts";
+
+/**
+ * The hosts.toml texts by upstream that `osc`'s apply writes before it pulls image files (step 14: probed
+ * registries wait for their probe, so their pulls use what is on disk). Staging pulls with these.
+ */
+export function hostsTomlBeforePull(osc: Osc): Map<string, string> {
+  const { desired, upstreamsToProbe } = computeContainerdDiff(undefined, osc).registries;
+  const probed = new Set(upstreamsToProbe);
+  return new Map(desired.filter((r) => !probed.has(r.upstream)).map((r) => [r.upstream, hostsToml(r)]));
+}
 
 /** Probed registries still running in the background after step 14. */
 export interface PendingProbes {

@@ -5,11 +5,12 @@ import { errorText, type Logger } from "../../../log/index.ts";
 import type { Osc, OscFile } from "../../../osc/index.ts";
 import { ImageSignatureError, registryAuthPath } from "../../../registry/index.ts";
 import { type EventRecorder, nodeRef } from "../../events.ts";
-import type { ExtractImageFile, StagedContent } from "../apply/ports.ts";
+import type { ExtractImageFile, PendingPullConfig, StagedContent } from "../apply/ports.ts";
+import { hostsTomlBeforePull } from "../apply/registries.ts";
 import { fileMode } from "../apply/modes.ts";
 import { agentBinaryPath } from "../constants.ts";
 import { checkAgentBinary, fileBytes } from "../plan/content.ts";
-import { readStageRecord, type StagedFile, type StageRecord, stageableChecksum, StageStore } from "./store.ts";
+import { blobPath, readStageRecord, type StagedFile, type StageRecord, stageableChecksum, StageStore } from "./store.ts";
 
 /** Upstream's default would be none; 2 GiB holds a kubelet, the agent and extension binaries many times over. */
 export const defaultStageMaxBytes = 2 * 1024 ** 3;
@@ -166,7 +167,9 @@ export class Stager {
         ? `the stage size bound of ${this.deps.maxBytes} bytes (controllers.operatingSystemConfig.stagingMaxBytes; ${held} bytes staged already)`
         : `the free space of the stage's file system minus 10 % (${freeRoom} bytes)`;
     let added = 0;
+    // Pulls see the registry mirrors and credentials the pending version's apply writes before its pulls.
     const registryAuth = await this.#registryAuth(osc, signal);
+    const pull: PendingPullConfig = { hostsToml: hostsTomlBeforePull(osc), ...(registryAuth !== undefined ? { registryAuth } : {}) };
     for (const f of osc.spec.files ?? []) {
       signal.throwIfAborted();
       const from = sourceOf(f);
@@ -178,7 +181,7 @@ export class Stager {
       }
       let bytes: Uint8Array;
       try {
-        bytes = await this.#fetch(f, node, registryAuth, signal);
+        bytes = await this.#fetch(f, node, pull, signal);
       } catch (err) {
         signal.throwIfAborted();
         throw new StagingError(`${from.subject} (file ${f.path}): ${errorText(err)}`, { cause: err });
@@ -213,7 +216,7 @@ export class Stager {
     }
   }
 
-  async #fetch(f: OscFile, node: KubeObject | undefined, registryAuth: string | undefined, signal: AbortSignal): Promise<Uint8Array> {
+  async #fetch(f: OscFile, node: KubeObject | undefined, pull: PendingPullConfig, signal: AbortSignal): Promise<Uint8Array> {
     const ref = f.content.imageRef;
     if (ref === undefined || f.content.secretRef !== undefined) {
       const bytes = await fileBytes(this.deps.kube, f, signal);
@@ -222,7 +225,7 @@ export class Stager {
       return bytes;
     }
     const image = await this.#verified(f.path, ref.image, node, signal);
-    const bytes = await this.deps.extractImageFile(image, ref.filePathInImage, signal, registryAuth);
+    const bytes = await this.deps.extractImageFile(image, ref.filePathInImage, signal, pull);
     checkAgentBinary(f.path, bytes, this.deps.arch, `image ${ref.image}`, false);
     return bytes;
   }
@@ -249,7 +252,11 @@ export class Stager {
       return f === undefined ? undefined : this.#store.readBlob(f);
     };
     return {
-      imageFile: (image, pathInImage) => read(imageSource(image, pathInImage)),
+      imageFile: async (image, pathInImage) => {
+        const f = bySource.get(imageSource(image, pathInImage));
+        const bytes = f === undefined ? undefined : await this.#store.readBlob(f);
+        return f === undefined || bytes === undefined ? undefined : { bytes, blob: blobPath(f.digest) };
+      },
       secretFile: (name, key) => read(secretSource(name, key)),
     };
   }

@@ -34,7 +34,7 @@ export type StagedFile = v.InferOutput<typeof fileSchema>;
 export type StageRecord = v.InferOutput<typeof recordSchema>;
 
 const versionPath = (checksum: string) => `${versionDir}/${checksum}.json`;
-const blobPath = (digest: string) => `${blobDir}/${digest.replace(":", "-")}`;
+export const blobPath = (digest: string) => `${blobDir}/${digest.replace(":", "-")}`;
 /** A checksum names a file here: hex only (the Secret's annotation), anything else is never staged. */
 export const stageableChecksum = (checksum: string): boolean => /^[0-9a-f]{1,128}$/.test(checksum);
 
