@@ -1,15 +1,11 @@
 import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
-import type { Kube, KubeObject } from "../../../kube/index.ts";
+import type { KubeObject } from "../../../kube/index.ts";
 import { errorText, type Logger } from "../../../log/index.ts";
-import type { Osc, OscFile } from "../../../osc/index.ts";
-import { ImageSignatureError, registryAuthPath } from "../../../registry/index.ts";
-import { type EventRecorder, nodeRef } from "../../events.ts";
-import type { ExtractImageFile, PendingPullConfig, StagedContent } from "../apply/ports.ts";
+import type { Osc } from "../../../osc/index.ts";
+import type { PendingPullConfig, StagedContent } from "../apply/ports.ts";
 import { hostsTomlBeforePull } from "../apply/registries.ts";
-import { fileMode } from "../apply/modes.ts";
-import { agentBinaryPath } from "../constants.ts";
-import { checkAgentBinary, fileBytes } from "../plan/content.ts";
+import { fetchContent, imageSource, pendingRegistryAuth, secretSource, sourceOf, StagingError, type FetchDeps } from "./fetch.ts";
 import { blobPath, readStageRecord, type StagedFile, type StageRecord, stageableChecksum, StageStore } from "./store.ts";
 
 /** Upstream's default would be none; 2 GiB holds a kubelet, the agent and extension binaries many times over. */
@@ -19,15 +15,10 @@ const freeSpaceReserve = 0.1;
 const firstRetryMs = 5_000;
 const maxRetryMs = 5 * 60_000;
 
-export interface StagerDeps {
+export interface StagerDeps extends FetchDeps {
   readonly host: HostFs;
-  readonly kube: Kube;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly events: EventRecorder;
-  readonly extractImageFile: ExtractImageFile;
-  readonly verifyAgentImage?: (image: string, signal: AbortSignal) => Promise<string>;
-  readonly arch: string;
   /** controllers.operatingSystemConfig.stagingMaxBytes (default 2 GiB). */
   readonly maxBytes: number;
   /** gardener_node_agent_staged_bytes */
@@ -42,23 +33,6 @@ export interface StagingFailure {
 }
 
 export type StageOutcome = { readonly kind: "staged"; readonly content: StagedContent } | { readonly kind: "nothing" } | StagingFailure;
-
-class StagingError extends Error {
-  override readonly name = "StagingError";
-}
-
-const imageSource = (image: string, pathInImage: string) => `image ${image} ${pathInImage}`;
-const secretSource = (name: string, key: string) => `secret ${name} ${key}`;
-
-function sourceOf(f: OscFile): { source: string; subject: string } | undefined {
-  const c = f.content;
-  if (c.inline !== undefined) return undefined;
-  if (c.secretRef !== undefined)
-    return { source: secretSource(c.secretRef.name, c.secretRef.dataKey), subject: `secret ${c.secretRef.name}` };
-  if (c.imageRef !== undefined)
-    return { source: imageSource(c.imageRef.image, c.imageRef.filePathInImage), subject: `image ${c.imageRef.image}` };
-  return undefined;
-}
 
 /**
  * Stages a pending version (issue 23): every imageRef file and secretRef content fetched and checked
@@ -168,7 +142,7 @@ export class Stager {
         : `the free space of the stage's file system minus 10 % (${freeRoom} bytes)`;
     let added = 0;
     // Pulls see the registry mirrors and credentials the pending version's apply writes before its pulls.
-    const registryAuth = await this.#registryAuth(osc, signal);
+    const registryAuth = await pendingRegistryAuth(this.deps.kube, osc, signal);
     const pull: PendingPullConfig = { hostsToml: hostsTomlBeforePull(osc), ...(registryAuth !== undefined ? { registryAuth } : {}) };
     for (const f of osc.spec.files ?? []) {
       signal.throwIfAborted();
@@ -181,7 +155,7 @@ export class Stager {
       }
       let bytes: Uint8Array;
       try {
-        bytes = await this.#fetch(f, node, pull, signal);
+        bytes = await fetchContent(this.deps, f, node, pull, signal);
       } catch (err) {
         signal.throwIfAborted();
         throw new StagingError(`${from.subject} (file ${f.path}): ${errorText(err)}`, { cause: err });
@@ -196,53 +170,6 @@ export class Stager {
       files.push(staged);
     }
     return files;
-  }
-
-  /** The registry credentials the pending version delivers (they are not on disk before its apply). */
-  async #registryAuth(osc: Osc, signal: AbortSignal): Promise<string | undefined> {
-    const f = (osc.spec.files ?? []).find((x) => x.path === registryAuthPath);
-    if (f === undefined || f.content.imageRef !== undefined) return undefined;
-    // As the host's file would be refused once written (src/registry docker-config).
-    if ((fileMode(f) & 0o177) !== 0) {
-      throw new StagingError(
-        `file ${registryAuthPath}: mode ${fileMode(f).toString(8).padStart(4, "0")} lets others read registry credentials, want 0600`,
-      );
-    }
-    try {
-      const bytes = await fileBytes(this.deps.kube, f, signal);
-      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
-    } catch (err) {
-      throw new StagingError(`file ${registryAuthPath}: ${errorText(err)}`, { cause: err });
-    }
-  }
-
-  async #fetch(f: OscFile, node: KubeObject | undefined, pull: PendingPullConfig, signal: AbortSignal): Promise<Uint8Array> {
-    const ref = f.content.imageRef;
-    if (ref === undefined || f.content.secretRef !== undefined) {
-      const bytes = await fileBytes(this.deps.kube, f, signal);
-      if (bytes === undefined) throw new StagingError("no content");
-      checkAgentBinary(f.path, bytes, this.deps.arch, "secret content", false);
-      return bytes;
-    }
-    const image = await this.#verified(f.path, ref.image, node, signal);
-    const bytes = await this.deps.extractImageFile(image, ref.filePathInImage, signal, pull);
-    checkAgentBinary(f.path, bytes, this.deps.arch, `image ${ref.image}`, false);
-    return bytes;
-  }
-
-  /** The agent's own image is pulled by its verified digest where cosign.pub exists (a bad signature: Warning event). */
-  async #verified(path: string, image: string, node: KubeObject | undefined, signal: AbortSignal): Promise<string> {
-    const verify = this.deps.verifyAgentImage;
-    if (path !== agentBinaryPath || verify === undefined) return image;
-    try {
-      return await verify(image, signal);
-    } catch (err) {
-      if (err instanceof ImageSignatureError && node !== undefined) {
-        const message = `keeping the current agent binary: ${err.message}`;
-        await this.deps.events.event(nodeRef(node), "Warning", "AgentImageSignatureInvalid", "Verify", message);
-      }
-      throw err;
-    }
   }
 
   #content(rec: StageRecord): StagedContent {
