@@ -133,7 +133,7 @@ describe("HostFs", () => {
       await host.writeFileAtomic("/d/a", "a", 0o640);
       await host.symlink("/d/a", "/d/c");
       expect(await host.list("/d")).toEqual(["a", "b", "c"]);
-      expect(await host.stat("/d/a")).toEqual({ kind: "file", mode: 0o640, size: 1 });
+      expect(await host.stat("/d/a")).toEqual({ kind: "file", mode: 0o640, size: 1, links: 1 });
       expect((await host.stat("/d/c"))?.kind).toBe("symlink");
       expect((await host.stat("/d"))?.kind).toBe("dir");
       expect(await host.readText("/d/c")).toBe("a");
