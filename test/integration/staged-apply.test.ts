@@ -87,7 +87,7 @@ spec:
 ${extra}`;
 
 describe("pre-staged applies (whole binary)", () => {
-  test("a staging failure asks no gate, takes no rollout slot and touches nothing; once the image exists it is staged, takes its slot and is installed", async () => {
+  test("a staging failure asks no gate, takes no rollout slot and touches nothing; once the image exists it is staged, takes its slot and is applied", async () => {
     const sb = await startSandbox();
     // The pool label on the Node is what lets the authorizer serve the pool's Lease (the rollout slots).
     sb.sim.store.patch("nodes", "", sb.nodeName, "merge", {
@@ -130,6 +130,8 @@ describe("pre-staged applies (whole binary)", () => {
       expect(Object.keys(((taken?.["metadata"] as Plain | undefined)?.["annotations"] as Plain | undefined) ?? {})).toContain(
         `slot.node-agent.gardener.cloud/${sb.nodeName}`,
       );
+      // An OSC without units has no unit check to wait for: the rollout verifies on Ready alone and records it.
+      await sb.waitForApplied(checksum);
     } finally {
       await agent.stop();
       await sb.stop();

@@ -39,6 +39,8 @@ interface SlotHeld {
   readonly state: "applying" | "verifying";
   readonly secret: KubeObject;
   readonly checksum: string;
+  /** Whether the OSC has units for systemd-unit-check to judge (health.ts `unitsChecked`). */
+  readonly unitsChecked: boolean;
 }
 
 export const timingsOf = (deps: RolloutGateDeps): RolloutTimings => deps.rollout?.timings ?? defaultRolloutTimings;
@@ -90,6 +92,7 @@ export async function enterRollout(
   nodeKnownAtStart: boolean,
   checksum: string,
   signal: AbortSignal,
+  unitsChecked = true,
 ): Promise<Reserved> {
   const n = node === undefined ? undefined : rolloutParallelism(node.metadata.annotations);
   if (node === undefined || n === undefined || !nodeKnownAtStart || isSerial(secret)) {
@@ -143,7 +146,7 @@ export async function enterRollout(
     const state = d.kind === "resume" ? d.state : "applying";
     deps.rollout?.metrics?.slotState(state === "applying" ? 1 : 2);
     deps.log.info(d.kind === "take" ? "Took a rollout slot" : "Resuming my rollout slot", { state, checksum });
-    return { kind: "reserved", reservation: slotReservation(deps, { state, secret, checksum }) };
+    return { kind: "reserved", reservation: slotReservation(deps, { state, secret, checksum, unitsChecked }) };
   }
   deps.rollout?.metrics?.slotState(d.kind === "own-failed" ? 3 : 0);
   return { kind: "hold", hold: held };
@@ -227,7 +230,7 @@ async function verifyRollout(deps: RolloutGateDeps, entry: SlotHeld, node: KubeO
         };
   await setOwn(deps, entry, me, next, signal, entry.state);
   deps.rollout?.metrics?.slotState(2);
-  const verdict = verifyHealth(node, since, since, now, t);
+  const verdict = verifyHealth(node, since, since, now, t, entry.unitsChecked);
   const held = healthHold(verdict, t);
   if (held === undefined) {
     await setOwn(deps, entry, me, () => null, signal, "verifying");

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../../../../kube/index.ts";
-import { verifyHealth } from "./health.ts";
+import { unitsChecked, verifyHealth } from "./health.ts";
 import { defaultRolloutTimings as t } from "./timings.ts";
 
 const changed = Date.parse("2026-01-01T12:00:00Z");
@@ -39,6 +39,21 @@ describe("verifyHealth (issue 16)", () => {
     ["healthy only briefly at 10 min", node(["True", -600], ["True", 580, 590]), 600, "failed"],
   ])("%s", (_name, n, nowS, want) => {
     expect(verifyHealth(n, changed, changed, changed + nowS * 1000, t).kind).toBe(want);
+  });
+
+  test.each<[string, KubeObject, number, "healthy" | "pending" | "failed"]>([
+    ["Ready for 60 s, no SystemdUnitsReady condition", node(["True", -600], undefined), 60, "healthy"],
+    ["Ready flipped True 10 s after the change, 65 s later", node(["True", 10], undefined), 65, "pending"],
+    ["not Ready 10 min after the change", node(["False", 5], undefined), 600, "failed"],
+  ])("an OSC without units (no unit check to wait for): %s", (_name, n, nowS, want) => {
+    expect(verifyHealth(n, changed, changed, changed + nowS * 1000, t, false).kind).toBe(want);
+  });
+
+  test("should wait for the unit check only when the OSC has units", () => {
+    const unit = { name: "a.service" };
+    expect(unitsChecked({ spec: { units: [unit] } } as never)).toBe(true);
+    expect(unitsChecked({ spec: {}, status: { extensionUnits: [unit] } } as never)).toBe(true);
+    expect(unitsChecked({ spec: { units: [] }, status: {} } as never)).toBe(false);
   });
 
   test("should say why it waits and when to look again", () => {

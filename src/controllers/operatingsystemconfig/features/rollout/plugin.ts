@@ -1,6 +1,6 @@
 import type { Decision, Gate, GateContext } from "../../gates/gate.ts";
 import { enterRollout, lookAtSlots, type RolloutGateDeps, timingsOf } from "./gate.ts";
-import { verifyHealth } from "./health.ts";
+import { unitsChecked, verifyHealth } from "./health.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
 import { readLease } from "./lease-slots.ts";
 import { rolloutParallelism, slotsOf } from "./slots.ts";
@@ -18,7 +18,7 @@ export function rolloutGate(d: RolloutGateDeps): Gate {
     decide: (ctx) => previewSlot(d, ctx),
     async reserve(ctx) {
       if ((ctx.serial && ctx.nodeKnownAtStart) || ctx.secret === undefined) return { kind: "reserved" };
-      return enterRollout(d, ctx.secret, ctx.node, ctx.nodeKnownAtStart, ctx.checksum, ctx.signal);
+      return enterRollout(d, ctx.secret, ctx.node, ctx.nodeKnownAtStart, ctx.checksum, ctx.signal, unitsChecked(ctx.osc));
     },
   };
 }
@@ -38,7 +38,7 @@ async function previewSlot(d: RolloutGateDeps, ctx: GateContext): Promise<Decisi
   if (hold !== undefined) return { kind: "hold", hold };
   if (slot.kind === "resume" && slot.state === "verifying") {
     const since = Date.parse(current.get(me)?.since ?? "");
-    const verifying = healthHold(verifyHealth(node, since, since, now, t), t);
+    const verifying = healthHold(verifyHealth(node, since, since, now, t, unitsChecked(ctx.osc)), t);
     return verifying === undefined
       ? { kind: "proceed" }
       : { kind: "proceed", note: { reason: verifying.reason, message: verifying.message } };
