@@ -1,4 +1,4 @@
-import { type KubeObject, microTime, type OwnerReference } from "../../kube/index.ts";
+import { controllerRef, type KubeObject, microTime, type OwnerReference } from "../../kube/index.ts";
 
 const leaseNamePrefix = "gardener-node-agent-";
 
@@ -25,14 +25,7 @@ export function withControllerRef(
   node: KubeObject,
   lease: string,
 ): { refs: OwnerReference[]; error?: AlreadyOwnedError } {
-  const ref: OwnerReference = {
-    apiVersion: "v1",
-    kind: "Node",
-    name: node.metadata.name ?? "",
-    uid: node.metadata.uid ?? "",
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  const ref = controllerRef("Node", node);
   const same = (r: OwnerReference) => groupOf(r.apiVersion) === "" && r.kind === ref.kind && r.name === ref.name;
   const other = refs.find((r) => r.controller === true && !same(r));
   if (other !== undefined) return { refs: [...refs], error: new AlreadyOwnedError(lease, other) };

@@ -1,5 +1,5 @@
 import type { Clock } from "../../../../clock/index.ts";
-import { isAlreadyExists, isConflict, ifFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import { controllerRef, isAlreadyExists, isConflict, ifFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import { formatSlot, type Slot, slotKey, slotsOf } from "./slots.ts";
 
 const namespace = "kube-system";
@@ -59,9 +59,7 @@ export async function updateSlots(
     }
     try {
       if (lease === undefined) {
-        const uid = secret.metadata.uid ?? "";
-        const owner = { apiVersion: "v1", kind: "Secret", name, uid, controller: true, blockOwnerDeletion: true };
-        const metadata = { name, namespace, annotations, ownerReferences: [owner] };
+        const metadata = { name, namespace, annotations, ownerReferences: [controllerRef("Secret", secret)] };
         return await kube.create<KubeObject>(
           leases,
           namespace,

@@ -1,5 +1,5 @@
 import type { Clock } from "../../../../clock/index.ts";
-import { isConflict, ifFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
+import { controllerRef, isConflict, ifFound, leases, type Kube, type KubeObject } from "../../../../kube/index.ts";
 import type { Logger } from "../../../../log/index.ts";
 import type { GateHold } from "../../gates/gate.ts";
 import { acquiredSpec, leaseSpecOf, releasedSpec, type SerialLeaseSpec, serialLockHold } from "./lease-spec.ts";
@@ -16,18 +16,6 @@ export interface SerialLockDeps {
 
 /** Either this node holds the lock now, or it must wait for the one that does. */
 export type SerialLockOutcome = { readonly held: true } | { readonly held: false; readonly hold: GateHold };
-
-/** The Secret as the Lease's controller owner (garbage-collected with it). */
-function ownerRef(secret: KubeObject) {
-  return {
-    apiVersion: "v1",
-    kind: "Secret",
-    name: secret.metadata.name ?? "",
-    uid: secret.metadata.uid ?? "",
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
 
 /** The serial Lease as read (undefined when it does not exist yet). */
 export const getLease = (kube: Kube, name: string, signal: AbortSignal): Promise<KubeObject | undefined> =>
@@ -64,7 +52,7 @@ export async function acquireSerialLock(deps: SerialLockDeps, secret: KubeObject
       {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
-        metadata: { name, namespace: serialLeaseNamespace, ownerReferences: [ownerRef(secret)] },
+        metadata: { name, namespace: serialLeaseNamespace, ownerReferences: [controllerRef("Secret", secret)] },
         spec: next,
       },
       { signal },
