@@ -1,5 +1,5 @@
 import type { Clock } from "../clock/index.ts";
-import { events as eventsResource } from "../kube/index.ts";
+import { events as eventsResource, kubeTime } from "../kube/index.ts";
 import type { Kube, KubeObject } from "../kube/index.ts";
 import type { Logger } from "../log/index.ts";
 
@@ -37,7 +37,6 @@ export interface EventWriter extends EventRecorder {
 }
 
 /** RFC 3339 with whole seconds, as metav1.Time serialises. */
-const wholeSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 
 /** The Node as an event target. */
 export const nodeRef = (node: KubeObject): InvolvedObject => ({
@@ -81,8 +80,8 @@ export function createEventRecorder(deps: {
       source: { component: deps.component, host: deps.host },
       reportingComponent: deps.component,
       reportingInstance: deps.host,
-      firstTimestamp: wholeSeconds(r.firstMs),
-      lastTimestamp: wholeSeconds(r.lastMs),
+      firstTimestamp: kubeTime(r.firstMs),
+      lastTimestamp: kubeTime(r.lastMs),
       count: r.count,
     };
     try {
