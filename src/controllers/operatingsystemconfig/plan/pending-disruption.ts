@@ -1,14 +1,20 @@
 import type { HostFs } from "../../../host/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
 import { type DisruptionAssessment, assessDisruption } from "./disruption.ts";
-import { activePolicy, effectiveDisruptionPolicy } from "./disruption-policy.ts";
+import { activePolicy, type EffectivePolicy, effectiveDisruptionPolicy } from "./disruption-policy.ts";
 import { readLastApplied } from "./state.ts";
 
+export interface PendingDisruption {
+  readonly assessment: DisruptionAssessment;
+  /** The policy the assessment went by (an invalid one counted as none; the gates say so). */
+  readonly policy: EffectivePolicy;
+}
+
 /** What applying `changes` would disturb, under the policy that governs it (the gates of issue 26 ask this). */
-export async function pendingDisruption(host: HostFs, hostName: string, osc: Osc, changes: OscChanges): Promise<DisruptionAssessment> {
+export async function pendingDisruption(host: HostFs, hostName: string, osc: Osc, changes: OscChanges): Promise<PendingDisruption> {
   const lastApplied = await readLastApplied(host);
-  const policy = activePolicy(await effectiveDisruptionPolicy(host, osc, lastApplied, hostName));
-  return assessDisruption({ changes, osc, lastApplied, policy });
+  const policy = await effectiveDisruptionPolicy(host, osc, lastApplied, hostName);
+  return { assessment: assessDisruption({ changes, osc, lastApplied, policy: activePolicy(policy) }), policy };
 }
 
 /** "restarts kubelet.service, stops a.service, operating system update" — what makes the apply disruptive. */

@@ -34,7 +34,7 @@ async function blockedBy(d: BlockingPodsGateDeps, ctx: GateContext): Promise<Gat
   const sel = blockingSelectorOf(ctx.node);
   // An invalid selector is reported by the watch (Warning event) and ignored: never blocked forever by a typo.
   if (sel.kind !== "ok") return undefined;
-  const disruption = await pendingDisruption(d.host, d.hostName.toLowerCase(), ctx.osc, await ctx.changes());
+  const { assessment: disruption } = await pendingDisruption(d.host, d.hostName.toLowerCase(), ctx.osc, await ctx.changes());
   if (!disruption.disruptive) return undefined;
   const found = [...(await runningMatches(d, ctx, sel.selector))].map(podName).sort();
   if (found.length === 0) return undefined;

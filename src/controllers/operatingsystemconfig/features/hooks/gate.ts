@@ -48,7 +48,7 @@ export interface HooksGateDeps {
 async function verdict(d: HooksGateDeps, ctx: GateContext): Promise<Verdict | undefined> {
   const hooks = parseHooks(ctx.node);
   if (hooks.names.length === 0 && hooks.invalid.length === 0) return undefined;
-  const disruption = await pendingDisruption(d.host, d.hostName.toLowerCase(), ctx.osc, await ctx.changes());
+  const { assessment: disruption } = await pendingDisruption(d.host, d.hostName.toLowerCase(), ctx.osc, await ctx.changes());
   if (!disruption.disruptive) return undefined;
   const c = hookVersion(ctx.checksum);
   const hold = (message: string): GateHold => ({ reason: "WaitingForDisruptionApproval", message, requeueAfterMs: d.syncPeriodMs });

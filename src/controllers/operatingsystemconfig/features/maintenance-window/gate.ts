@@ -3,9 +3,8 @@ import type { HostFs } from "../../../../host/index.ts";
 import type { KubeObject, Predicate } from "../../../../kube/index.ts";
 import { type EventRecorder, nodeRef } from "../../../events.ts";
 import type { Decision, Gate, GateContext } from "../../gates/gate.ts";
-import { type DisruptionAssessment, assessDisruption } from "../../plan/disruption.ts";
-import { activePolicy, effectiveDisruptionPolicy } from "../../plan/disruption-policy.ts";
-import { readChanges, readLastApplied } from "../../plan/state.ts";
+import { disruptionText, pendingDisruption } from "../../plan/pending-disruption.ts";
+import { readChanges } from "../../plan/state.ts";
 import { checksumPrefix } from "../../plan/summary.ts";
 import { nextOpening, openingText, parseMaintenanceWindows, type MaintenanceWindow } from "./window.ts";
 
@@ -30,17 +29,6 @@ function windowsOf(node: KubeObject | undefined): Windows {
   } catch (err) {
     return { kind: "bad", error: `annotation ${maintenanceWindowAnnotation}: ${(err as Error).message}` };
   }
-}
-
-/** "restarts kubelet.service, stops a.service, performs an operating system update" */
-function disruptionText(a: DisruptionAssessment): string {
-  const names = (action: string) => a.units.filter((u) => u.action === action).map((u) => u.unit);
-  const parts = [
-    names("restart").length > 0 ? `restarts ${names("restart").join(", ")}` : "",
-    names("stop").length > 0 ? `stops ${names("stop").join(", ")}` : "",
-    a.inPlace.length > 0 ? `performs ${a.inPlace.join(", ")}` : "",
-  ];
-  return parts.filter((p) => p !== "").join(", ");
 }
 
 export interface MaintenanceWindowDeps {
@@ -73,10 +61,7 @@ export function maintenanceWindowGate(d: MaintenanceWindowDeps): Gate {
     if (next === undefined || next.atMs <= now) return { kind: "proceed" };
     // An apply of this version started inside a window (its change set is on disk): it finishes.
     if ((await readChanges(d.host))?.operatingSystemConfigChecksum === ctx.checksum) return { kind: "proceed" };
-    const changes = await ctx.changes();
-    const lastApplied = await readLastApplied(d.host);
-    const policy = await effectiveDisruptionPolicy(d.host, ctx.osc, lastApplied, d.hostName.toLowerCase());
-    const assessed = assessDisruption({ changes, osc: ctx.osc, lastApplied, policy: activePolicy(policy) });
+    const { assessment: assessed, policy } = await pendingDisruption(d.host, d.hostName.toLowerCase(), ctx.osc, await ctx.changes());
     if (!assessed.disruptive) return { kind: "proceed" };
     const ignored = policy.kind === "invalid" ? `; disruption policy ignored: ${policy.error}` : "";
     const wait = next.atMs - now;
