@@ -28,15 +28,14 @@ export type GateDeps = Pick<
  * for them holds nothing the pool needs. Hooks are asked only inside the window.
  */
 export function oscGates(d: GateDeps): Gate[] {
-  const { kube, host, clock, log, node, serialLeaseWatch: leaseWatch } = d;
-  const disruption = { kube, host, hostName: node.hostName, syncPeriodMs: d.config.syncPeriodMs };
+  const { kube, clock, log, node, serialLeaseWatch: leaseWatch } = d;
+  const disruption = { kube, syncPeriodMs: d.config.syncPeriodMs };
   return [
     holdGate(d.config),
     unitRevertGate(d),
     maintenanceWindowGate({
       clock,
       host: d.host,
-      hostName: node.hostName,
       syncPeriodMs: d.config.syncPeriodMs,
       ...(d.events ? { events: d.events } : {}),
     }),

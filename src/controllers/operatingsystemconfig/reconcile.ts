@@ -12,6 +12,7 @@ import type { GateContext } from "./gates/gate.ts";
 import { admit, firstHold, hostAlreadyApplied, releaseReserved, verifyReserved } from "./gates/run.ts";
 
 import { type OscInput, readInput, upToDate } from "./input/read.ts";
+import { disruptionOnce } from "./plan/pending-disruption.ts";
 import { type PlanHook, planChangeSet } from "./plan/planner.ts";
 import { oscPlugins } from "./plugins.ts";
 import { noOscMetrics } from "./report/metrics.ts";
@@ -152,6 +153,7 @@ export function gateContext(
     const req = { osc, checksum, hostName: deps.node.hostName, processPath: deps.processPath };
     return (await planChangeSet(deps.host, req, hooks, "look")).changes;
   };
+  const changes = () => (pending ??= plan());
   return {
     checksum,
     osc,
@@ -159,7 +161,8 @@ export function gateContext(
     serial: isSerial(secret),
     node,
     nodeKnownAtStart: input.nodeKnownAtStart,
-    changes: () => (pending ??= plan()),
+    changes,
+    disruption: disruptionOnce(deps.host, deps.node.hostName.toLowerCase(), osc, changes),
     dryRun: false,
     online: true,
     signal,

@@ -5,6 +5,7 @@ import type { GateContext, GateHold } from "../gates/gate.ts";
 import { firstHold } from "../gates/run.ts";
 import { type PlannedFiles, planChanges } from "../plan/content.ts";
 import { containerdConfigured } from "../plan/merge.ts";
+import { disruptionOnce } from "../plan/pending-disruption.ts";
 import { type PlannedChanges, planChangeSet } from "../plan/planner.ts";
 import { skipsStateFiles } from "../plan/stateless.ts";
 import { changesFileWrite, writeChanges, writeLastApplied } from "../plan/state.ts";
@@ -112,7 +113,9 @@ async function applySteps(
   // is written while the node waits but the change set, persisted for the next look.
   const gateContext = input.gateContext ?? { secret: undefined, serial: false, nodeKnownAtStart: false, online: false };
   const base = { ...gateContext, checksum: input.checksum, osc, node: input.node, dryRun: false, signal };
-  const hold = await firstHold(plugins.gates, "plan", { ...base, changes: async () => changes });
+  const planPhase = async () => changes;
+  const disruption = disruptionOnce(host, ports.node.hostName.toLowerCase(), osc, planPhase);
+  const hold = await firstHold(plugins.gates, "plan", { ...base, changes: planPhase, disruption });
   if (hold !== undefined) {
     if (!stateless) await step("failed persisting changes", () => writeChanges(host, changes));
     return { hold };

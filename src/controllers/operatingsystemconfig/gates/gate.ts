@@ -1,5 +1,6 @@
 import type { KubeObject } from "../../../kube/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
+import type { PendingDisruption } from "../plan/pending-disruption.ts";
 
 /** Why the current OSC version is not applied (or not yet recorded); also the Node condition's reason. */
 export type GateReason =
@@ -61,6 +62,8 @@ export interface GateContext {
   readonly nodeKnownAtStart: boolean;
   /** The change set: inside the apply (plan phase) the apply's own, else the pending one, planned on first call. */
   changes(): Promise<OscChanges>;
+  /** What `changes()` would disturb under the disruption policy (last-applied and the policy read once, on first call). */
+  disruption(): Promise<PendingDisruption>;
   /** `diff`: decide only, nothing is written. */
   readonly dryRun: boolean;
   /** An API server is there to ask (not for `diff --offline` and `apply --offline`). */

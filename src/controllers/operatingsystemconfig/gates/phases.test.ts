@@ -14,6 +14,7 @@ const ctx = (over: Partial<GateContext> = {}): GateContext => ({
   node: undefined,
   nodeKnownAtStart: true,
   changes: async () => emptyChanges("c"),
+  disruption: async () => ({ assessment: { disruptive: false, units: [], inPlace: [] }, policy: { kind: "none" } }),
   dryRun: false,
   online: true,
   signal: new AbortController().signal,

@@ -11,10 +11,21 @@ export interface PendingDisruption {
 }
 
 /** What applying `changes` would disturb, under the policy that governs it (the gates of issue 26 ask this). */
-export async function pendingDisruption(host: HostFs, hostName: string, osc: Osc, changes: OscChanges): Promise<PendingDisruption> {
+async function pendingDisruption(host: HostFs, hostName: string, osc: Osc, changes: OscChanges): Promise<PendingDisruption> {
   const lastApplied = await readLastApplied(host);
   const policy = await effectiveDisruptionPolicy(host, osc, lastApplied, hostName);
   return { assessment: assessDisruption({ changes, osc, lastApplied, policy: activePolicy(policy) }), policy };
+}
+
+/** `pendingDisruption` of the change set `changes()` gives, worked out on the first call only (a GateContext's `disruption`). */
+export function disruptionOnce(
+  host: HostFs,
+  hostName: string,
+  osc: Osc,
+  changes: () => Promise<OscChanges>,
+): () => Promise<PendingDisruption> {
+  let once: Promise<PendingDisruption> | undefined;
+  return () => (once ??= changes().then((c) => pendingDisruption(host, hostName, osc, c)));
 }
 
 /** "restarts kubelet.service, stops a.service, operating system update" — what makes the apply disruptive. */

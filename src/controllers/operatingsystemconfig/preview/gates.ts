@@ -5,6 +5,7 @@ import { errorText, nopLogger } from "../../../log/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
 import { isSerial } from "../constants.ts";
 import { type Decision, type Gate, type GateContext, type GateName, type GateReason, offlineText } from "../gates/gate.ts";
+import { disruptionOnce } from "../plan/pending-disruption.ts";
 import { oscGates, type RolloutTimings } from "../plugins.ts";
 
 /** One gate as `diff` sees it, decided by the gate's own `decide` on what the API server says now. */
@@ -77,6 +78,7 @@ export function previewGates(input: GatePreviewInput, signal: AbortSignal): Prom
     // `diff` takes no lock or slot: a registered Node counts as known.
     nodeKnownAtStart: node !== undefined,
     changes: async () => input.changes,
+    disruption: disruptionOnce(input.host, input.hostName.toLowerCase(), input.osc, async () => input.changes),
     dryRun: true,
     online: kube !== undefined,
     signal,

@@ -1,7 +1,6 @@
-import type { HostFs } from "../../../../host/index.ts";
 import { type Kube, type KubeObject, type Predicate, pods } from "../../../../kube/index.ts";
 import type { Gate, GateContext, GateHold } from "../../gates/gate.ts";
-import { disruptionText, pendingDisruption } from "../../plan/pending-disruption.ts";
+import { disruptionText } from "../../plan/pending-disruption.ts";
 import { blockingPodsAnnotation } from "./selector.ts";
 import { type BlockingPodsSource, blockingSelectorOf, runningPodsOnNode } from "./watch.ts";
 
@@ -10,8 +9,6 @@ const namedPods = 5;
 
 export interface BlockingPodsGateDeps {
   readonly kube: Kube;
-  readonly host: HostFs;
-  readonly hostName: string;
   readonly syncPeriodMs: number;
   /** The live agent's pod watch; `diff` (absent) lists once with the same selectors. */
   readonly watch?: BlockingPodsSource;
@@ -34,7 +31,7 @@ async function blockedBy(d: BlockingPodsGateDeps, ctx: GateContext): Promise<Gat
   const sel = blockingSelectorOf(ctx.node);
   // An invalid selector is reported by the watch (Warning event) and ignored: never blocked forever by a typo.
   if (sel.kind !== "ok") return undefined;
-  const { assessment: disruption } = await pendingDisruption(d.host, d.hostName.toLowerCase(), ctx.osc, await ctx.changes());
+  const disruption = (await ctx.disruption()).assessment;
   if (!disruption.disruptive) return undefined;
   const found = [...(await runningMatches(d, ctx, sel.selector))].map(podName).sort();
   if (found.length === 0) return undefined;

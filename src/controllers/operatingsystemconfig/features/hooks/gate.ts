@@ -1,7 +1,6 @@
 import { type Kube, type KubeObject, nodes, type Predicate } from "../../../../kube/index.ts";
 import type { Gate, GateContext, GateHold, Reserved } from "../../gates/gate.ts";
-import { disruptionText, pendingDisruption } from "../../plan/pending-disruption.ts";
-import type { HostFs } from "../../../../host/index.ts";
+import { disruptionText } from "../../plan/pending-disruption.ts";
 
 /** Node annotation naming the hooks that approve a disruptive apply: `a,b`. */
 export const disruptionHooksAnnotation = "node-agent.gardener.cloud/disruption-hooks";
@@ -40,15 +39,13 @@ interface Verdict {
 
 export interface HooksGateDeps {
   readonly kube: Kube;
-  readonly host: HostFs;
-  readonly hostName: string;
   readonly syncPeriodMs: number;
 }
 
 async function verdict(d: HooksGateDeps, ctx: GateContext): Promise<Verdict | undefined> {
   const hooks = parseHooks(ctx.node);
   if (hooks.names.length === 0 && hooks.invalid.length === 0) return undefined;
-  const { assessment: disruption } = await pendingDisruption(d.host, d.hostName.toLowerCase(), ctx.osc, await ctx.changes());
+  const disruption = (await ctx.disruption()).assessment;
   if (!disruption.disruptive) return undefined;
   const c = hookVersion(ctx.checksum);
   const hold = (message: string): GateHold => ({ reason: "WaitingForDisruptionApproval", message, requeueAfterMs: d.syncPeriodMs });

@@ -3,7 +3,7 @@ import type { HostFs } from "../../../../host/index.ts";
 import type { KubeObject, Predicate } from "../../../../kube/index.ts";
 import { type EventRecorder, nodeRef } from "../../../events.ts";
 import type { Decision, Gate, GateContext } from "../../gates/gate.ts";
-import { disruptionText, pendingDisruption } from "../../plan/pending-disruption.ts";
+import { disruptionText } from "../../plan/pending-disruption.ts";
 import { readChanges } from "../../plan/state.ts";
 import { checksumPrefix } from "../../plan/summary.ts";
 import { nextOpening, openingText, parseMaintenanceWindows, type MaintenanceWindow } from "./window.ts";
@@ -34,7 +34,6 @@ function windowsOf(node: KubeObject | undefined): Windows {
 export interface MaintenanceWindowDeps {
   readonly clock: Clock;
   readonly host: HostFs;
-  readonly hostName: string;
   /** Upper bound of the wait before looking again (clock steps, suspend); 0: the opening itself. */
   readonly syncPeriodMs: number;
   /** The live run's Warning for an unreadable annotation (absent for `diff`). */
@@ -61,7 +60,7 @@ export function maintenanceWindowGate(d: MaintenanceWindowDeps): Gate {
     if (next === undefined || next.atMs <= now) return { kind: "proceed" };
     // An apply of this version started inside a window (its change set is on disk): it finishes.
     if ((await readChanges(d.host))?.operatingSystemConfigChecksum === ctx.checksum) return { kind: "proceed" };
-    const { assessment: assessed, policy } = await pendingDisruption(d.host, d.hostName.toLowerCase(), ctx.osc, await ctx.changes());
+    const { assessment: assessed, policy } = await ctx.disruption();
     if (!assessed.disruptive) return { kind: "proceed" };
     const ignored = policy.kind === "invalid" ? `; disruption policy ignored: ${policy.error}` : "";
     const wait = next.atMs - now;
