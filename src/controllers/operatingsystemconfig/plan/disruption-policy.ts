@@ -3,6 +3,7 @@ import type { HostFs } from "../../../host/index.ts";
 import { decodeInline, type Osc } from "../../../osc/index.ts";
 import { errorText } from "../../../log/index.ts";
 import { unitNameProblem } from "../../../systemd/index.ts";
+import { allFiles } from "./merge.ts";
 
 /** Delivered as an OSC file or baked into the image (issue 26). */
 export const disruptionPolicyPath = "/var/lib/gardener-node-agent/disruption-policy.yaml";
@@ -181,12 +182,7 @@ export async function effectiveDisruptionPolicy(
   lastApplied: Osc | undefined,
   hostName: string,
 ): Promise<EffectivePolicy> {
-  const entry = (o: Osc | undefined) =>
-    o === undefined
-      ? undefined
-      : [...(o.spec.files ?? []), ...(o.status.extensionFiles ?? [])].find(
-          (f) => f.path === disruptionPolicyPath && (f.hostName === undefined || f.hostName === hostName),
-        );
+  const entry = (o: Osc | undefined) => (o === undefined ? undefined : allFiles(o, hostName).find((f) => f.path === disruptionPolicyPath));
   const delivered = entry(osc);
   if (delivered !== undefined) {
     const inline = delivered.content.inline;
@@ -198,8 +194,7 @@ export async function effectiveDisruptionPolicy(
     }
   }
   if (entry(lastApplied) !== undefined) return { kind: "none" };
-  const bytes = await host.readFile(disruptionPolicyPath);
-  return bytes === undefined ? { kind: "none" } : parsed(new TextDecoder().decode(bytes), "host");
+  return diskDisruptionPolicy(host);
 }
 
 /** The policy file on disk alone (what `status` shows: it governs the next apply unless that OSC brings another). */
