@@ -93,9 +93,8 @@ export class Stager {
         at: new Date(this.deps.clock.now()).toISOString(),
         files: [],
       });
-      // The failed version's blobs go; what the current version has staged stays.
+      // The failed version's blobs go; what the current version has staged stays (#prune reports the bytes left).
       await this.#prune(new Set([checksum, ...(current !== undefined ? [current] : [])]));
-      this.deps.stagedBytes?.(await this.#store.blobBytes());
       return { kind: "failed", message, requeueAfterMs };
     }
   }

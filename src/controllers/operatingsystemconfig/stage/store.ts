@@ -86,7 +86,7 @@ export class StageStore {
     await this.host.writeFileAtomic(versionPath(rec.checksum), JSON.stringify(rec), blobMode, { durable: false });
   }
 
-  async hasBlob(f: StagedFile): Promise<boolean> {
+  async hasBlob(f: Pick<StagedFile, "digest" | "size">): Promise<boolean> {
     const st = await this.host.stat(blobPath(f.digest));
     return st?.kind === "file" && st.size === f.size;
   }
@@ -94,8 +94,7 @@ export class StageStore {
   /** Stores `bytes` under their digest (a blob already there is kept: same digest, same bytes). */
   async putBlob(bytes: Uint8Array): Promise<{ digest: string; added: boolean }> {
     const digest = sha256Digest(bytes);
-    const st = await this.host.stat(blobPath(digest));
-    if (st?.kind === "file" && st.size === bytes.byteLength) return { digest, added: false };
+    if (await this.hasBlob({ digest, size: bytes.byteLength })) return { digest, added: false };
     await this.host.writeFileAtomic(blobPath(digest), bytes, blobMode);
     return { digest, added: true };
   }
