@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { dockerConfigKeyHost, parseDockerConfig, RegistryAuthConfigError } from "./docker-config.ts";
+import { dockerConfigKeyHost, parseDockerConfig, RegistryAuthConfigError, registryAuthModeProblem } from "./docker-config.ts";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
@@ -12,6 +12,25 @@ describe("dockerConfigKeyHost", () => {
     ["https://Registry.Example.com:8443/v2/", "registry.example.com:8443"],
   ])("should map %p to %p", (key, host) => {
     expect(dockerConfigKeyHost(key)).toBe(host);
+  });
+});
+
+describe("registryAuthModeProblem", () => {
+  // The owner's bits are the owner's; group and others get nothing (the one rule for the host's file and the pending OSC's).
+  test.each([0o600, 0o400, 0o700, 0o200, 0o4600])("should accept mode %o", (mode) => {
+    expect(registryAuthModeProblem(mode)).toBeUndefined();
+  });
+
+  test.each([
+    [0o644, "0644"],
+    [0o640, "0640"],
+    [0o604, "0604"],
+    [0o620, "0620"],
+    [0o602, "0602"],
+    [0o610, "0610"],
+    [0o601, "0601"],
+  ])("should refuse mode %o, naming it", (mode, text) => {
+    expect(registryAuthModeProblem(mode)).toBe(`mode ${text} gives group or others access to registry credentials, want 0600`);
   });
 });
 

@@ -7,8 +7,14 @@ import { RegistryError } from "./errors.ts";
 /** Where an OSC delivers registry credentials for imageRef pulls (docker config.json format). */
 export const registryAuthPath = "/var/lib/gardener-node-agent/registry-auth.json";
 
-/** The file is refused when group or others could read it (it holds secrets). */
-const allowedModeBits = 0o600;
+/**
+ * Why a credentials file with permission bits `mode` is refused, or undefined when it is fine: group and
+ * others get no access at all (read, write or execute; as ssh asks of a private key); the owner's bits are the owner's.
+ */
+export function registryAuthModeProblem(mode: number): string | undefined {
+  if ((mode & 0o077) === 0) return undefined;
+  return `mode ${(mode & 0o7777).toString(8).padStart(4, "0")} gives group or others access to registry credentials, want 0600`;
+}
 
 const authEntrySchema = v.object({
   auth: v.optional(v.string()),
@@ -84,16 +90,13 @@ function decodeAuth(auth: string, where: string): string {
 
 /**
  * Reads the credentials file on every call (it is an OSC file and may appear, change or go at any
- * time; it is small). Missing → no credentials. A file group or others may read is refused.
+ * time; it is small). Missing → no credentials. A file group or others may access is refused.
  */
 export async function loadRegistryCredentials(host: HostFs, path = registryAuthPath): Promise<Record<string, Credentials>> {
   const st = await host.stat(path);
   if (st === undefined) return {};
-  if ((st.mode & 0o777 & ~allowedModeBits) !== 0) {
-    throw new RegistryAuthConfigError(
-      `${path}: mode ${st.mode.toString(8).padStart(4, "0")} lets others read registry credentials, want 0600`,
-    );
-  }
+  const problem = registryAuthModeProblem(st.mode);
+  if (problem !== undefined) throw new RegistryAuthConfigError(`${path}: ${problem}`);
   const text = await host.readText(path);
   if (text === undefined) return {};
   return parseDockerConfig(text, path);

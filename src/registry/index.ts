@@ -1,6 +1,12 @@
 export { createRegistryClient } from "./client.ts";
 export { cosignSignatureTag, createAgentImageVerifier, ImageSignatureError, importSigningKey } from "./cosign.ts";
-export { loadRegistryCredentials, parseDockerConfig, RegistryAuthConfigError, registryAuthPath } from "./docker-config.ts";
+export {
+  loadRegistryCredentials,
+  parseDockerConfig,
+  RegistryAuthConfigError,
+  registryAuthModeProblem,
+  registryAuthPath,
+} from "./docker-config.ts";
 export type { RegistryClientOptions } from "./client.ts";
 export { DigestMismatchError, sha256Digest } from "./digest.ts";
 export { isExecutableFor } from "./elf.ts";

@@ -476,7 +476,7 @@ describe("registry client with docker config credentials (registry-auth.json)", 
     const client = createRegistryClient({ plainHttpHosts: [registry.host], credentialSource: () => loadRegistryCredentials(hostFs) });
     const err = await client.resolve(`${registry.host}/test/image1:v1`, amd64).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RegistryAuthConfigError);
-    expect((err as Error).message).toBe(`${registryAuthPath}: mode 0644 lets others read registry credentials, want 0600`);
+    expect((err as Error).message).toBe(`${registryAuthPath}: mode 0644 gives group or others access to registry credentials, want 0600`);
     expect((err as Error).message).not.toContain("hidden");
   });
 

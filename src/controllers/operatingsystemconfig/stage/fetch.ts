@@ -1,7 +1,7 @@
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 import { errorText } from "../../../log/index.ts";
 import type { Osc, OscFile } from "../../../osc/index.ts";
-import { ImageSignatureError, registryAuthPath } from "../../../registry/index.ts";
+import { ImageSignatureError, registryAuthModeProblem, registryAuthPath } from "../../../registry/index.ts";
 import { type EventRecorder, nodeRef } from "../../events.ts";
 import { fileMode } from "../apply/modes.ts";
 import type { ExtractImageFile, PendingPullConfig } from "../apply/ports.ts";
@@ -41,11 +41,8 @@ export async function pendingRegistryAuth(kube: Kube, osc: Osc, signal: AbortSig
   const f = (osc.spec.files ?? []).find((x) => x.path === registryAuthPath);
   if (f === undefined || f.content.imageRef !== undefined) return undefined;
   // As the host's file would be refused once written (src/registry docker-config).
-  if ((fileMode(f) & 0o177) !== 0) {
-    throw new StagingError(
-      `file ${registryAuthPath}: mode ${fileMode(f).toString(8).padStart(4, "0")} lets others read registry credentials, want 0600`,
-    );
-  }
+  const problem = registryAuthModeProblem(fileMode(f));
+  if (problem !== undefined) throw new StagingError(`file ${registryAuthPath}: ${problem}`);
   try {
     const bytes = await fileBytes(kube, f, signal);
     return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
