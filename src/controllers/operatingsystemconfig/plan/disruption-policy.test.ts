@@ -29,8 +29,12 @@ describe("parseDisruptionPolicy", () => {
   });
 
   test.each([
-    ["an unknown top-level key", "rules: []\nextra: 1\n", 'line 2: unknown key "extra" (only rules is allowed)'],
-    ["an unknown rule key", "rules:\n- units: [a.service]\n  action: none\n  when: now\n", 'line 4: unknown key "when" in rule 1'],
+    ["an unknown top-level key, without its text", "rules: []\nbounce-secret: 1\n", "line 2: unknown key (only rules is allowed)"],
+    [
+      "an unknown rule key, without its text",
+      "rules:\n- units: [a.service]\n  action: none\n  bounce-secret: now\n",
+      "line 4: unknown key in rule 1",
+    ],
     ["a bad action, without its value", "rules:\n- units: [a.service]\n  action: bounce-secret\n", "line 3: action must be one of"],
     ["a bad glob", "rules:\n- files: ['/etc/[ab']\n  action: none\n", 'line 2: files[0] has an unclosed "["'],
     [

@@ -116,7 +116,7 @@ export function parseDisruptionPolicy(text: string): DisruptionPolicy {
   let rulesNode: YamlNode | null | undefined;
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? pair.key.value : undefined;
-    if (key !== "rules") fail(pair.key as YamlNode, `unknown key${typeof key === "string" ? ` "${key}"` : ""} (only rules is allowed)`);
+    if (key !== "rules") fail(pair.key as YamlNode, "unknown key (only rules is allowed)");
     rulesNode = pair.value as YamlNode | null;
   }
   if (rulesNode === undefined || rulesNode === null || (isScalar(rulesNode) && rulesNode.value === null)) return { rules: [] };
@@ -153,7 +153,7 @@ export function parseDisruptionPolicy(text: string): DisruptionPolicy {
           return s;
         });
         rule[key] = names;
-      } else fail(keyNode, `unknown key${typeof key === "string" ? ` "${key}"` : ""} in rule ${i + 1} (files, units, action)`);
+      } else fail(keyNode, `unknown key in rule ${i + 1} (files, units, action)`);
     }
     if (rule.files !== undefined && rule.units !== undefined) fail(node, `rule ${i + 1} has both files and units (one per rule)`);
     if (rule.files === undefined && rule.units === undefined) fail(node, `rule ${i + 1} has neither files nor units`);
