@@ -32,6 +32,7 @@ export { Channel } from "./source.ts";
 export type { Source } from "./source.ts";
 export { Controller, newController } from "./controller.ts";
 export { reconcileTimeBuckets } from "./controller-metrics.ts";
+export { isQualifiedNamePart } from "./names.ts";
 export { controllerRef } from "./owner.ts";
 export { findCondition, kubeTime, microTime, nodeCondition, patchNodeMetadata } from "./node.ts";
 export type { ConditionState, ExistingCondition, NodeCondition } from "./node.ts";

@@ -1,7 +1,8 @@
+import { isQualifiedNamePart } from "../../../../kube/index.ts";
+
 /** Node annotation: a disruptive apply waits while a running pod on this node matches this label selector. */
 export const blockingPodsAnnotation = "node-agent.gardener.cloud/blocking-pods";
 
-const namePart = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const prefixPart = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function keyProblem(key: string): string | undefined {
@@ -9,12 +10,12 @@ function keyProblem(key: string): string | undefined {
   const prefix = slash < 0 ? undefined : key.slice(0, slash);
   const name = slash < 0 ? key : key.slice(slash + 1);
   if (prefix !== undefined && (prefix.length > 253 || !prefixPart.test(prefix))) return "a key prefix is not a DNS subdomain";
-  if (!namePart.test(name)) return "a key is not a label name (63 characters, alphanumeric at both ends)";
+  if (!isQualifiedNamePart(name)) return "a key is not a label name (63 characters, alphanumeric at both ends)";
   return undefined;
 }
 
 const valueProblem = (v: string): string | undefined =>
-  v === "" || namePart.test(v) ? undefined : "a value is not a label value (63 characters, alphanumeric at both ends)";
+  v === "" || isQualifiedNamePart(v) ? undefined : "a value is not a label value (63 characters, alphanumeric at both ends)";
 
 /** Splits at the commas outside parentheses (`a in (x,y),b` → two requirements). */
 function requirements(s: string): string[] | undefined {

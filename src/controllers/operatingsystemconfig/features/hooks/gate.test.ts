@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../../../kube/index.ts";
-import { disruptionHooksAnnotation, hookAnswer, hookVersion, parseHooks } from "./gate.ts";
+import type { Kube, KubeObject } from "../../../../kube/index.ts";
+import { decodeOsc, emptyChanges } from "../../../../osc/index.ts";
+import type { GateContext } from "../../gates/gate.ts";
+import { disruptionHooksAnnotation, disruptionHooksGate, hookAnswer, hookVersion, parseHooks } from "./gate.ts";
 
 const c = hookVersion("0123456789abcdef0123");
 const nodeWith = (value: string): KubeObject => ({ metadata: { name: "n", annotations: { [disruptionHooksAnnotation]: value } } });
@@ -32,12 +34,43 @@ describe("parseHooks", () => {
     expect(parseHooks(nodeWith(" db, backup,,db "))).toEqual({ names: ["db", "backup"], invalid: [] });
   });
 
-  test("names that cannot follow the annotation prefix are reported, not skipped", () => {
-    expect(parseHooks(nodeWith("db,-x,a/b"))).toEqual({ names: ["db"], invalid: ["-x", "a/b"] });
+  test("names that cannot follow the annotation prefix are reported by their position in the list, not skipped", () => {
+    expect(parseHooks(nodeWith("db,-x,,a/b"))).toEqual({ names: ["db"], invalid: [2, 4] });
   });
 
   test("no annotation, no hooks", () => {
     expect(parseHooks({ metadata: { name: "n" } })).toEqual({ names: [], invalid: [] });
     expect(parseHooks(undefined)).toEqual({ names: [], invalid: [] });
+  });
+});
+
+describe("disruptionHooksGate", () => {
+  test("a name that cannot be an annotation key holds the disruptive apply, named by its position, never its text", async () => {
+    const gate = disruptionHooksGate({ kube: {} as Kube, syncPeriodMs: 1000 });
+    const ctx: GateContext = {
+      checksum: "0123456789abcdef0123",
+      osc: decodeOsc("spec: {}\n"),
+      secret: undefined,
+      serial: false,
+      node: nodeWith("db, bad/hook-secret,,-x"),
+      nodeKnownAtStart: true,
+      changes: async () => emptyChanges("c"),
+      disruption: async () => ({
+        assessment: { disruptive: true, units: [{ unit: "kubelet.service", action: "restart", why: "unit changed" }], inPlace: [] },
+        policy: { kind: "none" },
+      }),
+      dryRun: true,
+      online: true,
+      signal: new AbortController().signal,
+    };
+    const d = await gate.decide(ctx);
+    expect(d).toEqual({
+      kind: "hold",
+      hold: {
+        reason: "WaitingForDisruptionApproval",
+        message: `Node annotation ${disruptionHooksAnnotation}: entries 2, 4 of the comma-separated list cannot be an annotation name (63 characters of letters, digits, "-", "_" and ".", alphanumeric at both ends)`,
+        requeueAfterMs: 1000,
+      },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { type Kube, type KubeObject, nodes, type Predicate } from "../../../../kube/index.ts";
+import { isQualifiedNamePart, type Kube, type KubeObject, nodes, type Predicate } from "../../../../kube/index.ts";
 import type { Gate, GateContext, GateHold, Reserved } from "../../gates/gate.ts";
 import { disruptionText } from "../../plan/pending-disruption.ts";
 
@@ -7,14 +7,16 @@ export const disruptionHooksAnnotation = "node-agent.gardener.cloud/disruption-h
 /** Each hook's conversation with the agent: `hooks.node-agent.gardener.cloud/<name>: requested|approved|denied|done <c>`. */
 const hookAnnotationPrefix = "hooks.node-agent.gardener.cloud/";
 
-/** An annotation key's name part (after the prefix): 63 characters, alphanumeric at both ends. */
-const hookNamePattern = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-
-/** The hooks the Node names (trimmed, each once), and the names that cannot be an annotation key. */
-export function parseHooks(node: KubeObject | undefined): { readonly names: readonly string[]; readonly invalid: readonly string[] } {
+/**
+ * The hooks the Node names (trimmed, each once; each must be an annotation key's name part), and the
+ * 1-based positions in the comma-separated list of the entries that cannot be one.
+ */
+export function parseHooks(node: KubeObject | undefined): { readonly names: readonly string[]; readonly invalid: readonly number[] } {
   const value = node?.metadata.annotations?.[disruptionHooksAnnotation] ?? "";
-  const all = [...new Set(value.split(",").map((s) => s.trim()))].filter((s) => s !== "");
-  return { names: all.filter((n) => hookNamePattern.test(n)), invalid: all.filter((n) => !hookNamePattern.test(n)) };
+  const entries = value.split(",").map((s) => s.trim());
+  const names = [...new Set(entries.filter((s) => s !== "" && isQualifiedNamePart(s)))];
+  const invalid = entries.flatMap((s, i) => (s !== "" && !isQualifiedNamePart(s) ? [i + 1] : []));
+  return { names, invalid };
 }
 
 /** The OSC version a hook answers about: the first 12 hex digits of the checksum. */
@@ -51,10 +53,12 @@ async function verdict(d: HooksGateDeps, ctx: GateContext): Promise<Verdict | un
   const hold = (message: string): GateHold => ({ reason: "WaitingForDisruptionApproval", message, requeueAfterMs: d.syncPeriodMs });
   if (hooks.invalid.length > 0) {
     // Skipping a misspelt hook would apply without the approval the operator asked for.
-    const names = hooks.invalid.map((n) => JSON.stringify(n)).join(", ");
+    const which = `${hooks.invalid.length === 1 ? "entry" : "entries"} ${hooks.invalid.join(", ")}`;
     return {
       toRequest: [],
-      hold: hold(`Node annotation ${disruptionHooksAnnotation} names hooks that cannot be annotation names: ${names}`),
+      hold: hold(
+        `Node annotation ${disruptionHooksAnnotation}: ${which} of the comma-separated list cannot be an annotation name (63 characters of letters, digits, "-", "_" and ".", alphanumeric at both ends)`,
+      ),
     };
   }
   const annotations = ctx.node?.metadata.annotations ?? {};
