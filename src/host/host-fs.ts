@@ -176,11 +176,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
         const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
         try {
-          await rename(temp, target);
-        } catch (err) {
-          await unlink(temp).catch(() => undefined); // best effort; the original error matters
-          if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "write file");
-          throw err;
+          await renameOver(temp, target, path);
         } finally {
           releaseAll(held === undefined ? [] : [held]);
         }
@@ -318,14 +314,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const { dirReal, target, temp } = await prepareTarget(path, new Set());
       try {
         await link(source, temp);
-        try {
-          await chmod(temp, mode & 0o7777);
-          await rename(temp, target);
-        } catch (err) {
-          await unlink(temp).catch(() => undefined); // best effort; the original error matters
-          if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "write file");
-          throw err;
-        }
+        await renameOver(temp, target, path, () => chmod(temp, mode & 0o7777));
       } finally {
         inFlight.delete(temp);
       }
@@ -393,6 +382,21 @@ class InFlightTemps {
 
   hasName(name: string): boolean {
     return this.#names.has(name);
+  }
+}
+
+/**
+ * The last step of an atomic write: `before` (if any) on the finished temp, then the rename over `target`.
+ * On failure the temp goes (best effort; the original error matters), and a directory at `path` is named as such.
+ */
+async function renameOver(temp: string, target: string, path: string, before?: () => Promise<void>): Promise<void> {
+  try {
+    await before?.();
+    await rename(temp, target);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "write file");
+    throw err;
   }
 }
 
