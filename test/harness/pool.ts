@@ -139,15 +139,18 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
   };
 }
 
-/** The pool tests' and benches' OSC: one unit whose file carries the version, so every version restarts it. */
-export const demoOsc = (version: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
+/**
+ * The pool tests' and benches' OSC: one unit whose file carries the version, so every version restarts it;
+ * `extraUnits`: more entries of `spec.units`, as YAML list items indented by two spaces.
+ */
+export const demoOsc = (version: string, extraUnits = "") => `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig
 spec:
   units:
   - name: demo.service
     content: "[Service]\\nExecStart=/bin/true\\n"
     filePaths: [/etc/demo/version]
-  files:
+${extraUnits === "" ? "" : `${extraUnits}\n`}  files:
   - path: /etc/demo/version
     permissions: 0644
     content: {inline: {data: "${version}\\n"}}

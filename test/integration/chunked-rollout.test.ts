@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { StoreEvent } from "../doubles/apiserver/store.ts";
 import { eventually } from "../harness/eventually.ts";
-import { startPool, type Pool, type PoolMember } from "../harness/pool.ts";
+import { demoOsc, startPool, type Pool, type PoolMember } from "../harness/pool.ts";
 
 const nodes = ["r-1", "r-2", "r-3", "r-4", "r-5", "r-6"];
 const env = {
@@ -16,19 +16,6 @@ const env = {
 };
 const slotPrefix = "slot.node-agent.gardener.cloud/";
 
-const osc = (version: string, extraUnit = "") => `apiVersion: extensions.gardener.cloud/v1alpha1
-kind: OperatingSystemConfig
-spec:
-  units:
-  - name: demo.service
-    content: "[Service]\\nExecStart=/bin/true\\n"
-    filePaths: [/etc/demo/version]
-${extraUnit}
-  files:
-  - path: /etc/demo/version
-    permissions: 0644
-    content: {inline: {data: "${version}\\n"}}
-`;
 const brokenUnit = `  - name: broken.service
     content: "[Service]\\nExecStart=/bin/false\\n"`;
 
@@ -171,7 +158,7 @@ afterAll(async () => {
 
 async function rollOut(v: string, extraUnit = ""): Promise<{ checksum: string; rec: RolloutRecorder }> {
   const rec0 = { v };
-  const checksum = pool.setOsc(osc(rec0.v, extraUnit));
+  const checksum = pool.setOsc(demoOsc(rec0.v, extraUnit));
   return { checksum, rec: new RolloutRecorder(pool, v, checksum) };
 }
 
