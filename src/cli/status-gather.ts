@@ -89,7 +89,8 @@ function changeSetOf(c: OscChanges | undefined): StatusReport["pending"]["change
 /** RFC 3339 modification time of a file (seconds precision, like the apply records). */
 async function modifiedAt(realPath: string): Promise<string> {
   const { stat } = await import("node:fs/promises");
-  return (await stat(realPath)).mtime.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const { kubeTime } = await import("../kube/index.ts");
+  return kubeTime((await stat(realPath)).mtimeMs);
 }
 
 /** The local part: state files of the agent (no API server, no systemd). */

@@ -1,3 +1,5 @@
+import { kubeTime } from "../../../../kube/index.ts";
+
 /**
  * Maintenance windows of the Node annotation (issue 26): `Mon-Fri 02:00-04:00 Europe/Berlin, Sat 22:00-02:00 UTC`.
  * A window is a wall-clock range in its zone: an instant is inside when its local weekday and time are.
@@ -181,5 +183,5 @@ export function nextOpening(windows: readonly MaintenanceWindow[], nowMs: number
 export function openingText(w: MaintenanceWindow, atMs: number): string {
   const t = local(w.zone, atMs);
   const hhmm = `${String(Math.floor(t.minutes / 60)).padStart(2, "0")}:${String(t.minutes % 60).padStart(2, "0")}`;
-  return `${dayNames[t.weekday - 1]} ${t.date} ${hhmm} ${w.zone} (${new Date(atMs).toISOString().replace(/\.\d+Z$/, "Z")})`;
+  return `${dayNames[t.weekday - 1]} ${t.date} ${hhmm} ${w.zone} (${kubeTime(atMs)})`;
 }
