@@ -53,15 +53,6 @@ describe("ChangesStore", () => {
     expect(written).toHaveLength(1);
   });
 
-  test("should remove completed drop-ins from dropInsChanges and keep the unit's dropIns", async () => {
-    const { s } = store();
-    await s.dropInDone("u.service", "d1", "changed");
-    await s.dropInDone("u.service", "old", "deleted");
-    const u = s.changes.units.changed[0];
-    expect(u?.dropIns).toEqual([{ name: "d1", content: "x" }]);
-    expect(u?.dropInsChanges).toEqual({ changed: [], deleted: [] });
-  });
-
   test("should serialise concurrent completions so the last write holds all of them", async () => {
     const { s, written } = store();
     await Promise.all([s.unitCommandDone("u.service"), s.unitCommandDone("v.service"), s.containerdRestarted()]);

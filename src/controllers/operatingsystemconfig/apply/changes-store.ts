@@ -96,14 +96,6 @@ export class ChangesStore {
     return this.update((c) => removeFirst(c.containerd.registries.deleted, (r) => r.upstream === upstream));
   }
 
-  /** Upstream removes the drop-in from the unit's `dropIns`; we remove it from `dropInsChanges` (see spec §5.6). */
-  dropInDone(unit: string, dropIn: string, kind: "changed" | "deleted"): Promise<void> {
-    return this.update((c) => {
-      const u = c.units.changed.find((x) => x.name === unit);
-      if (u !== undefined) removeFirst(u.dropInsChanges[kind], (d) => d.name === dropIn);
-    });
-  }
-
   /** Units whose files and enablement were handled together (all idempotent steps), recorded with one write (or deferred). */
   unitsChangedDone(names: readonly string[], opts: { readonly deferred?: boolean } = {}): Promise<void> {
     const done = new Set(names);
