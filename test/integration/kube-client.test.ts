@@ -54,6 +54,12 @@ afterEach(async () => {
   await sim.faults.clear();
 });
 
+/**
+ * The simulator's record of the requests in `namespace`: a test that counts requests uses a namespace of its
+ * own, so a request another test left behind (recorded when the simulator answers it) never lands in its count.
+ */
+const ownRequests = (namespace: string) => sim.requests.filter((r) => r.namespace === namespace);
+
 const adminConfig = (): RestConfig => ({ server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } });
 function client(config: RestConfig = adminConfig(), extra: Partial<ConstructorParameters<typeof KubeClient>[0]> = {}): KubeClient {
   const c = new KubeClient({ config, qps: 1000, burst: 1000, ...extra });
@@ -186,9 +192,11 @@ describe("KubeClient against the API server simulator", () => {
       }
     });
 
+    // A hung request ends when its client hangs up (a fixed latency would keep it at the simulator and
+    // record it seconds later, inside another test's window).
     test("should turn a request slower than its timeout into a TransportError", async () => {
       const kube = client(adminConfig(), { timeoutMs: 50 });
-      sim.faults.setLatency(2_000, { verb: "list" });
+      sim.faults.hangNext(1, { verb: "list" });
       const err = await kube.list(secrets, "kube-system").catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TransportError);
       expect((err as Error).message).toContain("timed out after 50ms");
@@ -196,7 +204,7 @@ describe("KubeClient against the API server simulator", () => {
 
     test("should pass the caller's abort reason through unchanged", async () => {
       const kube = client();
-      sim.faults.setLatency(2_000, { verb: "list" });
+      sim.faults.hangNext(1, { verb: "list" });
       const caller = new AbortController();
       const p = kube.list(secrets, "kube-system", { signal: caller.signal });
       caller.abort(new Error("caller gave up"));
@@ -220,9 +228,8 @@ describe("KubeClient against the API server simulator", () => {
     test("should authenticate with a client certificate from a kubeconfig", async () => {
       const cert = await sim.issueClientCert("mtls-user", ["system:masters"]);
       const cfg = await parseKubeconfig(sim.kubeconfig({ clientCert: cert }), "/kubeconfig");
-      const before = sim.requests.length;
-      await client(cfg).list(secrets, "kube-system");
-      const rec = sim.requests.slice(before).find((r) => r.verb === "list");
+      await client(cfg).list(secrets, "mtls");
+      const rec = ownRequests("mtls").find((r) => r.verb === "list");
       expect(rec?.user).toBe("mtls-user");
       expect(rec?.code).toBe(200);
     });
@@ -237,9 +244,11 @@ describe("KubeClient against the API server simulator", () => {
       const cfg = await parseKubeconfig(sim.kubeconfig({ tokenFile: tokenPath }, { caPath }), "/kubeconfig");
       const kube = client(cfg);
       const users = async () => {
-        const before = sim.requests.length;
-        await kube.list(secrets, "kube-system");
-        return sim.requests.slice(before).map((r) => r.user);
+        const before = ownRequests("rotated-token").length;
+        await kube.list(secrets, "rotated-token");
+        return ownRequests("rotated-token")
+          .slice(before)
+          .map((r) => r.user);
       };
       expect(await users()).toEqual(["user-one"]);
       await writeFile(tokenPath, "token-two\n");
@@ -251,16 +260,16 @@ describe("KubeClient against the API server simulator", () => {
     test("should hold requests beyond the burst until the bucket refills", async () => {
       const clock = new FakeClock();
       const kube = client(adminConfig(), { qps: 5, burst: 2, clock });
-      const before = sim.requests.length;
-      const all = Promise.all([1, 2, 3, 4].map(() => kube.list(secrets, "kube-system")));
-      await eventually("two requests", () => sim.requests.length - before, { until: (n) => n === 2 });
+      const sent = () => ownRequests("rate-limit").length;
+      const all = Promise.all([1, 2, 3, 4].map(() => kube.list(secrets, "rate-limit")));
+      await eventually("two requests", sent, { until: (n) => n === 2 });
       await clock.settle(20);
-      expect(sim.requests.length - before).toBe(2);
+      expect(sent()).toBe(2);
       clock.step(200);
-      await eventually("three requests", () => sim.requests.length - before, { until: (n) => n === 3 });
+      await eventually("three requests", sent, { until: (n) => n === 3 });
       clock.step(200);
       await all;
-      expect(sim.requests.length - before).toBe(4);
+      expect(sent()).toBe(4);
     });
   });
 });
