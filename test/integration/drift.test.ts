@@ -2,7 +2,7 @@
 // node-agent.gardener.cloud/drift-policy=repair (files restored, secretRef fetched again, units
 // re-enabled, and exactly the units an OSC change of those paths would restart).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeUnit } from "../doubles/systemd/index.ts";
 import { eventually } from "../harness/eventually.ts";
@@ -125,5 +125,32 @@ describe("drift detection and repair (whole binary)", () => {
     expect(sb.systemd.units.get("idle.service")?.unitFileState).toBe("enabled");
     expect(restartsAndStops().sort()).toEqual(["Restart app.service", "Restart creds-user.service"]);
     expect(sb.systemd.actions.some((a) => a.action === "Enable" && a.units.includes("idle.service"))).toBe(true);
+  }, 60_000);
+
+  test("should restart, reload or leave the repaired units as the disruption policy says, as an apply does", async () => {
+    // Baked into the image (the OSC does not deliver it): it governs applies and repairs alike.
+    mkdirSync(host("/var/lib/gardener-node-agent"), { recursive: true });
+    writeFileSync(
+      host("/var/lib/gardener-node-agent/disruption-policy.yaml"),
+      "rules:\n- files: [/etc/app/app.conf]\n  action: reload\n- units: [creds-user.service]\n  action: none\n",
+    );
+    sb.systemd.clearActions();
+    const before = count("DriftRepaired");
+    writeFileSync(host("/etc/app/app.conf"), "level=trace\n");
+    writeFileSync(host("/etc/app/password"), "guessed\n");
+    rmSync(host("/etc/systemd/system/idle.service"));
+    await eventually("a third repair", () => count("DriftRepaired"), { until: (n) => n > before, timeoutMs: 15_000, intervalMs: 25 });
+    const repaired = nodeEvents(sb.sim)
+      .filter((e) => e.reason === "DriftRepaired")
+      .at(-1)!;
+    expect(repaired.message).toBe(
+      "restored /etc/app/app.conf (content), /etc/app/password (content), /etc/systemd/system/idle.service (missing); restarted: idle.service",
+    );
+    expect(readFileSync(host("/etc/app/app.conf"), "utf8")).toBe("level=info\n");
+    expect(readFileSync(host("/etc/app/password"), "utf8")).toBe("s3cret\n");
+    const jobs = sb.systemd.actions
+      .filter((a) => ["Restart", "Stop", "Reload"].includes(a.action))
+      .map((a) => `${a.action} ${a.units.join(",")}`);
+    expect(jobs.sort()).toEqual(["Reload app.service", "Restart idle.service"]);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { nodeRef } from "../../../events.ts";
 import type { ApplyExtension } from "../../apply/extension.ts";
-import { assessDisruption, unitDefinitionsChanged } from "../../plan/disruption.ts";
+import { policyUnitJobs } from "../../apply/policy-jobs.ts";
 import { effectiveDisruptionPolicy } from "../../plan/disruption-policy.ts";
 import { readLastApplied } from "../../plan/state.ts";
 
@@ -30,18 +30,7 @@ export function disruptionPolicyExtension(): ApplyExtension {
         }
         return undefined;
       }
-      const { policy } = effective;
-      const assess = (changes: Parameters<typeof assessDisruption>[0]["changes"]) =>
-        assessDisruption({ changes, osc, lastApplied, policy });
-      return {
-        unitJobs: {
-          actions: (changes) => new Map(assess(changes).units.map((u) => [u.unit, u])),
-          // systemd re-reads unit files only for a changed unit or a daemon-reload action; a job alone needs none.
-          daemonReload: (changes) =>
-            unitDefinitionsChanged(osc, lastApplied) || assess(changes).units.some((u) => u.action === "daemon-reload"),
-        },
-        verify: async () => undefined,
-      };
+      return { unitJobs: policyUnitJobs({ osc, lastApplied, policy: effective.policy }), verify: async () => undefined };
     },
   };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { decodeOsc } from "../../../../osc/index.ts";
 import type { DriftItem } from "./detect.ts";
+import { policyUnitJobs } from "../../apply/policy-jobs.ts";
+import { parseDisruptionPolicy } from "../../plan/disruption-policy.ts";
 import { repairChanges } from "./repair-plan.ts";
 import { createDriftStatus, driftConditionMessage, driftPolicyOf } from "./status.ts";
 
@@ -70,7 +72,7 @@ describe("repairChanges", () => {
       [],
     ],
   ])("should rewrite and restart what an OSC change of %s would", (_, items, files, commands) => {
-    const c = repairChanges(lastApplied, items, "h");
+    const c = repairChanges(lastApplied, items, "h").changes;
     expect(c.files.changed.map((f) => f.path)).toEqual(files);
     expect(c.files.deleted).toEqual([]);
     expect(c.units.deleted).toEqual([]);
@@ -85,11 +87,33 @@ describe("repairChanges", () => {
         { type: "enablement", path: "side.service", kind: "enablement", unit: "side.service", want: true },
       ],
       "h",
-    );
+    ).changes;
     expect(c.units.changed.map((u) => [u.name, u.dropInsChanges.changed.map((d) => d.name)])).toEqual([
       ["app.service", ["20-b.conf"]],
       ["side.service", []],
     ]);
+  });
+});
+
+describe("a repair under a disruption policy", () => {
+  test("should take each drifted unit's action from the policy, as for an OSC change of the same paths", () => {
+    const { changes, asFound } = repairChanges(
+      lastApplied,
+      [file("/etc/shared.conf"), { type: "unit", path: "/etc/systemd/system/off.service", kind: "content", unit: "off.service" }],
+      "h",
+    );
+    const policy = parseDisruptionPolicy(
+      "rules:\n- units: [side.service]\n  action: none\n- files: [/etc/shared.conf]\n  action: reload\n",
+    );
+    const jobs = policyUnitJobs({ osc: lastApplied, lastApplied: asFound, policy });
+    expect([...jobs.actions(changes).values()].map((u) => `${u.unit}=${u.action} (${u.why})`)).toEqual([
+      "app.service=reload (file /etc/shared.conf changed)",
+      "side.service=none (file /etc/shared.conf changed)",
+      // A stop is never the policy's to change.
+      "off.service=stop (unit stopped or disabled)",
+    ]);
+    // A unit file drifted: systemd re-reads the definitions.
+    expect(jobs.daemonReload(changes)).toBe(true);
   });
 });
 

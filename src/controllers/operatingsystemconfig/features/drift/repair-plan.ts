@@ -10,9 +10,14 @@ const drifted = "# gardener-node-agent: drifted from the last-applied operating 
 /**
  * The change set that repairs `items`, by the controller's own change computation as if exactly the
  * drifted parts differed from last-applied (so the same units restart as for an OSC change). Enablement
- * drift does not restart; the agent's own unit is never restarted by a repair.
+ * drift does not restart; the agent's own unit is never restarted by a repair. `asFound`: last-applied
+ * with the drifted parts marked, the host as the repair starts from (what a disruption policy compares).
  */
-export function repairChanges(lastApplied: Osc, items: readonly DriftItem[], hostName: string): OscChanges {
+export function repairChanges(
+  lastApplied: Osc,
+  items: readonly DriftItem[],
+  hostName: string,
+): { readonly changes: OscChanges; readonly asFound: Osc } {
   const files = new Set(items.filter((i) => i.type === "file").map((i) => i.path));
   const unitFiles = new Set(items.flatMap((i) => (i.type === "unit" ? [i.unit] : [])));
   const dropIns = new Set(items.flatMap((i) => (i.type === "dropIn" ? [`${i.unit}/${i.dropIn}`] : [])));
@@ -40,5 +45,5 @@ export function repairChanges(lastApplied: Osc, items: readonly DriftItem[], hos
       c.units.changed.push({ ...u, dropInsChanges: { changed: [], deleted: [] } });
     }
   }
-  return c;
+  return { changes: c, asFound };
 }

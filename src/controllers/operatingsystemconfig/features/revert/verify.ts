@@ -143,6 +143,7 @@ async function revertUnits(
   }
   await writeChanges(deps.host, pending);
   deps.log.info("Reverting failed units to the last-applied configuration", { units: failed.join(","), checksum });
+  // Restarts whatever the disruption policy says: a reload or nothing would leave the failed unit failed.
   await restoreChanges(deps, restore, node, signal);
   await writeLastApplied(deps.host, withParts(after, revertedUnits, revertedFiles, hostName));
 }
