@@ -1,6 +1,5 @@
 import type { KubeObject } from "../../../kube/index.ts";
 import type { Osc, OscChanges } from "../../../osc/index.ts";
-import type { PendingDisruption } from "../plan/pending-disruption.ts";
 
 /** Why the current OSC version is not applied (or not yet recorded); also the Node condition's reason. */
 export type GateReason =
@@ -50,6 +49,18 @@ export type Decision =
   /** Dry run only: the gate could not look (offline, no Node yet); `diff` shows it as not checked. */
   | { readonly kind: "unknown"; readonly why: string };
 
+/** What applying the pending change set disturbs (issue 26), as plan/pending-disruption.ts assesses it. */
+export interface GateDisruption {
+  /** Restarts or stops a unit, or performs an in-place step; reloads, daemon-reloads and writes alone are not. */
+  readonly disruptive: boolean;
+  /** What makes it disruptive: "restarts kubelet.service, stops a.service, operating system update"; "" for nothing. */
+  readonly text: string;
+  /** How many units the apply touches beyond writing files (also those the policy only reloads or leaves). */
+  readonly units: number;
+  /** The disruption policy is invalid and ignored (changed units restart as without one): why. */
+  readonly policyIgnored?: string;
+}
+
 /** What a gate may look at (built once per reconcile or `diff`); nothing in it writes. */
 export interface GateContext {
   readonly checksum: string;
@@ -63,7 +74,7 @@ export interface GateContext {
   /** The change set: inside the apply (plan phase) the apply's own, else the pending one, planned on first call. */
   changes(): Promise<OscChanges>;
   /** What `changes()` would disturb under the disruption policy (last-applied and the policy read once, on first call). */
-  disruption(): Promise<PendingDisruption>;
+  disruption(): Promise<GateDisruption>;
   /** `diff`: decide only, nothing is written. */
   readonly dryRun: boolean;
   /** An API server is there to ask (not for `diff --offline` and `apply --offline`). */

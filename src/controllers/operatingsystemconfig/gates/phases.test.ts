@@ -14,7 +14,7 @@ const ctx = (over: Partial<GateContext> = {}): GateContext => ({
   node: undefined,
   nodeKnownAtStart: true,
   changes: async () => emptyChanges("c"),
-  disruption: async () => ({ assessment: { disruptive: false, units: [], inPlace: [] }, policy: { kind: "none" } }),
+  disruption: async () => ({ disruptive: false, text: "", units: 0 }),
   dryRun: false,
   online: true,
   signal: new AbortController().signal,

@@ -58,8 +58,18 @@ describe("disruptionOnce", () => {
     expect(third).toBe(first);
     expect(planned).toBe(1);
     expect(reads.filter((p) => p === disruptionPolicyPath)).toHaveLength(1);
-    expect(first.policy.kind).toBe("ok");
-    expect(first.assessment.units.map((u) => `${u.unit}=${u.action}`)).toEqual(["kubelet.service=reload"]);
-    expect(first.assessment.disruptive).toBe(false);
+    // The policy made the restart a reload: one unit touched, nothing disruptive.
+    expect(first).toEqual({ disruptive: false, text: "", units: 1 });
+  });
+
+  test("an invalid policy is ignored and says why, without its text", async () => {
+    await writeFile(join(root, disruptionPolicyPath.slice(1)), "rules:\n- units: [kubelet.service]\n  action: bounce-secret\n");
+    const disruption = disruptionOnce(host, "host", after, async () => computeChanges(before, after, "c1", "host"));
+    expect(await disruption()).toEqual({
+      disruptive: true,
+      text: "restarts kubelet.service",
+      units: 1,
+      policyIgnored: `${disruptionPolicyPath}: line 3: action must be one of none, reload, restart, daemon-reload`,
+    });
   });
 });

@@ -1,6 +1,5 @@
 import { type Kube, type KubeObject, type Predicate, pods } from "../../../../kube/index.ts";
 import type { Gate, GateContext, GateHold } from "../../gates/gate.ts";
-import { disruptionText } from "../../plan/pending-disruption.ts";
 import { blockingPodsAnnotation } from "./selector.ts";
 import { type BlockingPodsSource, blockingSelectorOf, runningPodsOnNode } from "./watch.ts";
 
@@ -31,7 +30,7 @@ async function blockedBy(d: BlockingPodsGateDeps, ctx: GateContext): Promise<Gat
   const sel = blockingSelectorOf(ctx.node);
   // An invalid selector is reported by the watch (Warning event) and ignored: never blocked forever by a typo.
   if (sel.kind !== "ok") return undefined;
-  const disruption = (await ctx.disruption()).assessment;
+  const disruption = await ctx.disruption();
   if (!disruption.disruptive) return undefined;
   const found = [...(await runningMatches(d, ctx, sel.selector))].map(podName).sort();
   if (found.length === 0) return undefined;
@@ -39,7 +38,7 @@ async function blockedBy(d: BlockingPodsGateDeps, ctx: GateContext): Promise<Gat
   const more = found.length > namedPods ? ` and ${found.length - namedPods} more` : "";
   return {
     reason: "WaitingForBlockingPods",
-    message: `Disruptive apply of operating system config ${ctx.checksum.slice(0, 12)} (${disruptionText(disruption)}) waits while ${found.length === 1 ? "a running pod on this node matches" : `${found.length} running pods on this node match`} ${blockingPodsAnnotation} (${sel.selector}): ${shown}${more}`,
+    message: `Disruptive apply of operating system config ${ctx.checksum.slice(0, 12)} (${disruption.text}) waits while ${found.length === 1 ? "a running pod on this node matches" : `${found.length} running pods on this node match`} ${blockingPodsAnnotation} (${sel.selector}): ${shown}${more}`,
     requeueAfterMs: d.syncPeriodMs,
   };
 }

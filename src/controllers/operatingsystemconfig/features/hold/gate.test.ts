@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../../../../kube/index.ts";
-import { heldBy, holdAnnotationPredicate } from "./gate.ts";
+import { decodeOsc, emptyChanges } from "../../../../osc/index.ts";
+import type { GateDisruption } from "../../gates/gate.ts";
+import { heldBy, holdAnnotationPredicate, holdGate } from "./gate.ts";
 
 const node = (annotations: Record<string, string>): KubeObject => ({
   apiVersion: "v1",
@@ -9,7 +11,7 @@ const node = (annotations: Record<string, string>): KubeObject => ({
 });
 
 const nothing = { filesChanged: 0, filesDeleted: 0, unitsRestarted: [] };
-const none = { disruptive: false, units: [], inPlace: [] };
+const none = { disruptive: false, text: "", units: 0 };
 const holdNode = node({ "node-agent.gardener.cloud/hold": "freeze" });
 
 describe("heldBy (the hold gate's message)", () => {
@@ -19,7 +21,7 @@ describe("heldBy (the hold gate's message)", () => {
       "0123456789abcdef",
       {
         summary: { filesChanged: 2, filesDeleted: 1, unitsRestarted: ["kubelet.service"] },
-        disruption: { disruptive: true, units: [{ unit: "kubelet.service", action: "restart", why: "unit changed" }], inPlace: [] },
+        disruption: { disruptive: true, text: "restarts kubelet.service", units: 1 },
       },
       600_000,
     );
@@ -31,32 +33,37 @@ describe("heldBy (the hold gate's message)", () => {
     });
   });
 
-  test("should describe the disruption as the disruption policy leaves it: a restart made a reload is none, stops and in-place steps are", () => {
-    const reloaded = heldBy(
-      holdNode,
-      "c",
-      {
-        summary: { ...nothing, unitsRestarted: ["kubelet.service"] },
-        disruption: { disruptive: false, units: [{ unit: "kubelet.service", action: "reload", why: "unit changed" }], inPlace: [] },
-      },
-      1,
+  test("should name the restarts the disruption assessment leaves (a restart the policy makes a reload is none)", async () => {
+    const changes = emptyChanges("c");
+    changes.files.changed.push({ path: "/etc/k", content: { inline: { encoding: "", data: "x" } } });
+    changes.units.commands.push({ name: "kubelet.service", command: "restart" });
+    const decide = (disruption: GateDisruption) =>
+      holdGate({ syncPeriodMs: 1 }).decide({
+        checksum: "0123456789abcdef",
+        osc: decodeOsc("spec: {}\n"),
+        secret: undefined,
+        serial: false,
+        node: holdNode,
+        nodeKnownAtStart: true,
+        changes: async () => changes,
+        disruption: async () => disruption,
+        dryRun: false,
+        online: true,
+        signal: new AbortController().signal,
+      });
+    const message = async (disruption: GateDisruption) => {
+      const d = await decide(disruption);
+      return d.kind === "hold" ? d.hold.message : d.kind;
+    };
+    expect(await message({ disruptive: false, text: "", units: 1 })).toBe(
+      "Held by node-agent.gardener.cloud/hold (freeze); pending operating system config 0123456789ab: 1 file to write",
     );
-    expect(reloaded?.message).toEndWith(": no restart, stop or in-place step");
-    const stopped = heldBy(
-      holdNode,
-      "c",
-      {
-        summary: { ...nothing, filesChanged: 1 },
-        disruption: {
-          disruptive: true,
-          units: [{ unit: "old.service", action: "stop", why: "unit removed" }],
-          inPlace: ["operating system update"],
-        },
-      },
-      1,
+    changes.files.changed.length = 0;
+    expect(await message({ disruptive: false, text: "", units: 1 })).toEndWith(": no restart, stop or in-place step");
+    expect(await message({ disruptive: true, text: "stops old.service, operating system update", units: 1 })).toEndWith(
+      ": stops old.service, operating system update",
     );
-    expect(stopped?.message).toEndWith(": 1 file to write, stops old.service, operating system update");
-    expect(heldBy(holdNode, "c", { summary: nothing, disruption: none }, 1)?.message).toEndWith(": no file or unit changes");
+    expect(await message(none)).toEndWith(": no file or unit changes");
   });
 
   test.each([[{}], [{ "node-agent.gardener.cloud/hold": "" }], [{ "node-agent.gardener.cloud/hold": "  " }]])(

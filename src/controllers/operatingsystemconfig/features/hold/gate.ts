@@ -1,7 +1,5 @@
 import type { KubeObject, Predicate } from "../../../../kube/index.ts";
-import type { Gate, GateHold } from "../../gates/gate.ts";
-import type { DisruptionAssessment } from "../../plan/disruption.ts";
-import { disruptionText } from "../../plan/pending-disruption.ts";
+import type { Gate, GateDisruption, GateHold } from "../../gates/gate.ts";
 import { type ChangeSummary, checksumPrefix, summarizeChanges } from "../../plan/summary.ts";
 
 /** Node annotation that stops new OSC versions from being applied; its value is the operator's reason. */
@@ -17,22 +15,21 @@ export function holdReason(node: KubeObject | undefined): string | undefined {
  * "2 files to write, 1 to delete, restarts kubelet.service" — what the held version would do; its restarts,
  * stops and in-place steps as the other gates of issue 26 assess them (under the disruption policy).
  */
-function pendingText(summary: ChangeSummary, disruption: DisruptionAssessment): string {
+function pendingText(summary: ChangeSummary, disruption: GateDisruption): string {
   const parts: string[] = [];
   if (summary.filesChanged > 0) parts.push(`${summary.filesChanged} file${summary.filesChanged === 1 ? "" : "s"} to write`);
   if (summary.filesDeleted > 0) parts.push(`${summary.filesDeleted} to delete`);
-  const disturbs = disruptionText(disruption);
-  if (disturbs !== "") parts.push(disturbs);
+  if (disruption.text !== "") parts.push(disruption.text);
   if (parts.length > 0) return parts.join(", ");
   // Units only reloaded or re-read, as the disruption policy says.
-  return disruption.units.length > 0 ? "no restart, stop or in-place step" : "no file or unit changes";
+  return disruption.units > 0 ? "no restart, stop or in-place step" : "no file or unit changes";
 }
 
 /** The hold's GateHold, undefined without the annotation. */
 export function heldBy(
   node: KubeObject | undefined,
   checksum: string,
-  pending: { readonly summary: ChangeSummary; readonly disruption: DisruptionAssessment },
+  pending: { readonly summary: ChangeSummary; readonly disruption: GateDisruption },
   requeueAfterMs: number,
 ): GateHold | undefined {
   const reason = holdReason(node);
@@ -51,7 +48,7 @@ export const holdGate = (d: { readonly syncPeriodMs: number }): Gate => ({
   online: true,
   async decide(ctx) {
     if (holdReason(ctx.node) === undefined) return { kind: "proceed" };
-    const pending = { summary: summarizeChanges(await ctx.changes()), disruption: (await ctx.disruption()).assessment };
+    const pending = { summary: summarizeChanges(await ctx.changes()), disruption: await ctx.disruption() };
     const held = heldBy(ctx.node, ctx.checksum, pending, d.syncPeriodMs);
     return held === undefined ? { kind: "proceed" } : { kind: "hold", hold: held };
   },

@@ -55,10 +55,7 @@ describe("disruptionHooksGate", () => {
       node: nodeWith("db, bad/hook-secret,,-x"),
       nodeKnownAtStart: true,
       changes: async () => emptyChanges("c"),
-      disruption: async () => ({
-        assessment: { disruptive: true, units: [{ unit: "kubelet.service", action: "restart", why: "unit changed" }], inPlace: [] },
-        policy: { kind: "none" },
-      }),
+      disruption: async () => ({ disruptive: true, text: "restarts kubelet.service", units: 1 }),
       dryRun: true,
       online: true,
       signal: new AbortController().signal,

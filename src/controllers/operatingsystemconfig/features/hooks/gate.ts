@@ -1,6 +1,5 @@
 import { isQualifiedNamePart, type Kube, type KubeObject, nodes, type Predicate } from "../../../../kube/index.ts";
 import type { Gate, GateContext, GateHold, Reserved } from "../../gates/gate.ts";
-import { disruptionText } from "../../plan/pending-disruption.ts";
 
 /** Node annotation naming the hooks that approve a disruptive apply: `a,b`. */
 export const disruptionHooksAnnotation = "node-agent.gardener.cloud/disruption-hooks";
@@ -47,7 +46,7 @@ export interface HooksGateDeps {
 async function verdict(d: HooksGateDeps, ctx: GateContext): Promise<Verdict | undefined> {
   const hooks = parseHooks(ctx.node);
   if (hooks.names.length === 0 && hooks.invalid.length === 0) return undefined;
-  const disruption = (await ctx.disruption()).assessment;
+  const disruption = await ctx.disruption();
   if (!disruption.disruptive) return undefined;
   const c = hookVersion(ctx.checksum);
   const hold = (message: string): GateHold => ({ reason: "WaitingForDisruptionApproval", message, requeueAfterMs: d.syncPeriodMs });
@@ -73,7 +72,7 @@ async function verdict(d: HooksGateDeps, ctx: GateContext): Promise<Verdict | un
     missing.push(name);
     if ((value ?? "").trim() !== `requested ${c}`) toRequest.push(name);
   }
-  const what = disruptionText(disruption);
+  const what = disruption.text;
   if (denied.length > 0)
     return { toRequest, hold: hold(`Disruptive apply of operating system config ${c} (${what}) denied: ${denied.join("; ")}`) };
   if (missing.length > 0)

@@ -3,7 +3,6 @@ import type { HostFs } from "../../../../host/index.ts";
 import type { KubeObject, Predicate } from "../../../../kube/index.ts";
 import { type EventRecorder, nodeRef } from "../../../events.ts";
 import type { Decision, Gate, GateContext } from "../../gates/gate.ts";
-import { disruptionText } from "../../plan/pending-disruption.ts";
 import { readChanges } from "../../plan/state.ts";
 import { checksumPrefix } from "../../plan/summary.ts";
 import { nextOpening, openingText, parseMaintenanceWindows, type MaintenanceWindow } from "./window.ts";
@@ -60,15 +59,15 @@ export function maintenanceWindowGate(d: MaintenanceWindowDeps): Gate {
     if (next === undefined || next.atMs <= now) return { kind: "proceed" };
     // An apply of this version started inside a window (its change set is on disk): it finishes.
     if ((await readChanges(d.host))?.operatingSystemConfigChecksum === ctx.checksum) return { kind: "proceed" };
-    const { assessment: assessed, policy } = await ctx.disruption();
+    const assessed = await ctx.disruption();
     if (!assessed.disruptive) return { kind: "proceed" };
-    const ignored = policy.kind === "invalid" ? `; disruption policy ignored: ${policy.error}` : "";
+    const ignored = assessed.policyIgnored !== undefined ? `; disruption policy ignored: ${assessed.policyIgnored}` : "";
     const wait = next.atMs - now;
     return {
       kind: "hold",
       hold: {
         reason: "WaitingForMaintenanceWindow",
-        message: `Waiting for the maintenance window (${maintenanceWindowAnnotation}: ${w.windows.map((x) => x.text).join(", ")}), next opening ${openingText(next.window, next.atMs)}; operating system config ${checksumPrefix(ctx.checksum)} ${disruptionText(assessed)}${ignored}`,
+        message: `Waiting for the maintenance window (${maintenanceWindowAnnotation}: ${w.windows.map((x) => x.text).join(", ")}), next opening ${openingText(next.window, next.atMs)}; operating system config ${checksumPrefix(ctx.checksum)} ${assessed.text}${ignored}`,
         requeueAfterMs: d.syncPeriodMs > 0 ? Math.min(wait, d.syncPeriodMs) : wait,
       },
     };
