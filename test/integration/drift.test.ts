@@ -62,6 +62,13 @@ async function metric(): Promise<string> {
   return text.split("\n").find((l) => l.startsWith("gardener_node_agent_drift_paths ")) ?? "";
 }
 const count = (reason: string) => nodeEvents(sb.sim).filter((e) => e.reason === reason).length;
+/** The DriftRepaired event that comes after the first `before` of them. */
+async function nextRepair(before: number) {
+  await eventually("a further repair", () => count("DriftRepaired"), { until: (n) => n > before, timeoutMs: 15_000, intervalMs: 25 });
+  return nodeEvents(sb.sim)
+    .filter((e) => e.reason === "DriftRepaired")
+    .at(-1)!;
+}
 
 describe("drift detection and repair (whole binary)", () => {
   test("should report drift by default without touching anything", async () => {
@@ -112,10 +119,7 @@ describe("drift detection and repair (whole binary)", () => {
     writeFileSync(host("/etc/app/password"), "guessed\n");
     writeFileSync(host("/etc/systemd/system/app.service.d/10-env.conf"), "[Service]\nEnvironment=A=2\n");
     (sb.systemd.units.get("idle.service") as FakeUnit).unitFileState = "disabled";
-    await eventually("a second repair", () => count("DriftRepaired"), { until: (n) => n > before, timeoutMs: 15_000, intervalMs: 25 });
-    const repaired = nodeEvents(sb.sim)
-      .filter((e) => e.reason === "DriftRepaired")
-      .at(-1)!;
+    const repaired = await nextRepair(before);
     expect(repaired.message).toBe(
       "restored /etc/app/password (content), /etc/systemd/system/app.service.d/10-env.conf (content), idle.service (enablement); restarted: app.service, creds-user.service",
     );
@@ -139,10 +143,7 @@ describe("drift detection and repair (whole binary)", () => {
     writeFileSync(host("/etc/app/app.conf"), "level=trace\n");
     writeFileSync(host("/etc/app/password"), "guessed\n");
     rmSync(host("/etc/systemd/system/idle.service"));
-    await eventually("a third repair", () => count("DriftRepaired"), { until: (n) => n > before, timeoutMs: 15_000, intervalMs: 25 });
-    const repaired = nodeEvents(sb.sim)
-      .filter((e) => e.reason === "DriftRepaired")
-      .at(-1)!;
+    const repaired = await nextRepair(before);
     expect(repaired.message).toBe(
       "restored /etc/app/app.conf (content), /etc/app/password (content), /etc/systemd/system/idle.service (missing); restarted: idle.service",
     );

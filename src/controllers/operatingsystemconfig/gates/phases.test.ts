@@ -1,25 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { StepError } from "../../../log/index.ts";
-import { decodeOsc, emptyChanges } from "../../../osc/index.ts";
-import type { Decision, Gate, GateContext, GateHold, GateName, GatePhase, Reserved } from "./gate.ts";
+import { testGateContext } from "../../../../test/harness/gate-context.ts";
+import type { Decision, Gate, GateHold, GateName, GatePhase, Reserved } from "./gate.ts";
 import { previewGateList } from "../preview/gates.ts";
 import { abandonReserved, admit, firstHold, releaseReserved, verifyReserved } from "./run.ts";
 
 const hold = (reason: GateHold["reason"], message: string = reason): GateHold => ({ reason, message, requeueAfterMs: 1 });
-const ctx = (over: Partial<GateContext> = {}): GateContext => ({
-  checksum: "c",
-  osc: decodeOsc("spec: {}\n"),
-  secret: undefined,
-  serial: false,
-  node: undefined,
-  nodeKnownAtStart: true,
-  changes: async () => emptyChanges("c"),
-  disruption: async () => ({ disruptive: false, text: "", units: 0 }),
-  dryRun: false,
-  online: true,
-  signal: new AbortController().signal,
-  ...over,
-});
+const ctx = testGateContext;
 
 /** A gate that records each call in `calls` and answers with `decision` (and `reserved`, when given). */
 function gate(name: GateName, phase: GatePhase, calls: string[], decision: Decision, reserved?: Reserved, extra: Partial<Gate> = {}): Gate {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../../../../kube/index.ts";
-import { decodeOsc, emptyChanges } from "../../../../osc/index.ts";
+import { testGateContext } from "../../../../../test/harness/gate-context.ts";
+import { emptyChanges } from "../../../../osc/index.ts";
 import type { GateDisruption } from "../../gates/gate.ts";
 import { heldBy, holdAnnotationPredicate, holdGate } from "./gate.ts";
 
@@ -38,19 +39,9 @@ describe("heldBy (the hold gate's message)", () => {
     changes.files.changed.push({ path: "/etc/k", content: { inline: { encoding: "", data: "x" } } });
     changes.units.commands.push({ name: "kubelet.service", command: "restart" });
     const decide = (disruption: GateDisruption) =>
-      holdGate({ syncPeriodMs: 1 }).decide({
-        checksum: "0123456789abcdef",
-        osc: decodeOsc("spec: {}\n"),
-        secret: undefined,
-        serial: false,
-        node: holdNode,
-        nodeKnownAtStart: true,
-        changes: async () => changes,
-        disruption: async () => disruption,
-        dryRun: false,
-        online: true,
-        signal: new AbortController().signal,
-      });
+      holdGate({ syncPeriodMs: 1 }).decide(
+        testGateContext({ checksum: "0123456789abcdef", node: holdNode, changes: async () => changes, disruption: async () => disruption }),
+      );
     const message = async (disruption: GateDisruption) => {
       const d = await decide(disruption);
       return d.kind === "hold" ? d.hold.message : d.kind;

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Kube, KubeObject } from "../../../../kube/index.ts";
-import { decodeOsc, emptyChanges } from "../../../../osc/index.ts";
-import type { GateContext } from "../../gates/gate.ts";
+import { testGateContext } from "../../../../../test/harness/gate-context.ts";
 import { disruptionHooksAnnotation, disruptionHooksGate, hookAnswer, hookVersion, parseHooks } from "./gate.ts";
 
 const c = hookVersion("0123456789abcdef0123");
@@ -47,20 +46,14 @@ describe("parseHooks", () => {
 describe("disruptionHooksGate", () => {
   test("a name that cannot be an annotation key holds the disruptive apply, named by its position, never its text", async () => {
     const gate = disruptionHooksGate({ kube: {} as Kube, syncPeriodMs: 1000 });
-    const ctx: GateContext = {
-      checksum: "0123456789abcdef0123",
-      osc: decodeOsc("spec: {}\n"),
-      secret: undefined,
-      serial: false,
-      node: nodeWith("db, bad/hook-secret,,-x"),
-      nodeKnownAtStart: true,
-      changes: async () => emptyChanges("c"),
-      disruption: async () => ({ disruptive: true, text: "restarts kubelet.service", units: 1 }),
-      dryRun: true,
-      online: true,
-      signal: new AbortController().signal,
-    };
-    const d = await gate.decide(ctx);
+    const d = await gate.decide(
+      testGateContext({
+        checksum: "0123456789abcdef0123",
+        node: nodeWith("db, bad/hook-secret,,-x"),
+        disruption: async () => ({ disruptive: true, text: "restarts kubelet.service", units: 1 }),
+        dryRun: true,
+      }),
+    );
     expect(d).toEqual({
       kind: "hold",
       hold: {
