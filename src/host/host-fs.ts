@@ -1,7 +1,22 @@
 import { lstatSync } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
 import { constants } from "node:fs";
-import { chmod, type FileHandle, link, lstat, mkdir, open, readFile, readdir, rename, rm, stat, statfs, symlink, unlink } from "node:fs/promises";
+import {
+  chmod,
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  stat,
+  statfs,
+  symlink,
+  unlink,
+} from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
 import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";

@@ -80,9 +80,7 @@ afterEach(async () => {
   stop = new AbortController();
 });
 
-function setup(
-  extra: { resyncPeriodMs?: number; initialList?: KubeList<KubeObject>; transform?: (o: KubeObject) => KubeObject } = {},
-) {
+function setup(extra: { resyncPeriodMs?: number; initialList?: KubeList<KubeObject>; transform?: (o: KubeObject) => KubeObject } = {}) {
   const kube = new ScriptedKube();
   const clock = new FakeClock();
   const inf = new Informer<KubeObject>({

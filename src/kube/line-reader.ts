@@ -30,8 +30,7 @@ export async function* readLines<T>(stream: ReadableStream<Uint8Array>, parse?: 
     const l = text.endsWith("\r") ? text.slice(0, -1) : text;
     return l.trim() === "" ? undefined : l;
   };
-  const parsed = (text: string | undefined): T | string | undefined =>
-    text === undefined || parse === undefined ? text : parse(text);
+  const parsed = (text: string | undefined): T | string | undefined => (text === undefined || parse === undefined ? text : parse(text));
   // Held across a yield, not across the next read: the generator's frame would keep a line of tens
   // of megabytes alive until the next chunk arrives (minutes, on a quiet watch).
   let l: T | string | undefined;

@@ -44,7 +44,10 @@ describe("readLastApplied", () => {
   });
 
   test("should know the file it wrote by its digest without reading it whole", async () => {
-    const files = Array.from({ length: 400 }, (_, i) => `  - path: /f/${i}\n    content:\n      inline: {encoding: b64, data: ${"QUJD".repeat(1000)}}\n`);
+    const files = Array.from(
+      { length: 400 },
+      (_, i) => `  - path: /f/${i}\n    content:\n      inline: {encoding: b64, data: ${"QUJD".repeat(1000)}}\n`,
+    );
     await writeLastApplied(host, decodeOsc(`${typed}  files:\n${files.join("")}`));
     const reads: string[] = [];
     const readFile = host.readFile.bind(host);
