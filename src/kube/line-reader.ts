@@ -15,12 +15,20 @@ export function readLines<T>(stream: ReadableStream<Uint8Array>, parse: (line: s
 export async function* readLines<T>(stream: ReadableStream<Uint8Array>, parse?: (line: string) => T): AsyncGenerator<T | string> {
   const decoder = new TextDecoder();
   const reader = stream.getReader();
-  /** The unfinished line's text, chunk by chunk. */
+  /** The unfinished line's text, chunk by chunk, and its length so far. */
   let pieces: string[] = [];
+  let pending = 0;
+  const add = (piece: string) => {
+    pieces.push(piece);
+    pending += piece.length;
+  };
   const join = (last: Uint8Array): string => {
-    pieces.push(decoder.decode(last));
+    add(decoder.decode(last));
+    // The chunks' bytes (as much again as the text) are garbage: collected before the join copies the pieces.
+    if (pending >= bigLine) Bun.gc(true);
     const text = pieces.length === 1 ? (pieces[0] as string) : pieces.join("");
     pieces = [];
+    pending = 0;
     return text;
   };
   const line = (last: Uint8Array): string | undefined => {
@@ -45,7 +53,7 @@ export async function* readLines<T>(stream: ReadableStream<Uint8Array>, parse?: 
         if (l !== undefined) yield l;
         l = undefined;
       }
-      if (start < value.length) pieces.push(decoder.decode(value.subarray(start), { stream: true }));
+      if (start < value.length) add(decoder.decode(value.subarray(start), { stream: true }));
     }
     l = parsed(line(new Uint8Array(0)));
     if (l !== undefined) yield l;
