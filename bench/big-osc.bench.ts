@@ -3,13 +3,15 @@
 // /proc status, reset through clear_refs before each apply) for the first apply and for the re-apply
 // in which every file changed, against its idle RSS (VmRSS once ready, before the OSC exists) in the
 // same run. Target: peak ≤ idle + 4 × the OSC size; `*_osc_multiple` = (peak − idle) / OSC size.
-// BENCH_BIG_OSC_TRACE=1 prints VmRSS every 20 ms with the agent's log on stderr (where memory goes).
+// BENCH_BIG_OSC_TRACE=1 prints VmRSS every 20 ms with the agent's log on stderr (where memory goes);
+// BENCH_BINARY measures another build (e.g. main's, for a same-minute A/B) without touching dist.
 import { writeFile } from "node:fs/promises";
 import { startSandbox } from "../test/harness/sandbox.ts";
 import { bigOscYaml } from "../test/harness/big-osc.ts";
 
 const files = Number(process.env["BENCH_BIG_OSC_FILES"] ?? 5_000);
 const trace = process.env["BENCH_BIG_OSC_TRACE"] === "1";
+const binary = process.env["BENCH_BINARY"];
 const mib = (kb: number) => Number((kb / 1024).toFixed(1));
 
 const statusKb = async (pid: number, key: string): Promise<number> => {
@@ -17,7 +19,11 @@ const statusKb = async (pid: number, key: string): Promise<number> => {
   return Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
 };
 
-const sb = await startSandbox({ nodeName: "bench-big-osc", extraConfig: { logLevel: trace ? "debug" : "info" } });
+const sb = await startSandbox({
+  nodeName: "bench-big-osc",
+  extraConfig: { logLevel: trace ? "debug" : "info" },
+  ...(binary !== undefined ? { binary } : {}),
+});
 const agent = sb.spawnAgent({});
 const pid = agent.proc.pid;
 let sampling = false;

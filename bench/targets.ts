@@ -127,6 +127,20 @@ const limits: readonly Limit[] = [
     target: "≤ 4,096 bytes with ≥ 300 bytes margin (≤ 3,796)",
   },
   {
+    figure: "big OSC (20 MB, 5,000 files), first apply: peak RSS above idle, in OSC sizes",
+    measured: ["big-osc", "big_osc_first_apply_osc_multiple"],
+    unit: "×",
+    max: 4,
+    target: "≤ 4 × the OSC size (issue 27)",
+  },
+  {
+    figure: "big OSC, re-apply (every file changed): peak RSS above idle, in OSC sizes",
+    measured: ["big-osc", "big_osc_reapply_osc_multiple"],
+    unit: "×",
+    max: 4,
+    target: "≤ 4 × the OSC size (issue 27)",
+  },
+  {
     figure: "API requests per node-hour",
     measured: ["api-requests", "api_requests_per_node_hour"],
     unit: "",

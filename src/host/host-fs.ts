@@ -1,6 +1,22 @@
 import { lstatSync } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
-import { chmod, link, lstat, mkdir, readFile, readdir, rename, rm, stat, statfs, symlink, unlink } from "node:fs/promises";
+import { constants } from "node:fs";
+import {
+  chmod,
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  stat,
+  statfs,
+  symlink,
+  unlink,
+} from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
 import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
@@ -10,6 +26,9 @@ import { HostFileKindError, HostPathError } from "./types.ts";
 import type { FileInfo, FileWrite, HostFs } from "./types.ts";
 import { isOwnTempName, tempNameFor } from "./temp-names.ts";
 import { fsyncDir, holdReplaced, processUmask, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
+
+/** Read size of `sha256`: big enough for few calls, small enough to stay out of the peak. */
+const digestPieceBytes = 1024 * 1024;
 
 const DIR_MODE = 0o755;
 
@@ -156,11 +175,38 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         const info = await stat(real);
         if (info.isDirectory()) throw new HostFileKindError(path, "dir", "read");
         if (!info.isFile()) throw new HostFileKindError(path, "other", "read");
-        return new Uint8Array(await readFile(real));
+        const b = await readFile(real);
+        // A view, not a copy: last-applied of a big OSC is tens of megabytes, read on every reconcile (issue 27).
+        return new Uint8Array(b.buffer, b.byteOffset, b.length);
       } catch (err) {
         if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
         if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "read");
         throw err;
+      }
+    },
+
+    async sha256(path) {
+      let handle: FileHandle | undefined;
+      try {
+        const real = follow(path);
+        const info = await stat(real);
+        if (info.isDirectory()) throw new HostFileKindError(path, "dir", "read");
+        if (!info.isFile()) throw new HostFileKindError(path, "other", "read");
+        handle = await open(real, constants.O_RDONLY);
+        const hasher = new Bun.CryptoHasher("sha256");
+        const piece = new Uint8Array(digestPieceBytes);
+        for (;;) {
+          const { bytesRead } = await handle.read(piece, 0, piece.length, null);
+          if (bytesRead === 0) break;
+          hasher.update(piece.subarray(0, bytesRead));
+        }
+        return hasher.digest("hex");
+      } catch (err) {
+        if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
+        if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "read");
+        throw err;
+      } finally {
+        await handle?.close();
       }
     },
 

@@ -37,6 +37,11 @@ export interface HostFs {
   /** File text (UTF-8), or undefined when the file does not exist. */
   readText(path: string): Promise<string | undefined>;
   /**
+   * sha256 (hex) of the file's bytes, read in pieces (a file of tens of megabytes is never held at once),
+   * or undefined when it does not exist. Kinds as for readFile.
+   */
+  sha256(path: string): Promise<string | undefined>;
+  /**
    * Temp file in the same directory, exact mode (umask-independent), fsync, rename, fsync of the dir.
    * Parent directories are created 0755. Refuses to replace anything but a regular file.
    * `opts.durable: false` skips both fsyncs, for files whose loss in a crash costs nothing (a status

@@ -33,13 +33,14 @@ export class InformerSet {
 
   /**
    * `initialList`: a LIST already made for these selectors, used instead of the new informer's first
-   * LIST (ignored when the informer exists already).
+   * LIST; `transform`: see InformerOptions (both ignored when the informer exists already).
    */
   informerFor<T extends KubeObject>(
     resource: Resource,
     namespace: string,
     selectors: Selectors = {},
     initialList?: KubeList<KubeObject>,
+    transform?: (obj: KubeObject) => KubeObject,
   ): Informer<T> {
     const ns = resource.namespaced ? namespace : "";
     const id = idOf(resource, ns, selectors);
@@ -56,6 +57,7 @@ export class InformerSet {
         ...(this.#o.backoffInitialMs !== undefined ? { backoffInitialMs: this.#o.backoffInitialMs } : {}),
         ...(this.#o.backoffMaxMs !== undefined ? { backoffMaxMs: this.#o.backoffMaxMs } : {}),
         ...(initialList !== undefined ? { initialList } : {}),
+        ...(transform !== undefined ? { transform } : {}),
       });
       this.#informers.set(id, inf);
       if (this.#signal !== undefined) this.#runs.push(inf.run(this.#signal));

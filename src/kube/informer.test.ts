@@ -80,7 +80,7 @@ afterEach(async () => {
   stop = new AbortController();
 });
 
-function setup(extra: { resyncPeriodMs?: number; initialList?: KubeList<KubeObject> } = {}) {
+function setup(extra: { resyncPeriodMs?: number; initialList?: KubeList<KubeObject>; transform?: (o: KubeObject) => KubeObject } = {}) {
   const kube = new ScriptedKube();
   const clock = new FakeClock();
   const inf = new Informer<KubeObject>({
@@ -119,6 +119,29 @@ describe("Informer", () => {
     expect(opts?.fieldSelector).toBe("metadata.name=n1");
     expect(opts?.timeoutSeconds).toBe(300);
     expect(inf.get("n1")?.metadata.resourceVersion).toBe("5");
+  });
+
+  test("should cache and hand out objects as the transform leaves them, from the list and from the watch", async () => {
+    const seen: string[] = [];
+    const transform = (o: KubeObject): KubeObject => {
+      seen.push(`${o.metadata.name}@${o.metadata.resourceVersion}`);
+      const labels = { ...o.metadata.labels };
+      delete labels["big"];
+      return { ...o, metadata: { ...o.metadata, labels } };
+    };
+    const { kube, inf, events, start } = setup({ transform });
+    kube.objects = [node("n1", "5", { big: "x", keep: "y" })];
+    start();
+    await inf.waitForSync(stop.signal);
+    expect(inf.get("n1")?.metadata.labels).toEqual({ keep: "y" });
+    await until(() => kube.watches.length === 1);
+    kube.watches[0]?.push({ type: "MODIFIED", object: node("n1", "6", { big: "z" }) });
+    kube.watches[0]?.push({ type: "BOOKMARK", object: { metadata: { resourceVersion: "7" } } });
+    await until(() => inf.resourceVersion === "7");
+    expect(inf.get("n1")?.metadata.labels).toEqual({});
+    expect(events).toEqual(["add n1@5", "update n1@5->6"]);
+    // Bookmarks carry no object worth keeping: they are not transformed.
+    expect(seen).toEqual(["n1@5", "n1@6"]);
   });
 
   test("should start from a given initial list without listing, watch from its resourceVersion, and re-list on 410 Gone", async () => {

@@ -12,7 +12,7 @@ export interface InformerHandlers<T> {
   onDelete?(obj: T): void;
 }
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   kube: Kube;
   resource: Resource;
   /** "" for cluster-scoped resources or all namespaces. */
@@ -34,6 +34,11 @@ export interface InformerOptions {
    * so the informer's own first LIST is not sent.
    */
   initialList?: KubeList<KubeObject>;
+  /**
+   * Applied to every object before it is cached and handed to handlers (client-go's SetTransform): it
+   * may keep less of the object (e.g. a big Secret's data once decoded). It may change the object given.
+   */
+  transform?: (obj: T) => T;
 }
 
 const objectKey = (o: KubeObject): string => keyString({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" });
@@ -44,7 +49,7 @@ const objectKey = (o: KubeObject): string => keyString({ namespace: o.metadata.n
  * difference to the cache as ADDED/MODIFIED/DELETED; other errors back off with jitter.
  */
 export class Informer<T extends KubeObject> implements Source<T> {
-  readonly #o: InformerOptions;
+  readonly #o: InformerOptions<T>;
   readonly #log: Logger;
   readonly #cache = new Map<string, T>();
   readonly #handlers = new Set<InformerHandlers<T>>();
@@ -53,7 +58,7 @@ export class Informer<T extends KubeObject> implements Source<T> {
   #synced = false;
   #running = false;
 
-  constructor(opts: InformerOptions) {
+  constructor(opts: InformerOptions<T>) {
     this.#o = opts;
     this.#log = opts.log.child({
       informer: opts.resource.resource,
@@ -177,7 +182,8 @@ export class Informer<T extends KubeObject> implements Source<T> {
 
   #replace(list: KubeList<T>): void {
     const fresh = new Map<string, T>();
-    for (const item of list.items) fresh.set(objectKey(item), item);
+    const transform = this.#o.transform;
+    for (const item of list.items) fresh.set(objectKey(item), transform === undefined ? item : transform(item));
     const old = new Map(this.#cache);
     this.#cache.clear();
     for (const [k, v] of fresh) this.#cache.set(k, v);
@@ -216,7 +222,8 @@ export class Informer<T extends KubeObject> implements Source<T> {
   }
 
   #apply(ev: WatchEvent<T>): void {
-    const obj = ev.object;
+    const transform = this.#o.transform;
+    const obj = transform === undefined || ev.type === "BOOKMARK" ? ev.object : transform(ev.object);
     const rv = obj.metadata.resourceVersion;
     if (rv !== undefined && rv !== "") this.#rv = rv;
     if (ev.type === "BOOKMARK") return;

@@ -89,14 +89,13 @@ export async function* watchStream<T extends KubeObject>(
     throw apiErrorFrom(resp.status, parseBody(text), retryAfterHeader(resp.headers.get("retry-after")));
   }
   if (resp.body === null) return;
-  const lines = readLines(resp.body);
-  // Each line is decoded in `next`: a line held by this frame would stay alive until the next event.
+  // Each line is decoded by the reader (see readLines): its text is garbage before the event is handled.
+  const lines = readLines(resp.body, (line) => decodeWatchLine<T>(line));
   const next = async (): Promise<WatchEvent<T> | undefined> => {
-    const line = await lines.next();
-    if (line.done === true) return undefined;
-    const ev = decodeWatchLine<T>(line.value);
-    if (ev instanceof Error) throw ev;
-    return ev;
+    const decoded = await lines.next();
+    if (decoded.done === true) return undefined;
+    if (decoded.value instanceof Error) throw decoded.value;
+    return decoded.value;
   };
   try {
     for (let ev = await next(); ev !== undefined; ev = await next()) yield ev;

@@ -149,6 +149,17 @@ describe("HostFs", () => {
       await expect(host.listKinds("/d/file")).rejects.toThrow(new HostFileKindError("/d/file", "file", "list"));
     });
 
+    test("should hash a file in pieces to the digest of its bytes, also beyond one piece", async () => {
+      const big = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => i % 251);
+      await host.writeFileAtomic("/d/big", big, 0o600);
+      await host.writeFileAtomic("/d/empty", "", 0o600);
+      const sha = (b: Uint8Array | string) => new Bun.CryptoHasher("sha256").update(b).digest("hex");
+      expect(await host.sha256("/d/big")).toBe(sha(big));
+      expect(await host.sha256("/d/empty")).toBe(sha(""));
+      expect(await host.sha256("/d/missing")).toBeUndefined();
+      await expect(host.sha256("/d")).rejects.toThrow(new HostFileKindError("/d", "dir", "read"));
+    });
+
     test("should refuse to read a FIFO (opening it would wait for a writer for ever) and a directory", async () => {
       execFileSync("mkfifo", [join(root, "fifo")]);
       symlinkSync("fifo", join(root, "link-to-fifo"));
@@ -156,6 +167,7 @@ describe("HostFs", () => {
       await expect(host.readFile("/fifo")).rejects.toThrow(new HostFileKindError("/fifo", "other", "read"));
       await expect(host.readText("/link-to-fifo")).rejects.toThrow(HostFileKindError);
       await expect(host.readFile("/d")).rejects.toThrow(new HostFileKindError("/d", "dir", "read"));
+      await expect(host.sha256("/fifo")).rejects.toThrow(new HostFileKindError("/fifo", "other", "read"));
     });
   });
 

@@ -17,6 +17,7 @@ import {
   createDriftStatus,
   isSelfHostedMachine,
   oscSecretSelectors,
+  oscSecretTransform,
   removeStaleTempsAtStart,
 } from "../../controllers/operatingsystemconfig/index.ts";
 import { controllerCollector } from "./controller-metrics.ts";
@@ -55,9 +56,17 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
   const secretName = config.controllers.operatingSystemConfig.secretName;
   // gardenadm mode: the Secret cache depends on whether the Node exists (gardenadm.ts), so it waits for discovery.
   const selfHosted = await isSelfHostedMachine(host);
+  // The cache keeps the OSC Secret's decoded form, not its base64 text (issue 27).
+  const transform = oscSecretTransform(secretName);
   let secretInformer = selfHosted
     ? undefined
-    : informers.informerFor<KubeObject>(secrets, kubeSystem, oscSecretSelectors({ secretName, selfHosted, nodeKnown: true }));
+    : informers.informerFor<KubeObject>(
+        secrets,
+        kubeSystem,
+        oscSecretSelectors({ secretName, selfHosted, nodeKnown: true }),
+        undefined,
+        transform,
+      );
   // The Secret cache does not depend on the Node, so it syncs while the Node is discovered; informers
   // added later start at once, and handlers added later get the cached objects replayed.
   informers.start(signal);
@@ -75,6 +84,8 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
     secrets,
     kubeSystem,
     oscSecretSelectors({ secretName, selfHosted, nodeKnown: nodeName !== undefined }),
+    undefined,
+    transform,
   );
 
   // One Node informer, by name once known, else by the hostname label; every Node watcher shares it.

@@ -21,7 +21,7 @@ import type { NodeIdentity } from "./apply/ports.ts";
 import { isSerial } from "./constants.ts";
 import { rolloutParallelism } from "./features/rollout/index.ts";
 import { namedSecretPredicate } from "./input/gardenadm.ts";
-import { oscData } from "./input/secret.ts";
+import { oscDataIdentity } from "./input/secret.ts";
 import { blockingPodsPredicate } from "./features/blockingpods/index.ts";
 import { holdAnnotationPredicate } from "./features/hold/index.ts";
 import { disruptionHooksPredicate } from "./features/hooks/index.ts";
@@ -40,7 +40,7 @@ const reconciliationDelayAnnotation = "node-agent.gardener.cloud/reconciliation-
  */
 export const secretPredicate: Predicate<KubeObject> = {
   create: () => true,
-  update: (oldObj, newObj) => oscData(oldObj) !== oscData(newObj),
+  update: (oldObj, newObj) => oscDataIdentity(oldObj) !== oscDataIdentity(newObj),
   delete: () => true,
   generic: () => false,
 };

@@ -43,6 +43,26 @@ describe("readLastApplied", () => {
     expect(Object.isFrozen(first)).toBe(true);
   });
 
+  test("should know the file it wrote by its digest without reading it whole", async () => {
+    const files = Array.from(
+      { length: 400 },
+      (_, i) => `  - path: /f/${i}\n    content:\n      inline: {encoding: b64, data: ${"QUJD".repeat(1000)}}\n`,
+    );
+    await writeLastApplied(host, decodeOsc(`${typed}  files:\n${files.join("")}`));
+    const reads: string[] = [];
+    const readFile = host.readFile.bind(host);
+    // The memo is the HostFs's: watched on the same object.
+    host.readFile = (path) => {
+      reads.push(path);
+      return readFile(path);
+    };
+    expect((await readLastApplied(host))?.spec.files).toHaveLength(400);
+    expect(reads).toEqual([]);
+    await onDisk(typed);
+    expect((await readLastApplied(host))?.spec.files).toBeUndefined();
+    expect(reads).toEqual(["/var/lib/gardener-node-agent/last-applied-osc.yaml"]);
+  });
+
   test("should decode afresh when the file changed on disk", async () => {
     await writeLastApplied(host, decodeOsc(typed));
     await onDisk(untyped);

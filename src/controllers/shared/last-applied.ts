@@ -38,11 +38,20 @@ function remember(host: HostFs, digest: string, decoded: Osc): Entry {
   return entry;
 }
 
-/** The file's entry, and its bytes (for a reader that needs more than the decoded form). */
-async function read(host: HostFs): Promise<{ readonly entry: Entry; readonly bytes: Uint8Array } | undefined> {
+/**
+ * The file's entry, and its bytes when it had to be read (for a reader that needs more than the decoded
+ * form). The file is hashed in pieces first: an unchanged file (the usual case) is never held whole, and
+ * a big OSC's is tens of megabytes beside the OSC being applied (issue 27).
+ */
+async function read(host: HostFs): Promise<{ readonly entry: Entry; readonly bytes?: Uint8Array } | undefined> {
+  const known = memo.get(host);
+  if (known !== undefined) {
+    const onDisk = await host.sha256(lastAppliedPath);
+    if (onDisk === undefined) return undefined;
+    if (onDisk === known.digest) return { entry: known };
+  }
   const bytes = await host.readFile(lastAppliedPath);
   if (bytes === undefined) return undefined;
-  const known = memo.get(host);
   const digest = digestOf(bytes);
   return { entry: known?.digest === digest ? known : remember(host, digest, decodeOsc(bytes)), bytes };
 }
@@ -69,7 +78,9 @@ export async function readLastAppliedWithTypeMeta(
   if (found === undefined) return undefined;
   const { entry } = found;
   if (entry.typeMetaInFile === undefined) {
-    const doc = readYaml(found.bytes);
+    const bytes = found.bytes ?? (await host.readFile(lastAppliedPath));
+    if (bytes === undefined) return undefined;
+    const doc = readYaml(bytes);
     entry.typeMetaInFile = named(doc, "apiVersion") && named(doc, "kind");
   }
   return { osc: entry.osc, typeMetaInFile: entry.typeMetaInFile };

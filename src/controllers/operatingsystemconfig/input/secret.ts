@@ -1,6 +1,6 @@
 import { ifFound, secrets, type Kube, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
 import { errorText } from "../../../log/index.ts";
-import { decodeOsc, type Osc } from "../../../osc/index.ts";
+import { decodeBase64Strict, decodeOsc, type Osc } from "../../../osc/index.ts";
 import { secretValue } from "../plan/content.ts";
 
 const oscDataKey = "osc.yaml";
@@ -37,33 +37,105 @@ export async function readSecret(deps: SecretReadDeps, key: ObjectKey, signal: A
 /** The Secret's `checksum/data-script` annotation, "" when it has none. */
 export const secretChecksum = (secret: KubeObject): string => secret.metadata.annotations?.[checksumDataScriptAnnotation] ?? "";
 
+/** A Secret's osc.yaml as decoded once: the OSC or why it cannot be, and a digest of its bytes. */
+interface Decoded {
+  /** sha256 of the osc.yaml bytes (of the stored text when it is not base64): what the watch predicate compares. */
+  readonly digest: string;
+  readonly result: { readonly ok: true; readonly osc: Osc } | { readonly ok: false; readonly err: OscSecretError };
+}
+
 /**
- * Each cached Secret object's decoded OSC: the reconcile after every apply (the Node's checksum changed)
- * reads the same object, and decoding a 20 MB osc.yaml again cost 3 × its size at once (issue 27). The
+ * Each Secret object's decoded OSC. The informer's transform (oscSecretTransform) fills it as the object
+ * arrives and drops the base64 text; a Secret read otherwise (a live GET) is decoded on its first use. The
  * informer replaces the object on every change, so an entry lives as long as the Secret it came from.
  */
-const decodedSecrets = new WeakMap<KubeObject, Osc>();
-
-/** The OSC in the Secret's osc.yaml; throws OscSecretError naming the Secret when it is missing or undecodable. */
-export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
-  const known = decodedSecrets.get(secret);
-  if (known !== undefined) return known;
-  // A big OSC: the watch event's text and the replaced Secret are collected before decoding adds its
-  // copies, and those (bytes, the parser's garbage) right after, before the plan adds its own.
-  const data = oscData(secret);
-  const big = typeof data === "string" && data.length >= bigOsc;
-  if (big) Bun.gc(true);
-  const osc = decodeSecretData(secret, key);
-  decodedSecrets.set(secret, osc);
-  if (big) Bun.gc(true);
-  return osc;
-}
+const decodedSecrets = new WeakMap<KubeObject, Decoded>();
 
 /** An osc.yaml this large (base64, as stored) is collected around its decoding. */
 const bigOsc = 4 * 1024 * 1024;
 
+const sha256 = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
+
+/**
+ * The informer transform of the OSC Secret (client-go's SetTransform, issue 27): `secretName`'s osc.yaml
+ * is decoded as the object arrives and its base64 text (27 MB for a 20 MB OSC) is not kept in the cache;
+ * the cached object keeps its metadata and every other data key. Other Secrets pass unchanged (gardenadm's
+ * cache holds every pool's). A Secret that cannot be decoded keeps the error for its reconcile to report.
+ */
+export function oscSecretTransform(secretName: string): (obj: KubeObject) => KubeObject {
+  return (obj) => {
+    if (obj.metadata.name !== secretName) return obj;
+    const key = { namespace: obj.metadata.namespace ?? "", name: obj.metadata.name };
+    const taken = takeOscData(obj, key);
+    if (taken === undefined) return obj;
+    if (taken.big) Bun.gc(true); // the text and the watch event's line, before the parse makes its copies
+    decodedSecrets.set(obj, taken.bytes instanceof Uint8Array ? decodeBytes(taken.bytes, key) : taken.bytes);
+    if (taken.big) Bun.gc(true);
+    return obj;
+  };
+}
+
+/**
+ * Removes osc.yaml from the object's data (the informer's own object, fresh from the API) and returns its
+ * bytes, or the Decoded of text that is not base64; undefined when there is no osc.yaml text.
+ */
+function takeOscData(obj: KubeObject, key: ObjectKey): { readonly bytes: Uint8Array | Decoded; readonly big: boolean } | undefined {
+  const data = obj["data"];
+  if (data === null || typeof data !== "object") return undefined;
+  const record = data as Record<string, unknown>;
+  const text = record[oscDataKey];
+  if (typeof text !== "string") return undefined;
+  delete record[oscDataKey];
+  const big = text.length >= bigOsc;
+  try {
+    return { bytes: decodeBase64Strict(text), big };
+  } catch (err) {
+    const invalid = new OscSecretError(`invalid ${oscDataKey} data in secret ${key.namespace}/${key.name}`, { cause: err });
+    return { bytes: { digest: sha256(text), result: { ok: false, err: invalid } }, big };
+  }
+}
+
+function decodeBytes(bytes: Uint8Array, key: ObjectKey): Decoded {
+  const digest = sha256(bytes);
+  try {
+    return { digest, result: { ok: true, osc: decodeOsc(bytes) } };
+  } catch (err) {
+    const failed = new OscSecretError(`failed decoding ${oscDataKey} of secret ${key.namespace}/${key.name}: ${errorText(err)}`, {
+      cause: err,
+    });
+    return { digest, result: { ok: false, err: failed } };
+  }
+}
+
+/** The OSC in the Secret's osc.yaml; throws OscSecretError naming the Secret when it is missing or undecodable. */
+export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
+  const known = decodedSecrets.get(secret);
+  if (known !== undefined) {
+    if (known.result.ok) return known.result.osc;
+    throw known.result.err;
+  }
+  // Read without the transform (a live GET): decoded now, remembered for the next reconcile. A big OSC:
+  // the watch event's text and the replaced Secret are collected before decoding adds its copies, and
+  // those (bytes, the parser's garbage) right after, before the plan adds its own.
+  const data = oscData(secret);
+  const big = typeof data === "string" && data.length >= bigOsc;
+  if (big) Bun.gc(true);
+  const osc = decodeSecretData(secret, key);
+  decodedSecrets.set(secret, { digest: "", result: { ok: true, osc } });
+  if (big) Bun.gc(true);
+  return osc;
+}
+
+/**
+ * What the watch predicate compares for "osc.yaml changed": the digest of its bytes when the informer's
+ * transform decoded it (the text is gone then), else the stored text.
+ */
+export function oscDataIdentity(secret: KubeObject): unknown {
+  return decodedSecrets.get(secret)?.digest || oscData(secret);
+}
+
 /** `data["osc.yaml"]` as stored (base64 text), or undefined. */
-export function oscData(secret: KubeObject): unknown {
+function oscData(secret: KubeObject): unknown {
   const data = secret["data"];
   return data !== null && typeof data === "object" ? (data as Record<string, unknown>)[oscDataKey] : undefined;
 }

@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../../../kube/index.ts";
+import { secretPredicate } from "../watch.ts";
+import { decodeSecret, oscSecretTransform } from "./secret.ts";
+
+const key = { namespace: "kube-system", name: "osc-secret" };
+const oscYaml = (unit: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
+kind: OperatingSystemConfig
+spec:
+  units:
+  - name: ${unit}.service
+    content: "[Service]"
+`;
+const secret = (data: Record<string, string>, name = key.name): KubeObject => ({
+  metadata: { namespace: key.namespace, name, resourceVersion: "1", annotations: { "checksum/data-script": "c" } },
+  data,
+});
+const transform = oscSecretTransform(key.name);
+
+describe("oscSecretTransform", () => {
+  test("should keep the decoded OSC instead of the base64 text, and every other data key and the metadata", () => {
+    const obj = transform(secret({ "osc.yaml": btoa(oscYaml("a")), other: "eA==" }));
+    expect(obj["data"]).toEqual({ other: "eA==" });
+    expect(obj.metadata.annotations).toEqual({ "checksum/data-script": "c" });
+    expect(decodeSecret(obj, key).spec.units?.map((u) => u.name)).toEqual(["a.service"]);
+  });
+
+  test("should let the watch predicate tell a changed osc.yaml from an unchanged one", () => {
+    const a = transform(secret({ "osc.yaml": btoa(oscYaml("a")) }));
+    const sameBytes = transform(secret({ "osc.yaml": btoa(oscYaml("a")) }));
+    const b = transform(secret({ "osc.yaml": btoa(oscYaml("b")) }));
+    expect(secretPredicate.update(a, sameBytes)).toBe(false);
+    expect(secretPredicate.update(a, b)).toBe(true);
+  });
+
+  test("should keep why a Secret cannot be decoded for its reconcile, naming the Secret and not the data", () => {
+    const notBase64 = transform(secret({ "osc.yaml": "!!!secret-ish" }));
+    expect(() => decodeSecret(notBase64, key)).toThrow("invalid osc.yaml data in secret kube-system/osc-secret");
+    const notYaml = transform(secret({ "osc.yaml": btoa("kind: Pod\n") }));
+    expect(() => decodeSecret(notYaml, key)).toThrow("failed decoding osc.yaml of secret kube-system/osc-secret");
+    expect(secretPredicate.update(notBase64, transform(secret({ "osc.yaml": "!!!other" })))).toBe(true);
+  });
+
+  test("should leave other Secrets and a Secret without osc.yaml as they are", () => {
+    const other = secret({ "osc.yaml": btoa(oscYaml("a")) }, "another-pool");
+    expect(transform(other)["data"]).toEqual({ "osc.yaml": btoa(oscYaml("a")) });
+    const empty = transform(secret({}));
+    expect(() => decodeSecret(empty, key)).toThrow("no osc.yaml key found in secret kube-system/osc-secret");
+  });
+
+  test("should decode a Secret read without the transform (a live GET) as before", () => {
+    expect(decodeSecret(secret({ "osc.yaml": btoa(oscYaml("c")) }), key).spec.units?.[0]?.name).toBe("c.service");
+  });
+});
