@@ -81,8 +81,11 @@ fi
 `;
 
 /**
- * The init config exactly as gardenlet serialises it (spec §3.2): keys sorted, zero values of
- * non-optional fields present, `bootstrap` always set; the agent fills defaults when decoding.
+ * The init config (spec §3.2): gardenlet's document without the fields it writes as zero values
+ * (`clientConnection`'s `""`/`0`, empty `logFormat`/`logLevel`, `server: {}`, `systemdUnitCheck: {}`), which
+ * the agent defaults on decoding exactly as it defaults absent fields: the decoded configuration is the same,
+ * and user data is ~80 gzipped bytes shorter. Keys sorted like gardenlet's, `bootstrap` always set, and
+ * `token.syncPeriod: 12h0m0s` kept (gardenlet's value, not the default).
  */
 export function renderInitConfig(
   input: Pick<ProvisionInput, "server" | "secretName" | "kubernetesVersion" | "kubeletDataVolumeSize">,
@@ -91,16 +94,11 @@ export function renderInitConfig(
     apiServer: { caFile: clusterCaPath, server: input.server },
     apiVersion: "nodeagent.config.gardener.cloud/v1alpha1",
     bootstrap: input.kubeletDataVolumeSize === undefined ? {} : { kubeletDataVolumeSize: input.kubeletDataVolumeSize },
-    clientConnection: { acceptContentTypes: "", burst: 0, contentType: "", kubeconfig: "", qps: 0 },
     controllers: {
       operatingSystemConfig: { kubernetesVersion: input.kubernetesVersion, secretName: input.secretName },
-      systemdUnitCheck: {},
       token: { syncPeriod: "12h0m0s" },
     },
     kind: "NodeAgentConfiguration",
-    logFormat: "",
-    logLevel: "",
-    server: {},
   };
   return stringify(doc, { sortMapEntries: true, indentSeq: false, lineWidth: 0 });
 }
