@@ -149,6 +149,8 @@ export function compactShell(script: string): string {
 }
 
 const registryCaBlockStart = 'if [ -n "$REGISTRY_CA_API_SERVER" ]';
+/** init.sh's check for an unrendered template: dead code once line 2 holds the reference, so user data drops it. */
+const templateCheckStart = '[ -n "${IMAGE%__IMAGE__}" ]';
 const cosignBlockStart = 'if [ -f "$K" ]; then';
 /**
  * Stands in for init.sh's signature check when the user data carries no cosign key: a `cosign.pub`
@@ -174,7 +176,8 @@ function replaceBlock(lines: readonly string[], start: string, instead: readonly
  * init.sh as user data carries it: compacted, and without the blocks the rendered node cannot use.
  * The registry-CA block (from `if [ -n "$REGISTRY_CA_API_SERVER" ]` to the next `fi` at the start of
  * a line) and line 3, which only feeds it, go when the registry CA is off; the signature check
- * (`if [ -f "$K" ]; then` … `fi`) goes without a cosign key and leaves {@link cosignRefusal}.
+ * (`if [ -f "$K" ]; then` … `fi`) goes without a cosign key and leaves {@link cosignRefusal}; the
+ * unrendered-template check (a line starting with `[ -n "${IMAGE%__IMAGE__}" ]`) always goes.
  * A template without those blocks is only compacted.
  */
 export function initScriptForUserData(template: string, opts: InitScriptOptions): string {
@@ -184,6 +187,7 @@ export function initScriptForUserData(template: string, opts: InitScriptOptions)
     lines = replaceBlock(lines, registryCaBlockStart, []).filter((l) => !l.startsWith("REGISTRY_CA_API_SERVER="));
   }
   if (!opts.verifySignature) lines = replaceBlock(lines, cosignBlockStart, [cosignRefusal]);
+  lines = lines.filter((l) => !l.startsWith(templateCheckStart));
   return compactShell(lines.join("\n"));
 }
 
