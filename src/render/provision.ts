@@ -150,6 +150,7 @@ export function compactShell(script: string): string {
 
 const registryCaBlockStart = 'if [ -n "$REGISTRY_CA_API_SERVER" ]';
 /** init.sh's check for an unrendered template: dead code once line 2 holds the reference, so user data drops it. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
 const templateCheckStart = '[ -n "${IMAGE%__IMAGE__}" ]';
 const cosignBlockStart = 'if [ -f "$K" ]; then';
 /**

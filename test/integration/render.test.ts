@@ -388,7 +388,7 @@ describe("gardener-node-agent render (CLI)", () => {
       .slice(5, last + 1)
       .join("\n")
       .replaceAll("/var/lib/cloud/instance/user-data.txt", join(dir, "user-data.txt"))
-      .replaceAll('"/var/lib/', `"${dir}/root/var/lib/`);
+      .replaceAll("/var/lib/gardener-node-agent", `${dir}/root/var/lib/gardener-node-agent`);
     const run = Bun.spawnSync(["bash", "-euc", part]);
     expect(run.stderr.toString()).toBe("");
     expect(run.exitCode).toBe(0);
@@ -414,7 +414,7 @@ describe("gardener-node-agent render (CLI)", () => {
     const withKey = cliBytes(...productionFlags, "--format=gzip", "--cosign-key=cosign.pub");
     expect(withKey.exitCode).toBe(0);
     const script = gunzipSync(withKey.stdout).toString();
-    expect(script).toContain(`cat > "/var/lib/gardener-node-agent/cosign.pub" << 'GNA_EOF'\n${key}GNA_EOF\nchmod "0644"`);
+    expect(script).toContain(`cat > "/var/lib/gardener-node-agent/cosign.pub" << 'EOF'\n${key}EOF\nchmod 0644`);
     expect(script).toContain('if [ -f "$K" ]; then');
     const without = gunzipSync(cliBytes(...productionFlags, "--format=gzip").stdout).toString();
     expect(without).not.toContain('cosign.pub" <<');
