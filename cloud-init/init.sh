@@ -68,7 +68,8 @@ if [ -n "$REGISTRY_CA_API_SERVER" ] && [ "$REGISTRY_CA_API_SERVER" != __REGISTRY
 fi
 
 # get URL OUT [ACCEPT [404OK]]: GET, one Bearer challenge answered with an anonymous token; 200 or die
-# (a 404 returns 1 when 404OK is set). -Y1024 -y60: --speed-limit 1024 --speed-time 60 (a stalled
+# (a 404 returns 1 when 404OK is set; only the signature check sets it, so user data without that check
+# leaves the line out: "# signature check only"). -Y1024 -y60: --speed-limit 1024 --speed-time 60 (a stalled
 # transfer fails after a minute).
 get() {
   for a in 1 2; do
@@ -77,7 +78,7 @@ get() {
     case $c in
       200) return ;;
       401) [ $a = 2 ] || { token; continue; } ;;
-      404) [ -z "${4:-}" ] || return 1 ;;
+      404) [ -z "${4:-}" ] || return 1 ;; # signature check only
     esac
     die "GET $1 failed with HTTP $c"
   done

@@ -156,6 +156,21 @@ describe("initScriptForUserData", () => {
     expect(out).toContain(`K="$CONF/cosign.pub"\n${cosignRefusal}\nget() {\n`);
     expect(out).not.toContain("verify\n");
   });
+
+  test("should drop the unrendered-template check, and lines marked for the signature check without it", () => {
+    const marked = [
+      "#!/bin/sh",
+      '[ -n "${IMAGE%__IMAGE__}" ] || die "no image reference"',
+      "case $c in",
+      "  404) return 1 ;; # signature check only",
+      "esac",
+      "",
+    ].join("\n");
+    expect(initScriptForUserData(marked, { registryCa: false, verifySignature: true })).toBe(
+      "#!/bin/sh\ncase $c in\n404) return 1 ;;\nesac\n",
+    );
+    expect(initScriptForUserData(marked, { registryCa: false, verifySignature: false })).toBe("#!/bin/sh\ncase $c in\nesac\n");
+  });
 });
 
 describe("renderInitScript", () => {

@@ -153,6 +153,8 @@ const registryCaBlockStart = 'if [ -n "$REGISTRY_CA_API_SERVER" ]';
 // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
 const templateCheckStart = '[ -n "${IMAGE%__IMAGE__}" ]';
 const cosignBlockStart = 'if [ -f "$K" ]; then';
+/** Ends a line that only the signature check needs: dropped without it, the marker dropped with it. */
+const signatureOnlyMarker = " # signature check only";
 /**
  * Stands in for init.sh's signature check when the user data carries no cosign key: a `cosign.pub`
  * placed some other way (image, another user-data part) stops the run instead of being ignored.
@@ -178,7 +180,8 @@ function replaceBlock(lines: readonly string[], start: string, instead: readonly
  * The registry-CA block (from `if [ -n "$REGISTRY_CA_API_SERVER" ]` to the next `fi` at the start of
  * a line) and line 3, which only feeds it, go when the registry CA is off; the signature check
  * (`if [ -f "$K" ]; then` … `fi`) goes without a cosign key and leaves {@link cosignRefusal}; the
- * unrendered-template check (a line starting with `[ -n "${IMAGE%__IMAGE__}" ]`) always goes.
+ * unrendered-template check (a line starting with `[ -n "${IMAGE%__IMAGE__}" ]`) always goes, and so
+ * do lines ending in `# signature check only` when the signature check goes.
  * A template without those blocks is only compacted.
  */
 export function initScriptForUserData(template: string, opts: InitScriptOptions): string {
@@ -188,6 +191,10 @@ export function initScriptForUserData(template: string, opts: InitScriptOptions)
     lines = replaceBlock(lines, registryCaBlockStart, []).filter((l) => !l.startsWith("REGISTRY_CA_API_SERVER="));
   }
   if (!opts.verifySignature) lines = replaceBlock(lines, cosignBlockStart, [cosignRefusal]);
+  lines = lines.flatMap((l) => {
+    if (!l.endsWith(signatureOnlyMarker)) return [l];
+    return opts.verifySignature ? [l.slice(0, -signatureOnlyMarker.length)] : [];
+  });
   lines = lines.filter((l) => !l.startsWith(templateCheckStart));
   return compactShell(lines.join("\n"));
 }
