@@ -56,13 +56,12 @@ describe("renderInitConfig", () => {
   ].join("\n");
   const minimal = { server: "https://localhost", secretName: "osc-secret-name", kubernetesVersion: "1.33.0" };
 
-  test("should serialise the init config like gardenlet without its zero values", () => {
+  test("should serialise the init config like gardenlet without its zero values, apiVersion and kind", () => {
     expect(renderInitConfig(minimal)).toBe(
       [
         "apiServer:",
         "  caFile: /var/lib/gardener-node-agent/cluster-ca.crt",
         "  server: https://localhost",
-        "apiVersion: nodeagent.config.gardener.cloud/v1alpha1",
         "bootstrap: {}",
         "controllers:",
         "  operatingSystemConfig:",
@@ -70,7 +69,6 @@ describe("renderInitConfig", () => {
         "    secretName: osc-secret-name",
         "  token:",
         "    syncPeriod: 12h0m0s",
-        "kind: NodeAgentConfiguration",
         "",
       ].join("\n"),
     );
