@@ -3,11 +3,14 @@ import { stringify } from "yaml";
 import { guardLines, markerLines, unitActivation } from "./bash.ts";
 import type { ResolvedFile, ResolvedUnit } from "./content.ts";
 import { octalMode } from "./content.ts";
+import { gzipSmallest } from "./deflate.ts";
 
 /** Where the packed form's script lands; cloud-init's runcmd runs it once per instance. */
 const packedScriptPath = "/var/lib/osc/provision-osc.sh";
 
-const delimiter = "GNA_EOF";
+const delimiter = "EOF";
+/** `text` as one double-quoted shell word. */
+const dq = (text: string): string => `"${text.replace(/[\\"$`]/g, "\\$&")}"`;
 const b64 = (data: Uint8Array | string): string => Buffer.from(data).toString("base64");
 const dirname = (path: string): string => path.slice(0, Math.max(path.lastIndexOf("/"), 1));
 
@@ -38,16 +41,21 @@ function placeFile(path: string, data: Uint8Array): string {
 
 /**
  * The provision script of the packed forms: the bash form's steps with files as text. `preamble` runs
- * right after the run-once guard (the gzip form places the placeholder files there).
+ * right after the run-once guard (the gzip form places the placeholder files there); directories in
+ * `made` exist by then.
  */
-function packedScript(files: readonly ResolvedFile[], units: readonly ResolvedUnit[], preamble: readonly string[] = []): string {
+function packedScript(
+  files: readonly ResolvedFile[],
+  units: readonly ResolvedUnit[],
+  preamble: readonly string[] = [],
+  made = new Set<string>(),
+): string {
   const lines: string[] = ["#!/bin/bash", ...guardLines, ...preamble];
-  const made = new Set<string>();
   for (const f of files) {
     if (!made.has(dirname(f.path))) lines.push(`mkdir -p "${dirname(f.path)}"`);
     made.add(dirname(f.path));
     lines.push(placeFile(f.path, f.data));
-    if (f.permissions !== undefined) lines.push(`chmod "${octalMode(f.permissions)}" "${f.path}"`);
+    if (f.permissions !== undefined) lines.push(`chmod ${octalMode(f.permissions)} "${f.path}"`);
   }
   for (const u of units) {
     const unitPath = `/etc/systemd/system/${u.name}`;
@@ -81,7 +89,7 @@ export function renderPackedCloudConfig(files: readonly ResolvedFile[], units: r
       content: `${new TextDecoder().decode(f.data)}\n`,
       ...(f.permissions === undefined ? {} : { permissions: octalMode(f.permissions) }),
     })),
-    { path: packedScriptPath, encoding: "gz+b64", content: b64(Bun.gzipSync(script, { level: 9 })), permissions: "0700" },
+    { path: packedScriptPath, encoding: "gz+b64", content: b64(gzipSmallest(new TextEncoder().encode(script))), permissions: "0700" },
   ];
   const doc = { write_files: writeFiles, runcmd: [packedScriptPath] };
   return `#cloud-config\n${stringify(doc, { indentSeq: false, lineWidth: 0, defaultStringType: "PLAIN", defaultKeyType: "PLAIN" })}`;
@@ -106,13 +114,6 @@ const gzipMagicWithComment = " 1f 8b 08 10";
 export function renderGzipUserData(files: readonly ResolvedFile[], units: readonly ResolvedUnit[]): Uint8Array {
   const placeholders = files.filter((f) => f.transmitUnencoded);
   const comment: string[] = [];
-  // p LINE PATH MODE: line LINE of the gzip comment (from byte 11 on) into PATH.
-  const preamble: string[] = [
-    `U=${rawUserDataPath}`,
-    `[ "$(od -An -N4 -tx1 $U)" = "${gzipMagicWithComment}" ] || { echo "$U: not this gzip user data" >&2; exit 1; }`,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
-    'p() { mkdir -p "${2%/*}"; tail -c +11 $U | sed -n $1p > "$2"; [ -z "$3" ] || chmod $3 "$2"; }',
-  ];
   files.forEach((f, i) => {
     if (!f.transmitUnencoded) return;
     const text = new TextDecoder().decode(f.data);
@@ -125,18 +126,36 @@ export function renderGzipUserData(files: readonly ResolvedFile[], units: readon
       );
     }
     comment.push(text);
-    preamble.push(`p ${comment.length} "${f.path}" ${f.permissions === undefined ? '""' : octalMode(f.permissions)}`);
   });
+  // One sed over the comment (from byte 11 on) writes line N into placeholder file N (`Nw PATH`).
+  const modes = new Map<string, string[]>();
+  for (const f of placeholders) {
+    if (f.permissions !== undefined) modes.set(octalMode(f.permissions), [...(modes.get(octalMode(f.permissions)) ?? []), f.path]);
+  }
+  // mkdir -p of the deepest directories makes their parents too.
+  const dirs = new Set(placeholders.map((f) => dirname(f.path)));
+  const made = new Set([...dirs].flatMap((d) => d.split("/").map((_, i, parts) => parts.slice(0, i + 1).join("/"))));
+  const preamble: string[] = [
+    `U=${rawUserDataPath}`,
+    `[ "$(od -An -N4 -tx1 $U)" = "${gzipMagicWithComment}" ] || { echo "$U: not this gzip user data" >&2; exit 1; }`,
+    `mkdir -p ${[...dirs]
+      .filter((d) => ![...dirs].some((o) => o.startsWith(`${d}/`)))
+      .map(dq)
+      .join(" ")}`,
+    `tail -c +11 $U | sed -n ${placeholders.map((f, i) => `-e ${dq(`${i + 1}w ${f.path}`)}`).join(" ")}`,
+    ...[...modes].map(([mode, paths]) => `chmod ${mode} ${paths.map(dq).join(" ")}`),
+  ];
   const script = packedScript(
     files.filter((f) => !f.transmitUnencoded),
     units,
     placeholders.length > 0 ? preamble : [],
+    made,
   );
-  // libdeflate's level 12 is ~1 % smaller than zlib's 9 here; every reader inflates it alike.
-  const body = Bun.gzipSync(new TextEncoder().encode(script), { level: 12, library: "libdeflate" });
+  // deflate.ts: ~100 bytes smaller than libdeflate's level 12 here (the CA in a Huffman block of its own).
+  const body = gzipSmallest(new TextEncoder().encode(script));
   if (placeholders.length === 0) return body;
   const header = body.subarray(0, 10);
-  if (header[3] !== 0) throw new Error("gzip: unexpected header flags"); // libdeflate writes none
+  if (header[3] !== 0) throw new Error("gzip: unexpected header flags"); // gzipSmallest writes none
   const flagged = Uint8Array.from(header);
   flagged[3] = 0x10; // FCOMMENT
   const text = Buffer.from(`${comment.join("\n")}\n\0`, "latin1");

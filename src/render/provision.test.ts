@@ -28,34 +28,57 @@ const input = {
 };
 
 describe("renderInitConfig", () => {
-  test("should serialise the init config like gardenlet (spec §3.2 example)", () => {
-    expect(renderInitConfig({ server: "https://localhost", secretName: "osc-secret-name", kubernetesVersion: "1.2.3" })).toBe(
+  // gardenlet's serialisation of the same init config (spec §3.2 example): zero values written out.
+  const gardenletForm = [
+    "apiServer:",
+    "  caFile: /var/lib/gardener-node-agent/cluster-ca.crt",
+    "  server: https://localhost",
+    "apiVersion: nodeagent.config.gardener.cloud/v1alpha1",
+    "bootstrap: {}",
+    "clientConnection:",
+    '  acceptContentTypes: ""',
+    "  burst: 0",
+    '  contentType: ""',
+    '  kubeconfig: ""',
+    "  qps: 0",
+    "controllers:",
+    "  operatingSystemConfig:",
+    "    kubernetesVersion: 1.33.0",
+    "    secretName: osc-secret-name",
+    "  systemdUnitCheck: {}",
+    "  token:",
+    "    syncPeriod: 12h0m0s",
+    "kind: NodeAgentConfiguration",
+    'logFormat: ""',
+    'logLevel: ""',
+    "server: {}",
+    "",
+  ].join("\n");
+  const minimal = { server: "https://localhost", secretName: "osc-secret-name", kubernetesVersion: "1.33.0" };
+
+  test("should serialise the init config like gardenlet without its zero values, apiVersion and kind", () => {
+    expect(renderInitConfig(minimal)).toBe(
       [
         "apiServer:",
         "  caFile: /var/lib/gardener-node-agent/cluster-ca.crt",
         "  server: https://localhost",
-        "apiVersion: nodeagent.config.gardener.cloud/v1alpha1",
         "bootstrap: {}",
-        "clientConnection:",
-        '  acceptContentTypes: ""',
-        "  burst: 0",
-        '  contentType: ""',
-        '  kubeconfig: ""',
-        "  qps: 0",
         "controllers:",
         "  operatingSystemConfig:",
-        "    kubernetesVersion: 1.2.3",
+        "    kubernetesVersion: 1.33.0",
         "    secretName: osc-secret-name",
-        "  systemdUnitCheck: {}",
         "  token:",
         "    syncPeriod: 12h0m0s",
-        "kind: NodeAgentConfiguration",
-        'logFormat: ""',
-        'logLevel: ""',
-        "server: {}",
         "",
       ].join("\n"),
     );
+  });
+
+  test("should decode to the same configuration as gardenlet's serialisation", () => {
+    expect(decodeConfig(renderInitConfig(minimal), "config.yaml")).toEqual(decodeConfig(gardenletForm, "config.yaml"));
+    const withVolume = renderInitConfig({ ...minimal, kubeletDataVolumeSize: 1369088 });
+    const gardenletWithVolume = gardenletForm.replace("bootstrap: {}\n", "bootstrap:\n  kubeletDataVolumeSize: 1369088\n");
+    expect(decodeConfig(withVolume, "config.yaml")).toEqual(decodeConfig(gardenletWithVolume, "config.yaml"));
   });
 
   test("should carry the kubelet data volume size in bytes", () => {
@@ -130,6 +153,21 @@ describe("initScriptForUserData", () => {
     const out = initScriptForUserData(script, { registryCa: true, verifySignature: false });
     expect(out).toContain(`K="$CONF/cosign.pub"\n${cosignRefusal}\nget() {\n`);
     expect(out).not.toContain("verify\n");
+  });
+
+  test("should drop the unrendered-template check, and lines marked for the signature check without it", () => {
+    const marked = [
+      "#!/bin/sh",
+      '[ -n "${IMAGE%__IMAGE__}" ] || die "no image reference"',
+      "case $c in",
+      "  404) return 1 ;; # signature check only",
+      "esac",
+      "",
+    ].join("\n");
+    expect(initScriptForUserData(marked, { registryCa: false, verifySignature: true })).toBe(
+      "#!/bin/sh\ncase $c in\n404) return 1 ;;\nesac\n",
+    );
+    expect(initScriptForUserData(marked, { registryCa: false, verifySignature: false })).toBe("#!/bin/sh\ncase $c in\nesac\n");
   });
 });
 

@@ -81,26 +81,24 @@ fi
 `;
 
 /**
- * The init config exactly as gardenlet serialises it (spec §3.2): keys sorted, zero values of
- * non-optional fields present, `bootstrap` always set; the agent fills defaults when decoding.
+ * The init config (spec §3.2): gardenlet's document without the fields it writes as zero values
+ * (`clientConnection`'s `""`/`0`, empty `logFormat`/`logLevel`, `server: {}`, `systemdUnitCheck: {}`), which
+ * the agent defaults on decoding exactly as it defaults absent fields, and without `apiVersion`/`kind`, which
+ * the decoder fills in from the target type (spec §5.1): the decoded configuration is the same, and user
+ * data is ~115 gzipped bytes shorter. Keys sorted like gardenlet's, `bootstrap` always set, and
+ * `token.syncPeriod: 12h0m0s` kept (gardenlet's value, not the default). The reconcile OSC replaces the file
+ * with gardenlet's own on the first apply.
  */
 export function renderInitConfig(
   input: Pick<ProvisionInput, "server" | "secretName" | "kubernetesVersion" | "kubeletDataVolumeSize">,
 ): string {
   const doc = {
     apiServer: { caFile: clusterCaPath, server: input.server },
-    apiVersion: "nodeagent.config.gardener.cloud/v1alpha1",
     bootstrap: input.kubeletDataVolumeSize === undefined ? {} : { kubeletDataVolumeSize: input.kubeletDataVolumeSize },
-    clientConnection: { acceptContentTypes: "", burst: 0, contentType: "", kubeconfig: "", qps: 0 },
     controllers: {
       operatingSystemConfig: { kubernetesVersion: input.kubernetesVersion, secretName: input.secretName },
-      systemdUnitCheck: {},
       token: { syncPeriod: "12h0m0s" },
     },
-    kind: "NodeAgentConfiguration",
-    logFormat: "",
-    logLevel: "",
-    server: {},
   };
   return stringify(doc, { sortMapEntries: true, indentSeq: false, lineWidth: 0 });
 }
@@ -151,7 +149,12 @@ export function compactShell(script: string): string {
 }
 
 const registryCaBlockStart = 'if [ -n "$REGISTRY_CA_API_SERVER" ]';
+/** init.sh's check for an unrendered template: dead code once line 2 holds the reference, so user data drops it. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+const templateCheckStart = '[ -n "${IMAGE%__IMAGE__}" ]';
 const cosignBlockStart = 'if [ -f "$K" ]; then';
+/** Ends a line that only the signature check needs: dropped without it, the marker dropped with it. */
+const signatureOnlyMarker = " # signature check only";
 /**
  * Stands in for init.sh's signature check when the user data carries no cosign key: a `cosign.pub`
  * placed some other way (image, another user-data part) stops the run instead of being ignored.
@@ -176,7 +179,9 @@ function replaceBlock(lines: readonly string[], start: string, instead: readonly
  * init.sh as user data carries it: compacted, and without the blocks the rendered node cannot use.
  * The registry-CA block (from `if [ -n "$REGISTRY_CA_API_SERVER" ]` to the next `fi` at the start of
  * a line) and line 3, which only feeds it, go when the registry CA is off; the signature check
- * (`if [ -f "$K" ]; then` … `fi`) goes without a cosign key and leaves {@link cosignRefusal}.
+ * (`if [ -f "$K" ]; then` … `fi`) goes without a cosign key and leaves {@link cosignRefusal}; the
+ * unrendered-template check (a line starting with `[ -n "${IMAGE%__IMAGE__}" ]`) always goes, and so
+ * do lines ending in `# signature check only` when the signature check goes.
  * A template without those blocks is only compacted.
  */
 export function initScriptForUserData(template: string, opts: InitScriptOptions): string {
@@ -186,6 +191,11 @@ export function initScriptForUserData(template: string, opts: InitScriptOptions)
     lines = replaceBlock(lines, registryCaBlockStart, []).filter((l) => !l.startsWith("REGISTRY_CA_API_SERVER="));
   }
   if (!opts.verifySignature) lines = replaceBlock(lines, cosignBlockStart, [cosignRefusal]);
+  lines = lines.flatMap((l) => {
+    if (!l.endsWith(signatureOnlyMarker)) return [l];
+    return opts.verifySignature ? [l.slice(0, -signatureOnlyMarker.length)] : [];
+  });
+  lines = lines.filter((l) => !l.startsWith(templateCheckStart));
   return compactShell(lines.join("\n"));
 }
 

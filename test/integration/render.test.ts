@@ -346,16 +346,17 @@ describe("gardener-node-agent render (CLI)", () => {
     Buffer.from(Buffer.from(data).toString("latin1").replace("<<BOOTSTRAP_TOKEN>>", token).replace("<<MACHINE_NAME>>", machine), "latin1");
   const cliBytes = (...args: string[]) => Bun.spawnSync([process.execPath, join(repo, "src/cli/main.ts"), "render", ...args], { cwd: dir });
 
-  // Issue 15: node-init user data <= 4096 bytes with a realistic CA (one RSA-3072 certificate; bench/user-data.bench.ts
-  // reports the same figures). The gzip form makes it (~4.05 KB); the text form is a regression bound (~5.5 KB).
-  test("keeps gzip provision user data with an RSA-3072 CA and MCM's substitutions within 4096 bytes", async () => {
+  // Issues 15 and 25: node-init user data <= 4096 bytes with 300 to spare, with a realistic CA (one RSA-3072
+  // certificate; bench/user-data.bench.ts reports the same figures). The gzip form makes it (~3.75 KB); the text
+  // form is a regression bound (~5.15 KB).
+  test("keeps gzip provision user data with an RSA-3072 CA and MCM's substitutions within 4096 - 300 bytes", async () => {
     await writeFile(join(dir, "ca.crt"), rsa3072Ca());
     const text = cli(...productionFlags);
     expect(text.code).toBe(0);
-    expect(Buffer.byteLength(substitute(Buffer.from(text.stdout)))).toBeLessThanOrEqual(5800);
+    expect(Buffer.byteLength(substitute(Buffer.from(text.stdout)))).toBeLessThanOrEqual(5400);
     const gz = cliBytes(...productionFlags, "--format=gzip");
     expect(gz.exitCode).toBe(0);
-    expect(substitute(gz.stdout).length).toBeLessThanOrEqual(4096);
+    expect(substitute(gz.stdout).length).toBeLessThanOrEqual(4096 - 300);
   });
 
   test("prints gzip user data that Python's gzip (cloud-init's reader) inflates after MCM's substitution, and whose script places the substituted values", async () => {
@@ -388,7 +389,7 @@ describe("gardener-node-agent render (CLI)", () => {
       .slice(5, last + 1)
       .join("\n")
       .replaceAll("/var/lib/cloud/instance/user-data.txt", join(dir, "user-data.txt"))
-      .replaceAll('"/var/lib/', `"${dir}/root/var/lib/`);
+      .replaceAll("/var/lib/gardener-node-agent", `${dir}/root/var/lib/gardener-node-agent`);
     const run = Bun.spawnSync(["bash", "-euc", part]);
     expect(run.stderr.toString()).toBe("");
     expect(run.exitCode).toBe(0);
@@ -414,7 +415,7 @@ describe("gardener-node-agent render (CLI)", () => {
     const withKey = cliBytes(...productionFlags, "--format=gzip", "--cosign-key=cosign.pub");
     expect(withKey.exitCode).toBe(0);
     const script = gunzipSync(withKey.stdout).toString();
-    expect(script).toContain(`cat > "/var/lib/gardener-node-agent/cosign.pub" << 'GNA_EOF'\n${key}GNA_EOF\nchmod "0644"`);
+    expect(script).toContain(`cat > "/var/lib/gardener-node-agent/cosign.pub" << 'EOF'\n${key}EOF\nchmod 0644`);
     expect(script).toContain('if [ -f "$K" ]; then');
     const without = gunzipSync(cliBytes(...productionFlags, "--format=gzip").stdout).toString();
     expect(without).not.toContain('cosign.pub" <<');
