@@ -67,4 +67,27 @@ describe("createReconciler", () => {
       expect(w.events().filter((e) => e["reason"] === "OSCApplyFailed")).toEqual([]);
     });
   });
+  test("should not send the label patch when the Node carries the labels already", async () => {
+    const w = await env.world();
+    w.setOsc(acceptanceOsc());
+    await w.reconcile();
+    expect((w.node()["metadata"] as { labels: Record<string, string> }).labels["node-role.kubernetes.io/worker"]).toBe("");
+    const patched: unknown[] = [];
+    const kube = new Proxy(w.kube, {
+      get(target, prop) {
+        const v: unknown = Reflect.get(target, prop, target);
+        if (prop !== "patch" || typeof v !== "function") return typeof v === "function" ? v.bind(target) : v;
+        return (...args: unknown[]) => {
+          patched.push(args[4]);
+          return v.apply(target, args);
+        };
+      },
+    });
+    const next = acceptanceOsc();
+    (next["spec"] as { files: { content: { inline: { data: string } } }[] }).files[0]!.content.inline.data = "changed";
+    w.setOsc(next);
+    await w.reconcile({ kube });
+    const labelPatches = patched.filter((body) => JSON.stringify(body).includes("node-role.kubernetes.io/worker"));
+    expect(labelPatches).toEqual([]);
+  });
 });

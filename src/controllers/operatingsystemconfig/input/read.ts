@@ -78,12 +78,15 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
     };
   const osc = decoded.value;
 
-  // 6. Start the Node label patch (§4 step 4); it runs during the planning, see LabelPatch.
+  // 6. Start the Node label patch (§4 step 4); it runs during the planning, see LabelPatch. The Node was
+  //    just read: when it carries every label already, the merge patch would change nothing (the API
+  //    server keeps the resourceVersion), so it is not sent and the apply does not wait a round trip for it.
   const labels =
     node === undefined
       ? LabelPatch.none
       : await step("failed computing node labels", async () => {
           const wanted = await desiredNodeLabels(deps.host, osc);
+          if (carriesLabels(node, wanted)) return LabelPatch.none;
           return LabelPatch.start(() =>
             step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels: wanted }, signal)),
           );
@@ -106,3 +109,8 @@ export async function upToDate(
   const { node, checksum } = input;
   return node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum && !(await leftoversPending(host, checksum));
 }
+
+const carriesLabels = (node: KubeObject, wanted: Readonly<Record<string, string>>): boolean => {
+  const has = node.metadata.labels ?? {};
+  return Object.entries(wanted).every(([k, v]) => has[k] === v);
+};
