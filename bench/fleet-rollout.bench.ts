@@ -20,6 +20,7 @@
 // Env knobs for a smaller run: BENCH_ROLLOUT_AGENTS, BENCH_ROLLOUT_PARALLELISM, BENCH_ROLLOUT_WINDOW_S;
 // BENCH_ROLLOUT_STALL_S (300): fail when no node finished for that long.
 import { rm } from "node:fs/promises";
+import { loadavg } from "node:os";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import type { StoreEvent } from "../test/doubles/apiserver/store.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
@@ -49,6 +50,10 @@ const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
  */
 const timings = `healthyFor=${windowS}s,verifyPoll=500ms,unitCheckPeriod=${windowS}s`;
 
+const loadAvg = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join("/");
 const checksumOf = (yaml: string) => new Bun.CryptoHasher("sha256").update(yaml).digest("hex");
 
 type Annotations = Record<string, string>;
@@ -150,12 +155,21 @@ try {
   const appliedAt = new Map<string, number>();
   const verifyingAt = new Map<string, number>();
   const releasedAt = new Map<string, number>();
+  /** (time, live slots) at every Lease change: the idle slot-seconds while nodes still waited. */
+  const activeAt: [number, number][] = [];
+  const recordedAt = new Map<string, number>();
   const stop = sim.store.subscribe((e: StoreEvent) => {
+    if (e.def.resource === "nodes") {
+      const name = (e.object as { metadata?: { name?: string } }).metadata?.name ?? "";
+      if (annotationsOf(e.object)["checksum/cloud-config-data"] === v1 && !recordedAt.has(name)) recordedAt.set(name, Date.now());
+      return;
+    }
     if (e.def.resource !== "leases" || (e.object as { metadata?: { name?: string } }).metadata?.name !== secretName) return;
     maxLeaseBytes = Math.max(maxLeaseBytes, JSON.stringify(e.object).length);
     const now = slots(e.object);
     const before = slots(e.prev);
     maxActive = Math.max(maxActive, [...now.values()].filter(active).length);
+    activeAt.push([Date.now(), [...now.values()].filter(active).length]);
     for (const [n, s] of now) {
       const b = before.get(n);
       if (b?.state !== s.state || b?.checksum !== s.checksum) slotChanges += 1;
@@ -201,9 +215,29 @@ try {
   const takes = [...appliedAt.values()].sort((a, b) => a - b).slice(parallelism);
   const releases = [...releasedAt.values()].sort((a, b) => a - b);
   const handoffS = median(takes.map((at, k) => at - (releases[k] ?? at))) / 1000;
+  // Where the time beyond the ideal goes: slots idle while nodes still waited (before the last take),
+  // the first fill, the tail after the last take, and a release until the Node shows the checksum.
+  const allTakes = [...appliedAt.values()].sort((a, b) => a - b);
+  const lastTake = allTakes.at(-1) ?? t0;
+  let idleSlotS = 0;
+  for (let i = 0; i < activeAt.length; i++) {
+    const [at, live] = activeAt[i] ?? [t0, 0];
+    const until = Math.min(lastTake, activeAt[i + 1]?.[0] ?? lastTake);
+    if (until > at) idleSlotS += ((parallelism - Math.min(parallelism, live)) * (until - at)) / 1000;
+  }
+  const firstFillS = ((allTakes[Math.min(parallelism, allTakes.length) - 1] ?? t0) - t0) / 1000;
+  const firstTakeS = ((allTakes[0] ?? t0) - t0) / 1000;
+  const tailS = (t0 + rolloutS * 1000 - lastTake) / 1000;
+  const recordS = median([...releasedAt].flatMap(([n, at]) => (recordedAt.has(n) ? [(recordedAt.get(n) ?? at) - at] : []))) / 1000;
+  const conflictFailures = (
+    await Promise.all(roots.map(async (r) => (await Bun.file(`${r}.log`).text()).split("kept changing under").length - 1))
+  ).reduce((a, b) => a + b, 0);
   console.error(
     `fleet-rollout: ${agents} nodes, P=${parallelism}, W=${windowS}s: ${rolloutS.toFixed(1)} s (ideal ${idealS.toFixed(1)} s, apply p50 ${applyS.toFixed(2)} s), ` +
-      `verify p50 ${verifyS.toFixed(2)} s, handoff p50 ${handoffS.toFixed(2)} s, ${leaseWrites.length} Lease writes, ${conflicts} conflicts, ${slotChanges} slot changes, max ${maxActive} in slots, Lease ≤ ${maxLeaseBytes} bytes`,
+      `verify p50 ${verifyS.toFixed(2)} s, handoff p50 ${handoffS.toFixed(2)} s, first take ${firstTakeS.toFixed(2)} s, ` +
+      `first fill ${firstFillS.toFixed(2)} s, idle ${idleSlotS.toFixed(1)} slot-s, tail ${tailS.toFixed(2)} s, record p50 ${recordS.toFixed(2)} s, ` +
+      `${conflictFailures} conflict failures, load ${loadAvg()}, ` +
+      `${leaseWrites.length} Lease writes, ${conflicts} conflicts, ${slotChanges} slot changes, max ${maxActive} in slots, Lease ≤ ${maxLeaseBytes} bytes`,
   );
   console.log(
     JSON.stringify({
@@ -216,6 +250,12 @@ try {
       rollout_ratio: Number((rolloutS / idealS).toFixed(2)),
       rollout_verify_seconds_p50: Number(verifyS.toFixed(2)),
       rollout_handoff_seconds_p50: Number(handoffS.toFixed(2)),
+      rollout_first_take_seconds: Number(firstTakeS.toFixed(2)),
+      rollout_first_fill_seconds: Number(firstFillS.toFixed(2)),
+      rollout_idle_slot_seconds: Number(idleSlotS.toFixed(1)),
+      rollout_tail_seconds: Number(tailS.toFixed(2)),
+      rollout_record_seconds_p50: Number(recordS.toFixed(2)),
+      rollout_conflict_failures: conflictFailures,
       rollout_max_nodes_in_slots: maxActive,
       rollout_lease_writes: leaseWrites.length,
       rollout_lease_409: conflicts,
