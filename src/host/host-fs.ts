@@ -1,22 +1,7 @@
 import { lstatSync } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
 import { constants } from "node:fs";
-import {
-  chmod,
-  type FileHandle,
-  link,
-  lstat,
-  mkdir,
-  open,
-  readFile,
-  readdir,
-  rename,
-  rm,
-  stat,
-  statfs,
-  symlink,
-  unlink,
-} from "node:fs/promises";
+import { chmod, link, lstat, mkdir, open, readFile, readdir, rename, rm, stat, statfs, symlink, unlink } from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
 import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
@@ -53,6 +38,23 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
 
   /** Real path with every link resolved, the last one too. */
   const follow = (path: string): string => joinUnderRoot(base, resolveSegments(base, path, true));
+  /**
+   * `read` on the real path of a regular file; undefined when there is none. Anything else is refused
+   * before it is opened: opening a FIFO for reading blocks until a writer appears (for ever), a device may never end.
+   */
+  const readRegular = async <T>(path: string, read: (real: string) => Promise<T>): Promise<T | undefined> => {
+    try {
+      const real = follow(path);
+      const info = await stat(real);
+      if (info.isDirectory()) throw new HostFileKindError(path, "dir", "read");
+      if (!info.isFile()) throw new HostFileKindError(path, "other", "read");
+      return await read(real);
+    } catch (err) {
+      if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
+      if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "read");
+      throw err;
+    }
+  };
   /** Real path with links resolved in the parents only; the last component is taken as it is. */
   const noFollow = (path: string): string => joinUnderRoot(base, resolveSegments(base, path, false));
 
@@ -168,47 +170,29 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     root: base,
     resolve: follow,
 
-    async readFile(path) {
-      try {
-        const real = follow(path);
-        // Opening a FIFO for reading blocks until a writer appears (for ever); a device may never end.
-        const info = await stat(real);
-        if (info.isDirectory()) throw new HostFileKindError(path, "dir", "read");
-        if (!info.isFile()) throw new HostFileKindError(path, "other", "read");
+    readFile: (path) =>
+      readRegular(path, async (real) => {
         const b = await readFile(real);
         // A view, not a copy: last-applied of a big OSC is tens of megabytes, read on every reconcile (issue 27).
         return new Uint8Array(b.buffer, b.byteOffset, b.length);
-      } catch (err) {
-        if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
-        if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "read");
-        throw err;
-      }
-    },
+      }),
 
-    async sha256(path) {
-      let handle: FileHandle | undefined;
-      try {
-        const real = follow(path);
-        const info = await stat(real);
-        if (info.isDirectory()) throw new HostFileKindError(path, "dir", "read");
-        if (!info.isFile()) throw new HostFileKindError(path, "other", "read");
-        handle = await open(real, constants.O_RDONLY);
-        const hasher = new Bun.CryptoHasher("sha256");
-        const piece = new Uint8Array(digestPieceBytes);
-        for (;;) {
-          const { bytesRead } = await handle.read(piece, 0, piece.length, null);
-          if (bytesRead === 0) break;
-          hasher.update(piece.subarray(0, bytesRead));
+    sha256: (path) =>
+      readRegular(path, async (real) => {
+        const handle = await open(real, constants.O_RDONLY);
+        try {
+          const hasher = new Bun.CryptoHasher("sha256");
+          const piece = new Uint8Array(digestPieceBytes);
+          for (;;) {
+            const { bytesRead } = await handle.read(piece, 0, piece.length, null);
+            if (bytesRead === 0) break;
+            hasher.update(piece.subarray(0, bytesRead));
+          }
+          return hasher.digest("hex");
+        } finally {
+          await handle.close();
         }
-        return hasher.digest("hex");
-      } catch (err) {
-        if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
-        if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "read");
-        throw err;
-      } finally {
-        await handle?.close();
-      }
-    },
+      }),
 
     async readText(path) {
       const bytes = await fs.readFile(path);
