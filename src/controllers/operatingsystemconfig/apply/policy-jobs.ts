@@ -1,5 +1,5 @@
 import type { Osc, OscChanges } from "../../../osc/index.ts";
-import { assessDisruption, unitDefinitionsChanged } from "../plan/disruption.ts";
+import { type DisruptionAssessment, assessDisruption, unitDefinitionsChanged } from "../plan/disruption.ts";
 import type { DisruptionPolicy } from "../plan/disruption-policy.ts";
 import type { UnitJobs } from "./context.ts";
 
@@ -12,7 +12,13 @@ export function policyUnitJobs(input: {
   readonly lastApplied: Osc | undefined;
   readonly policy: DisruptionPolicy;
 }): UnitJobs {
-  const assess = (changes: OscChanges) => assessDisruption({ changes, ...input });
+  // Both jobs ask about the same change set: assessed once per change set.
+  const assessed = new WeakMap<OscChanges, DisruptionAssessment>();
+  const assess = (changes: OscChanges): DisruptionAssessment => {
+    let a = assessed.get(changes);
+    if (a === undefined) assessed.set(changes, (a = assessDisruption({ changes, ...input })));
+    return a;
+  };
   return {
     actions: (changes) => new Map(assess(changes).units.map((u) => [u.unit, u])),
     // systemd re-reads unit files only for a changed unit or a daemon-reload action; a job alone needs none.
