@@ -1,6 +1,9 @@
-import { DBusError, Message, MessageType, sessionBus, type MessageBus } from "dbus-next";
+import type { Message as BusMessage } from "dbus-next";
+import { DBusError } from "dbus-next/lib/errors.js";
+import { Message } from "dbus-next/lib/message-type.js";
 import type { Logger } from "../log/index.ts";
 import { CallLimit } from "./call-limit.ts";
+import { ClientBus } from "./dbus-client.ts";
 import { SystemdCallError } from "./types.ts";
 import { errorText } from "../log/index.ts";
 
@@ -46,19 +49,11 @@ export interface Connected {
   call(req: BusCall, signal?: AbortSignal): Promise<unknown[]>;
 }
 
-/** dbus-next keeps the socket private; its end/close is the only prompt sign that the bus went away. */
-interface BusStream {
-  readonly writable?: boolean;
-  once(event: "close" | "end", fn: () => void): void;
-}
-
-interface BusInternals {
-  readonly _connection?: { readonly stream?: BusStream };
-}
+/** D-Bus message type of a signal (D-Bus specification, "Message Format"). */
+const SIGNAL = 4;
 
 interface Live {
-  readonly bus: MessageBus;
-  readonly stream: BusStream | undefined;
+  readonly bus: ClientBus;
   closed: boolean;
   /** Rejecters of calls still waiting for a reply on this connection. */
   readonly pending: Set<(err: Error) => void>;
@@ -117,13 +112,13 @@ export class BusConnection {
 
   async #open(): Promise<Live> {
     const { address, log } = this.opts;
-    let bus: MessageBus;
+    let bus: ClientBus;
     try {
-      bus = sessionBus({ busAddress: address });
+      bus = new ClientBus(address);
     } catch (err) {
       throw new SystemdCallError(`cannot connect to D-Bus at ${address}: ${errorText(err)}`, { cause: err });
     }
-    const live: Live = { bus, stream: (bus as unknown as BusInternals)._connection?.stream, closed: false, pending: new Set() };
+    const live: Live = { bus, closed: false, pending: new Set() };
     let failSetup: (err: Error) => void = () => {};
     const ready = new Promise<void>((resolve, reject) => {
       failSetup = reject;
@@ -143,10 +138,10 @@ export class BusConnection {
       failSetup(new Error("connection closed during the handshake"));
       this.#drop(live, new SystemdCallError("D-Bus connection closed while waiting for a reply"));
     };
-    live.stream?.once("end", onGone);
-    live.stream?.once("close", onGone);
-    bus.on("message", (msg: Message) => {
-      if (msg.type !== MessageType.SIGNAL) return;
+    bus.stream.once("end", onGone);
+    bus.stream.once("close", onGone);
+    bus.on("message", (msg: BusMessage) => {
+      if (msg.type !== SIGNAL) return;
       this.opts.onSignal({ path: msg.path, iface: msg.interface, member: msg.member, body: msg.body });
     });
     try {
@@ -181,7 +176,7 @@ export class BusConnection {
   #callOn(live: Live, req: BusCall, signal?: AbortSignal): Promise<unknown[]> {
     return new Promise<unknown[]>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      if (live.closed || live.stream?.writable === false) {
+      if (live.closed || live.bus.stream.writable === false) {
         this.#drop(live, new SystemdCallError("D-Bus connection closed"));
         return reject(new NotSentError());
       }
@@ -220,7 +215,7 @@ export class BusConnection {
         (err: unknown) => {
           settle();
           // Only an error reply is a DBusError; anything else was thrown while writing to the socket.
-          if (!(err instanceof DBusError) && live.stream?.writable === false) {
+          if (!(err instanceof DBusError) && live.bus.stream.writable === false) {
             this.#drop(live, new SystemdCallError("D-Bus connection closed"));
             return reject(new NotSentError({ cause: err }));
           }
