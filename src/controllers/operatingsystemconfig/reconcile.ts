@@ -4,6 +4,7 @@ import { nodeRef } from "../events.ts";
 import { exclusively } from "./apply/apply-lock.ts";
 import { type ApplyRun, OscReporter } from "./report/reporter.ts";
 import { applyOsc, type ApplyStop } from "./apply/run.ts";
+import { HeapShrinker } from "./apply/shrink.ts";
 import { applyFailed } from "./apply-failure.ts";
 import { bootstrapTokenPath, checksumAnnotation, isSerial, kubeletBootstrapKubeconfigPath, kubernetesVersionLabel } from "./constants.ts";
 import type { OscControllerDeps } from "./deps.ts";
@@ -37,6 +38,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
   );
   const plugins = oscPlugins(deps);
   const stager = deps.staging === undefined ? undefined : new Stager({ ...deps, ...deps.staging });
+  const shrinker = new HeapShrinker(deps);
   return async (key, signal) => {
     const { log, events } = deps;
     const warn = (node: KubeObject | undefined, err: unknown) =>
@@ -87,6 +89,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // 10. Apply (§4 steps 7–26), one writer of the host at a time; a verifying slot only waits for the labels.
     const run = await report.startApply(node, checksum, signal, staged?.kind === "staged");
+    shrinker.applying();
     let stop: ApplyStop | undefined;
     try {
       if (hostAlreadyApplied(admitted)) await labels.done();
@@ -135,6 +138,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // 16. Give back what the gates reserved (the serial Lease) and look again after the sync period.
     await releaseReserved(reservations, signal);
+    shrinker.applied(signal);
     return { requeueAfterMs: deps.config.syncPeriodMs };
   };
 }
