@@ -66,9 +66,12 @@ export function oscSecretTransform(secretName: string): (obj: KubeObject) => Kub
     const key = { namespace: obj.metadata.namespace ?? "", name: obj.metadata.name };
     const taken = takeOscData(obj, key);
     if (taken === undefined) return obj;
-    if (taken.big) Bun.gc(true); // the text and the watch event's line, before the parse makes its copies
-    decodedSecrets.set(obj, taken.bytes instanceof Uint8Array ? decodeBytes(taken.bytes, key) : taken.bytes);
-    if (taken.big) Bun.gc(true);
+    const { bytes } = taken;
+    // The text and the watch event's line are collected before the parse makes its copies.
+    decodedSecrets.set(
+      obj,
+      collectedAround(taken.big, () => (bytes instanceof Uint8Array ? decodeBytes(bytes, key) : bytes)),
+    );
     return obj;
   };
 }
@@ -117,11 +120,20 @@ export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
   // those (bytes, the parser's garbage) right after, before the plan adds its own.
   const data = oscData(secret);
   const big = typeof data === "string" && data.length >= bigTextChars;
-  if (big) Bun.gc(true);
-  const osc = decodeSecretData(secret, key);
-  decodedSecrets.set(secret, { digest: "", result: { ok: true, osc } });
-  if (big) Bun.gc(true);
+  const osc = collectedAround(big, () => {
+    const decoded = decodeSecretData(secret, key);
+    decodedSecrets.set(secret, { digest: "", result: { ok: true, osc: decoded } });
+    return decoded;
+  });
   return osc;
+}
+
+/** Runs a big decode between two full collections (the garbage before it, then its own); a small one as is. */
+function collectedAround<T>(big: boolean, decode: () => T): T {
+  if (big) Bun.gc(true);
+  const result = decode();
+  if (big) Bun.gc(true);
+  return result;
 }
 
 /**
