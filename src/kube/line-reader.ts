@@ -1,6 +1,6 @@
+import { bigTextChars } from "../text/index.ts";
+
 const NEWLINE = 0x0a;
-/** A line this long (a big OSC Secret's event) has its pieces collected before it is parsed. */
-const bigLine = 4 * 1024 * 1024;
 
 /**
  * Yields the lines of a byte stream (UTF-8), skipping blank ones, each as `parse` makes it. Each chunk is
@@ -25,7 +25,7 @@ export async function* readLines<T>(stream: ReadableStream<Uint8Array>, parse?: 
   const join = (last: Uint8Array): string => {
     add(decoder.decode(last));
     // The chunks' bytes (as much again as the text) are garbage: collected before the join copies the pieces.
-    if (pending >= bigLine) Bun.gc(true);
+    if (pending >= bigTextChars) Bun.gc(true);
     const text = pieces.length === 1 ? (pieces[0] as string) : pieces.join("");
     pieces = [];
     pending = 0;
@@ -34,7 +34,7 @@ export async function* readLines<T>(stream: ReadableStream<Uint8Array>, parse?: 
   const line = (last: Uint8Array): string | undefined => {
     const text = join(last);
     // Its pieces are garbage now: collected before the parse makes another copy (issue 27).
-    if (text.length >= bigLine) Bun.gc(true);
+    if (text.length >= bigTextChars) Bun.gc(true);
     const l = text.endsWith("\r") ? text.slice(0, -1) : text;
     return l.trim() === "" ? undefined : l;
   };

@@ -1,3 +1,4 @@
+import { bigTextChars } from "../text/index.ts";
 /**
  * A fast path for reading OSC YAML: Bun's native parser (`Bun.YAML.parse`, ~30× faster than the `yaml`
  * package and without its document tree) for texts that stay inside a conservative subset on which it
@@ -246,9 +247,6 @@ function bunYaml(): BunYaml | undefined {
   return bun?.YAML;
 }
 
-/** Bytes this large are collected between the scan of their text and their parse. */
-const bigText = 4 * 1024 * 1024;
-
 /**
  * Whether Bun may parse these UTF-8 bytes as they are: they decode without replacement characters
  * (the slow path reads the decoded text), carry no byte order mark, and their text is eligible. The
@@ -267,7 +265,7 @@ function bytesEligible(bytes: Uint8Array): boolean {
 export function readYamlFast(text: string | Uint8Array): Record<string, unknown> | undefined {
   const parser = bunYaml();
   if (parser === undefined || !(typeof text === "string" ? fastYamlEligible(text) : bytesEligible(text))) return undefined;
-  if (typeof text !== "string" && text.length >= bigText) Bun.gc(true);
+  if (typeof text !== "string" && text.length >= bigTextChars) Bun.gc(true);
   let value: unknown;
   try {
     value = parser.parse(text);

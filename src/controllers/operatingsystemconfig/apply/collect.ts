@@ -1,3 +1,4 @@
+import { bigTextChars } from "../../../text/index.ts";
 import type { OscChanges } from "../../../osc/index.ts";
 import type { ChangeSummary } from "../plan/summary.ts";
 import type { ApplyPorts } from "./ports.ts";
@@ -22,9 +23,6 @@ export function collectAfterLargeApply(summary: ChangeSummary, log: ApplyPorts["
   });
 }
 
-/** Inline content (as the OSC holds it) from which the written files' garbage is collected at once. */
-const bigContentChars = 4 * 1024 * 1024;
-
 /** Characters of inline content the change set writes (counted before the writes record their completion). */
 export function inlineContentChars(changes: OscChanges): number {
   let n = 0;
@@ -37,7 +35,7 @@ export function inlineContentChars(changes: OscChanges): number {
  * record's text are garbage, tens of megabytes that the unit steps would otherwise add to.
  */
 export function collectAfterBigWrite(contentChars: number, log: ApplyPorts["log"]): void {
-  if (contentChars < bigContentChars) return;
+  if (contentChars < bigTextChars) return;
   const start = performance.now();
   Bun.gc(true);
   log.debug("Collected the garbage of the written files", { contentChars, ms: Math.round(performance.now() - start) });

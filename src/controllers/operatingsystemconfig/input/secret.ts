@@ -1,3 +1,4 @@
+import { bigTextChars } from "../../../text/index.ts";
 import { ifFound, secrets, type Kube, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
 import { errorText } from "../../../log/index.ts";
 import { decodeBase64Strict, decodeOsc, type Osc } from "../../../osc/index.ts";
@@ -51,9 +52,6 @@ interface Decoded {
  */
 const decodedSecrets = new WeakMap<KubeObject, Decoded>();
 
-/** An osc.yaml this large (base64, as stored) is collected around its decoding. */
-const bigOsc = 4 * 1024 * 1024;
-
 const sha256 = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 
 /**
@@ -68,9 +66,12 @@ export function oscSecretTransform(secretName: string): (obj: KubeObject) => Kub
     const key = { namespace: obj.metadata.namespace ?? "", name: obj.metadata.name };
     const taken = takeOscData(obj, key);
     if (taken === undefined) return obj;
-    if (taken.big) Bun.gc(true); // the text and the watch event's line, before the parse makes its copies
-    decodedSecrets.set(obj, taken.bytes instanceof Uint8Array ? decodeBytes(taken.bytes, key) : taken.bytes);
-    if (taken.big) Bun.gc(true);
+    const { bytes } = taken;
+    // The text and the watch event's line are collected before the parse makes its copies.
+    decodedSecrets.set(
+      obj,
+      collectedAround(taken.big, () => (bytes instanceof Uint8Array ? decodeBytes(bytes, key) : bytes)),
+    );
     return obj;
   };
 }
@@ -86,7 +87,7 @@ function takeOscData(obj: KubeObject, key: ObjectKey): { readonly bytes: Uint8Ar
   const text = record[oscDataKey];
   if (typeof text !== "string") return undefined;
   delete record[oscDataKey];
-  const big = text.length >= bigOsc;
+  const big = text.length >= bigTextChars;
   try {
     return { bytes: decodeBase64Strict(text), big };
   } catch (err) {
@@ -118,12 +119,21 @@ export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
   // the watch event's text and the replaced Secret are collected before decoding adds its copies, and
   // those (bytes, the parser's garbage) right after, before the plan adds its own.
   const data = oscData(secret);
-  const big = typeof data === "string" && data.length >= bigOsc;
-  if (big) Bun.gc(true);
-  const osc = decodeSecretData(secret, key);
-  decodedSecrets.set(secret, { digest: "", result: { ok: true, osc } });
-  if (big) Bun.gc(true);
+  const big = typeof data === "string" && data.length >= bigTextChars;
+  const osc = collectedAround(big, () => {
+    const decoded = decodeSecretData(secret, key);
+    decodedSecrets.set(secret, { digest: "", result: { ok: true, osc: decoded } });
+    return decoded;
+  });
   return osc;
+}
+
+/** Runs a big decode between two full collections (the garbage before it, then its own); a small one as is. */
+function collectedAround<T>(big: boolean, decode: () => T): T {
+  if (big) Bun.gc(true);
+  const result = decode();
+  if (big) Bun.gc(true);
+  return result;
 }
 
 /**
