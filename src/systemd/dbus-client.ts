@@ -1,18 +1,13 @@
 import { EventEmitter } from "node:events";
 import type { Message as BusMessage } from "dbus-next";
 import createConnection from "dbus-next/lib/connection.js";
+import { MessageFlag, MessageType } from "dbus-next/lib/constants.js";
 import { DBusError } from "dbus-next/lib/errors.js";
 import { Message } from "dbus-next/lib/message-type.js";
 
 // dbus-next's MessageBus (its index) also loads the introspection and service-export code with its XML
 // libraries (xml2js, xmlbuilder, sax), none of which a client making method calls runs: this is the part of
-// it the agent uses, on dbus-next's own connection (authentication, marshalling). Binary -360 KB.
-
-/** Message types and flags as numbered on the wire (D-Bus specification, "Message Format"). */
-const METHOD_CALL = 1;
-const METHOD_RETURN = 2;
-const ERROR = 3;
-const NO_REPLY_EXPECTED = 0x1;
+// it the agent uses, on dbus-next's own connection (authentication, marshalling). Binary −408 KiB.
 
 /** What the bus daemon sends to a method call it cannot route and what we answer to calls we do not serve. */
 const UNKNOWN_METHOD = "org.freedesktop.DBus.Error.UnknownMethod";
@@ -71,7 +66,7 @@ export class ClientBus extends EventEmitter<ClientBusEvents> {
       const serial = this.#serial++;
       msg.serial = serial;
       this.#replies.set(serial, (reply) =>
-        reply.type === ERROR ? reject(new DBusError(reply.errorName, reply.body[0], reply)) : resolve(reply),
+        reply.type === MessageType.ERROR ? reject(new DBusError(reply.errorName, reply.body[0], reply)) : resolve(reply),
       );
       try {
         this.#wire.message(msg);
@@ -88,18 +83,25 @@ export class ClientBus extends EventEmitter<ClientBusEvents> {
 
   #receive(msg: BusMessage): void {
     this.emit("message", msg);
-    if (msg.type === METHOD_RETURN || msg.type === ERROR) {
+    if (msg.type === MessageType.METHOD_RETURN || msg.type === MessageType.ERROR) {
       const serial = Number(msg.replySerial);
       const settle = this.#replies.get(serial);
       this.#replies.delete(serial);
       settle?.(msg);
-    } else if (msg.type === METHOD_CALL && (msg.flags & NO_REPLY_EXPECTED) === 0) {
+    } else if (msg.type === MessageType.METHOD_CALL && (msg.flags & MessageFlag.NO_REPLY_EXPECTED) === 0) {
       // We export no objects; a caller still gets an answer instead of waiting for its timeout.
       const text = `Method '${msg.member}' on interface '${msg.interface ?? "(none)"}' does not exist`;
       // dbus-next's types call replySerial a string; it is marshalled as a uint32 and must be a number.
       const replySerial = msg.serial as unknown as string;
       this.#send(
-        new Message({ type: ERROR, replySerial, destination: msg.sender, errorName: UNKNOWN_METHOD, signature: "s", body: [text] }),
+        new Message({
+          type: MessageType.ERROR,
+          replySerial,
+          destination: msg.sender,
+          errorName: UNKNOWN_METHOD,
+          signature: "s",
+          body: [text],
+        }),
       );
     }
   }

@@ -1,4 +1,5 @@
 import type { Message as BusMessage } from "dbus-next";
+import { MessageType } from "dbus-next/lib/constants.js";
 import { DBusError } from "dbus-next/lib/errors.js";
 import { Message } from "dbus-next/lib/message-type.js";
 import type { Logger } from "../log/index.ts";
@@ -48,9 +49,6 @@ export interface BusConnectionOptions {
 export interface Connected {
   call(req: BusCall, signal?: AbortSignal): Promise<unknown[]>;
 }
-
-/** D-Bus message type of a signal (D-Bus specification, "Message Format"). */
-const SIGNAL = 4;
 
 interface Live {
   readonly bus: ClientBus;
@@ -141,7 +139,7 @@ export class BusConnection {
     bus.stream.once("end", onGone);
     bus.stream.once("close", onGone);
     bus.on("message", (msg: BusMessage) => {
-      if (msg.type !== SIGNAL) return;
+      if (msg.type !== MessageType.SIGNAL) return;
       this.opts.onSignal({ path: msg.path, iface: msg.interface, member: msg.member, body: msg.body });
     });
     try {

@@ -29,3 +29,7 @@ declare module "dbus-next/lib/message-type.js" {
 declare module "dbus-next/lib/errors.js" {
   export { DBusError } from "dbus-next";
 }
+
+declare module "dbus-next/lib/constants.js" {
+  export { MessageFlag, MessageType } from "dbus-next";
+}
