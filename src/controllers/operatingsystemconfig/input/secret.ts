@@ -120,12 +120,11 @@ export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
   // those (bytes, the parser's garbage) right after, before the plan adds its own.
   const data = oscData(secret);
   const big = typeof data === "string" && data.length >= bigTextChars;
-  const osc = collectedAround(big, () => {
-    const decoded = decodeSecretData(secret, key);
-    decodedSecrets.set(secret, { digest: "", result: { ok: true, osc: decoded } });
-    return decoded;
+  return collectedAround(big, () => {
+    const osc = decodeSecretData(secret, key);
+    decodedSecrets.set(secret, { digest: "", result: { ok: true, osc } });
+    return osc;
   });
-  return osc;
 }
 
 /** Runs a big decode between two full collections (the garbage before it, then its own); a small one as is. */
