@@ -18,8 +18,10 @@
 //   window W plus waiting for the unit check and the agent's look) and rollout_handoff_seconds_p50 (the
 //   k-th release → the (P+k)-th take: how long a freed slot stays free).
 // Env knobs for a smaller run: BENCH_ROLLOUT_AGENTS, BENCH_ROLLOUT_PARALLELISM, BENCH_ROLLOUT_WINDOW_S;
-// BENCH_ROLLOUT_STALL_S (300): fail when no node finished for that long.
-import { rm } from "node:fs/promises";
+// BENCH_ROLLOUT_STALL_S (300): fail when no node finished for that long. For a diagnosis:
+// BENCH_ROLLOUT_LOG_LEVEL (error) sets the agents' log level, and BENCH_ROLLOUT_KEEP_DIR keeps their logs
+// there with `lease.jsonl` (every Lease change and Lease request of the rollout, simulator times).
+import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import type { StoreEvent } from "../test/doubles/apiserver/store.ts";
@@ -40,6 +42,10 @@ const windowS = Number(process.env["BENCH_ROLLOUT_WINDOW_S"] ?? 5);
 const secretName = "gardener-node-agent-rollout";
 /** No node finished for this long: the bench fails instead of waiting out its deadline. */
 const stallMs = Number(process.env["BENCH_ROLLOUT_STALL_S"] ?? 300) * 1000;
+const logLevel = process.env["BENCH_ROLLOUT_LOG_LEVEL"] ?? "error";
+const keepDir = process.env["BENCH_ROLLOUT_KEEP_DIR"];
+/** BENCH_ROLLOUT_BINARY: another build of the agent (an A/B against main's binary). */
+const binary = process.env["BENCH_ROLLOUT_BINARY"] ?? agentBinary;
 const slotPrefix = "slot.node-agent.gardener.cloud/";
 const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
@@ -120,21 +126,21 @@ try {
   for (const nodeName of nodeNames) {
     const root = await createAgentRoot({
       sim,
-      binary: agentBinary,
+      binary,
       nodeName,
       machineName: `machine-${nodeName}`,
       secretName,
       healthPort: reservePort(),
       metricsPort: reservePort(),
       extraConfig: {
-        logLevel: "error",
+        logLevel,
         controllers: { operatingSystemConfig: { secretName, kubernetesVersion: "1.33.0" } },
       },
     });
     sim.store.patch("nodes", "", nodeName, "merge", { metadata: { labels: { [poolLabel]: secretName } } });
     roots.push(root);
     procs.push(
-      Bun.spawn([agentBinary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
+      Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
         env: agentEnv(systemd.address, nodeName, { GARDENER_NODE_AGENT_TIMINGS: timings }, standIns),
         stdout: Bun.file(`${root}.log`),
         stderr: Bun.file(`${root}.log`),
@@ -158,6 +164,7 @@ try {
   /** (time, live slots) at every Lease change: the idle slot-seconds while nodes still waited. */
   const activeAt: [number, number][] = [];
   const recordedAt = new Map<string, number>();
+  const timeline: string[] = [];
   const stop = sim.store.subscribe((e: StoreEvent) => {
     if (e.def.resource === "nodes") {
       const name = (e.object as { metadata?: { name?: string } }).metadata?.name ?? "";
@@ -166,6 +173,7 @@ try {
     }
     if (e.def.resource !== "leases" || (e.object as { metadata?: { name?: string } }).metadata?.name !== secretName) return;
     maxLeaseBytes = Math.max(maxLeaseBytes, JSON.stringify(e.object).length);
+    if (keepDir !== undefined) timeline.push(JSON.stringify({ t: Date.now(), slots: [...slots(e.object)] }));
     const now = slots(e.object);
     const before = slots(e.prev);
     maxActive = Math.max(maxActive, [...now.values()].filter(active).length);
@@ -189,6 +197,18 @@ try {
   await waitAll("rollout of v1", v1, 1_800_000);
   const rolloutS = (Date.now() - t0) / 1000;
   stop();
+  if (keepDir !== undefined) {
+    await mkdir(keepDir, { recursive: true });
+    const requests = sim.requests.slice(firstRequest).filter((r) => r.resource === "leases" || r.resource === "nodes");
+    const lines = [
+      ...timeline,
+      ...requests.map((r) =>
+        JSON.stringify({ t: r.time, user: r.user, verb: r.verb, resource: r.resource, code: r.code, ms: r.durationMs }),
+      ),
+    ];
+    await writeFile(`${keepDir}/lease.jsonl`, `${JSON.stringify({ t0, v1 })}\n${lines.join("\n")}\n`);
+    await Promise.all(roots.map((r, i) => copyFile(`${r}.log`, `${keepDir}/${nodeNames[i]}.log`)));
+  }
 
   const window = sim.requests.slice(firstRequest).filter((r) => r.time >= t0);
   const bins = new Map<number, number>();

@@ -82,6 +82,9 @@ export async function fsyncDir(real: string): Promise<void> {
  */
 const PARALLEL = 32;
 
+/** Produced group content after which a (non-blocking) collection is asked for. */
+const producedBytesPerCollection = 4 * 1024 * 1024;
+
 /** Runs `fn` for every item with at most PARALLEL in flight; every started call settles before it throws. */
 async function forEachParallel<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -182,8 +185,19 @@ export async function writeGroup(
   const held: number[] = [];
   const umask = syncfs === undefined ? undefined : processUmask();
   try {
+    let producedSinceCollection = 0;
     await forEachParallel(staged, async (s) => {
-      await writeTemp(s.temp, typeof s.data === "function" ? s.data() : s.data, s.mode, syncfs === undefined, umask);
+      const bytes = typeof s.data === "function" ? s.data() : s.data;
+      if (typeof s.data === "function") {
+        // Bytes made here are garbage once written, outside the JS heap the collector watches: a big group
+        // (a 5,000-file OSC, issue 27) piled them up to its end. Every few megabytes a collection is asked for.
+        producedSinceCollection += bytes.length;
+        if (producedSinceCollection >= producedBytesPerCollection) {
+          producedSinceCollection = 0;
+          Bun.gc(false);
+        }
+      }
+      await writeTemp(s.temp, bytes, s.mode, syncfs === undefined, umask);
       pending.add(s.temp);
     });
     if (syncfs !== undefined && !syncFilesystems(dirs, syncfs)) {

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { ApiError } from "./errors.ts";
+import { bigTextChars, parseJsonSharingLongStrings } from "../text/index.ts";
 
 const statusSchema = v.looseObject({
   kind: v.optional(v.string()),
@@ -58,7 +59,8 @@ export function apiErrorFrom(httpStatus: number, body: unknown, retryAfter?: num
 export function parseBody(text: string): unknown {
   if (text === "") return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    // A big object (a Secret of a big OSC) keeps its long values as slices of the text, not copies (issue 27).
+    return text.length >= bigTextChars ? parseJsonSharingLongStrings(text) : (JSON.parse(text) as unknown);
   } catch {
     // Not JSON: error pages from proxies or load balancers; the caller reports the raw text.
     return text;

@@ -1,4 +1,6 @@
-// Text helpers that know nothing of the agent: a unified diff of two texts, as `diff -u` prints it, and the
-// size from which a text's garbage is collected at once.
+// Text helpers that know nothing of the agent: a unified diff of two texts, as `diff -u` prints it, a JSON
+// parse that does not copy the long strings of a big text, and the size from which a text's garbage is
+// collected at once.
 export { bigTextChars } from "./big.ts";
+export { parseJsonSharingLongStrings } from "./big-json.ts";
 export { asText, unifiedDiff } from "./unified-diff.ts";

@@ -32,11 +32,13 @@ export function inlineContentChars(changes: OscChanges): number {
 
 /**
  * After the changed files of a big OSC are written (issue 27): their decoded bytes and the changes
- * record's text are garbage, tens of megabytes that the unit steps would otherwise add to.
+ * record's text are garbage, tens of megabytes that the unit steps would otherwise add to. And after
+ * its last-applied file is written: that text (as long as the OSC) would otherwise still be there when
+ * the next version's Secret arrives, under its decode.
  */
-export function collectAfterBigWrite(contentChars: number, log: ApplyPorts["log"]): void {
+export function collectAfterBigWrite(contentChars: number, log: ApplyPorts["log"], written: "files" | "last-applied" = "files"): void {
   if (contentChars < bigTextChars) return;
   const start = performance.now();
   Bun.gc(true);
-  log.debug("Collected the garbage of the written files", { contentChars, ms: Math.round(performance.now() - start) });
+  log.debug("Collected the garbage of the written files", { contentChars, written, ms: Math.round(performance.now() - start) });
 }

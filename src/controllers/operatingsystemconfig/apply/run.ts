@@ -243,6 +243,7 @@ async function applySteps(
   collectAfterLargeApply(summary, log);
   log.info("Persisting current operating system config as last applied");
   await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
+  collectAfterBigWrite(contentChars, log, "last-applied");
 
   if (store.changes.mustRestartNodeAgent) {
     await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
