@@ -5,3 +5,4 @@ export { encodeOscAndDecoded } from "./encode.ts";
 export { Base64Error, InvalidCodecError, OscDecodeError } from "./errors.ts";
 export type { CriConfig, DropIn, Osc, OscFile, PluginConfig, RegistryConfig, Unit } from "./schema.ts";
 export { readYaml } from "./yaml-read.ts";
+export { digestEncoding, digestFile, digestOsc, hasDigests, isDigested } from "./digest.ts";
