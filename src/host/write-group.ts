@@ -13,6 +13,7 @@ export interface StagedWrite {
   /** A function is called when the temp is written (see FileData): at most PARALLEL members' bytes at once. */
   readonly data: FileData;
   readonly mode: number;
+  readonly written?: (() => void) | undefined;
 }
 
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -183,7 +184,11 @@ export async function writeGroup(
   const umask = syncfs === undefined ? undefined : processUmask();
   try {
     await forEachParallel(staged, async (s) => {
-      await writeTemp(s.temp, typeof s.data === "function" ? s.data() : s.data, s.mode, syncfs === undefined, umask);
+      try {
+        await writeTemp(s.temp, typeof s.data === "function" ? s.data() : s.data, s.mode, syncfs === undefined, umask);
+      } finally {
+        s.written?.();
+      }
       pending.add(s.temp);
     });
     if (syncfs !== undefined && !syncFilesystems(dirs, syncfs)) {

@@ -1,5 +1,5 @@
 export { type AttemptedWrites, type ChangedUnit, decodeChanges, emptyChanges, encodeChanges, type OscChanges } from "./changes.ts";
-export { checkInline, decodeBase64Strict, decodeInline } from "./content.ts";
+export { checkInline, decodeBase64Strict, decodeCheckedBase64Into, decodeInline } from "./content.ts";
 export { decodeOsc, issuesMessage } from "./decode.ts";
 export { encodeOscAndDecoded } from "./encode.ts";
 export { Base64Error, InvalidCodecError, OscDecodeError } from "./errors.ts";
