@@ -132,7 +132,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     const parents = new Map<string, readonly string[]>();
     for (const f of files) {
       const prepared = await prepareTarget(f.path, created, parents);
-      staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode });
+      staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode, written: f.written });
     }
   }
 

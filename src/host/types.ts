@@ -21,6 +21,8 @@ export interface FileWrite {
   readonly data: FileData;
   /** Exact permission bits (the umask does not apply). */
   readonly mode: number;
+  /** Called once the member's temp write has ended (written or failed): bytes from `data()` may be reused then. */
+  readonly written?: (() => void) | undefined;
 }
 
 /**

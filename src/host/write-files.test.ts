@@ -47,6 +47,26 @@ describe("HostFs", () => {
       host = createHostFs(root, { syncfs });
     });
 
+    test("should tell each member's producer when its bytes are written, so that the next member may reuse them", async () => {
+      const scratch = new Uint8Array(8);
+      const events: string[] = [];
+      const member = (name: string): FileWrite => ({
+        path: `/etc/reuse/${name}`,
+        data: () => {
+          events.push(`data ${name}`);
+          scratch.set(new TextEncoder().encode(name.padEnd(8, ".")));
+          return scratch;
+        },
+        written: () => events.push(`written ${name}`),
+        mode: 0o644,
+      });
+      await host.writeFilesAtomic([member("one")]);
+      await host.writeFilesAtomic([member("two")]);
+      expect(events).toEqual(["data one", "written one", "data two", "written two"]);
+      expect(readFileSync(join(root, "etc/reuse/one"), "utf8")).toBe("one.....");
+      expect(readFileSync(join(root, "etc/reuse/two"), "utf8")).toBe("two.....");
+    });
+
     test("should write every file with its exact mode under umask 077 and create parents 0755", async () => {
       const previous = process.umask(0o077);
       try {

@@ -13,6 +13,7 @@ export interface StagedWrite {
   /** A function is called when the temp is written (see FileData): at most PARALLEL members' bytes at once. */
   readonly data: FileData;
   readonly mode: number;
+  readonly written?: (() => void) | undefined;
 }
 
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -81,9 +82,6 @@ export async function fsyncDir(real: string): Promise<void> {
  * parallel alike, with parallel never the slower one, and small groups gain from overlapping hops.
  */
 const PARALLEL = 32;
-
-/** Produced group content after which a (non-blocking) collection is asked for. */
-const producedBytesPerCollection = 4 * 1024 * 1024;
 
 /** Runs `fn` for every item with at most PARALLEL in flight; every started call settles before it throws. */
 async function forEachParallel<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -185,19 +183,12 @@ export async function writeGroup(
   const held: number[] = [];
   const umask = syncfs === undefined ? undefined : processUmask();
   try {
-    let producedSinceCollection = 0;
     await forEachParallel(staged, async (s) => {
-      const bytes = typeof s.data === "function" ? s.data() : s.data;
-      if (typeof s.data === "function") {
-        // Bytes made here are garbage once written, outside the JS heap the collector watches: a big group
-        // (a 5,000-file OSC, issue 27) piled them up to its end. Every few megabytes a collection is asked for.
-        producedSinceCollection += bytes.length;
-        if (producedSinceCollection >= producedBytesPerCollection) {
-          producedSinceCollection = 0;
-          Bun.gc(false);
-        }
+      try {
+        await writeTemp(s.temp, typeof s.data === "function" ? s.data() : s.data, s.mode, syncfs === undefined, umask);
+      } finally {
+        s.written?.();
       }
-      await writeTemp(s.temp, bytes, s.mode, syncfs === undefined, umask);
       pending.add(s.temp);
     });
     if (syncfs !== undefined && !syncFilesystems(dirs, syncfs)) {

@@ -35,6 +35,18 @@ export function decodeBase64Strict(data: string): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
+/**
+ * The bytes of base64 text already checked (checkInline), written into `into` when it has room (a buffer
+ * the caller reuses, issue 27), else into a new buffer; returns that buffer and the bytes (a view of it).
+ */
+export function decodeCheckedBase64Into(data: string, into: Buffer | undefined): { readonly buffer: Buffer; readonly bytes: Uint8Array } {
+  const s = withoutLineBreaks(data);
+  const n = Buffer.byteLength(s, "base64");
+  const buffer = into !== undefined && into.length >= n ? into : Buffer.allocUnsafeSlow(Math.max(n, 4096));
+  const written = buffer.write(s, 0, n, "base64");
+  return { buffer, bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, written) };
+}
+
 const withoutLineBreaks = (data: string): string => (data.includes("\r") || data.includes("\n") ? data.replace(/[\r\n]/g, "") : data);
 
 function checkBase64(s: string): void {

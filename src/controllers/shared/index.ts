@@ -2,4 +2,4 @@
 export { discoverNode, enqueueOwnKey, findNode, nodePredicate, nodeSelectors } from "./node-identity.ts";
 export type { NodeIdentity } from "./node-identity.ts";
 export { changesPath, lastAppliedPath, stateDir } from "./state-paths.ts";
-export { readLastApplied, readLastAppliedWithTypeMeta, writeLastApplied } from "./last-applied.ts";
+export { readLastApplied, readLastAppliedDigests, readLastAppliedWithTypeMeta, writeLastApplied } from "./last-applied.ts";

@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs, type HostFs } from "../../host/index.ts";
-import { decodeOsc } from "../../osc/index.ts";
-import { readLastApplied, readLastAppliedWithTypeMeta, writeLastApplied } from "./last-applied.ts";
+import { decodeOsc, digestEncoding, encodeOscAndDecoded } from "../../osc/index.ts";
+import { bigTextChars } from "../../text/index.ts";
+import { readLastApplied, readLastAppliedDigests, readLastAppliedWithTypeMeta, writeLastApplied } from "./last-applied.ts";
 
 const typed = [
   "apiVersion: extensions.gardener.cloud/v1alpha1",
@@ -67,6 +68,47 @@ describe("readLastApplied", () => {
     await writeLastApplied(host, decodeOsc(typed));
     await onDisk(untyped);
     expect((await readLastApplied(host))?.spec.units?.map((u) => u.name)).toEqual(["containerd.service"]);
+  });
+});
+
+describe("a big last-applied OSC (issue 27)", () => {
+  // Past bigTextChars as text: 1,100 files of 4,000 base64 characters each.
+  const bigOsc = () =>
+    decodeOsc(
+      `${typed}  files:\n${Array.from(
+        { length: 1_100 },
+        (_, i) =>
+          `  - path: /f/${i}\n    permissions: 420\n    content:\n      inline: {encoding: b64, data: ${`A${String(i).padStart(4, "0")}`.repeat(800)}}\n`,
+      ).join("")}`,
+    );
+  const dataOf = (files: readonly { readonly content: { readonly inline?: { readonly data: string } | undefined } }[] | undefined) =>
+    files?.map((f) => f.content.inline?.data);
+
+  test.each([
+    ["written by this process", (osc: ReturnType<typeof decodeOsc>) => writeLastApplied(host, osc)],
+    ["found on disk", (osc: ReturnType<typeof decodeOsc>) => onDisk(encodeOscAndDecoded(osc).text)],
+  ])("should keep only file digests in memory when %s, and give the contents to readers that ask", async (_, store) => {
+    const osc = bigOsc();
+    expect(encodeOscAndDecoded(osc).text.length).toBeGreaterThan(bigTextChars);
+    await store(osc);
+    const digests = await readLastAppliedDigests(host);
+    expect(digests?.spec.files).toHaveLength(1_100);
+    expect(digests?.spec.files?.every((f) => f.content.inline?.encoding === digestEncoding && f.content.inline.data.length === 64)).toBe(
+      true,
+    );
+    expect(digests?.spec.files?.[7]?.permissions).toBe(420);
+    expect(digests?.spec.units?.map((u) => u.name)).toEqual(["kubelet.service"]);
+    expect(await readLastAppliedDigests(host)).toBe(digests as NonNullable<typeof digests>);
+    expect(dataOf((await readLastApplied(host))?.spec.files)).toEqual(dataOf(osc.spec.files));
+    expect((await readLastApplied(host))?.spec.files?.[3]?.content.inline?.encoding).toBe("b64");
+  });
+
+  test("should keep a small OSC whole (readers share it)", async () => {
+    await writeLastApplied(host, decodeOsc(`${typed}  files:\n  - path: /a\n    content:\n      inline: {data: x}\n`));
+    expect(await readLastAppliedDigests(host)).toBe(
+      (await readLastApplied(host)) as NonNullable<Awaited<ReturnType<typeof readLastApplied>>>,
+    );
+    expect((await readLastAppliedDigests(host))?.spec.files?.[0]?.content.inline?.data).toBe("x");
   });
 });
 

@@ -1,5 +1,6 @@
 import type { HostFs } from "../../host/index.ts";
-import { decodeOsc, encodeOscAndDecoded, type Osc, readYaml } from "../../osc/index.ts";
+import { decodeOsc, digestOsc, encodeOscAndDecoded, type Osc, readYaml } from "../../osc/index.ts";
+import { bigTextChars } from "../../text/index.ts";
 import { lastAppliedPath } from "./state-paths.ts";
 
 // The one reader (and writer) of last-applied-osc.yaml for every controller: the OSC controller
@@ -10,7 +11,9 @@ import { lastAppliedPath } from "./state-paths.ts";
 interface Entry {
   /** sha256 of the text: a big OSC's text is tens of megabytes, and its decoded form already holds its strings. */
   readonly digest: string;
+  /** The decoded OSC; for a big one (≥ bigTextChars) its digested form (osc/digest.ts), not its contents. */
   readonly osc: Osc;
+  readonly digested: boolean;
   /** Whether the file itself names apiVersion and kind (decodeOsc defaults them); computed on demand. */
   typeMetaInFile?: boolean;
 }
@@ -19,6 +22,8 @@ interface Entry {
  * The last-applied text this process wrote or read, with its decoded form: decoding a 1000-file OSC
  * costs ~100 ms, and every reconcile reads the file again. Only byte-identical text reuses the decoded
  * object (frozen, as callers share it); any edit on disk is decoded afresh. One entry per HostFs.
+ * A big OSC's entry keeps its files' digests only: the next apply compares against them, and the few
+ * readers that need old contents (drift repair, revert, in-place) decode the file again (issue 27).
  */
 const memo = new WeakMap<HostFs, Entry>();
 
@@ -32,8 +37,9 @@ function deepFreeze<T>(value: T): T {
 
 const digestOf = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 
-function remember(host: HostFs, digest: string, decoded: Osc): Entry {
-  const entry: Entry = { digest, osc: deepFreeze(decoded) };
+function remember(host: HostFs, digest: string, decoded: Osc, textLength: number): Entry {
+  const digested = textLength >= bigTextChars;
+  const entry: Entry = { digest, osc: deepFreeze(digested ? digestOsc(decoded) : decoded), digested };
   memo.set(host, entry);
   return entry;
 }
@@ -43,7 +49,7 @@ function remember(host: HostFs, digest: string, decoded: Osc): Entry {
  * form). The file is hashed in pieces first: an unchanged file (the usual case) is never held whole, and
  * a big OSC's is tens of megabytes beside the OSC being applied (issue 27).
  */
-async function read(host: HostFs): Promise<{ readonly entry: Entry; readonly bytes?: Uint8Array } | undefined> {
+async function read(host: HostFs): Promise<{ readonly entry: Entry; readonly bytes?: Uint8Array; readonly decoded?: Osc } | undefined> {
   const known = memo.get(host);
   if (known !== undefined) {
     const onDisk = await host.sha256(lastAppliedPath);
@@ -53,11 +59,26 @@ async function read(host: HostFs): Promise<{ readonly entry: Entry; readonly byt
   const bytes = await host.readFile(lastAppliedPath);
   if (bytes === undefined) return undefined;
   const digest = digestOf(bytes);
-  return { entry: known?.digest === digest ? known : remember(host, digest, decodeOsc(bytes)), bytes };
+  if (known?.digest === digest) return { entry: known, bytes };
+  const decoded = decodeOsc(bytes);
+  return { entry: remember(host, digest, decoded, bytes.length), bytes, decoded };
 }
 
-/** The last fully applied OSC (read-only), undefined before the first complete apply. */
+/** The last fully applied OSC with its file contents (read-only), undefined before the first complete apply. */
 export async function readLastApplied(host: HostFs): Promise<Osc | undefined> {
+  const found = await read(host);
+  if (found === undefined || !found.entry.digested) return found?.entry.osc;
+  if (found.decoded !== undefined) return found.decoded;
+  const bytes = found.bytes ?? (await host.readFile(lastAppliedPath));
+  return bytes === undefined ? undefined : decodeOsc(bytes);
+}
+
+/**
+ * The last fully applied OSC for readers that only compare files (the planner, the disruption policy, the
+ * stale-temp sweep): a big one's file inline data are digests (osc/digest.ts; compare with plan/equal.ts
+ * sameFile), so its contents are not held beside the new OSC's during a re-apply.
+ */
+export async function readLastAppliedDigests(host: HostFs): Promise<Osc | undefined> {
   return (await read(host))?.entry.osc;
 }
 
@@ -69,7 +90,8 @@ const named = (doc: unknown, key: string): boolean => {
 
 /**
  * The last-applied OSC and whether the file names `apiVersion` and `kind` itself, for readers that
- * decode it the way upstream does (without a target type, so nothing is defaulted).
+ * decode it the way upstream does (without a target type, so nothing is defaulted). For units only:
+ * a big OSC's file inline data are digests (readLastAppliedDigests).
  */
 export async function readLastAppliedWithTypeMeta(
   host: HostFs,
@@ -94,5 +116,5 @@ export async function writeLastApplied(host: HostFs, osc: Osc): Promise<void> {
   const { text, decoded } = encodeOscAndDecoded(osc);
   await host.writeFileAtomic(lastAppliedPath, text, 0o600);
   // encodeOscAndDecoded always writes apiVersion and kind: the unit check need not parse the text to learn that.
-  remember(host, digestOf(text), decoded).typeMetaInFile = true;
+  remember(host, digestOf(text), decoded, text.length).typeMetaInFile = true;
 }

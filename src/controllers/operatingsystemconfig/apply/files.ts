@@ -67,12 +67,12 @@ export async function writeChangedFiles(
     ...dirs.map((d, i) => [d, listed[i] ?? new Set<string>()] as const),
   ]);
   for (const f of files) {
-    const data = planned.data(f.path);
-    if (data === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
+    const content = planned.write(f.path);
+    if (content === undefined) throw new FileApplyError(`no planned content for file "${f.path}"`, f.path);
     const listing = listings.get(dirName(f.path));
     // The helper name is almost never taken: no call (and no promise) per file then.
     if (listing === undefined || listing.has(helperName(f.path))) await clearHelperName(host, f.path, listing);
-    writes.push({ path: f.path, data, mode: fileMode(f) });
+    writes.push({ path: f.path, ...content, mode: fileMode(f) });
   }
   await warnDroppedModeBits(ctx, files);
   if (writes.length === 0) {

@@ -4,7 +4,7 @@ import type { Osc } from "../../../osc/index.ts";
 import { certsDir, configTomlPath } from "./containerd/index.ts";
 import { stateDir, unitDir } from "../constants.ts";
 import { allFiles, mergeUnits } from "../plan/merge.ts";
-import { readChanges, readLastApplied } from "../plan/state.ts";
+import { readChanges, readLastAppliedDigests } from "../plan/state.ts";
 
 const dirName = (p: string) => p.slice(0, p.lastIndexOf("/")) || "/";
 
@@ -55,7 +55,7 @@ export async function removeStaleTempsAtStart(deps: {
   let lastApplied: Osc | undefined;
   let pending: readonly string[] = [];
   try {
-    lastApplied = await readLastApplied(host);
+    lastApplied = await readLastAppliedDigests(host);
     pending = [...((await readChanges(host))?.files.changed ?? [])].map((f) => f.path);
   } catch (err) {
     log.info("Cannot read the applied state, cleaning up the fixed directories only", { err });

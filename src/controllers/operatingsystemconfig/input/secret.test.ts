@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../../../kube/index.ts";
+import { bigTextChars } from "../../../text/index.ts";
 import { secretPredicate } from "../watch.ts";
 import { decodeSecret, oscSecretTransform } from "./secret.ts";
 
@@ -46,6 +47,21 @@ describe("oscSecretTransform", () => {
     expect(transform(other)["data"]).toEqual({ "osc.yaml": btoa(oscYaml("a")) });
     const empty = transform(secret({}));
     expect(() => decodeSecret(empty, key)).toThrow("no osc.yaml key found in secret kube-system/osc-secret");
+  });
+
+  test("should take a big osc.yaml (past bigTextChars) at once and parse it on first use, once", () => {
+    // A YAML comment pads the text past 4 MiB of base64.
+    const big = (unit: string) => btoa(`${oscYaml(unit)}# ${"x".repeat(3_200_000)}\n`);
+    expect(big("a").length).toBeGreaterThan(bigTextChars);
+    const a = transform(secret({ "osc.yaml": big("a") }));
+    expect(a["data"]).toEqual({});
+    expect(secretPredicate.update(a, transform(secret({ "osc.yaml": big("a") })))).toBe(false);
+    expect(secretPredicate.update(a, transform(secret({ "osc.yaml": big("b") })))).toBe(true);
+    const osc = decodeSecret(a, key);
+    expect(osc.spec.units?.map((u) => u.name)).toEqual(["a.service"]);
+    expect(decodeSecret(a, key)).toBe(osc);
+    const notYaml = transform(secret({ "osc.yaml": btoa(`kind: Pod\n# ${"x".repeat(3_200_000)}\n`) }));
+    expect(() => decodeSecret(notYaml, key)).toThrow("failed decoding osc.yaml of secret kube-system/osc-secret");
   });
 
   test("should decode a Secret read without the transform (a live GET) as before", () => {

@@ -50,7 +50,14 @@ interface Decoded {
  * arrives and drops the base64 text; a Secret read otherwise (a live GET) is decoded on its first use. The
  * informer replaces the object on every change, so an entry lives as long as the Secret it came from.
  */
-const decodedSecrets = new WeakMap<KubeObject, Decoded>();
+const decodedSecrets = new WeakMap<KubeObject, Decoded | Undecoded>();
+
+/** A big osc.yaml taken from the Secret by the transform, its bytes not parsed yet (decodeSecret does). */
+interface Undecoded {
+  readonly digest: string;
+  readonly bytes: Uint8Array;
+  readonly key: ObjectKey;
+}
 
 const sha256 = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 
@@ -67,11 +74,11 @@ export function oscSecretTransform(secretName: string): (obj: KubeObject) => Kub
     const taken = takeOscData(obj, key);
     if (taken === undefined) return obj;
     const { bytes } = taken;
-    // The text and the watch event's line are collected before the parse makes its copies.
-    decodedSecrets.set(
-      obj,
-      collectedAround(taken.big, () => (bytes instanceof Uint8Array ? decodeBytes(bytes, key) : bytes)),
-    );
+    if (!(bytes instanceof Uint8Array)) decodedSecrets.set(obj, bytes);
+    // A big OSC is decoded on its first use, not here: parsing 20 MB blocks the event loop for 1-2 s, and the
+    // informer's first list arrives while the Lease is started (its first renewal would wait).
+    else if (taken.big) decodedSecrets.set(obj, { digest: sha256(bytes), bytes, key });
+    else decodedSecrets.set(obj, decodeBytes(bytes, key));
     return obj;
   };
 }
@@ -96,8 +103,7 @@ function takeOscData(obj: KubeObject, key: ObjectKey): { readonly bytes: Uint8Ar
   }
 }
 
-function decodeBytes(bytes: Uint8Array, key: ObjectKey): Decoded {
-  const digest = sha256(bytes);
+function decodeBytes(bytes: Uint8Array, key: ObjectKey, digest = sha256(bytes)): Decoded {
   try {
     return { digest, result: { ok: true, osc: decodeOsc(bytes) } };
   } catch (err) {
@@ -110,7 +116,13 @@ function decodeBytes(bytes: Uint8Array, key: ObjectKey): Decoded {
 
 /** The OSC in the Secret's osc.yaml; throws OscSecretError naming the Secret when it is missing or undecodable. */
 export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
-  const known = decodedSecrets.get(secret);
+  let known = decodedSecrets.get(secret);
+  if (known !== undefined && !("result" in known)) {
+    const { bytes, key: taken, digest } = known;
+    // The watch event's text and the replaced Secret are collected before the parse makes its copies.
+    known = collectedAround(true, () => decodeBytes(bytes, taken, digest));
+    decodedSecrets.set(secret, known); // the bytes go
+  }
   if (known !== undefined) {
     if (known.result.ok) return known.result.osc;
     throw known.result.err;

@@ -69,13 +69,39 @@ describe("planChanges", () => {
       { path: "/ref", content: { secretRef: { name: "s", dataKey: "k" } } },
     );
     const planned = await planChanges(kube({ k: btoa("r") }), c, "amd64", signal);
-    expect(planned.data("/plain")).toBe("h\u00e9 \n");
-    const b64 = planned.data("/b64");
+    expect(planned.write("/plain")?.data).toBe("h\u00e9 \n");
+    const b64 = planned.write("/b64")?.data;
     expect(typeof b64).toBe("function");
     expect(text(typeof b64 === "function" ? b64() : undefined)).toBe("abcd");
     expect(text(planned.get("/plain"))).toBe("h\u00e9 \n");
-    expect(text(planned.data("/ref") as Uint8Array)).toBe("r");
-    expect(planned.data("/missing")).toBeUndefined();
+    expect(text(planned.write("/ref")?.data as Uint8Array)).toBe("r");
+    expect(planned.write("/missing")).toBeUndefined();
+  });
+
+  test("should decode base64 into a buffer that the next file reuses once the first is written", async () => {
+    const c = emptyChanges("s");
+    c.files.changed.push(
+      { path: "/a", content: { inline: { encoding: "b64", data: btoa("first file") } } },
+      { path: "/b", content: { inline: { encoding: "b64", data: btoa("second") } } },
+      { path: "/c", content: { inline: { encoding: "b64", data: btoa("third, while /b is in flight") } } },
+    );
+    const planned = await planChanges(kube({}), c, "amd64", signal);
+    const produce = (path: string) => {
+      const w = planned.write(path);
+      if (typeof w?.data !== "function") throw new Error(`${path}: no decoder`);
+      return { bytes: w.data(), written: () => w.written?.() };
+    };
+    const a = produce("/a");
+    expect(text(a.bytes)).toBe("first file");
+    a.written();
+    const b = produce("/b");
+    expect(text(b.bytes)).toBe("second");
+    expect(b.bytes.buffer).toBe(a.bytes.buffer);
+    // Not written yet: the next file gets a buffer of its own, /b's bytes stay as they are.
+    const third = produce("/c");
+    expect(text(third.bytes)).toBe("third, while /b is in flight");
+    expect(third.bytes.buffer).not.toBe(b.bytes.buffer);
+    expect(text(b.bytes)).toBe("second");
   });
 
   test.each([

@@ -1,6 +1,13 @@
 import { isNotFound, secrets, type Kube, type KubeObject } from "../../../kube/index.ts";
-import type { FileData } from "../../../host/index.ts";
-import { checkInline, decodeBase64Strict, decodeInline, type OscChanges, type OscFile } from "../../../osc/index.ts";
+import type { FileWrite } from "../../../host/index.ts";
+import {
+  checkInline,
+  decodeBase64Strict,
+  decodeCheckedBase64Into,
+  decodeInline,
+  type OscChanges,
+  type OscFile,
+} from "../../../osc/index.ts";
 import { isExecutableFor } from "../../../registry/index.ts";
 import { agentBinaryPath } from "../constants.ts";
 import { OscInputError } from "./input-error.ts";
@@ -65,15 +72,37 @@ export class PlannedFiles {
     return c === undefined || c instanceof Uint8Array ? c : decodeInline(c.encoding, c.data);
   }
 
-  /** What a group write of `path` is given: decoding waits until the file's temp is written. */
-  data(path: string): FileData | undefined {
+  /**
+   * What a group write of `path` is given: base64 is decoded when the file's temp is written, into a
+   * buffer that goes back to a pool once written (a 5,000-file apply otherwise leaves ~15 MB of decoded
+   * copies for the collector, issue 27).
+   */
+  write(path: string): Pick<FileWrite, "data" | "written"> | undefined {
     const c = this.#contents.get(path);
-    if (c === undefined || c instanceof Uint8Array) return c;
-    if (c.encoding === "") return c.data;
+    if (c === undefined || c instanceof Uint8Array) return c === undefined ? undefined : { data: c };
+    if (c.encoding === "") return { data: c.data };
     const { encoding, data } = c;
-    return () => decodeInline(encoding, data);
+    if (encoding !== "b64") return { data: () => decodeInline(encoding, data) };
+    let held: Buffer | undefined;
+    return {
+      data: () => {
+        const decoded = decodeCheckedBase64Into(data, this.#scratch.pop());
+        held = decoded.buffer;
+        return decoded.bytes;
+      },
+      written: () => {
+        if (held !== undefined && held.length <= maxScratchBytes) this.#scratch.push(held);
+        held = undefined;
+      },
+    };
   }
+
+  /** Decode buffers free for the next file (as many as a group writes at once, at most). */
+  readonly #scratch: Buffer[] = [];
 }
+
+/** A bigger file's decode buffer is not kept for the next one. */
+const maxScratchBytes = 1024 * 1024;
 
 /**
  * Everything that can be checked before the host is touched: file paths, unit and drop-in names,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeOsc, emptyChanges, type Osc } from "../../../osc/index.ts";
+import { decodeOsc, digestOsc, emptyChanges, type Osc } from "../../../osc/index.ts";
 import { computeChanges, computeContainerdDiff, computeFileDiff, computeUnitDiff, resumeOrCompute } from "./diff.ts";
 
 const osc = (src: string): Osc => decodeOsc(src);
@@ -43,10 +43,16 @@ status:
       ["/b"],
       [],
     ],
+    ["a changed inline content changes the file", base, base.replace("data: b}", "data: b2}"), ["/b"], []],
+    ["a changed inline encoding changes the file", base, base.replace("data: b}", "data: b, encoding: b64}"), ["/b"], []],
   ])("%s", (_name, oldSrc, newSrc, changed, deleted) => {
     const d = computeFileDiff(oldSrc === undefined ? undefined : osc(oldSrc), osc(newSrc), "me");
     expect(paths(d.changed)).toEqual(changed);
     expect(paths(d.deleted)).toEqual(deleted);
+    // A big last-applied OSC is held as digests (shared/last-applied.ts): the same files change.
+    const digested = computeFileDiff(oldSrc === undefined ? undefined : digestOsc(osc(oldSrc)), osc(newSrc), "me");
+    expect(paths(digested.changed)).toEqual(changed);
+    expect(paths(digested.deleted)).toEqual(deleted);
   });
 });
 

@@ -1,5 +1,5 @@
 import { emptyChanges, type Osc, type OscChanges, type OscFile, type RegistryConfig } from "../../../osc/index.ts";
-import { semanticEqual } from "./equal.ts";
+import { sameFile, semanticEqual } from "./equal.ts";
 import { allFiles, containerdConfigured, mergeUnits, unitCommand } from "./merge.ts";
 
 /** files.changed / files.deleted of §5.2; `old` undefined = first apply. */
@@ -11,7 +11,7 @@ export function computeFileDiff(old: Osc | undefined, cur: Osc, hostName: string
   return {
     changed: now.filter((f) => {
       const o = oldByPath.get(f.path);
-      return o === undefined || !semanticEqual(o, f);
+      return o === undefined || !sameFile(o, f);
     }),
     deleted: before.filter((f) => !newPaths.has(f.path)),
   };

@@ -1,8 +1,8 @@
-import type { Osc, OscChanges, Unit } from "../../../osc/index.ts";
+import type { Osc, OscChanges, OscFile, Unit } from "../../../osc/index.ts";
 import { agentUnitName, containerdUnitName } from "../constants.ts";
 import { type DisruptionPolicy, disruptionPolicyPath, type PolicyAction, type PolicyRule, ruleMatchesFile } from "./disruption-policy.ts";
 import { envDropInName } from "./env-dropin.ts";
-import { semanticEqual } from "./equal.ts";
+import { sameFile, semanticEqual } from "./equal.ts";
 import { mergeUnits } from "./merge.ts";
 
 /** What the apply does to one unit: a policy action, or a stop (never governed by the policy). */
@@ -47,8 +47,8 @@ function firstRule(policy: DisruptionPolicy, unit: string, file: string | undefi
 
 /** Paths whose entries differ between the two OSCs (every host's entries: the planner already chose this host's). */
 function changedPaths(old: Osc | undefined, cur: Osc): Set<string> {
-  const byPath = (o: Osc | undefined): Map<string, unknown[]> => {
-    const m = new Map<string, unknown[]>();
+  const byPath = (o: Osc | undefined): Map<string, OscFile[]> => {
+    const m = new Map<string, OscFile[]>();
     for (const f of o === undefined ? [] : [...(o.spec.files ?? []), ...(o.status.extensionFiles ?? [])])
       m.set(f.path, [...(m.get(f.path) ?? []), f]);
     return m;
@@ -57,8 +57,8 @@ function changedPaths(old: Osc | undefined, cur: Osc): Set<string> {
   const b = byPath(cur);
   const out = new Set<string>();
   // Moving a file between spec and status is no change (plan/diff.ts): entries compare in any order.
-  const same = (x: unknown[] | undefined, y: unknown[]) =>
-    x !== undefined && x.length === y.length && x.every((e) => y.some((f) => semanticEqual(e, f)));
+  const same = (x: OscFile[] | undefined, y: OscFile[]) =>
+    x !== undefined && x.length === y.length && x.every((e) => y.some((f) => sameFile(e, f)));
   for (const [p, fs] of b) if (!same(a.get(p), fs)) out.add(p);
   for (const p of a.keys()) if (!b.has(p)) out.add(p);
   return out;

@@ -1,3 +1,5 @@
+import { digestFile, isDigested, type OscFile } from "../../../osc/index.ts";
+
 /**
  * Semantic deep equality of decoded OSC values (Kubernetes' Semantic.DeepEqual): undefined keys are
  * ignored, an empty list equals an absent one, list order matters.
@@ -27,3 +29,12 @@ function fieldEqual(va: unknown, vb: unknown): boolean {
 }
 
 const isEmptyList = (x: unknown) => x === undefined || (Array.isArray(x) && x.length === 0);
+
+/**
+ * Whether file `old` (maybe from a digested last-applied OSC, shared/last-applied.ts) and `cur` are the
+ * same entry: a digested side is compared by the digest of the other side's inline data.
+ */
+export function sameFile(old: OscFile, cur: OscFile): boolean {
+  if (isDigested(old) === isDigested(cur)) return semanticEqual(old, cur);
+  return isDigested(old) ? semanticEqual(old, digestFile(cur)) : semanticEqual(digestFile(old), cur);
+}

@@ -3,7 +3,7 @@ import { decodeChanges, encodeChanges, type OscChanges } from "../../../osc/inde
 import { changesPath } from "../constants.ts";
 
 // One reader of last-applied-osc.yaml for all controllers (memoized decode): ../shared/last-applied.ts.
-export { readLastApplied, writeLastApplied } from "../../shared/index.ts";
+export { readLastApplied, readLastAppliedDigests, writeLastApplied } from "../../shared/index.ts";
 
 /** The persisted change set (ours or the Go agent's), undefined when there is none. */
 export async function readChanges(host: HostFs): Promise<OscChanges | undefined> {

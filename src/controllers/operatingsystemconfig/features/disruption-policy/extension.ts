@@ -2,7 +2,7 @@ import { nodeRef } from "../../../events.ts";
 import type { ApplyExtension } from "../../apply/extension.ts";
 import { policyUnitJobs } from "../../apply/policy-jobs.ts";
 import { effectiveDisruptionPolicy } from "../../plan/disruption-policy.ts";
-import { readLastApplied } from "../../plan/state.ts";
+import { readLastAppliedDigests } from "../../plan/state.ts";
 
 /** The Warning's reason when the policy file cannot be used (the whole policy is then ignored). */
 const invalidPolicyReason = "InvalidDisruptionPolicy";
@@ -17,7 +17,8 @@ export function disruptionPolicyExtension(): ApplyExtension {
   return {
     name: "disruption-policy",
     async arm({ ports, osc, checksum, node }) {
-      const lastApplied = await readLastApplied(ports.host);
+      // Only paths and units are compared: a big OSC's digests do.
+      const lastApplied = await readLastAppliedDigests(ports.host);
       const effective = await effectiveDisruptionPolicy(ports.host, osc, lastApplied, ports.node.hostName.toLowerCase());
       if (effective.kind === "none") return undefined;
       if (effective.kind === "invalid") {

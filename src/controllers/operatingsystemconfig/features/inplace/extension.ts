@@ -1,5 +1,5 @@
 import { pods, type Kube, type KubeObject } from "../../../../kube/index.ts";
-import type { Osc } from "../../../../osc/index.ts";
+import { hasDigests, type Osc } from "../../../../osc/index.ts";
 import type { StepContext } from "../../apply/context.ts";
 import type { ApplyExtension } from "../../apply/extension.ts";
 import { step } from "../../../../log/index.ts";
@@ -12,13 +12,18 @@ import { markSuccessful, readyForUpdate, updateResult } from "./node.ts";
 import { osVersionsEqual, readOsVersion } from "./os-version.ts";
 import { updateOperatingSystem } from "./os-update.ts";
 import { inPlaceSpecOf } from "../../plan/inplace-spec.ts";
+import { readLastApplied } from "../../plan/state.ts";
 
 /** Steps 8, 9 and 11 (nothing written): fill a fresh change set's in-place flags; clear the OS flag once the OS is there. */
 async function planInPlace({ host, lastApplied, osc, changes, resumed }: PlanInput): Promise<void> {
   const spec = inPlaceSpecOf(osc);
   if (spec === undefined) return;
   const current = await readOsVersion(host);
-  if (!resumed) changes.inPlaceUpdates = computeInPlaceFlags(lastApplied, osc, current);
+  if (!resumed) {
+    // The kubelet config is read from the old files: a big last-applied OSC comes with digests only.
+    const old = lastApplied !== undefined && hasDigests(lastApplied) ? await readLastApplied(host) : lastApplied;
+    changes.inPlaceUpdates = computeInPlaceFlags(old, osc, current);
+  }
   if (changes.inPlaceUpdates.operatingSystem && osVersionsEqual(current, spec.operatingSystemVersion)) {
     changes.inPlaceUpdates.operatingSystem = false;
     changes.inPlaceUpdates.operatingSystemUpdate = undefined;
