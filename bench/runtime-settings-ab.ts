@@ -88,12 +88,14 @@ for (let r = 0; r < rounds; r++) {
   for (const b of boxes) {
     push(b.v.name, "idle_rss", await statusKb(b.agent.proc.pid, "VmRSS"));
     push(b.v.name, "idle_anon", await statusKb(b.agent.proc.pid, "RssAnon"));
+    push(b.v.name, "idle_file", await statusKb(b.agent.proc.pid, "RssFile"));
   }
   await Promise.all(boxes.map((b) => b.sb.waitForApplied(b.sb.setOsc(sampleOsc({ greeting: "ab" })), 120_000)));
   await Bun.sleep(idleS * 1000);
   for (const b of boxes) {
     push(b.v.name, "after_apply_rss", await statusKb(b.agent.proc.pid, "VmRSS"));
     push(b.v.name, "after_apply_anon", await statusKb(b.agent.proc.pid, "RssAnon"));
+    push(b.v.name, "after_apply_file", await statusKb(b.agent.proc.pid, "RssFile"));
   }
   for (const b of boxes) {
     for (const g of [1, 2]) await b.sb.waitForApplied(b.sb.setOsc(oscYaml(1000, g)), 120_000);
