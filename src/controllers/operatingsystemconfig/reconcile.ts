@@ -14,7 +14,7 @@ import { Stager } from "./stage/index.ts";
  * The OSC controller's reconcile (§4; stages: README). A hold is a Result (requeue), never an error. A new
  * Secret version during an apply cancels nothing: the queue keeps the key dirty and runs it again after.
  * Steps 8a-16 (gates, apply, record: reconcile-apply.ts) load on the first version that is not applied yet:
- * an agent that finds itself up to date never evaluates the apply path's modules (idle RSS, see the commit).
+ * an agent that finds itself up to date never evaluates the apply path's modules (idle RSS).
  */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
   const { driftStatus } = deps;
