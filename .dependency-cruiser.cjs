@@ -100,7 +100,7 @@ module.exports = {
       name: "full-deps-at-the-top",
       comment: "OscControllerDeps (deps.ts) is named only by the room's top-level wiring.",
       severity: "error",
-      from: { path: room, pathNot: [r("(plugins|reconcile|reconcile-apply|offline|apply-failure|index|deps)\\.ts$"), "\\.test\\.ts$"] },
+      from: { path: room, pathNot: [r("(plugins|reconcile|offline|apply-failure|index|deps)\\.ts$"), "\\.test\\.ts$"] },
       to: { path: r("deps\\.ts$") },
     },
   ],

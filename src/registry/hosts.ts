@@ -1,7 +1,4 @@
-import type * as SmolToml from "smol-toml";
-
-/** smol-toml, evaluated on the first hosts.toml read: a start that reads none never evaluates it (idle RSS). */
-const smolToml = (): typeof SmolToml => require("smol-toml") as typeof SmolToml;
+import { parse as parseToml, TomlError } from "smol-toml";
 import * as v from "valibot";
 import type { HostFs } from "../host/index.ts";
 import { issuesMessage, quoteName, urlForMessage } from "../untrusted/index.ts";
@@ -46,10 +43,10 @@ export interface ParsedHostsToml {
 export function parseHostsToml(text: string, file = "hosts.toml"): ParsedHostsToml {
   let raw: unknown;
   try {
-    raw = smolToml().parse(text);
+    raw = parseToml(text);
   } catch (err) {
     // The parser's message quotes the offending lines: only its position is kept, and no cause.
-    const at = err instanceof smolToml().TomlError ? ` at line ${err.line}, column ${err.column}` : "";
+    const at = err instanceof TomlError ? ` at line ${err.line}, column ${err.column}` : "";
     throw new RegistryError(`${file}: invalid TOML${at}`);
   }
   const r = v.safeParse(HostsTomlSchema, raw);

@@ -1,20 +1,29 @@
-import type { Reconcile } from "../../kube/index.ts";
-import { errorText } from "../../log/index.ts";
+import { type KubeObject, patchNodeMetadata, type Reconcile } from "../../kube/index.ts";
+import { errorText, step } from "../../log/index.ts";
 import { nodeRef } from "../events.ts";
+import { exclusively } from "./apply/apply-lock.ts";
+import { type ApplyRun, OscReporter } from "./report/reporter.ts";
+import { applyOsc, type ApplyStop } from "./apply/run.ts";
 import { HeapShrinker } from "./apply/shrink.ts";
+import { applyFailed } from "./apply-failure.ts";
+import { bootstrapTokenPath, checksumAnnotation, isSerial, kubeletBootstrapKubeconfigPath, kubernetesVersionLabel } from "./constants.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { driftConditionMessage } from "./features/drift/index.ts";
-import { readInput, upToDate } from "./input/read.ts";
-import type { ApplyStage } from "./reconcile-apply.ts";
-import { OscReporter } from "./report/reporter.ts";
+import type { GateContext } from "./gates/gate.ts";
+import { admit, firstHold, hostAlreadyApplied, releaseReserved, verifyReserved } from "./gates/run.ts";
+
+import { type OscInput, readInput, upToDate } from "./input/read.ts";
+import { disruptionOnce } from "./plan/pending-disruption.ts";
+import { type PlanHook, planChangeSet } from "./plan/planner.ts";
+import { oscPlugins } from "./plugins.ts";
 import { noOscMetrics } from "./report/metrics.ts";
 import { Stager } from "./stage/index.ts";
+
+const bootstrapRequeueMs = 5_000;
 
 /**
  * The OSC controller's reconcile (§4; stages: README). A hold is a Result (requeue), never an error. A new
  * Secret version during an apply cancels nothing: the queue keeps the key dirty and runs it again after.
- * Steps 8a-16 (gates, apply, record: reconcile-apply.ts) load on the first version that is not applied yet:
- * an agent that finds itself up to date never evaluates the apply path's modules (idle RSS).
  */
 export function createReconciler(deps: OscControllerDeps): Reconcile {
   const { driftStatus } = deps;
@@ -27,23 +36,23 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     },
     { namespace: "kube-system", name: deps.config.secretName },
   );
+  const plugins = oscPlugins(deps);
   const stager = deps.staging === undefined ? undefined : new Stager({ ...deps, ...deps.staging });
   const shrinker = new HeapShrinker(deps);
-  let applyStage: Promise<ApplyStage> | undefined;
-  const loadApplyStage = () =>
-    (applyStage ??= import("./reconcile-apply.ts").then(({ createApplyStage }) => createApplyStage(deps, { report, stager, shrinker })));
   return async (key, signal) => {
     const { log, events } = deps;
+    const warn = (node: KubeObject | undefined, err: unknown) =>
+      node === undefined ? Promise.resolve() : events.event(nodeRef(node), "Warning", "OSCApplyFailed", "Reconcile", errorText(err));
 
     // Steps 1-7: the Secret, the Node, the decoded OSC; the label patch starts.
     const input = await readInput(deps, key, signal);
     if (input.kind === "missing") return report.secretMissing(input.node, signal);
     if (input.kind === "rejected") {
-      if (input.node !== undefined) await events.event(nodeRef(input.node), "Warning", "OSCApplyFailed", "Reconcile", errorText(input.err));
+      await warn(input.node, input.err);
       await report.rejected(input.node, input.checksum, input.err, signal);
       throw input.thrown;
     }
-    const { checksum, node, labels } = input;
+    const { osc, checksum, node, labels } = input;
 
     // 8. Up to date: the Node has the checksum and no earlier attempt left work behind.
     if (await upToDate(deps.host, input)) {
@@ -54,7 +63,134 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       return {};
     }
 
-    // 8a-16: stage, gates, apply, record.
-    return (await loadApplyStage())(input, signal);
+    // 8a. Stage on sight (stage/): the pending version's images and secrets fetched and checked before any
+    // gate is asked; a failure asks no gate and takes no slot, the node stays on its version.
+    const current = node?.metadata.annotations?.[checksumAnnotation];
+    const staged = await stager?.stage(checksum, osc, current, node, signal);
+    if (staged?.kind === "failed") {
+      await labels.done();
+      return report.report(
+        node,
+        checksum,
+        { reason: "StagingFailed", message: staged.message, requeueAfterMs: staged.requeueAfterMs },
+        signal,
+      );
+    }
+    const ports = staged?.kind === "staged" ? { ...deps, staged: staged.content } : deps;
+
+    // 9. The admit-phase gates (plugins.ts); what they reserve is released at the end.
+    const ctx = gateContext(deps, plugins.extensions, input, signal);
+    const admitted = await admit(plugins.gates, ctx);
+    if (admitted.kind === "hold") {
+      await labels.done();
+      return report.report(node, checksum, admitted.hold, signal);
+    }
+    const { reservations } = admitted;
+
+    // 10. Apply (§4 steps 7–26), one writer of the host at a time; a verifying slot only waits for the labels.
+    const run = await report.startApply(node, checksum, signal, staged?.kind === "staged");
+    shrinker.applying();
+    let stop: ApplyStop | undefined;
+    try {
+      if (hostAlreadyApplied(admitted)) await labels.done();
+      else
+        stop = await exclusively(deps.applyLock, () =>
+          applyOsc(ports, plugins, { osc, checksum, node, ready: labels.ready, onPlanned: run.planned, gateContext: ctx }, signal),
+        );
+    } catch (err) {
+      throw await applyFailed(deps, { run, labels, reservations, node }, err, signal);
+    }
+    if (stop !== undefined && "hold" in stop) return report.report(node, checksum, stop.hold, signal);
+    if (stop !== undefined) {
+      log.info("Operating system config not fully applied, trying again later", { why: stop.why, requeueAfterMs: stop.retryAfterMs });
+      return { requeueAfterMs: stop.retryAfterMs };
+    }
+    await run.hostApplied();
+
+    // 11. Without a Node the checksum has nowhere to go: look again shortly.
+    if (node === undefined) {
+      log.info("Node not registered yet, checking again shortly");
+      return { requeueAfterMs: bootstrapRequeueMs };
+    }
+
+    // 12. The kubelet has joined: its bootstrap credentials go.
+    log.info("Deleting bootstrap credentials");
+    await step("failed deleting bootstrap credentials", async () => {
+      await deps.host.remove(kubeletBootstrapKubeconfigPath);
+      await deps.host.remove(bootstrapTokenPath);
+    });
+
+    // 13. The record-phase gates (static pods, §4 step 29): a failure is reported as a failed apply.
+    const waiting = await firstHold(plugins.gates, "record", ctx).catch(async (err: unknown) => {
+      await warn(node, err);
+      await run.failed(node, err, signal);
+      throw err;
+    });
+    if (waiting !== undefined) return report.report(node, checksum, waiting, signal);
+
+    // 14. What the gates reserved verifies (a rollout slot: the Node healthy long enough, then released).
+    const verifying = await verifyReserved(reservations, node, signal);
+    if (verifying !== undefined) return report.report(node, checksum, verifying, signal);
+
+    // 15. Record success on the Node: event, version label, checksum and history annotations.
+    await recordApplied(deps, { node, checksum, version: input.version, run }, signal);
+    await stager?.applied(checksum);
+
+    // 16. Give back what the gates reserved (the serial Lease) and look again after the sync period.
+    await releaseReserved(reservations, signal);
+    shrinker.applied(signal);
+    return { requeueAfterMs: deps.config.syncPeriodMs };
   };
+}
+
+/** What the gates see of this reconcile; the pending changes are planned (look mode) only when a gate asks. */
+export function gateContext(
+  deps: OscControllerDeps,
+  hooks: readonly PlanHook[],
+  input: OscInput & { kind: "ok" },
+  signal: AbortSignal,
+): GateContext {
+  const { secret, osc, checksum, node, labels } = input;
+  let pending: ReturnType<GateContext["changes"]> | undefined;
+  const plan = async () => {
+    await labels.done();
+    const req = { osc, checksum, hostName: deps.node.hostName, processPath: deps.processPath };
+    return (await planChangeSet(deps.host, req, hooks, "look")).changes;
+  };
+  const changes = () => (pending ??= plan());
+  return {
+    checksum,
+    osc,
+    secret,
+    serial: isSerial(secret),
+    node,
+    nodeKnownAtStart: input.nodeKnownAtStart,
+    changes,
+    disruption: disruptionOnce(deps.host, deps.node.hostName.toLowerCase(), osc, changes),
+    dryRun: false,
+    online: true,
+    signal,
+  };
+}
+
+async function recordApplied(
+  deps: OscControllerDeps,
+  r: { readonly node: KubeObject; readonly checksum: string; readonly version: string | undefined; readonly run: ApplyRun },
+  signal: AbortSignal,
+): Promise<void> {
+  const { node, checksum, version, run } = r;
+  await deps.events.event(nodeRef(node), "Normal", "OSCApplied", "Reconcile", "Operating system config has been applied successfully");
+  await step("failed patching node", () =>
+    patchNodeMetadata(
+      deps.kube,
+      node,
+      {
+        ...(version !== undefined ? { labels: { [kubernetesVersionLabel]: version } } : {}),
+        annotations: { [checksumAnnotation]: checksum, ...run.historyAnnotations(node, "Applied") },
+      },
+      signal,
+    ),
+  );
+  await run.applied(node, signal);
+  deps.log.info("Successfully applied operating system config", { checksum });
 }

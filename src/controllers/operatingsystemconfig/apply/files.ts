@@ -4,9 +4,17 @@ import type { StepContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
 import { checkAgentBinary, type PlannedFiles } from "../plan/content.ts";
 
-import { FileApplyError } from "./errors.ts";
-
-export { FileApplyError };
+/** A file cannot be placed (e.g. its cross-device helper name is taken by a directory). */
+export class FileApplyError extends Error {
+  override readonly name = "FileApplyError";
+  constructor(
+    message: string,
+    readonly path: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
 
 const dirName = (p: string) => p.slice(0, p.lastIndexOf("/")) || "/";
 const baseName = (p: string) => p.slice(p.lastIndexOf("/") + 1);

@@ -4,9 +4,6 @@ import type { StepContext } from "./context.ts";
 import type { UnitDisruption } from "../plan/disruption.ts";
 import { agentUnitName, containerdUnitName, unitDir } from "../constants.ts";
 import { errorText } from "../../../log/index.ts";
-import { UnitCommandsError } from "./errors.ts";
-
-export { UnitCommandsError };
 
 const enc = new TextEncoder();
 
@@ -174,6 +171,13 @@ async function restartAsDecided(
 }
 
 const asError = (x: unknown): Error => (x instanceof Error ? x : new Error(String(x)));
+
+export class UnitCommandsError extends Error {
+  override readonly name = "UnitCommandsError";
+  constructor(readonly errors: readonly Error[]) {
+    super(errors.map((e) => e.message).join("; "), { cause: errors[0] });
+  }
+}
 
 /** Step 20 (§6.7, §7.5): all unit commands concurrently, plus the containerd restart a config change needs. */
 export async function executeUnitCommands(ctx: StepContext): Promise<void> {

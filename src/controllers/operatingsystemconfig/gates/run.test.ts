@@ -9,7 +9,7 @@ import { admit, hostAlreadyApplied } from "./run.ts";
 import { LabelPatch } from "../input/label-patch.ts";
 import type { OscControllerDeps } from "../deps.ts";
 import { oscPlugins } from "../plugins.ts";
-import { gateContext } from "../reconcile-apply.ts";
+import { gateContext } from "../reconcile.ts";
 import type { Osc } from "../../../osc/index.ts";
 
 interface AdmissionInput {

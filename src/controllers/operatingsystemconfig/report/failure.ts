@@ -1,6 +1,7 @@
 import { SystemdJobError } from "../../../systemd/index.ts";
-import { FileApplyError, UnitCommandsError } from "../apply/errors.ts";
+import { FileApplyError } from "../apply/files.ts";
 import { OscInputError } from "../plan/input-error.ts";
+import { UnitCommandsError } from "../apply/units.ts";
 import { errorText, StepError } from "../../../log/index.ts";
 
 /** Why an apply failed, for the condition, `status` and the history: the step and what it was working on. */

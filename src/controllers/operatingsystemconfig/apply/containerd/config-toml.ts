@@ -1,8 +1,4 @@
-import type * as SmolToml from "smol-toml";
-import type { TomlTable } from "smol-toml";
-
-/** smol-toml, evaluated on the first config.toml patch: a start that patches none never evaluates it (idle RSS). */
-const smolToml = (): typeof SmolToml => require("smol-toml") as typeof SmolToml;
+import { parse, stringify, TomlDate, type TomlTable } from "smol-toml";
 import type { CriConfig, PluginConfig } from "../../../../osc/index.ts";
 import { ContainerdConfigError } from "./errors.ts";
 
@@ -19,7 +15,7 @@ const removed: unique symbol = Symbol("removed");
 type Doc = Record<string, unknown>;
 
 const isTable = (x: unknown): x is Doc =>
-  typeof x === "object" && x !== null && !Array.isArray(x) && !(x instanceof Date) && !(x instanceof smolToml().TomlDate);
+  typeof x === "object" && x !== null && !Array.isArray(x) && !(x instanceof Date) && !(x instanceof TomlDate);
 
 /** Table at `path`, created as needed; anything else in the way is an error. */
 function tableAt(doc: Doc, path: readonly string[]): Doc {
@@ -115,7 +111,7 @@ function dropRemoved(t: Doc): void {
 export function patchContainerdConfig(text: string, cri: CriConfig, containerdVersion: readonly [number, number]): string {
   let doc: Doc;
   try {
-    doc = smolToml().parse(text) as TomlTable as Doc;
+    doc = parse(text) as TomlTable as Doc;
   } catch {
     // Not kept as cause: the parser's message quotes the offending line (errorText would repeat it).
     throw new ContainerdConfigError("failed to parse containerd config");
@@ -149,5 +145,5 @@ export function patchContainerdConfig(text: string, cri: CriConfig, containerdVe
   }
   for (const p of cd?.plugins ?? []) applyPlugin(doc, p, version);
   dropRemoved(doc);
-  return smolToml().stringify(doc);
+  return stringify(doc);
 }

@@ -4,8 +4,12 @@ import type { Gauge } from "../../../../server/index.ts";
 import { nodeRef } from "../../../events.ts";
 import type { ApplyLock } from "../../apply/apply-lock.ts";
 import type { ApplyPorts } from "../../apply/ports.ts";
+import { policyUnitJobs } from "../../apply/policy-jobs.ts";
+import { activePolicy, effectiveDisruptionPolicy } from "../../plan/disruption-policy.ts";
 import { readChanges, readLastApplied } from "../../plan/state.ts";
 import { detectDrift, type DriftItem, driftLabels, nameSome } from "./detect.ts";
+import { repairChanges } from "./repair-plan.ts";
+import { restoreChanges } from "../../apply/restore.ts";
 import { driftPolicyOf, type DriftStatus } from "./status.ts";
 import { errorText } from "../../../../log/index.ts";
 
@@ -76,8 +80,11 @@ async function driftPass(d: DriftRunnerDeps, signal: AbortSignal): Promise<Drift
   try {
     const outcome = await d.lock.exclusive(async () => {
       if (d.lock.generation !== generation) return undefined; // an apply won the race for the lock
-      const { repairDrift } = await import("./repair.ts");
-      const restarted = await repairDrift(d.osc, { lastApplied, items, hostName, node }, signal);
+      const { changes, asFound } = repairChanges(lastApplied, items, hostName);
+      // The restarts follow the disruption policy as an apply's do (an invalid one is ignored; the apply warns).
+      const policy = activePolicy(await effectiveDisruptionPolicy(host, lastApplied, lastApplied, hostName));
+      const unitJobs = policy === undefined ? undefined : policyUnitJobs({ osc: lastApplied, lastApplied: asFound, policy });
+      const restarted = await restoreChanges(d.osc, changes, node, signal, unitJobs);
       const remaining = await detectDrift(d.osc, lastApplied, hostName, signal);
       return { restarted, remaining };
     });

@@ -58,11 +58,8 @@ async function performInPlaceUpdate(ctx: StepContext, inPlace: InPlaceDeps | und
   return {};
 }
 
-/** The in-place extension's hooks, every one present (lazy-extension.ts forwards to them). */
-export type InPlaceHooks = ApplyExtension & Required<Pick<ApplyExtension, "plan" | "beforeUnitCommands" | "afterUnitCommands" | "finish">>;
-
 /** In-place updates (§9.3) as an apply extension; `inPlace` absent: in-place work fails when due. */
-export function inPlaceExtension(inPlace: InPlaceDeps | undefined): InPlaceHooks {
+export function inPlaceExtension(inPlace: InPlaceDeps | undefined): ApplyExtension {
   return {
     name: "in-place",
     plan: planInPlace,

@@ -2,7 +2,7 @@ import type { Clock } from "../../../../clock/index.ts";
 import type { Kube, KubeObject } from "../../../../kube/index.ts";
 import { errorText, type Logger, step } from "../../../../log/index.ts";
 import type { GateHold, Reservation, Reserved } from "../../gates/gate.ts";
-import { UnitCommandsError } from "../../apply/errors.ts";
+import { UnitCommandsError } from "../../apply/units.ts";
 import { isSerial } from "../../constants.ts";
 import { verifyHealth } from "./health.ts";
 import { type LeaseCopy, updateSlots } from "./lease-slots.ts";
