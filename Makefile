@@ -28,6 +28,10 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 # before each start: file-backed RSS otherwise follows how the page cache holds the file, e.g. the same
 # bytes as dist/ and as a cp of it: 41.6 vs 38.1 MB). Binary size unchanged. The recorded order still
 # applies (functions are matched by a hash of their syntax; re-recording for this build measured the same).
+# More import() cuts do not pay (issue 25, same-minute A/B, 3 rounds side by side): the OSC apply path
+# (stage, gates, apply, record), drift repair, smol-toml and the in-place extension loaded on first use took
+# the start from 441 to 399 modules and the idle JS heap down 136 KB, but idle RSS rose 49.6 -> 50.6 MB
+# (anonymous -0.1, file-backed +1.1: more, smaller chunks, whose pages the start touches). Reverted.
 # Runtime settings, measured one by one (issue 25; bench/runtime-settings-ab.ts, variants side by side in
 # one sandbox each, 2 rounds, load 3-50; idle RSS / RSS 20 s after the demo OSC's apply / VmHWM after two
 # 1000-file applies; the base build: 54.0 / 62.0 / 91.7 MB) — none is kept:

@@ -4,7 +4,7 @@
 // all see the same machine load: AB_STARTS spawns → /readyz each (interleaved, one at a time), then
 // idle RSS after AB_IDLE s (default 20), RSS AB_IDLE s after applying the demo OSC (what the fleet bench
 // reads), and peak RSS (VmHWM) after two 1000-file applies. Prints one line per variant: medians and
-// samples. Usage: bun run bench/runtime-settings-ab.ts '[{"name":"base","binary":"dist/gardener-node-agent"},
+// samples. AB_IDLE_ONLY=1 stops after the idle RSS. Usage: bun run bench/runtime-settings-ab.ts '[{"name":"base","binary":"dist/gardener-node-agent"},
 // {"name":"purge0","binary":"dist/gardener-node-agent","env":{"MIMALLOC_PURGE_DELAY":"0"}}]'
 import { startSandbox, type Sandbox } from "../test/harness/sandbox.ts";
 import { sampleOsc } from "../test/demo/sample-osc.ts";
@@ -18,6 +18,8 @@ const variants = JSON.parse(process.argv[2] ?? "[]") as Variant[];
 const rounds = Number(process.env["AB_ROUNDS"] ?? 3);
 const idleS = Number(process.env["AB_IDLE"] ?? 20);
 const startsPerRound = Number(process.env["AB_STARTS"] ?? 4);
+/** AB_IDLE_ONLY=1: start-up and idle RSS only (no applies), for a change that only moves the start. */
+const idleOnly = process.env["AB_IDLE_ONLY"] === "1";
 
 function oscYaml(files: number, generation: number): string {
   const lines = ["apiVersion: extensions.gardener.cloud/v1alpha1", "kind: OperatingSystemConfig", "spec:", "  units:"];
@@ -88,14 +90,16 @@ for (let r = 0; r < rounds; r++) {
   for (const b of boxes) {
     push(b.v.name, "idle_rss", await statusKb(b.agent.proc.pid, "VmRSS"));
     push(b.v.name, "idle_anon", await statusKb(b.agent.proc.pid, "RssAnon"));
+    push(b.v.name, "idle_file", await statusKb(b.agent.proc.pid, "RssFile"));
   }
-  await Promise.all(boxes.map((b) => b.sb.waitForApplied(b.sb.setOsc(sampleOsc({ greeting: "ab" })), 120_000)));
-  await Bun.sleep(idleS * 1000);
-  for (const b of boxes) {
+  await Promise.all((idleOnly ? [] : boxes).map((b) => b.sb.waitForApplied(b.sb.setOsc(sampleOsc({ greeting: "ab" })), 120_000)));
+  if (!idleOnly) await Bun.sleep(idleS * 1000);
+  for (const b of idleOnly ? [] : boxes) {
     push(b.v.name, "after_apply_rss", await statusKb(b.agent.proc.pid, "VmRSS"));
     push(b.v.name, "after_apply_anon", await statusKb(b.agent.proc.pid, "RssAnon"));
+    push(b.v.name, "after_apply_file", await statusKb(b.agent.proc.pid, "RssFile"));
   }
-  for (const b of boxes) {
+  for (const b of idleOnly ? [] : boxes) {
     for (const g of [1, 2]) await b.sb.waitForApplied(b.sb.setOsc(oscYaml(1000, g)), 120_000);
     push(b.v.name, "peak_1000", await statusKb(b.agent.proc.pid, "VmHWM"));
   }
