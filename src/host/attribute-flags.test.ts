@@ -41,4 +41,15 @@ describe("attributeFlags", () => {
     // proc has no inode flags: ENOTTY.
     expect(await createHostFs("/").attributeFlags("/proc/version")).toBeUndefined();
   });
+
+  test("attributeFlagsIn answers for the directory, links followed, and for each entry, not followed", async () => {
+    symlinkSync("d", join(root, "via"));
+    execFileSync("chattr", ["+a", join(root, "d/file")]);
+    const host = createHostFs(root);
+    const { dir, entries } = await host.attributeFlagsIn("/via", ["file", "link", "missing"]);
+    expect(dir).toBe(await host.attributeFlags("/d"));
+    expect(((entries[0] ?? 0) & FS_APPEND_FL) !== 0).toBe(true);
+    expect(entries.slice(1)).toEqual([undefined, undefined]);
+    await expect(host.attributeFlagsIn("/d", ["../d"])).rejects.toThrow("not an entry name");
+  });
 });

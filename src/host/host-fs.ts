@@ -335,6 +335,18 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       return (await readFlags)(noFollow(path));
     },
 
+    async attributeFlagsIn(dir, names) {
+      readFlags ??= loadAttributeFlags();
+      const read = await readFlags;
+      const dirReal = follow(dir);
+      const entries = names.map((name) => {
+        if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0"))
+          throw new HostPathError(`${dir}/${name}`, "not an entry name");
+        return read(`${dirReal}/${name}`);
+      });
+      return { dir: read(dirReal), entries };
+    },
+
     async chmod(path, mode) {
       await chmod(follow(path), mode & 0o7777);
     },

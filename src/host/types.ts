@@ -87,6 +87,14 @@ export interface HostFs {
    * flags (tmpfs, proc). Regular files and directories only: opening a device may have effects.
    */
   attributeFlags(path: string): Promise<number | undefined>;
+  /**
+   * attributeFlags of directory `dir` (its links followed inside the root) and of each entry `names` in it
+   * (not followed), with `dir` resolved once: an apply asks this for every file of a directory.
+   */
+  attributeFlagsIn(
+    dir: string,
+    names: readonly string[],
+  ): Promise<{ readonly dir: number | undefined; readonly entries: (number | undefined)[] }>;
   chmod(path: string, mode: number): Promise<void>;
   /**
    * Removes the temp files this agent's atomic writes leave in directory `path` when the process is

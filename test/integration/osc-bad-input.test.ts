@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { TerminalError } from "../../src/kube/reconcile.ts";
 import { acceptanceOsc, type Plain } from "../fixtures/osc/acceptance-osc.ts";
 import type { OscWorld } from "../fixtures/osc/harness.ts";
+import { eventually } from "../harness/eventually.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
 
 const env = useOscWorlds();
@@ -229,7 +230,9 @@ describe("OSC controller with bad input", () => {
     await expectUntouched(w);
     env.sim.store.patch("secrets", "kube-system", w.secretName, "merge", { metadata: { annotations: { "checksum/data-script": "f00d" } } });
     await w.reconcile();
-    expect(oscCondition(w)).toMatchObject({ status: "True", reason: "Applied" });
+    // Sent behind the reconcile (a next version does not wait for it).
+    const applied = await eventually("the Applied condition", () => oscCondition(w), { until: (c) => c?.["reason"] === "Applied" });
+    expect(applied).toMatchObject({ status: "True", reason: "Applied" });
   });
 
   test("should stay retryable when a referenced secret is missing (it may be created later)", async () => {

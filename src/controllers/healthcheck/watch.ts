@@ -3,15 +3,32 @@ import { type Controller, newController } from "../../kube/index.ts";
 import type { KubeObject, Predicate, Reconcile, Source } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import { enqueueOwnKey, nodePredicate } from "../shared/index.ts";
+import { nodeAddresses, nodeReady } from "./node-status.ts";
 
 export const controllerName = "health-check";
 const maxConcurrentReconciles = 1;
 /** Look again this long after a pass without errors (controllers.md §7). */
 export const checkIntervalMs = 30_000;
 
-/** Own Node, every event kind: each Node status update also runs the checks. */
+/**
+ * Own Node; creates, deletes and generic events always run the checks, an update only when it changes
+ * what the checkers read of the Node: its readiness (kubelet toggles) or its InternalIP/ExternalIP
+ * (address recovery). The probes themselves do not depend on the Node, and the 30 s requeue keeps them
+ * running: the agent's own Node writes (labels, annotations, the OSC condition during an apply) no
+ * longer spawn `ctr version` and a kubelet GET each, in the middle of the apply they report on.
+ */
 export function healthCheckPredicate(hostName: string): Predicate<KubeObject> {
-  return nodePredicate(hostName);
+  const own = nodePredicate(hostName);
+  return {
+    ...own,
+    update: (old, node) => own.update(old, node) && (nodeReady(old) !== nodeReady(node) || addressesDiffer(old, node)),
+  };
+}
+
+function addressesDiffer(a: KubeObject, b: KubeObject): boolean {
+  const x = nodeAddresses(a);
+  const y = nodeAddresses(b);
+  return x.internalIp !== y.internalIp || x.externalIp !== y.externalIp;
 }
 
 /** One worker and no reconcile deadline (upstream sets none; the probes carry their own timeouts). */

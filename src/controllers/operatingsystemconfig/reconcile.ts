@@ -191,6 +191,6 @@ async function recordApplied(
       signal,
     ),
   );
-  await run.applied(node, signal);
+  run.applied(node, signal);
   deps.log.info("Successfully applied operating system config", { checksum });
 }

@@ -182,8 +182,7 @@ export async function effectiveDisruptionPolicy(
   lastApplied: Osc | undefined,
   hostName: string,
 ): Promise<EffectivePolicy> {
-  const entry = (o: Osc | undefined) => (o === undefined ? undefined : allFiles(o, hostName).find((f) => f.path === disruptionPolicyPath));
-  const delivered = entry(osc);
+  const delivered = policyFileOf(osc, hostName);
   if (delivered !== undefined) {
     const inline = delivered.content.inline;
     if (inline === undefined) return { kind: "invalid", error: `${disruptionPolicyPath}: only inline content is read`, source: "osc" };
@@ -193,9 +192,12 @@ export async function effectiveDisruptionPolicy(
       return { kind: "invalid", error: `${disruptionPolicyPath}: inline content cannot be decoded`, source: "osc" };
     }
   }
-  if (entry(lastApplied) !== undefined) return { kind: "none" };
+  if (lastApplied !== undefined && policyFileOf(lastApplied, hostName) !== undefined) return { kind: "none" };
   return diskDisruptionPolicy(host);
 }
+
+/** The policy file among the files `osc` delivers to this host, if any. */
+export const policyFileOf = (osc: Osc, hostName: string) => allFiles(osc, hostName).find((f) => f.path === disruptionPolicyPath);
 
 /** The policy file on disk alone (what `status` shows: it governs the next apply unless that OSC brings another). */
 export async function diskDisruptionPolicy(host: HostFs): Promise<EffectivePolicy> {

@@ -73,11 +73,9 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
       listed?.catch(() => undefined);
       const parent = await directoryProblem(host, dir, kindAt);
       let entries: ReadonlyMap<string, FileInfo["kind"]> | undefined;
-      // An immutable directory takes no new entries and loses none; an append-only one loses none,
-      // and a write renames its temp away. Asked of the directory with its links resolved, once.
-      let dirFlags: Promise<string | undefined> | undefined;
-      const dirFlagsProblem = (): Promise<string | undefined> =>
-        (dirFlags ??= host.attributeFlags(resolveInRoot(host, dir).path as string).then((f) => flagsProblem(`directory "${dir}"`, f)));
+      // Targets whose inode flags decide (an existing file or directory is replaced or removed), with the
+      // entry name to ask, or none for a file the write creates (only the directory's flags matter then).
+      const flagged: { readonly i: number; readonly name: string | undefined }[] = [];
       for (const i of members) {
         const t = targets[i] as Target;
         if (parent !== undefined) problems[i] = parent;
@@ -88,10 +86,24 @@ export async function checkApplyTargets(host: HostFs, changes: OscChanges): Prom
           if (kind === "dir" || kind === "other") problems[i] = `"${t.path}" is a ${kind === "dir" ? "directory" : "non-regular file"}`;
           // The write replaces a link, but the apply reads the current content through it first.
           else if (kind === "symlink") problems[i] = resolveInRoot(host, t.path).problem;
-          else problems[i] = (await dirFlagsProblem()) ?? (kind === "file" ? await fileFlagsProblem(host, t.path) : undefined);
+          else flagged.push({ i, name: kind === "file" ? baseName(t.path) : undefined });
         } else {
-          const kind = await kindAt(t.path);
-          if (kind === "file" || kind === "dir") problems[i] = (await dirFlagsProblem()) ?? (await fileFlagsProblem(host, t.path));
+          // A listed directory already knows the kind (lstat's, as stat reports it): no stat per target.
+          const kind = listed === undefined ? await kindAt(t.path) : (entries ??= (await listed) ?? new Map()).get(baseName(t.path));
+          if (kind === "file" || kind === "dir") flagged.push({ i, name: baseName(t.path) });
+        }
+      }
+      // An immutable directory takes no new entries and loses none; an append-only one loses none, and a
+      // write renames its temp away. The directory is resolved once for its flags and all its entries'.
+      if (flagged.length > 0) {
+        const names = flagged.flatMap((f) => (f.name === undefined ? [] : [f.name]));
+        const flags = await host.attributeFlagsIn(dir, names);
+        const dirProblem = flagsProblem(`directory "${dir}"`, flags.dir);
+        let next = 0;
+        for (const f of flagged) {
+          const path = (targets[f.i] as Target).path;
+          const own = f.name === undefined ? undefined : flags.entries[next++];
+          problems[f.i] = dirProblem ?? flagsProblem(`"${path}"`, own);
         }
       }
       if (parent === undefined && entries !== undefined) listings.set(dir, new Set(entries.keys()));
@@ -115,10 +127,6 @@ function flagsProblem(what: string, flags: number | undefined): string | undefin
   if (flags & FS_IMMUTABLE_FL) return `${what} is immutable (chattr +i)`;
   if (flags & FS_APPEND_FL) return `${what} is append-only (chattr +a)`;
   return undefined;
-}
-
-async function fileFlagsProblem(host: HostFs, path: string): Promise<string | undefined> {
-  return flagsProblem(`"${path}"`, await host.attributeFlags(path));
 }
 
 /** `path` as a host path with every link resolved, or why it cannot be followed (it leaves the root, or loops). */

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeClock } from "../../../../test/doubles/fake-clock.ts";
+import { eventually } from "../../../../test/harness/eventually.ts";
 import { createHostFs } from "../../../host/index.ts";
 import type { Kube, KubeObject } from "../../../kube/index.ts";
 import { nopLogger, StepError } from "../../../log/index.ts";
@@ -154,12 +155,14 @@ describe("OscReporter", () => {
       expect(conditions(patches).map((c) => c?.["reason"])).toEqual(["Held", "Applying", "WaitingForDrain"]);
     });
 
-    test("should record the host apply, then say Applied; upToDate afterwards sends nothing", async () => {
+    test("should record the host apply, then say Applied (queued behind the reports before it); upToDate afterwards sends nothing", async () => {
       const { reporter, patches, gauges, host } = await setup();
       const run = await reporter.startApply(node, "c1", signal);
       await run.hostApplied();
       expect((await readApplyStatus(host))?.lastSuccess?.outcome).toBe("Applied");
-      await run.applied(node, signal);
+      run.applied(node, signal);
+      // Sent in the background (the next version's apply does not wait for it).
+      await eventually("the Applied condition", () => conditions(patches).at(-1)?.["reason"] === "Applied", { intervalMs: 0 });
       const sent = patches.length;
       await reporter.upToDate(node, "c1", signal);
       expect(patches).toHaveLength(sent);

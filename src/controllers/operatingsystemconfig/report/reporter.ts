@@ -30,8 +30,8 @@ export interface ApplyRun {
   historyAnnotations(node: KubeObject, outcome: ApplyOutcome): Record<string, string>;
   /** The host is at the new version: status file and metrics (before the Node is patched). */
   hostApplied(): Promise<void>;
-  /** Condition True/Applied (after the checksum patch succeeded). */
-  applied(node: KubeObject | undefined, signal: AbortSignal): Promise<void>;
+  /** Condition True/Applied (after the checksum patch succeeded), sent in the background in report order. */
+  applied(node: KubeObject | undefined, signal: AbortSignal): void;
   /** Condition False/ApplyFailed naming the step and subject, history, metrics, status file. */
   failed(node: KubeObject | undefined, err: unknown, signal: AbortSignal): Promise<void>;
 }
@@ -199,11 +199,12 @@ export class OscReporter {
         this.deps.metrics.observeApply(finish() / 1000, "applied");
         this.deps.metrics.appliedAt(Math.floor(clock.now() / 1000));
       },
-      applied: async (n, sig) => {
-        await this.#tail;
+      applied: (n, sig) => {
         this.deps.metrics.gatesOpenToApplied((clock.now() - startMs) / 1000, staged);
         this.deps.metrics.upToDate(true);
-        await this.#node.condition(n, appliedState(checksum, this.deps.conditionNote?.()), sig);
+        // Queued, not awaited: a version that follows at once is not held up by this rate-limited call,
+        // and every later report waits for the queue, so Applied still lands before the next Applying.
+        this.#tail = this.#tail.then(() => this.#node.condition(n, appliedState(checksum, this.deps.conditionNote?.()), sig));
       },
       failed: async (n, err, sig) => {
         await this.#tail;

@@ -1,7 +1,7 @@
 import { nodeRef } from "../../../events.ts";
 import type { ApplyExtension } from "../../apply/extension.ts";
 import { policyUnitJobs } from "../../apply/policy-jobs.ts";
-import { effectiveDisruptionPolicy } from "../../plan/disruption-policy.ts";
+import { diskDisruptionPolicy, effectiveDisruptionPolicy, policyFileOf } from "../../plan/disruption-policy.ts";
 import { readLastAppliedDigests } from "../../plan/state.ts";
 
 /** The Warning's reason when the policy file cannot be used (the whole policy is then ignored). */
@@ -17,9 +17,15 @@ export function disruptionPolicyExtension(): ApplyExtension {
   return {
     name: "disruption-policy",
     async arm({ ports, osc, checksum, node }) {
+      const hostName = ports.node.hostName.toLowerCase();
+      // The usual node: no policy in this OSC and none on disk. Not armed then, whatever last-applied says
+      // (it only decides between the file on disk and none), so it is not read here (the planner does).
+      // A file that cannot be read is left to the full look below (it may not matter there).
+      const onDisk = policyFileOf(osc, hostName) === undefined ? await diskDisruptionPolicy(ports.host).catch(() => undefined) : undefined;
+      if (onDisk?.kind === "none") return undefined;
       // Only paths and units are compared: a big OSC's digests do.
       const lastApplied = await readLastAppliedDigests(ports.host);
-      const effective = await effectiveDisruptionPolicy(ports.host, osc, lastApplied, ports.node.hostName.toLowerCase());
+      const effective = await effectiveDisruptionPolicy(ports.host, osc, lastApplied, hostName);
       if (effective.kind === "none") return undefined;
       if (effective.kind === "invalid") {
         const key = `${checksum}/${effective.error}`;
