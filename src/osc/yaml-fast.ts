@@ -1,4 +1,3 @@
-import { bigTextChars } from "../text/index.ts";
 /**
  * A fast path for reading OSC YAML: Bun's native parser (`Bun.YAML.parse`, ~30× faster than the `yaml`
  * package and without its document tree) for texts that stay inside a conservative subset on which it
@@ -16,6 +15,7 @@ import { bigTextChars } from "../text/index.ts";
  *   tabs or control characters outside block scalars and quotes, `\r`, BOMs, `__proto__`.
  * Bun parse errors also fall back, so error messages stay the slow path's.
  */
+import { bigTextChars } from "../text/index.ts";
 
 const SPACE = 0x20;
 const HASH = 0x23;

@@ -110,11 +110,13 @@ export async function readLastAppliedWithTypeMeta(
 
 /**
  * Writes last-applied and remembers its decoded form (taken from the encoder, not by parsing the
- * text again), so the next reconcile need not decode it.
+ * text again), so the next reconcile need not decode it. Returns the text's length (a big one is
+ * garbage the caller may collect).
  */
-export async function writeLastApplied(host: HostFs, osc: Osc): Promise<void> {
+export async function writeLastApplied(host: HostFs, osc: Osc): Promise<number> {
   const { text, decoded } = encodeOscAndDecoded(osc);
   await host.writeFileAtomic(lastAppliedPath, text, 0o600);
   // encodeOscAndDecoded always writes apiVersion and kind: the unit check need not parse the text to learn that.
   remember(host, digestOf(text), decoded, text.length).typeMetaInFile = true;
+  return text.length;
 }

@@ -36,9 +36,9 @@ export function inlineContentChars(changes: OscChanges): number {
  * its last-applied file is written: that text (as long as the OSC) would otherwise still be there when
  * the next version's Secret arrives, under its decode.
  */
-export function collectAfterBigWrite(contentChars: number, log: ApplyPorts["log"], written: "files" | "last-applied" = "files"): void {
-  if (contentChars < bigTextChars) return;
+export function collectAfterBigWrite(writtenChars: number, log: ApplyPorts["log"], written: "files" | "last-applied" = "files"): void {
+  if (writtenChars < bigTextChars) return;
   const start = performance.now();
   Bun.gc(true);
-  log.debug("Collected the garbage of the written files", { contentChars, written, ms: Math.round(performance.now() - start) });
+  log.debug("Collected the garbage of the written files", { writtenChars, written, ms: Math.round(performance.now() - start) });
 }
