@@ -1,5 +1,5 @@
 import { bigTextChars } from "../../../text/index.ts";
-import { ifFound, secrets, type Kube, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
+import { ifFound, secrets, type Kube, type KubeObject, type ObjectKey, type ObjectTransform } from "../../../kube/index.ts";
 import { errorText } from "../../../log/index.ts";
 import { decodeBase64Strict, decodeOsc, type Osc } from "../../../osc/index.ts";
 import { secretValue } from "../plan/content.ts";
@@ -66,9 +66,11 @@ const sha256 = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha2
  * is decoded as the object arrives and its base64 text (27 MB for a 20 MB OSC) is not kept in the cache;
  * the cached object keeps its metadata and every other data key. Other Secrets pass unchanged (gardenadm's
  * cache holds every pool's). A Secret that cannot be decoded keeps the error for its reconcile to report.
+ * A big osc.yaml arrives by watch as its bytes (dataAsBytes), decoded while the event streamed in: its
+ * base64 text never existed whole in this process.
  */
-export function oscSecretTransform(secretName: string): (obj: KubeObject) => KubeObject {
-  return (obj) => {
+export function oscSecretTransform(secretName: string): ObjectTransform<KubeObject> {
+  const transform = (obj: KubeObject): KubeObject => {
     if (obj.metadata.name !== secretName) return obj;
     const key = { namespace: obj.metadata.namespace ?? "", name: obj.metadata.name };
     const taken = takeOscData(obj, key);
@@ -81,17 +83,24 @@ export function oscSecretTransform(secretName: string): (obj: KubeObject) => Kub
     else decodedSecrets.set(obj, decodeBytes(bytes, key));
     return obj;
   };
+  return Object.assign(transform, {
+    dataAsBytes: (obj: KubeObject, dataKey: string) => obj.metadata.name === secretName && dataKey === oscDataKey,
+  });
 }
 
 /**
  * Removes osc.yaml from the object's data (the informer's own object, fresh from the API) and returns its
- * bytes, or the Decoded of text that is not base64; undefined when there is no osc.yaml text.
+ * bytes, or the Decoded of text that is not base64; undefined when there is no osc.yaml.
  */
 function takeOscData(obj: KubeObject, key: ObjectKey): { readonly bytes: Uint8Array | Decoded; readonly big: boolean } | undefined {
   const data = obj["data"];
   if (data === null || typeof data !== "object") return undefined;
   const record = data as Record<string, unknown>;
   const text = record[oscDataKey];
+  if (text instanceof Uint8Array) {
+    delete record[oscDataKey];
+    return { bytes: text, big: Math.ceil(text.length / 3) * 4 >= bigTextChars };
+  }
   if (typeof text !== "string") return undefined;
   delete record[oscDataKey];
   const big = text.length >= bigTextChars;
