@@ -1,6 +1,8 @@
 import { bigTextChars } from "../text/index.ts";
 
 const NEWLINE = 0x0a;
+/** How many bytes of a big line are taken between two collections of their garbage. */
+const bigLineCollectBytes = 2 * 1024 * 1024;
 
 /** A line too long to be held as one text, taken chunk by chunk (a big Secret's watch event). */
 export interface BigLine<T> {
@@ -38,10 +40,10 @@ export async function* readLines<T>(
     if (big !== undefined) {
       big.add(piece);
       taken += piece.length;
-      // The chunks already taken are garbage (as much again as what `big` keeps): collected as the line
-      // streams in, not left to pile up beside it.
-      if (taken >= bigTextChars) {
-        Bun.gc(true);
+      // The chunks already taken and what `big` made of them on the way are garbage (twice the bytes):
+      // collected as the line streams in (a young-generation collection), not left to pile up beside it.
+      if (taken >= bigLineCollectBytes) {
+        Bun.gc(false);
         taken = 0;
       }
       return;

@@ -226,10 +226,23 @@ export class JsonLineAssembler {
     if (this.#pads === 0) {
       const text = latin1(characters);
       const bad = notAlphabet.exec(text)?.index ?? text.length;
-      const alphabet = this.#carry + (bad === text.length ? text : text.slice(0, bad));
-      const whole = alphabet.length - (alphabet.length % 4);
-      if (!this.#decode(alphabet.slice(0, whole))) return 0;
-      this.#carry = alphabet.slice(whole);
+      if (this.#outLength + Math.ceil((this.#carry.length + bad) / 4) * 3 > maxLongBytes) return 0;
+      // The quantum the last chunk left open is completed on its own; the rest is decoded from slices of
+      // the chunk's text (they share its characters): a chunk leaves one text of garbage, not three.
+      let at = 0;
+      if (this.#carry !== "") {
+        at = Math.min(bad, 4 - this.#carry.length);
+        this.#carry += text.slice(0, at);
+        if (this.#carry.length === 4) {
+          this.#decode(this.#carry);
+          this.#carry = "";
+        }
+      }
+      if (this.#carry === "") {
+        const whole = bad - ((bad - at) % 4);
+        this.#decode(text.slice(at, whole));
+        this.#carry = text.slice(whole, bad);
+      }
       i = bad;
     }
     // Padding: at most two, closing the last quantum (only the closing quote may follow).
@@ -237,16 +250,14 @@ export class JsonLineAssembler {
     return i;
   }
 
-  /** Appends the bytes of whole quanta; false when they would not fit the reservation. */
-  #decode(quanta: string): boolean {
-    if (quanta.length === 0) return true;
+  /** Appends the bytes of whole quanta (takeBase64 checked they fit the reservation). */
+  #decode(quanta: string): void {
+    if (quanta.length === 0) return;
     const out = this.#out as ArrayBuffer;
     const n = (quanta.length / 4) * 3;
-    if (this.#outLength + n > out.maxByteLength) return false;
     if (this.#outLength + n > out.byteLength) out.resize(Math.min(out.maxByteLength, Math.max(this.#outLength + n, out.byteLength * 1.25)));
     Buffer.from(out, 0, out.byteLength).write(quanta, this.#outLength, n, "base64");
     this.#outLength += n;
-    return true;
   }
 
   /** The closing quote of a long value: its last quantum checked and decoded, a placeholder left in the text. */
