@@ -120,6 +120,17 @@ describe("readYamlFast", () => {
     }
   });
 
+  test("should scan bytes of several windows as one text: a block scalar across a window's end, a late anchor", () => {
+    // Lines of ~100 bytes put the 1 MiB window ends inside the block scalars (each spans 40 lines), whose
+    // lines would be ineligible outside a block scalar.
+    const blocks = Array.from({ length: 600 }, (_, i) => `b${i}: |\n${`  &a *b !c ${"é".repeat(40)} line\n`.repeat(40)}`).join("");
+    const text = `${blocks}tail: x\n`;
+    expect(new TextEncoder().encode(text).length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(readYamlFast(new TextEncoder().encode(text))).toEqual(readYamlFast(text) as Record<string, unknown>);
+    expect(readYamlFast(new TextEncoder().encode(text))).toBeDefined();
+    expect(readYamlFast(new TextEncoder().encode(`${blocks}anchor: &a x\n`))).toBeUndefined();
+  });
+
   test.each([
     ["a byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x3a, 0x20, 0x62])],
     ["invalid UTF-8", new Uint8Array([0x61, 0x3a, 0x20, 0xff])],

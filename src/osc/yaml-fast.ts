@@ -196,44 +196,56 @@ function scanLine(line: string): LineScan | undefined {
 
 /** Whether Bun's parser may read `text` (see the module comment). */
 export function fastYamlEligible(text: string): boolean {
-  if (text.includes("__proto__") || text.includes("\r") || text.includes("\uFEFF")) return false;
-  // Unicode line/paragraph separators and NEL were line breaks in YAML 1.1.
-  if (/[\u0085\u2028\u2029]/.test(text)) return false;
-  // C0/C1 controls and DEL anywhere but tab and newline: one native scan instead of a loop per line
-  // (the agent's interpreter spent ~40% of this function there); tabs are checked per line below.
-  if (controls.test(text)) return false;
-  let blockParent = -1; // inside a block scalar: its content lines are indented more than this
-  let blockContent = -1; // the indentation of its first content line
-  let owner: number | undefined; // the previous line ended with a value owned by this column
-  let pos = 0;
-  while (pos <= text.length) {
-    let end = text.indexOf("\n", pos);
-    if (end < 0) end = text.length;
-    const line = text.slice(pos, end);
-    pos = end + 1;
-    const ind = leadingSpaces(line);
-    if (blockParent >= 0) {
-      if (ind === line.length) continue; // blank: content, or the end (both parsers agree or both fail)
-      if (ind > blockParent) {
-        if (blockContent < 0) blockContent = ind;
-        else if (ind < blockContent) return false; // less indented than the first line: an error case
-        continue;
+  return new EligibilityScan().window(text);
+}
+
+/**
+ * The scan of fastYamlEligible, window by window: a window is whole lines (it ends at a line break or
+ * at the end of the text), and what a line leaves for the next (a block scalar, a completed value) is
+ * carried from one window to the next. A blank line at a window's end changes nothing.
+ */
+class EligibilityScan {
+  #blockParent = -1; // inside a block scalar: its content lines are indented more than this
+  #blockContent = -1; // the indentation of its first content line
+  #owner: number | undefined; // the previous line ended with a value owned by this column
+
+  window(text: string): boolean {
+    if (text.includes("__proto__") || text.includes("\r") || text.includes("\uFEFF")) return false;
+    // Unicode line/paragraph separators and NEL were line breaks in YAML 1.1.
+    if (/[\u0085\u2028\u2029]/.test(text)) return false;
+    // C0/C1 controls and DEL anywhere but tab and newline: one native scan instead of a loop per line
+    // (the agent's interpreter spent ~40% of this function there); tabs are checked per line below.
+    if (controls.test(text)) return false;
+    let pos = 0;
+    while (pos <= text.length) {
+      let end = text.indexOf("\n", pos);
+      if (end < 0) end = text.length;
+      const line = text.slice(pos, end);
+      pos = end + 1;
+      const ind = leadingSpaces(line);
+      if (this.#blockParent >= 0) {
+        if (ind === line.length) continue; // blank: content, or the end (both parsers agree or both fail)
+        if (ind > this.#blockParent) {
+          if (this.#blockContent < 0) this.#blockContent = ind;
+          else if (ind < this.#blockContent) return false; // less indented than the first line: an error case
+          continue;
+        }
+        this.#blockParent = -1;
       }
-      blockParent = -1;
+      if (line.includes("\t")) return false; // tabs only inside block scalars
+      if (ind === line.length || line.charCodeAt(ind) === HASH) continue; // blank or comment only
+      // More indented than a completed value: a multi-line plain scalar or an error; both go slow.
+      if (this.#owner !== undefined && ind > this.#owner) return false;
+      const scan = scanLine(line);
+      if (scan === undefined) return false;
+      this.#owner = scan.valueOwner;
+      if (scan.block >= 0) {
+        this.#blockParent = scan.block;
+        this.#blockContent = -1;
+      }
     }
-    if (line.includes("\t")) return false; // tabs only inside block scalars
-    if (ind === line.length || line.charCodeAt(ind) === HASH) continue; // blank or comment only
-    // More indented than a completed value: a multi-line plain scalar or an error; both go slow.
-    if (owner !== undefined && ind > owner) return false;
-    const scan = scanLine(line);
-    if (scan === undefined) return false;
-    owner = scan.valueOwner;
-    if (scan.block >= 0) {
-      blockParent = scan.block;
-      blockContent = -1;
-    }
+    return true;
   }
-  return true;
 }
 
 /** C0/C1 controls and DEL other than tab and newline (tabs are allowed only inside block scalars). */
@@ -247,15 +259,34 @@ function bunYaml(): BunYaml | undefined {
   return bun?.YAML;
 }
 
+/** The bytes of osc.yaml decoded and scanned at a time (then up to a line break). */
+const eligibilityWindowBytes = 1024 * 1024;
+
 /**
  * Whether Bun may parse these UTF-8 bytes as they are: they decode without replacement characters
  * (the slow path reads the decoded text), carry no byte order mark, and their text is eligible. The
- * text is dropped on return; for a big text it is collected before the parse adds its own copy.
+ * text is decoded and scanned a window of lines at a time (a line break never splits a UTF-8
+ * sequence), so a big OSC's text never exists whole beside its bytes; the windows' garbage is
+ * collected as the scan goes.
  */
 function bytesEligible(bytes: Uint8Array): boolean {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return false;
-  const text = new TextDecoder().decode(bytes);
-  return !text.includes("\uFFFD") && fastYamlEligible(text);
+  const decoder = new TextDecoder();
+  const scan = new EligibilityScan();
+  let scanned = 0;
+  for (let from = 0; from < bytes.length; ) {
+    const next = from + eligibilityWindowBytes >= bytes.length ? -1 : bytes.indexOf(0x0a, from + eligibilityWindowBytes);
+    const to = next < 0 ? bytes.length : next + 1;
+    const text = decoder.decode(bytes.subarray(from, to));
+    if (text.includes("\uFFFD") || !scan.window(text)) return false;
+    scanned += to - from;
+    from = to;
+    if (scanned >= bigTextChars) {
+      Bun.gc(false);
+      scanned = 0;
+    }
+  }
+  return true;
 }
 
 /**

@@ -55,7 +55,8 @@ const decodedSecrets = new WeakMap<KubeObject, Decoded | Undecoded>();
 /** A big osc.yaml taken from the Secret by the transform, its bytes not parsed yet (decodeSecret does). */
 interface Undecoded {
   readonly digest: string;
-  readonly bytes: Uint8Array;
+  /** Dropped once parsed (undefined), so that the collection right after the parse frees them. */
+  bytes: Uint8Array | undefined;
   readonly key: ObjectKey;
 }
 
@@ -127,10 +128,15 @@ function decodeBytes(bytes: Uint8Array, key: ObjectKey, digest = sha256(bytes)):
 export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
   let known = decodedSecrets.get(secret);
   if (known !== undefined && !("result" in known)) {
-    const { bytes, key: taken, digest } = known;
-    // The watch event's text and the replaced Secret are collected before the parse makes its copies.
-    known = collectedAround(true, () => decodeBytes(bytes, taken, digest));
-    decodedSecrets.set(secret, known); // the bytes go
+    const undecoded = known;
+    // The replaced Secret's OSC is collected before the parse makes its copies; the bytes right after
+    // it, with the parser's garbage (else they stay until the plan's collection: 20 MB more under it).
+    known = collectedAround(true, () => {
+      const decoded = decodeBytes(undecoded.bytes ?? new Uint8Array(0), undecoded.key, undecoded.digest);
+      undecoded.bytes = undefined;
+      decodedSecrets.set(secret, decoded);
+      return decoded;
+    });
   }
   if (known !== undefined) {
     if (known.result.ok) return known.result.osc;
