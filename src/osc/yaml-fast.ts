@@ -251,7 +251,7 @@ class EligibilityScan {
 /** C0/C1 controls and DEL other than tab and newline (tabs are allowed only inside block scalars). */
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-type BunYaml = { parse(input: string | Uint8Array): unknown };
+export type BunYaml = { parse(input: string | Uint8Array): unknown };
 
 /** Bun's parser when this runtime has it (the agent always runs on Bun; tests too). */
 function bunYaml(): BunYaml | undefined {
@@ -289,6 +289,87 @@ function bytesEligible(bytes: Uint8Array): boolean {
   return true;
 }
 
+const NEWLINE = 0x0a;
+/** The line that opens a big OSC's file list (gardenlet's layout), from a line start. */
+const filesKeyLine = new TextEncoder().encode("\n  files:\n");
+/** About this many bytes of the file list are parsed at a time. */
+const filesGroupBytes = 1024 * 1024;
+
+/** Columns of leading spaces of the line starting at `from`. */
+function indentAt(bytes: Uint8Array, from: number): number {
+  let i = from;
+  while (bytes[i] === SPACE) i++;
+  return i - from;
+}
+
+/** Whether the line starting at `from` (indented by `indent`) opens a block sequence item: `-` then a space or its end. */
+const opensItem = (bytes: Uint8Array, from: number, indent: number): boolean =>
+  bytes[from + indent] === DASH && (bytes[from + indent + 1] === SPACE || bytes[from + indent + 1] === NEWLINE);
+
+/**
+ * Bun's parse of eligible bytes whose bulk is `spec.files` (a big OSC), that list parsed a group of items at
+ * a time: the parser's own transient memory is that of a group, not of the whole document (issue 27). The
+ * rest of the document is parsed with the list's items cut out (`files:` then has no value) and the items
+ * put back. Inside the fast path's subset a block sequence's items are the lines from an item's `- ` to
+ * the next one at its indentation, so a group of them is a document of its own with the same values.
+ * Undefined (the caller parses the whole) for any other layout.
+ */
+export function parseFilesInGroups(parser: BunYaml, bytes: Uint8Array): Record<string, unknown> | undefined {
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(filesKeyLine);
+  if (key < 0 || !underSpec(bytes, key)) return undefined;
+  const start = key + filesKeyLine.length;
+  const indent = indentAt(bytes, start);
+  if (indent < 2 || !opensItem(bytes, start, indent)) return undefined;
+  // The items: up to the first line less indented, or as indented but not an item.
+  const items: Array<readonly [number, number]> = [];
+  let groupStart = start;
+  let end = start;
+  for (let line = start; line < bytes.length; ) {
+    const next = bytes.indexOf(NEWLINE, line);
+    const lineEnd = next < 0 ? bytes.length : next + 1;
+    const ind = indentAt(bytes, line);
+    // Blank and comment-only lines carry no structure: they stay with the items around them.
+    const blank = line + ind === lineEnd || bytes[line + ind] === NEWLINE || bytes[line + ind] === HASH;
+    if (!blank && (ind < indent || (ind === indent && !opensItem(bytes, line, ind)))) break;
+    if (!blank && ind === indent && line - groupStart >= filesGroupBytes) {
+      items.push([groupStart, line]);
+      groupStart = line;
+    }
+    end = lineEnd;
+    line = lineEnd;
+  }
+  items.push([groupStart, end]);
+  const rest = Buffer.concat([bytes.subarray(0, start), bytes.subarray(end)]);
+  const doc = parser.parse(rest);
+  const spec = isMapping(doc) ? doc["spec"] : undefined;
+  if (!isMapping(spec) || !("files" in spec) || spec["files"] !== null) return undefined;
+  const files: unknown[] = [];
+  for (const [from, to] of items) {
+    const group = parser.parse(bytes.subarray(from, to));
+    if (!Array.isArray(group)) return undefined;
+    for (const item of group) files.push(item);
+  }
+  spec["files"] = files;
+  return doc as Record<string, unknown>;
+}
+
+/**
+ * Whether the last unindented line before `newline` (not blank, not a comment) is `spec:`: the `files:`
+ * found is spec's key, not a line of some top-level key's block scalar.
+ */
+function underSpec(bytes: Uint8Array, newline: number): boolean {
+  for (let end = newline; end > 0; ) {
+    const start = bytes.lastIndexOf(NEWLINE, end - 1) + 1;
+    const c = bytes[start];
+    if (c !== SPACE && c !== HASH && c !== NEWLINE && start < end)
+      return Buffer.from(bytes.subarray(start, end)).toString("latin1") === "spec:";
+    end = start - 1;
+  }
+  return false;
+}
+
+const isMapping = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
+
 /**
  * The parsed mapping when the fast path applies, else undefined (the caller takes the slow path,
  * which also produces the error for anything the fast parser rejects).
@@ -299,7 +380,7 @@ export function readYamlFast(text: string | Uint8Array): Record<string, unknown>
   if (typeof text !== "string" && text.length >= bigTextChars) Bun.gc(true);
   let value: unknown;
   try {
-    value = parser.parse(text);
+    value = (typeof text !== "string" && text.length >= bigTextChars ? parseFilesInGroups(parser, text) : undefined) ?? parser.parse(text);
   } catch {
     // The slow path reports the error with its own message.
     return undefined;
