@@ -1,6 +1,11 @@
 import { bigTextChars } from "../text/index.ts";
 
 const NEWLINE = 0x0a;
+/**
+ * From this many bytes a line goes to the BigLine: its first bytes (held until then, with the chunks they
+ * came in) are the garbage a big line starts with. As long as a string value that is decoded as it arrives.
+ */
+const bigLineBytes = 1024 * 1024;
 /** How many bytes of a big line are taken between two collections of their garbage. */
 const bigLineCollectBytes = 2 * 1024 * 1024;
 
@@ -15,7 +20,7 @@ export interface BigLine<T> {
  * Yields the lines of a byte stream (UTF-8), skipping blank ones, each as `parse` makes it. A line's bytes
  * are kept as they arrive and decoded once, when its end arrives: a watch event of tens of megabytes (a
  * big OSC Secret) arrives in hundreds of chunks, and re-joining the text on every chunk copied it hundreds
- * of times (issue 27). With `bigLine`, a line of bigTextChars bytes or more goes to a BigLine as it arrives
+ * of times (issue 27). With `bigLine`, a line of 1 MiB or more goes to a BigLine as it arrives
  * instead, never held whole. The line is parsed here, before the yield: a suspended generator keeps what it
  * yielded, and the consumer works on the event (an informer decodes a big Secret's data) while the
  * generator waits, so only the parsed form may be held then.
@@ -50,7 +55,7 @@ export async function* readLines<T>(
     }
     pieces.push(piece);
     pending += piece.length;
-    if (bigLine === undefined || pending < bigTextChars) return;
+    if (bigLine === undefined || pending < bigLineBytes) return;
     big = bigLine();
     for (const p of pieces) big.add(p);
     pieces = [];
