@@ -19,7 +19,7 @@ export type { ObjectKey, Reconcile, Result } from "./reconcile.ts";
 export { loadKubeconfig, parseKubeconfig } from "./kubeconfig.ts";
 export type { RestConfig } from "./kubeconfig.ts";
 export { defaultUserAgent, KubeClient } from "./client.ts";
-export { Informer } from "./informer.ts";
+export { Informer, type ObjectTransform } from "./informer.ts";
 export { InformerSet } from "./informer-set.ts";
 export { CachedReader, liveReader } from "./readers.ts";
 export type { Reader } from "./readers.ts";

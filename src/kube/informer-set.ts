@@ -1,6 +1,6 @@
 import type { Clock } from "../clock/index.ts";
 import type { Logger } from "../log/index.ts";
-import { Informer } from "./informer.ts";
+import { Informer, type ObjectTransform } from "./informer.ts";
 import type { Resource } from "./resources.ts";
 import type { Kube, KubeList, KubeObject, Selectors } from "./types.ts";
 
@@ -40,7 +40,7 @@ export class InformerSet {
     namespace: string,
     selectors: Selectors = {},
     initialList?: KubeList<KubeObject>,
-    transform?: (obj: KubeObject) => KubeObject,
+    transform?: ObjectTransform<KubeObject>,
   ): Informer<T> {
     const ns = resource.namespaced ? namespace : "";
     const id = idOf(resource, ns, selectors);

@@ -4,7 +4,7 @@ import { isGone } from "./errors.ts";
 import { keyString, type ObjectKey } from "./reconcile.ts";
 import type { Resource } from "./resources.ts";
 import type { EventSink, Source } from "./source.ts";
-import type { Kube, KubeList, KubeObject, Selectors, WatchEvent } from "./types.ts";
+import type { DataAsBytes, Kube, KubeList, KubeObject, Selectors, WatchEvent } from "./types.ts";
 
 export interface InformerHandlers<T> {
   onAdd?(obj: T): void;
@@ -38,8 +38,11 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
    * Applied to every object before it is cached and handed to handlers (client-go's SetTransform): it
    * may keep less of the object (e.g. a big Secret's data once decoded). It may change the object given.
    */
-  transform?: (obj: T) => T;
+  transform?: ObjectTransform<T>;
 }
+
+/** An informer's transform; its `dataAsBytes` goes to the watch (WatchOptions.dataAsBytes), for the data it decodes. */
+export type ObjectTransform<T> = ((obj: T) => T) & { readonly dataAsBytes?: DataAsBytes };
 
 const objectKey = (o: KubeObject): string => keyString({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" });
 
@@ -213,6 +216,7 @@ export class Informer<T extends KubeObject> implements Source<T> {
       allowWatchBookmarks: true,
       timeoutSeconds,
       signal,
+      ...(this.#o.transform?.dataAsBytes !== undefined ? { dataAsBytes: this.#o.transform.dataAsBytes } : {}),
     });
     for await (const ev of stream) {
       n++;

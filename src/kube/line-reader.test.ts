@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { bigTextChars } from "../text/index.ts";
 import { readLines } from "./line-reader.ts";
 
 const streamOf = (chunks: readonly (string | Uint8Array)[]) =>
@@ -30,6 +31,31 @@ describe("readLines", () => {
     const bytes = new TextEncoder().encode('{"n":"ä€"}\n{"n":2}');
     const out = await linesOf(streamOf(Array.from(bytes, (_, i) => bytes.slice(i, i + 1))));
     expect(out).toEqual(['{"n":"ä€"}', '{"n":2}']);
+  });
+
+  test("should hand a line of 1 MiB or more to a BigLine as it arrives, shorter ones to parse", async () => {
+    const long = "x".repeat(bigTextChars + 10);
+    const chunks = ["a\n", long.slice(0, 1_000_000), long.slice(1_000_000), "\nb", "\n"];
+    const taken: number[] = [];
+    const out: string[] = [];
+    const lines = readLines(
+      streamOf(chunks),
+      (l) => `short ${l}`,
+      () => {
+        let n = 0;
+        return {
+          add: (bytes) => {
+            n += bytes.length;
+            taken.push(bytes.length);
+          },
+          end: () => `big ${n}`,
+        };
+      },
+    );
+    for await (const l of lines) out.push(l);
+    expect(out).toEqual(["short a", `big ${long.length}`, "short b"]);
+    // The first pieces went over together once the line was big enough, the rest as it came.
+    expect(taken.length).toBeGreaterThan(1);
   });
 
   test("should cancel the stream when the consumer stops early", async () => {

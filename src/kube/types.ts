@@ -66,7 +66,16 @@ export interface WatchOptions extends Selectors, RequestOptions {
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;
   timeoutSeconds?: number;
+  /**
+   * Which `data` values of an event's object arrive as their bytes (a Uint8Array) instead of base64 text:
+   * asked only of a value of 1 MiB or more in an event too big to hold whole, which is then decoded while
+   * it streams in (issue 27; what the value's text would be, checked as strictly as osc.yaml's).
+   */
+  dataAsBytes?: DataAsBytes;
 }
+
+/** See WatchOptions.dataAsBytes: the object (its metadata present) and the data key. */
+export type DataAsBytes = (object: KubeObject, key: string) => boolean;
 
 export interface WriteOptions extends RequestOptions {
   subresource?: string;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError, isGone, TransportError } from "./errors.ts";
-import { decodeWatchLine, watchQuery } from "./watch.ts";
+import { bigWatchLine, decodeWatchLine, watchQuery } from "./watch.ts";
+import type { KubeObject } from "./types.ts";
 
 describe("watch", () => {
   describe("decodeWatchLine", () => {
@@ -31,6 +32,43 @@ describe("watch", () => {
       const ev = decodeWatchLine(`{"type":"MODIFIED","object":{"kind":"Secret","data":{"token":"${secret}"`);
       expect(ev).toBeInstanceOf(TransportError);
       expect((ev as Error).message).toBe("watch: undecodable event (94 characters)");
+    });
+  });
+
+  describe("bigWatchLine", () => {
+    const long = Buffer.alloc(3 * 1024 * 1024, "osc ").toString("base64");
+    const event = JSON.stringify({
+      type: "MODIFIED",
+      object: {
+        kind: "Secret",
+        metadata: { name: "osc", resourceVersion: "9", annotations: { note: long } },
+        data: { "osc.yaml": long, other: long, small: "eA==" },
+      },
+    });
+    const assembled = (dataAsBytes?: (o: KubeObject, key: string) => boolean, text = event) => {
+      const line = bigWatchLine(dataAsBytes);
+      const bytes = new TextEncoder().encode(text);
+      for (let i = 0; i < bytes.length; i += 65_536) line.add(bytes.subarray(i, i + 65_536));
+      return line.end();
+    };
+
+    test("should deliver the data values the caller asks for as their bytes, every other value as text", () => {
+      const ev = assembled((o, key) => o.metadata.name === "osc" && key === "osc.yaml");
+      const object = (ev as { object: KubeObject }).object;
+      const data = object["data"] as Record<string, unknown>;
+      expect(data["osc.yaml"]).toBeInstanceOf(Uint8Array);
+      expect(Buffer.from(data["osc.yaml"] as Uint8Array).equals(Buffer.alloc(3 * 1024 * 1024, "osc "))).toBe(true);
+      expect({ ...object, data: { ...data, "osc.yaml": long } }).toEqual(JSON.parse(event).object);
+    });
+
+    test("should deliver what JSON.parse does when no data value is asked for as bytes", () => {
+      expect(assembled()).toEqual({ type: "MODIFIED", object: JSON.parse(event).object });
+    });
+
+    test("should reject an undecodable event as a TransportError naming only its size", () => {
+      const ev = assembled(undefined, event.slice(0, -2));
+      expect(ev).toBeInstanceOf(TransportError);
+      expect((ev as Error).message).toBe(`watch: undecodable event (${event.length - 2} bytes)`);
     });
   });
 

@@ -1,10 +1,11 @@
 import * as v from "valibot";
 import { ApiError, TransportError } from "./errors.ts";
-import { readLines } from "./line-reader.ts";
+import { type BigLine, readLines } from "./line-reader.ts";
 import { resourcePath, type Resource } from "./resources.ts";
 import { apiErrorFrom, parseBody, retryAfterHeader } from "./status.ts";
-import type { KubeObject, WatchEvent, WatchOptions } from "./types.ts";
+import type { DataAsBytes, KubeObject, WatchEvent, WatchOptions } from "./types.ts";
 import { errorText } from "../log/index.ts";
+import { JsonLineAssembler, LongBase64 } from "../text/index.ts";
 
 /** What a watch needs from the client that opens it. */
 export interface WatchTransport {
@@ -35,9 +36,13 @@ export function watchQuery(opts: WatchOptions): URLSearchParams {
 
 /** Decodes one line of a watch stream. An ERROR event is returned as the ApiError it carries. */
 export function decodeWatchLine<T extends KubeObject>(line: string): WatchEvent<T> | Error {
-  const parsed = v.safeParse(eventSchema, parseBody(line));
+  return decodeWatchValue<T>(parseBody(line), `${line.length} characters`);
+}
+
+function decodeWatchValue<T extends KubeObject>(value: unknown, size: string): WatchEvent<T> | Error {
+  const parsed = v.safeParse(eventSchema, value);
   // Only the size: the line may be a Secret's event, and its text would carry the Secret's data.
-  if (!parsed.success) return new TransportError(`watch: undecodable event (${line.length} characters)`);
+  if (!parsed.success) return new TransportError(`watch: undecodable event (${size})`);
   const { type, object } = parsed.output;
   if (type === "ERROR") {
     const code = typeof object["code"] === "number" ? object["code"] : 500;
@@ -46,6 +51,51 @@ export function decodeWatchLine<T extends KubeObject>(line: string): WatchEvent<
   if (!v.is(objectSchema, object)) return new TransportError(`watch: ${type} event without object metadata`);
   // Envelope checked; the object's own fields are validated by whoever reads them.
   return { type, object: object as unknown as T };
+}
+
+/**
+ * A watch event too big to hold whole (readLines' BigLine): parsed as it streams in, its long base64 values
+ * decoded on the way; `dataAsBytes` says which data values stay bytes, every other one is text again.
+ */
+export function bigWatchLine<T extends KubeObject>(dataAsBytes: DataAsBytes | undefined): BigLine<WatchEvent<T> | Error> {
+  const assembler = new JsonLineAssembler();
+  let size = 0;
+  return {
+    add: (bytes) => {
+      size += bytes.length;
+      assembler.add(bytes);
+    },
+    end: () => {
+      let value: unknown;
+      try {
+        value = assembler.end();
+      } catch {
+        return new TransportError(`watch: undecodable event (${size} bytes)`);
+      }
+      if (dataAsBytes !== undefined) takeDataBytes(value, dataAsBytes);
+      return decodeWatchValue<T>(asText(value), `${size} bytes`);
+    },
+  };
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
+
+/** The event object's data values that `dataAsBytes` wants as bytes become those bytes. */
+function takeDataBytes(event: unknown, dataAsBytes: DataAsBytes): void {
+  const object = isRecord(event) ? event["object"] : undefined;
+  if (!isRecord(object) || !isRecord(object["metadata"]) || !isRecord(object["data"])) return;
+  const data = object["data"];
+  for (const [key, value] of Object.entries(data)) {
+    if (value instanceof LongBase64 && dataAsBytes(object as unknown as KubeObject, key)) data[key] = value.bytes;
+  }
+}
+
+/** `value` with every LongBase64 left in it replaced by its text (in place; the event's envelope is small). */
+function asText(value: unknown): unknown {
+  if (value instanceof LongBase64) return value.text();
+  if (Array.isArray(value)) for (const [i, x] of value.entries()) value[i] = asText(x);
+  else if (isRecord(value) && !(value instanceof Uint8Array)) for (const [k, x] of Object.entries(value)) value[k] = asText(x);
+  return value;
 }
 
 /**
@@ -90,7 +140,11 @@ export async function* watchStream<T extends KubeObject>(
   }
   if (resp.body === null) return;
   // Each line is decoded by the reader (see readLines): its text is garbage before the event is handled.
-  const lines = readLines(resp.body, (line) => decodeWatchLine<T>(line));
+  const lines = readLines(
+    resp.body,
+    (line) => decodeWatchLine<T>(line),
+    () => bigWatchLine<T>(opts.dataAsBytes),
+  );
   const next = async (): Promise<WatchEvent<T> | undefined> => {
     const decoded = await lines.next();
     if (decoded.done === true) return undefined;

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { encodeOsc } from "./encode.ts";
 import { decodeOsc } from "./decode.ts";
-import { fastYamlEligible, readYamlFast } from "./yaml-fast.ts";
+import { type BunYaml, fastYamlEligible, parseFilesInGroups, readYamlFast } from "./yaml-fast.ts";
 import { readYamlCompat } from "./yaml-read.ts";
+import { bigOscYaml } from "../../test/harness/big-osc.ts";
+import { bigTextChars } from "../text/index.ts";
 
 const fixtureDir = `${import.meta.dir}/../../test/fixtures/render`;
 const fixtureNames = ["40-files", "42-units", "44-full"];
@@ -118,6 +120,55 @@ describe("readYamlFast", () => {
     for (const text of [...fixtures, benchOsc(50), "a: é€😀\nb: [x, 'ü']\n"]) {
       expect(readYamlFast(new TextEncoder().encode(text))).toEqual(readYamlFast(text) as Record<string, unknown>);
     }
+  });
+
+  test("should scan bytes of several windows as one text: a block scalar across a window's end, a late anchor", () => {
+    // Lines of ~100 bytes put the 1 MiB window ends inside the block scalars (each spans 40 lines), whose
+    // lines would be ineligible outside a block scalar.
+    const blocks = Array.from({ length: 600 }, (_, i) => `b${i}: |\n${`  &a *b !c ${"é".repeat(40)} line\n`.repeat(40)}`).join("");
+    const text = `${blocks}tail: x\n`;
+    expect(new TextEncoder().encode(text).length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(readYamlFast(new TextEncoder().encode(text))).toEqual(readYamlFast(text) as Record<string, unknown>);
+    expect(readYamlFast(new TextEncoder().encode(text))).toBeDefined();
+    expect(readYamlFast(new TextEncoder().encode(`${blocks}anchor: &a x\n`))).toBeUndefined();
+  });
+
+  describe("a big OSC's file list, parsed a group of items at a time", () => {
+    const big = bigOscYaml(1200, 1); // ~5 MB: past bigTextChars
+    const withFiles = (files: string, before = "", after = "") =>
+      big.replace(/\n {2}files:\n[\s\S]*$/, `\n${before}  files:\n${files}${after}`);
+    const items = big.slice(big.indexOf("\n  files:\n") + "\n  files:\n".length);
+    // Counts the parses: the grouped path parses the rest of the document and then each group.
+    const counting = () => {
+      const parser = { calls: 0, parse: (input: string | Uint8Array) => (parser.calls++, Bun.YAML.parse(input)) };
+      return parser as BunYaml & { calls: number };
+    };
+    test.each([
+      { name: "gardenlet's layout", text: big },
+      { name: "items indented under the key", text: withFiles(items.replace(/^ {2}/gm, "    ")) },
+      { name: "a sibling key and a top-level key after the list", text: withFiles(items, "", "  purpose: reconcile\nstatus: {}\n") },
+      {
+        name: "blank lines and comments between items",
+        text: withFiles(items.replace(/\n {2}- content:/g, "\n\n  # a file\n  - content:")),
+      },
+      { name: "an empty item value", text: withFiles(`  -\n    path: /x\n${items}`) },
+      { name: "a comment at the left margin between items", text: withFiles(items.replace("\n  - content:", "\n# here\n  - content:")) },
+    ])("should read $name exactly as one parse of the whole", ({ text }) => {
+      const bytes = new TextEncoder().encode(text);
+      expect(bytes.length).toBeGreaterThan(bigTextChars);
+      const whole = Bun.YAML.parse(text) as Record<string, unknown>;
+      expect(readYamlFast(bytes)).toEqual(whole);
+      const parser = counting();
+      expect(parseFilesInGroups(parser, bytes)).toEqual(whole);
+      expect(parser.calls).toBeGreaterThan(3);
+    });
+
+    test("should not take a block scalar's `files:` line for the list", () => {
+      const text = `note: |\n  files:\n  - not an item\n${big.replace("spec:\n", "spec:\n  files:\n  extra: 1\n").replace(/\n {2}files:\n(?= {2}- content)/, "\n  other:\n")}`;
+      const bytes = new TextEncoder().encode(text);
+      expect(readYamlFast(bytes)).toEqual(Bun.YAML.parse(text) as Record<string, unknown>);
+      expect(parseFilesInGroups(counting(), bytes)).toBeUndefined();
+    });
   });
 
   test.each([

@@ -196,50 +196,62 @@ function scanLine(line: string): LineScan | undefined {
 
 /** Whether Bun's parser may read `text` (see the module comment). */
 export function fastYamlEligible(text: string): boolean {
-  if (text.includes("__proto__") || text.includes("\r") || text.includes("\uFEFF")) return false;
-  // Unicode line/paragraph separators and NEL were line breaks in YAML 1.1.
-  if (/[\u0085\u2028\u2029]/.test(text)) return false;
-  // C0/C1 controls and DEL anywhere but tab and newline: one native scan instead of a loop per line
-  // (the agent's interpreter spent ~40% of this function there); tabs are checked per line below.
-  if (controls.test(text)) return false;
-  let blockParent = -1; // inside a block scalar: its content lines are indented more than this
-  let blockContent = -1; // the indentation of its first content line
-  let owner: number | undefined; // the previous line ended with a value owned by this column
-  let pos = 0;
-  while (pos <= text.length) {
-    let end = text.indexOf("\n", pos);
-    if (end < 0) end = text.length;
-    const line = text.slice(pos, end);
-    pos = end + 1;
-    const ind = leadingSpaces(line);
-    if (blockParent >= 0) {
-      if (ind === line.length) continue; // blank: content, or the end (both parsers agree or both fail)
-      if (ind > blockParent) {
-        if (blockContent < 0) blockContent = ind;
-        else if (ind < blockContent) return false; // less indented than the first line: an error case
-        continue;
+  return new EligibilityScan().window(text);
+}
+
+/**
+ * The scan of fastYamlEligible, window by window: a window is whole lines (it ends at a line break or
+ * at the end of the text), and what a line leaves for the next (a block scalar, a completed value) is
+ * carried from one window to the next. A blank line at a window's end changes nothing.
+ */
+class EligibilityScan {
+  #blockParent = -1; // inside a block scalar: its content lines are indented more than this
+  #blockContent = -1; // the indentation of its first content line
+  #owner: number | undefined; // the previous line ended with a value owned by this column
+
+  window(text: string): boolean {
+    if (text.includes("__proto__") || text.includes("\r") || text.includes("\uFEFF")) return false;
+    // Unicode line/paragraph separators and NEL were line breaks in YAML 1.1.
+    if (/[\u0085\u2028\u2029]/.test(text)) return false;
+    // C0/C1 controls and DEL anywhere but tab and newline: one native scan instead of a loop per line
+    // (the agent's interpreter spent ~40% of this function there); tabs are checked per line below.
+    if (controls.test(text)) return false;
+    let pos = 0;
+    while (pos <= text.length) {
+      let end = text.indexOf("\n", pos);
+      if (end < 0) end = text.length;
+      const line = text.slice(pos, end);
+      pos = end + 1;
+      const ind = leadingSpaces(line);
+      if (this.#blockParent >= 0) {
+        if (ind === line.length) continue; // blank: content, or the end (both parsers agree or both fail)
+        if (ind > this.#blockParent) {
+          if (this.#blockContent < 0) this.#blockContent = ind;
+          else if (ind < this.#blockContent) return false; // less indented than the first line: an error case
+          continue;
+        }
+        this.#blockParent = -1;
       }
-      blockParent = -1;
+      if (line.includes("\t")) return false; // tabs only inside block scalars
+      if (ind === line.length || line.charCodeAt(ind) === HASH) continue; // blank or comment only
+      // More indented than a completed value: a multi-line plain scalar or an error; both go slow.
+      if (this.#owner !== undefined && ind > this.#owner) return false;
+      const scan = scanLine(line);
+      if (scan === undefined) return false;
+      this.#owner = scan.valueOwner;
+      if (scan.block >= 0) {
+        this.#blockParent = scan.block;
+        this.#blockContent = -1;
+      }
     }
-    if (line.includes("\t")) return false; // tabs only inside block scalars
-    if (ind === line.length || line.charCodeAt(ind) === HASH) continue; // blank or comment only
-    // More indented than a completed value: a multi-line plain scalar or an error; both go slow.
-    if (owner !== undefined && ind > owner) return false;
-    const scan = scanLine(line);
-    if (scan === undefined) return false;
-    owner = scan.valueOwner;
-    if (scan.block >= 0) {
-      blockParent = scan.block;
-      blockContent = -1;
-    }
+    return true;
   }
-  return true;
 }
 
 /** C0/C1 controls and DEL other than tab and newline (tabs are allowed only inside block scalars). */
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-type BunYaml = { parse(input: string | Uint8Array): unknown };
+export type BunYaml = { parse(input: string | Uint8Array): unknown };
 
 /** Bun's parser when this runtime has it (the agent always runs on Bun; tests too). */
 function bunYaml(): BunYaml | undefined {
@@ -247,16 +259,116 @@ function bunYaml(): BunYaml | undefined {
   return bun?.YAML;
 }
 
+/** The bytes of osc.yaml decoded and scanned at a time (then up to a line break). */
+const eligibilityWindowBytes = 1024 * 1024;
+
 /**
  * Whether Bun may parse these UTF-8 bytes as they are: they decode without replacement characters
  * (the slow path reads the decoded text), carry no byte order mark, and their text is eligible. The
- * text is dropped on return; for a big text it is collected before the parse adds its own copy.
+ * text is decoded and scanned a window of lines at a time (a line break never splits a UTF-8
+ * sequence), so a big OSC's text never exists whole beside its bytes; the windows' garbage is
+ * collected as the scan goes.
  */
 function bytesEligible(bytes: Uint8Array): boolean {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return false;
-  const text = new TextDecoder().decode(bytes);
-  return !text.includes("\uFFFD") && fastYamlEligible(text);
+  const decoder = new TextDecoder();
+  const scan = new EligibilityScan();
+  let scanned = 0;
+  for (let from = 0; from < bytes.length; ) {
+    const next = from + eligibilityWindowBytes >= bytes.length ? -1 : bytes.indexOf(0x0a, from + eligibilityWindowBytes);
+    const to = next < 0 ? bytes.length : next + 1;
+    const text = decoder.decode(bytes.subarray(from, to));
+    if (text.includes("\uFFFD") || !scan.window(text)) return false;
+    scanned += to - from;
+    from = to;
+    if (scanned >= bigTextChars) {
+      Bun.gc(false);
+      scanned = 0;
+    }
+  }
+  return true;
 }
+
+const NEWLINE = 0x0a;
+/** The line that opens a big OSC's file list (gardenlet's layout), from a line start. */
+const filesKeyLine = new TextEncoder().encode("\n  files:\n");
+/** About this many bytes of the file list are parsed at a time. */
+const filesGroupBytes = 1024 * 1024;
+
+/** Columns of leading spaces of the line starting at `from`. */
+function indentAt(bytes: Uint8Array, from: number): number {
+  let i = from;
+  while (bytes[i] === SPACE) i++;
+  return i - from;
+}
+
+/** Whether the line starting at `from` (indented by `indent`) opens a block sequence item: `-` then a space or its end. */
+const opensItem = (bytes: Uint8Array, from: number, indent: number): boolean =>
+  bytes[from + indent] === DASH && (bytes[from + indent + 1] === SPACE || bytes[from + indent + 1] === NEWLINE);
+
+/**
+ * Bun's parse of eligible bytes whose bulk is `spec.files` (a big OSC), that list parsed a group of items at
+ * a time: the parser's own transient memory is that of a group, not of the whole document (issue 27). The
+ * rest of the document is parsed with the list's items cut out (`files:` then has no value) and the items
+ * put back. Inside the fast path's subset a block sequence's items are the lines from an item's `- ` to
+ * the next one at its indentation, so a group of them is a document of its own with the same values.
+ * Undefined (the caller parses the whole) for any other layout.
+ */
+export function parseFilesInGroups(parser: BunYaml, bytes: Uint8Array): Record<string, unknown> | undefined {
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(filesKeyLine);
+  if (key < 0 || !underSpec(bytes, key)) return undefined;
+  const start = key + filesKeyLine.length;
+  const indent = indentAt(bytes, start);
+  if (indent < 2 || !opensItem(bytes, start, indent)) return undefined;
+  // The items: up to the first line less indented, or as indented but not an item.
+  const items: Array<readonly [number, number]> = [];
+  let groupStart = start;
+  let end = start;
+  for (let line = start; line < bytes.length; ) {
+    const next = bytes.indexOf(NEWLINE, line);
+    const lineEnd = next < 0 ? bytes.length : next + 1;
+    const ind = indentAt(bytes, line);
+    // Blank and comment-only lines carry no structure: they stay with the items around them.
+    const blank = line + ind === lineEnd || bytes[line + ind] === NEWLINE || bytes[line + ind] === HASH;
+    if (!blank && (ind < indent || (ind === indent && !opensItem(bytes, line, ind)))) break;
+    if (!blank && ind === indent && line - groupStart >= filesGroupBytes) {
+      items.push([groupStart, line]);
+      groupStart = line;
+    }
+    end = lineEnd;
+    line = lineEnd;
+  }
+  items.push([groupStart, end]);
+  const rest = Buffer.concat([bytes.subarray(0, start), bytes.subarray(end)]);
+  const doc = parser.parse(rest);
+  const spec = isMapping(doc) ? doc["spec"] : undefined;
+  if (!isMapping(spec) || !("files" in spec) || spec["files"] !== null) return undefined;
+  const files: unknown[] = [];
+  for (const [from, to] of items) {
+    const group = parser.parse(bytes.subarray(from, to));
+    if (!Array.isArray(group)) return undefined;
+    for (const item of group) files.push(item);
+  }
+  spec["files"] = files;
+  return doc as Record<string, unknown>;
+}
+
+/**
+ * Whether the last unindented line before `newline` (not blank, not a comment) is `spec:`: the `files:`
+ * found is spec's key, not a line of some top-level key's block scalar.
+ */
+function underSpec(bytes: Uint8Array, newline: number): boolean {
+  for (let end = newline; end > 0; ) {
+    const start = bytes.lastIndexOf(NEWLINE, end - 1) + 1;
+    const c = bytes[start];
+    if (c !== SPACE && c !== HASH && c !== NEWLINE && start < end)
+      return Buffer.from(bytes.subarray(start, end)).toString("latin1") === "spec:";
+    end = start - 1;
+  }
+  return false;
+}
+
+const isMapping = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
 
 /**
  * The parsed mapping when the fast path applies, else undefined (the caller takes the slow path,
@@ -268,7 +380,7 @@ export function readYamlFast(text: string | Uint8Array): Record<string, unknown>
   if (typeof text !== "string" && text.length >= bigTextChars) Bun.gc(true);
   let value: unknown;
   try {
-    value = parser.parse(text);
+    value = (typeof text !== "string" && text.length >= bigTextChars ? parseFilesInGroups(parser, text) : undefined) ?? parser.parse(text);
   } catch {
     // The slow path reports the error with its own message.
     return undefined;

@@ -64,6 +64,25 @@ describe("oscSecretTransform", () => {
     expect(() => decodeSecret(notYaml, key)).toThrow("failed decoding osc.yaml of secret kube-system/osc-secret");
   });
 
+  test("should take a big osc.yaml the watch delivered as its bytes (dataAsBytes) as it takes its text", () => {
+    const bytes = (unit: string) => new TextEncoder().encode(`${oscYaml(unit)}# ${"x".repeat(3_200_000)}\n`);
+    const fromText = transform(secret({ "osc.yaml": Buffer.from(bytes("a")).toString("base64") }));
+    const asBytes = (unit: string) => {
+      const obj = secret({});
+      obj["data"] = { "osc.yaml": bytes(unit), other: "eA==" };
+      return transform(obj);
+    };
+    const a = asBytes("a");
+    expect(a["data"]).toEqual({ other: "eA==" });
+    expect(secretPredicate.update(fromText, a)).toBe(false);
+    expect(secretPredicate.update(a, asBytes("b"))).toBe(true);
+    expect(decodeSecret(a, key).spec.units?.map((u) => u.name)).toEqual(["a.service"]);
+    // Only this Secret's osc.yaml is asked for as bytes: other keys and other pools' Secrets stay text.
+    expect(transform.dataAsBytes?.(a, "osc.yaml")).toBe(true);
+    expect(transform.dataAsBytes?.(a, "other")).toBe(false);
+    expect(transform.dataAsBytes?.(secret({}, "another-pool"), "osc.yaml")).toBe(false);
+  });
+
   test("should decode a Secret read without the transform (a live GET) as before", () => {
     expect(decodeSecret(secret({ "osc.yaml": btoa(oscYaml("c")) }), key).spec.units?.[0]?.name).toBe("c.service");
   });
