@@ -23,6 +23,7 @@
 // there with `lease.jsonl` (every Lease change and Lease request of the rollout, simulator times).
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
+import { cpuSnapshot, cpuSplit, loopProbe } from "./cpu-split.ts";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import type { StoreEvent } from "../test/doubles/apiserver/store.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
@@ -191,12 +192,50 @@ try {
       if (before.get(n)?.checksum === v1 && !releasedAt.has(n)) releasedAt.set(n, Date.now());
     }
   });
+  let storeEvents = 0;
+  const countEvents = sim.store.subscribe(() => {
+    storeEvents += 1;
+  });
   const firstRequest = sim.requests.length;
+  const cpuFrom = cpuSnapshot();
+  const probe = loopProbe();
   const t0 = Date.now();
   setOsc(v1yaml);
   await waitAll("rollout of v1", v1, 1_800_000);
   const rolloutS = (Date.now() - t0) / 1000;
+  const loop = probe.stop();
+  const cpuTo = cpuSnapshot();
   stop();
+  countEvents();
+  // Where the machine's CPU went during the rollout (this process hosts the simulator with its TLS front, the
+  // systemd double's Manager and the node stand-ins; dbus-daemon is its child).
+  const agentPids = new Set(procs.map((p) => p.pid));
+  const split = cpuSplit(cpuFrom, cpuTo, (pid, comm) =>
+    pid === process.pid ? "bench" : agentPids.has(pid) ? "agents" : comm === "dbus-daemon" ? "dbus-daemon" : `other:${comm}`,
+  );
+  const top = Object.entries(split.groups)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 6)
+    .map(([g, s]) => `${g} ${s.toFixed(1)}`);
+  console.error(
+    `fleet-rollout: CPU s over ${split.seconds.toFixed(1)} s (2 cores = ${(2 * split.seconds).toFixed(0)}): busy ${split.busy.toFixed(1)}, ` +
+      `${top.join(", ")}, unseen ${split.unseen.toFixed(1)}; bench process CPU % per s p50/p90/max ` +
+      `${loop.cpuPercent.p50}/${loop.cpuPercent.p90}/${loop.cpuPercent.max}, loop lag ms p50/p90/p99/max ` +
+      `${loop.lagMs.p50}/${loop.lagMs.p90}/${loop.lagMs.p99}/${loop.lagMs.max}; ${storeEvents} store events, ${sim.openWatches()} open watches`,
+  );
+  const byKind = new Map<string, number>();
+  for (const r of sim.requests.slice(firstRequest)) {
+    if (r.time < t0) continue;
+    const who = /machine-/.test(r.user) ? "agent" : r.user || "anonymous";
+    const key = `${who} ${r.verb}${r.watch ? "(watch)" : ""} ${r.resource}${r.subresource ? `/${r.subresource}` : ""}`;
+    byKind.set(key, (byKind.get(key) ?? 0) + 1);
+  }
+  console.error(
+    `fleet-rollout: requests by who × verb × resource: ${[...byKind]
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, c]) => `${k} ${c}`)
+      .join(", ")}`,
+  );
   if (keepDir !== undefined) {
     await mkdir(keepDir, { recursive: true });
     const requests = sim.requests.slice(firstRequest).filter((r) => r.resource === "leases" || r.resource === "nodes");
