@@ -43,6 +43,8 @@ const windowS = Number(process.env["BENCH_ROLLOUT_WINDOW_S"] ?? 5);
 const secretName = "gardener-node-agent-rollout";
 /** No node finished for this long: the bench fails instead of waiting out its deadline. */
 const stallMs = Number(process.env["BENCH_ROLLOUT_STALL_S"] ?? 300) * 1000;
+/** BENCH_ROLLOUT_IDLE_S: first measure the CPU of the up-to-date fleet for this long (diagnosis). */
+const idleS = Number(process.env["BENCH_ROLLOUT_IDLE_S"] ?? 0);
 const logLevel = process.env["BENCH_ROLLOUT_LOG_LEVEL"] ?? "error";
 const keepDir = process.env["BENCH_ROLLOUT_KEEP_DIR"];
 /** BENCH_ROLLOUT_BINARY: another build of the agent (an A/B against main's binary). */
@@ -153,6 +155,18 @@ try {
   for (const n of nodeNames)
     sim.store.patch("nodes", "", n, "merge", { metadata: { annotations: { [parallelismAnnotation]: String(parallelism) } } });
   await Bun.sleep(2_000); // let every agent's Node watch deliver the annotation before the new version
+  if (idleS > 0) {
+    // The CPU an up-to-date fleet spends with nothing to do (heartbeats, unit checks, health checks).
+    const from = cpuSnapshot();
+    await Bun.sleep(idleS * 1000);
+    const agentPids = new Set(procs.map((p) => p.pid));
+    const idle = cpuSplit(from, cpuSnapshot(), (pid) => (pid === process.pid ? "bench" : agentPids.has(pid) ? "agents" : "other"));
+    const perAgentMs = ((idle.groups["agents"] ?? 0) / agents / idle.seconds) * 1000;
+    console.error(
+      `fleet-rollout: idle ${idle.seconds.toFixed(1)} s: busy ${idle.busy.toFixed(1)} CPU s, agents ${(idle.groups["agents"] ?? 0).toFixed(1)} ` +
+        `(${perAgentMs.toFixed(1)} ms per agent per s), bench ${(idle.groups["bench"] ?? 0).toFixed(1)}, requests ${sim.requests.length}`,
+    );
+  }
 
   const v1yaml = osc("v1");
   const v1 = checksumOf(v1yaml);
