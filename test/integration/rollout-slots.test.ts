@@ -152,28 +152,6 @@ describe("updateSlots", () => {
     });
     expect(sim.requests.slice(before).filter((r) => r.resource === "leases")).toEqual([]);
   });
-
-  test("a take that gives up on a conflict costs one 409: no re-read, nothing written (issue 25)", async () => {
-    const s = secret();
-    await updateSlots(kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
-    const stale = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
-    await updateSlots(kube, s, () => new Map([["b", applying()]]), AbortSignal.timeout(10_000));
-    const start = sim.requests.length;
-    let asked = 0;
-    const result = await updateSlots(kube, s, take("c", 3, []), AbortSignal.timeout(10_000), {
-      ...retry,
-      cached: () => ({ lease: stale }),
-      giveUpOnConflict: () => ++asked > 0,
-    });
-    expect(result).toBeUndefined();
-    expect(asked).toBe(1);
-    const leaseCalls = sim.requests
-      .slice(start)
-      .filter((r) => r.resource === "leases")
-      .map((r) => `${r.verb} ${r.code}`);
-    expect(leaseCalls).toEqual(["update 409"]);
-    expect(slotsOnLease(s)).toEqual(["a", "b"]);
-  });
 });
 
 describe("PoolNodes.gone (issue 25)", () => {

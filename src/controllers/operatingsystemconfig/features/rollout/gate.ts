@@ -107,9 +107,6 @@ export async function enterRollout(
   // A new OSC reaches the whole pool at once: the first look at a checksum pauses at random before taking.
   const agent = deps.rollout ?? deps;
   const firstLook = waitingSince.get(agent)?.checksum !== checksum;
-  // A take that lost the race is not retried (issue 25): the winner's write wakes the waiters again
-  // (slotWaker), and this node looks again after a random pause, so losers never pile up re-reads and 409s.
-  let lost = false;
   try {
     await updateSlots(
       deps.kube,
@@ -125,7 +122,7 @@ export async function enterRollout(
         return set.size > 0 ? set : undefined;
       },
       signal,
-      { cached: deps.leaseWatch?.lease, clock: deps.clock, giveUpOnConflict: () => (lost = decision.kind === "take") },
+      { cached: deps.leaseWatch?.lease, clock: deps.clock },
     );
   } catch (err) {
     if (!(err instanceof PoolListError)) throw err;
@@ -133,8 +130,7 @@ export async function enterRollout(
     return { kind: "hold", hold: poolListHold(err, t) };
   }
   // Assigned inside the change callback, which TypeScript cannot see run.
-  const d: SlotDecision = lost ? { kind: "wait", behind: [] } : (decision as SlotDecision);
-  if (lost) deps.log.debug("Lost the race for a rollout slot, looking again after a random pause", { checksum });
+  const d = decision as SlotDecision;
   // A waiting node writes nothing (issue 25): how long it has waited for this checksum is known here only.
   const now = deps.clock.now();
   const going = d.kind === "take" || d.kind === "resume";

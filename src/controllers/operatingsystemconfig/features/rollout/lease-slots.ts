@@ -27,14 +27,10 @@ type SlotChange = (
 /** The Lease watch's copy of the Lease; undefined until the watch has listed. */
 export type LeaseCopy = () => { readonly lease: KubeObject | undefined } | undefined;
 
-/**
- * The watch's copy is read first (`cached`); `clock` times the pause before a re-read. `giveUpOnConflict`,
- * asked after a 409: true stops there (nothing written, updateSlots returns undefined) instead of re-reading.
- */
+/** The watch's copy is read first (`cached`); `clock` times the pause before a re-read. */
 interface SlotWriteOptions {
   readonly cached?: LeaseCopy | undefined;
   readonly clock: Clock;
-  readonly giveUpOnConflict?: () => boolean;
 }
 
 /**
@@ -74,7 +70,6 @@ export async function updateSlots(
       return await kube.update<KubeObject>(leases, namespace, { ...lease, metadata: { ...lease.metadata, annotations } }, { signal });
     } catch (err) {
       if (!(isConflict(err) || isAlreadyExists(err))) throw err;
-      if (opts?.giveUpOnConflict?.() === true) return undefined;
       if (attempt >= attempts)
         throw new SlotConflictError(`lease ${namespace}/${name} kept changing under ${attempts} attempts`, { cause: err });
       if (opts !== undefined) await opts.clock.sleep(Math.random() * conflictPauseMs * attempt, signal);
