@@ -88,7 +88,9 @@ const ownTicks = () => {
  * This process's event-loop lag (how late a 100 ms timer fires, ms) and its own CPU use per second (% of one
  * core: near 100 means its one JS thread is saturated), sampled until `stop`.
  */
-export function loopProbe(): { stop(): { readonly lagMs: ReturnType<typeof quantiles>; readonly cpuPercent: ReturnType<typeof quantiles> } } {
+export function loopProbe(): {
+  stop(): { readonly lagMs: ReturnType<typeof quantiles>; readonly cpuPercent: ReturnType<typeof quantiles> };
+} {
   const periodMs = 100;
   const lags: number[] = [];
   const cpu: number[] = [];

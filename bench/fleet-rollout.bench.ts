@@ -47,6 +47,16 @@ const stallMs = Number(process.env["BENCH_ROLLOUT_STALL_S"] ?? 300) * 1000;
 const idleS = Number(process.env["BENCH_ROLLOUT_IDLE_S"] ?? 0);
 const logLevel = process.env["BENCH_ROLLOUT_LOG_LEVEL"] ?? "error";
 const keepDir = process.env["BENCH_ROLLOUT_KEEP_DIR"];
+/**
+ * BENCH_ROLLOUT_PROFILE_AGENTS=k (with BENCH_ROLLOUT_KEEP_DIR): the first k agents write a CPU profile (Bun's
+ * --cpu-prof-md) there when the rollout is over (they are stopped with SIGTERM, the rest killed).
+ */
+const profiledAgents = keepDir === undefined ? 0 : Number(process.env["BENCH_ROLLOUT_PROFILE_AGENTS"] ?? 0);
+/**
+ * BENCH_ROLLOUT_AGENT_NICE=n: the agents run at `nice -n n` (diagnosis: does the simulator, sharing the cores
+ * with every agent here but not on a real cluster, slow the rollout down when it waits for a core?).
+ */
+const agentNice = Number(process.env["BENCH_ROLLOUT_AGENT_NICE"] ?? 0);
 /** BENCH_ROLLOUT_BINARY: another build of the agent (an A/B against main's binary). */
 const binary = process.env["BENCH_ROLLOUT_BINARY"] ?? agentBinary;
 const slotPrefix = "slot.node-agent.gardener.cloud/";
@@ -57,7 +67,7 @@ const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
  * check's period are shortened; renewals and staleness keep production's values, so the Lease sees
  * production's write rate.
  */
-const timings = `healthyFor=${windowS}s,verifyPoll=500ms,unitCheckPeriod=${windowS}s`;
+const timings = process.env["BENCH_ROLLOUT_TIMINGS"] ?? `healthyFor=${windowS}s,verifyPoll=500ms,unitCheckPeriod=${windowS}s`;
 
 const loadAvg = () =>
   loadavg()
@@ -143,11 +153,27 @@ try {
     sim.store.patch("nodes", "", nodeName, "merge", { metadata: { labels: { [poolLabel]: secretName } } });
     roots.push(root);
     procs.push(
-      Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: agentEnv(systemd.address, nodeName, { GARDENER_NODE_AGENT_TIMINGS: timings }, standIns),
-        stdout: Bun.file(`${root}.log`),
-        stderr: Bun.file(`${root}.log`),
-      }),
+      Bun.spawn(
+        [
+          ...(agentNice > 0 ? ["nice", "-n", String(agentNice)] : []),
+          binary,
+          "--config-dir=/var/lib/gardener-node-agent",
+          `--root=${root}`,
+        ],
+        {
+          env: agentEnv(
+            systemd.address,
+            nodeName,
+            {
+              GARDENER_NODE_AGENT_TIMINGS: timings,
+              ...(procs.length < profiledAgents ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${keepDir}` } : {}),
+            },
+            standIns,
+          ),
+          stdout: Bun.file(`${root}.log`),
+          stderr: Bun.file(`${root}.log`),
+        },
+      ),
     );
   }
   await waitAll("first apply (v0, no slots)", v0, 600_000);
@@ -342,6 +368,9 @@ try {
     }),
   );
 } finally {
+  // Profiled agents write their profile as they exit.
+  for (const p of procs.slice(0, profiledAgents)) p.kill("SIGTERM");
+  await Promise.all(procs.slice(0, profiledAgents).map((p) => Promise.race([p.exited, Bun.sleep(10_000)])));
   for (const p of procs) p.kill("SIGKILL");
   await Promise.all(procs.map((p) => p.exited));
   await systemd.stop();
