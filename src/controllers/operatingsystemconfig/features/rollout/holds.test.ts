@@ -28,7 +28,8 @@ describe("slotDecisionHold", () => {
       { kind: "wait", behind: ["a", "b", "c", "d"] },
       {
         reason: "WaitingForRolloutSlot",
-        message: "Waiting for one of 2 rollout slots on Lease kube-system/pool: all taken, by 4 nodes (the Lease's slot annotations name them)",
+        message:
+          "Waiting for one of 2 rollout slots on Lease kube-system/pool: all taken, by 4 nodes (the Lease's slot annotations name them)",
         requeueAfterMs: 30_000,
       },
     ],
