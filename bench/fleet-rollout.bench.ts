@@ -23,6 +23,7 @@
 // there with `lease.jsonl` (every Lease change and Lease request of the rollout, simulator times).
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
+import { cpuSnapshot, cpuSplit, loopProbe } from "./cpu-split.ts";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import type { StoreEvent } from "../test/doubles/apiserver/store.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
@@ -42,8 +43,20 @@ const windowS = Number(process.env["BENCH_ROLLOUT_WINDOW_S"] ?? 5);
 const secretName = "gardener-node-agent-rollout";
 /** No node finished for this long: the bench fails instead of waiting out its deadline. */
 const stallMs = Number(process.env["BENCH_ROLLOUT_STALL_S"] ?? 300) * 1000;
+/** BENCH_ROLLOUT_IDLE_S: first measure the CPU of the up-to-date fleet for this long (diagnosis). */
+const idleS = Number(process.env["BENCH_ROLLOUT_IDLE_S"] ?? 0);
 const logLevel = process.env["BENCH_ROLLOUT_LOG_LEVEL"] ?? "error";
 const keepDir = process.env["BENCH_ROLLOUT_KEEP_DIR"];
+/**
+ * BENCH_ROLLOUT_PROFILE_AGENTS=k (with BENCH_ROLLOUT_KEEP_DIR): the first k agents write a CPU profile (Bun's
+ * --cpu-prof-md) there when the rollout is over (they are stopped with SIGTERM, the rest killed).
+ */
+const profiledAgents = keepDir === undefined ? 0 : Number(process.env["BENCH_ROLLOUT_PROFILE_AGENTS"] ?? 0);
+/**
+ * BENCH_ROLLOUT_AGENT_NICE=n: the agents run at `nice -n n` (diagnosis: does the simulator, sharing the cores
+ * with every agent here but not on a real cluster, slow the rollout down when it waits for a core?).
+ */
+const agentNice = Number(process.env["BENCH_ROLLOUT_AGENT_NICE"] ?? 0);
 /** BENCH_ROLLOUT_BINARY: another build of the agent (an A/B against main's binary). */
 const binary = process.env["BENCH_ROLLOUT_BINARY"] ?? agentBinary;
 const slotPrefix = "slot.node-agent.gardener.cloud/";
@@ -54,7 +67,7 @@ const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
  * check's period are shortened; renewals and staleness keep production's values, so the Lease sees
  * production's write rate.
  */
-const timings = `healthyFor=${windowS}s,verifyPoll=500ms,unitCheckPeriod=${windowS}s`;
+const timings = process.env["BENCH_ROLLOUT_TIMINGS"] ?? `healthyFor=${windowS}s,verifyPoll=500ms,unitCheckPeriod=${windowS}s`;
 
 const loadAvg = () =>
   loadavg()
@@ -140,11 +153,27 @@ try {
     sim.store.patch("nodes", "", nodeName, "merge", { metadata: { labels: { [poolLabel]: secretName } } });
     roots.push(root);
     procs.push(
-      Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: agentEnv(systemd.address, nodeName, { GARDENER_NODE_AGENT_TIMINGS: timings }, standIns),
-        stdout: Bun.file(`${root}.log`),
-        stderr: Bun.file(`${root}.log`),
-      }),
+      Bun.spawn(
+        [
+          ...(agentNice > 0 ? ["nice", "-n", String(agentNice)] : []),
+          binary,
+          "--config-dir=/var/lib/gardener-node-agent",
+          `--root=${root}`,
+        ],
+        {
+          env: agentEnv(
+            systemd.address,
+            nodeName,
+            {
+              GARDENER_NODE_AGENT_TIMINGS: timings,
+              ...(procs.length < profiledAgents ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${keepDir}` } : {}),
+            },
+            standIns,
+          ),
+          stdout: Bun.file(`${root}.log`),
+          stderr: Bun.file(`${root}.log`),
+        },
+      ),
     );
   }
   await waitAll("first apply (v0, no slots)", v0, 600_000);
@@ -152,6 +181,18 @@ try {
   for (const n of nodeNames)
     sim.store.patch("nodes", "", n, "merge", { metadata: { annotations: { [parallelismAnnotation]: String(parallelism) } } });
   await Bun.sleep(2_000); // let every agent's Node watch deliver the annotation before the new version
+  if (idleS > 0) {
+    // The CPU an up-to-date fleet spends with nothing to do (heartbeats, unit checks, health checks).
+    const from = cpuSnapshot();
+    await Bun.sleep(idleS * 1000);
+    const agentPids = new Set(procs.map((p) => p.pid));
+    const idle = cpuSplit(from, cpuSnapshot(), (pid) => (pid === process.pid ? "bench" : agentPids.has(pid) ? "agents" : "other"));
+    const perAgentMs = ((idle.groups["agents"] ?? 0) / agents / idle.seconds) * 1000;
+    console.error(
+      `fleet-rollout: idle ${idle.seconds.toFixed(1)} s: busy ${idle.busy.toFixed(1)} CPU s, agents ${(idle.groups["agents"] ?? 0).toFixed(1)} ` +
+        `(${perAgentMs.toFixed(1)} ms per agent per s), bench ${(idle.groups["bench"] ?? 0).toFixed(1)}, requests ${sim.requests.length}`,
+    );
+  }
 
   const v1yaml = osc("v1");
   const v1 = checksumOf(v1yaml);
@@ -191,12 +232,50 @@ try {
       if (before.get(n)?.checksum === v1 && !releasedAt.has(n)) releasedAt.set(n, Date.now());
     }
   });
+  let storeEvents = 0;
+  const countEvents = sim.store.subscribe(() => {
+    storeEvents += 1;
+  });
   const firstRequest = sim.requests.length;
+  const cpuFrom = cpuSnapshot();
+  const probe = loopProbe();
   const t0 = Date.now();
   setOsc(v1yaml);
   await waitAll("rollout of v1", v1, 1_800_000);
   const rolloutS = (Date.now() - t0) / 1000;
+  const loop = probe.stop();
+  const cpuTo = cpuSnapshot();
   stop();
+  countEvents();
+  // Where the machine's CPU went during the rollout (this process hosts the simulator with its TLS front, the
+  // systemd double's Manager and the node stand-ins; dbus-daemon is its child).
+  const agentPids = new Set(procs.map((p) => p.pid));
+  const split = cpuSplit(cpuFrom, cpuTo, (pid, comm) =>
+    pid === process.pid ? "bench" : agentPids.has(pid) ? "agents" : comm === "dbus-daemon" ? "dbus-daemon" : `other:${comm}`,
+  );
+  const top = Object.entries(split.groups)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 6)
+    .map(([g, s]) => `${g} ${s.toFixed(1)}`);
+  console.error(
+    `fleet-rollout: CPU s over ${split.seconds.toFixed(1)} s (2 cores = ${(2 * split.seconds).toFixed(0)}): busy ${split.busy.toFixed(1)}, ` +
+      `${top.join(", ")}, unseen ${split.unseen.toFixed(1)}; bench process CPU % per s p50/p90/max ` +
+      `${loop.cpuPercent.p50}/${loop.cpuPercent.p90}/${loop.cpuPercent.max}, loop lag ms p50/p90/p99/max ` +
+      `${loop.lagMs.p50}/${loop.lagMs.p90}/${loop.lagMs.p99}/${loop.lagMs.max}; ${storeEvents} store events, ${sim.openWatches()} open watches`,
+  );
+  const byKind = new Map<string, number>();
+  for (const r of sim.requests.slice(firstRequest)) {
+    if (r.time < t0) continue;
+    const who = /machine-/.test(r.user) ? "agent" : r.user || "anonymous";
+    const key = `${who} ${r.verb}${r.watch ? "(watch)" : ""} ${r.resource}${r.subresource ? `/${r.subresource}` : ""}`;
+    byKind.set(key, (byKind.get(key) ?? 0) + 1);
+  }
+  console.error(
+    `fleet-rollout: requests by who × verb × resource: ${[...byKind]
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, c]) => `${k} ${c}`)
+      .join(", ")}`,
+  );
   if (keepDir !== undefined) {
     await mkdir(keepDir, { recursive: true });
     const requests = sim.requests.slice(firstRequest).filter((r) => r.resource === "leases" || r.resource === "nodes");
@@ -289,6 +368,9 @@ try {
     }),
   );
 } finally {
+  // Profiled agents write their profile as they exit.
+  for (const p of procs.slice(0, profiledAgents)) p.kill("SIGTERM");
+  await Promise.all(procs.slice(0, profiledAgents).map((p) => Promise.race([p.exited, Bun.sleep(10_000)])));
   for (const p of procs) p.kill("SIGKILL");
   await Promise.all(procs.map((p) => p.exited));
   await systemd.stop();

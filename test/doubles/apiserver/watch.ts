@@ -24,10 +24,16 @@ export interface WatchParams {
 type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
 const enc = new TextEncoder();
+const encodeEvent = (type: WatchEventType, object: Obj): Uint8Array => enc.encode(`${JSON.stringify({ type, object })}\n`);
 
 /** All open watches; the fault injection levers act on it. */
 export class WatchHub {
   readonly watchers = new Set<Watcher>();
+  /**
+   * The encoded watch event of a store event, per view and event type: every watcher that sees an event the
+   * same way sends the same bytes, so it is serialized once (a Lease change fans out to every agent's watch).
+   */
+  private readonly encoded = new WeakMap<StoreEvent, Map<string, Uint8Array>>();
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private stalled = false;
 
@@ -58,6 +64,15 @@ export class WatchHub {
     const n = this.watchers.size;
     for (const w of [...this.watchers]) w.close(abrupt);
     return n;
+  }
+
+  encodedEvent(e: StoreEvent, view: ResourceDef, type: WatchEventType, object: () => Obj): Uint8Array {
+    let byView = this.encoded.get(e);
+    if (byView === undefined) this.encoded.set(e, (byView = new Map()));
+    const key = `${view.group}/${view.version}/${view.resource} ${type}`;
+    let chunk = byView.get(key);
+    if (chunk === undefined) byView.set(key, (chunk = encodeEvent(type, object())));
+    return chunk;
   }
 
   open(p: WatchParams): Watcher {
@@ -103,17 +118,20 @@ export class Watcher {
     return matchSelector(this.p.def.resource, this.p.selector, o);
   }
 
-  /** Turns a store event into what this watcher sees (kube cacher semantics for selector transitions). */
-  private convert(e: StoreEvent): [WatchEventType, Obj] | undefined {
+  /** Turns a store event into what this watcher sees (kube cacher semantics for selector transitions), encoded. */
+  private convert(e: StoreEvent): Uint8Array | undefined {
     if (!this.inScope(e.def, e.object)) return undefined;
     const cur = e.type !== "DELETED" && this.matches(e.object);
     const old = e.prev !== undefined && this.matches(e.prev);
-    if (cur && !old) return ["ADDED", toView(this.p.def, e.object)];
-    if (cur && old) return ["MODIFIED", toView(this.p.def, e.object)];
+    const view = this.p.def;
+    if (cur && !old) return this.hub.encodedEvent(e, view, "ADDED", () => toView(view, e.object));
+    if (cur && old) return this.hub.encodedEvent(e, view, "MODIFIED", () => toView(view, e.object));
     if (!cur && old) {
-      const o = structuredClone(e.prev!);
-      (o["metadata"] as Obj)["resourceVersion"] = String(e.rv);
-      return ["DELETED", toView(this.p.def, o)];
+      return this.hub.encodedEvent(e, view, "DELETED", () => {
+        const o = structuredClone(e.prev!);
+        (o["metadata"] as Obj)["resourceVersion"] = String(e.rv);
+        return toView(view, o);
+      });
     }
     return undefined;
   }
@@ -124,8 +142,8 @@ export class Watcher {
     const after = Math.max(p.fromRv ?? 0, hub.store.resourceVersion);
     this.unsubscribe = hub.store.subscribe((e) => {
       if (e.rv <= after) return;
-      const ev = this.convert(e);
-      if (ev) this.send(ev[0], ev[1]);
+      const chunk = this.convert(e);
+      if (chunk) this.sendChunk(chunk);
     });
     if (p.fromRv !== undefined && p.fromRv > hub.store.resourceVersion) {
       // the watch cache waits 3 s for a future revision, then ends the stream with an ERROR event
@@ -149,8 +167,8 @@ export class Watcher {
         return;
       }
       for (const e of evs) {
-        const ev = this.convert(e);
-        if (ev) this.send(ev[0], ev[1]);
+        const chunk = this.convert(e);
+        if (chunk) this.sendChunk(chunk);
       }
     }
     this.timers.push(setTimeout(() => this.close(), p.timeoutMs));
@@ -180,8 +198,11 @@ export class Watcher {
   }
 
   private send(type: WatchEventType, object: Obj): void {
+    this.sendChunk(encodeEvent(type, object));
+  }
+
+  private sendChunk(chunk: Uint8Array): void {
     if (this.closed) return;
-    const chunk = enc.encode(`${JSON.stringify({ type, object })}\n`);
     if (this.hub.isStalled()) this.pending.push(chunk);
     else this.controller?.enqueue(chunk);
   }

@@ -24,6 +24,16 @@ describe("slotDecisionHold", () => {
       },
     ],
     [
+      "waiting behind more nodes than it names",
+      { kind: "wait", behind: ["a", "b", "c", "d"] },
+      {
+        reason: "WaitingForRolloutSlot",
+        message:
+          "Waiting for one of 2 rollout slots on Lease kube-system/pool: all taken, by 4 nodes (the Lease's slot annotations name them)",
+        requeueAfterMs: 30_000,
+      },
+    ],
+    [
       "halted",
       { kind: "halted", failed: ["a", "b"] },
       {

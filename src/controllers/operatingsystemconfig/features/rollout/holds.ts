@@ -6,6 +6,19 @@ import type { RolloutTimings } from "./timings.ts";
 const hold = (reason: GateHold["reason"], message: string, requeueAfterMs: number): GateHold => ({ reason, message, requeueAfterMs });
 
 /**
+ * The most slot holders a waiting node names. A longer list changes at nearly every handoff, and each change
+ * re-sent the Node condition of every waiting node (issue 25: 200 nodes, 20 slots); the Lease names them.
+ */
+const namedHolders = 3;
+
+const waitingBehind = (behind: readonly string[]): string =>
+  behind.length === 0
+    ? ": one is free, trying it after a random pause"
+    : behind.length <= namedHolders
+      ? `, behind ${behind.join(", ")}`
+      : `: all taken, by ${behind.length} nodes (the Lease's slot annotations name them)`;
+
+/**
  * What a slot decision means for the apply, shared by the controller and `diff`: a GateHold when the
  * node must not change now; undefined when it holds (takes or resumes) a slot. `lease` names the Lease.
  */
@@ -21,11 +34,7 @@ export function slotDecisionHold(d: SlotDecision, n: number, lease: string, t: R
         t.verifyTimeoutMs,
       );
     case "wait":
-      return hold(
-        "WaitingForRolloutSlot",
-        `Waiting for one of ${n} rollout slots on ${lease}${d.behind.length > 0 ? `, behind ${d.behind.join(", ")}` : ": one is free, trying it after a random pause"}`,
-        t.renewEveryMs,
-      );
+      return hold("WaitingForRolloutSlot", `Waiting for one of ${n} rollout slots on ${lease}${waitingBehind(d.behind)}`, t.renewEveryMs);
     case "halted":
       return hold(
         "RolloutHalted",

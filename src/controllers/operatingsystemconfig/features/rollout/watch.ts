@@ -3,10 +3,23 @@ import type { Enqueuer, EventHandler, KubeObject, ObjectKey } from "../../../../
 import { liveSlotCount, rolloutParallelism, slotsOf } from "./slots.ts";
 import { type RolloutTimings, slotJitterMs } from "./timings.ts";
 
-const slotsText = (o: KubeObject): string => JSON.stringify([...slotsOf(o.metadata.annotations)]);
-/** node → checksum and state of every slot: what decides whether one is free (not `renewed`). */
-const standings = (o: KubeObject): string =>
-  JSON.stringify([...slotsOf(o.metadata.annotations)].map(([node, s]) => [node, s.checksum, s.state]).sort());
+/**
+ * The slots of a Lease the watch delivered, as text: all of them, and the standings (node → checksum and
+ * state: what decides whether one is free, not `renewed`). Kept per object (the watch's objects are never
+ * changed): an update compares the previous copy, whose text was made when it arrived, with the new one,
+ * so each Lease version's slots are parsed once, not four times (issue 25: 200 agents see every slot change).
+ */
+const slotTexts = new WeakMap<KubeObject, { readonly all: string; readonly standings: string }>();
+function textsOf(o: KubeObject): { readonly all: string; readonly standings: string } {
+  const known = slotTexts.get(o);
+  if (known !== undefined) return known;
+  const slots = [...slotsOf(o.metadata.annotations)];
+  const texts = { all: JSON.stringify(slots), standings: JSON.stringify(slots.map(([node, s]) => [node, s.checksum, s.state]).sort()) };
+  slotTexts.set(o, texts);
+  return texts;
+}
+const slotsText = (o: KubeObject): string => textsOf(o).all;
+const standings = (o: KubeObject): string => textsOf(o).standings;
 const holder = (o: KubeObject): string => (o["spec"] as { holderIdentity?: string } | undefined)?.holderIdentity ?? "";
 
 /** An update of the pool's Lease that changed slots only (no serial holder before or after): the waker's business, not 9.2's. */
