@@ -116,6 +116,12 @@ describe("writeYamlFast", () => {
     );
   });
 
+  test("should write emoji (surrogate pairs) directly and lone surrogates like the yaml package", () => {
+    const paired = { a: "hello 😀 world", b: "line one\nemoji 🎉 here\n", c: "x😀", d: "😀" };
+    expect(expectSameAsCompat(paired)).toBe(true);
+    for (const lone of ["\uD83D alone", "a\uDE00b", "line\n\uD83D\n"]) expectSameAsCompat({ k: lone });
+  });
+
   test("should agree with the yaml package on generated values", () => {
     const rnd = mulberry32(0x0a1);
     let fast = 0;
