@@ -1,11 +1,11 @@
-import { bigTextChars } from "../text/index.ts";
+import { bigTextChars, longValueChars } from "../text/index.ts";
 
 const NEWLINE = 0x0a;
 /**
  * From this many bytes a line goes to the BigLine: its first bytes (held until then, with the chunks they
- * came in) are the garbage a big line starts with. As long as a string value that is decoded as it arrives.
+ * came in) are the garbage a big line starts with.
  */
-const bigLineBytes = 1024 * 1024;
+const bigLineBytes = longValueChars;
 /** How many bytes of a big line are taken between two collections of their garbage. */
 const bigLineCollectBytes = 2 * 1024 * 1024;
 

@@ -21,6 +21,7 @@ const SPACE = 0x20;
 const HASH = 0x23;
 const COLON = 0x3a;
 const DASH = 0x2d;
+const NEWLINE = 0x0a;
 
 /** YAML 1.1 / 1.2 boolean and null words in any letter case (plain scalars only). */
 const specialWords = /^(?:y|n|yes|no|on|off|true|false|null|nan|inf)$/i;
@@ -275,7 +276,7 @@ function bytesEligible(bytes: Uint8Array): boolean {
   const scan = new EligibilityScan();
   let scanned = 0;
   for (let from = 0; from < bytes.length; ) {
-    const next = from + eligibilityWindowBytes >= bytes.length ? -1 : bytes.indexOf(0x0a, from + eligibilityWindowBytes);
+    const next = from + eligibilityWindowBytes >= bytes.length ? -1 : bytes.indexOf(NEWLINE, from + eligibilityWindowBytes);
     const to = next < 0 ? bytes.length : next + 1;
     const text = decoder.decode(bytes.subarray(from, to));
     if (text.includes("\uFFFD") || !scan.window(text)) return false;
@@ -289,7 +290,6 @@ function bytesEligible(bytes: Uint8Array): boolean {
   return true;
 }
 
-const NEWLINE = 0x0a;
 /** The line that opens a big OSC's file list (gardenlet's layout), from a line start. */
 const filesKeyLine = new TextEncoder().encode("\n  files:\n");
 /** About this many bytes of the file list are parsed at a time. */

@@ -3,8 +3,7 @@
 // event's text and its parsed value would hold those characters twice; here such a value is a slice of
 // the text instead, and JavaScriptCore shares the characters of a slice with the text it came from.
 
-/** A string value shorter than this is parsed as usual: only a long one is worth the slice. */
-const longStringChars = 1024 * 1024;
+import { longValueChars } from "./big.ts";
 
 /** Characters JSON.parse would turn into something else (an escape) or refuse (a raw control character). */
 const notVerbatim = /[\u0000-\u001f\\]/g;
@@ -24,7 +23,7 @@ function escapedQuote(text: string, i: number): boolean {
 }
 
 /**
- * The [open, close] quote positions of every string value of at least `longStringChars` characters
+ * The [open, close] quote positions of every string value of at least `longValueChars` characters
  * that JSON.parse would return verbatim (no escape, no control character); object keys are left out.
  * Undefined when the text does not even pair its quotes (JSON.parse then reports it).
  */
@@ -35,7 +34,7 @@ function longVerbatimStrings(text: string): Array<readonly [number, number]> | u
     let close = text.indexOf('"', open + 1);
     while (close >= 0 && escapedQuote(text, close)) close = text.indexOf('"', close + 1);
     if (close < 0) return undefined;
-    if (close - open - 1 >= longStringChars && text.charCodeAt(skipSpace(text, close + 1)) !== 0x3a /* ':' */) {
+    if (close - open - 1 >= longValueChars && text.charCodeAt(skipSpace(text, close + 1)) !== 0x3a /* ':' */) {
       notVerbatim.lastIndex = open + 1;
       const found = notVerbatim.exec(text);
       if (found === null || found.index > close) spans.push([open, close]);

@@ -1,13 +1,12 @@
 // A JSON text that arrives in byte chunks (one line of a watch stream, tens of megabytes for a Secret of a
 // big OSC), parsed without ever holding the whole text: a string value that grows long while it contains
 // nothing but base64 is decoded to its bytes as it streams in, so its characters are never kept (issue 27).
+import { longValueChars } from "./big.ts";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const PAD = 0x3d;
 
-/** From this many characters a string value is decoded as it arrives (shorter ones stay text). */
-const longStringChars = 1024 * 1024;
 /** The most decoded bytes one long value may reserve (address space only; pages count as they are written). */
 const maxLongBytes = 1024 * 1024 * 1024;
 /** A base64 character outside the standard alphabet (padding included: it is handled on its own). */
@@ -182,7 +181,7 @@ export class JsonLineAssembler {
     const end = quote < 0 ? chunk.length : quote + 1;
     this.#append(chunk.subarray(from, end));
     if (quote >= 0) this.#mode = "out";
-    else if (!this.#plain && this.#length - this.#stringStart >= longStringChars) this.#startBase64();
+    else if (!this.#plain && this.#length - this.#stringStart >= longValueChars) this.#startBase64();
     return end;
   }
 
