@@ -8,8 +8,9 @@ import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
 import { loadAttributeFlags, type ReadAttributeFlags } from "./attribute-flags.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
-import type { FileInfo, FileWrite, HostFs } from "./types.ts";
+import type { ChunkedData, FileInfo, FileWrite, HostFs } from "./types.ts";
 import { isOwnTempName, tempNameFor } from "./temp-names.ts";
+import { writeTempChunked } from "./write-chunked.ts";
 import { fsyncDir, holdReplaced, processUmask, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
 
 /** Read size of `sha256`: big enough for few calls, small enough to stay out of the peak. */
@@ -203,7 +204,8 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const durable = opts?.durable ?? true;
       const { dirReal, target, temp } = await prepareTarget(path, new Set());
       try {
-        await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
+        if (isChunked(data)) await writeTempChunked(path, temp, data, mode, durable);
+        else await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
         const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
         try {
           await renameOver(temp, target, path);
@@ -441,6 +443,9 @@ async function renameOver(temp: string, target: string, path: string, before?: (
     throw err;
   }
 }
+
+const isChunked = (data: Uint8Array | string | ChunkedData): data is ChunkedData =>
+  typeof data === "object" && !(data instanceof Uint8Array);
 
 function pickSyncfs(choice: HostFsOptions["syncfs"]): Promise<Syncfs | undefined> {
   if (choice === "off") return Promise.resolve(undefined);

@@ -15,6 +15,15 @@ export interface FileInfo {
  */
 export type FileData = Uint8Array | string | (() => Uint8Array);
 
+/**
+ * Content pushed into a file chunk by chunk, in order, by one synchronous `writeTo` call: each chunk
+ * is written before `write` returns (the producer may reuse its buffer), so no copy of the whole
+ * exists (issue 27: last-applied of a big OSC). A `writeTo` that throws leaves no file behind.
+ */
+export interface ChunkedData {
+  writeTo(write: (chunk: Uint8Array) => void): void;
+}
+
 /** One file of a group write. */
 export interface FileWrite {
   readonly path: string;
@@ -49,8 +58,14 @@ export interface HostFs {
    * `opts.durable: false` skips both fsyncs, for files whose loss in a crash costs nothing (a status
    * report): readers still see the old or the new file, never a mix; after a crash the file may be
    * the old one, the new one, or (on file systems that do not order data before a rename) empty.
+   * ChunkedData is written as its producer hands the chunks over; a failure while writing names `path`.
    */
-  writeFileAtomic(path: string, data: Uint8Array | string, mode: number, opts?: { readonly durable?: boolean }): Promise<void>;
+  writeFileAtomic(
+    path: string,
+    data: Uint8Array | string | ChunkedData,
+    mode: number,
+    opts?: { readonly durable?: boolean },
+  ): Promise<void>;
   /**
    * Writes a group of files, each atomically like writeFileAtomic, with one durability point for the
    * whole group: every target is checked and its parents created first, then all temp files are

@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { decodeChanges, emptyChanges, encodeChanges } from "./changes.ts";
 import { decodeOsc } from "./decode.ts";
 import { acceptanceOsc } from "../../test/fixtures/osc/acceptance-osc.ts";
-import { encodeOsc, encodeOscAndDecoded } from "./encode.ts";
+import { encodeOsc, encodeOscAndDecoded, encodeOscChunked } from "./encode.ts";
+import type { Osc } from "./schema.ts";
+import { bigOscYaml } from "../../test/harness/big-osc.ts";
 
 describe("encodeOsc", () => {
   test("should write apiVersion/kind, sorted keys and decimal permissions", () => {
@@ -41,9 +43,10 @@ describe("encodeOsc", () => {
   });
 });
 
+const rich =
+  "spec:\n  criConfig:\n    name: containerd\n    containerd:\n      sandboxImage: p\n      plugins:\n      - path: [a, b]\n        values: {x: 1, y: [true, null, 2.5], z: {w: ''}}\n  units:\n  - name: u\n    enable: true\n    content: \"a\\nb\\n\"\n    filePaths: [/a]\n    dropIns:\n    - name: d\n      content: yes\n  - name: v\n  files:\n  - path: /a\n    permissions: 0644\n    content:\n      inline: {encoding: b64, data: eA==}\n  - path: /b\n    content:\n      imageRef: {image: i, filePathInImage: /f}\nstatus:\n  extensionFiles:\n  - path: /x\n    hostName: h\n";
+
 describe("encodeOscAndDecoded", () => {
-  const rich =
-    "spec:\n  criConfig:\n    name: containerd\n    containerd:\n      sandboxImage: p\n      plugins:\n      - path: [a, b]\n        values: {x: 1, y: [true, null, 2.5], z: {w: ''}}\n  units:\n  - name: u\n    enable: true\n    content: \"a\\nb\\n\"\n    filePaths: [/a]\n    dropIns:\n    - name: d\n      content: yes\n  - name: v\n  files:\n  - path: /a\n    permissions: 0644\n    content:\n      inline: {encoding: b64, data: eA==}\n  - path: /b\n    content:\n      imageRef: {image: i, filePathInImage: /f}\nstatus:\n  extensionFiles:\n  - path: /x\n    hostName: h\n";
   test.each([
     ["a small OSC with every kind of part", () => decodeOsc(rich)],
     ["the acceptance OSC", () => decodeOsc(JSON.stringify(acceptanceOsc()))],
@@ -59,6 +62,66 @@ describe("encodeOscAndDecoded", () => {
     const { decoded } = encodeOscAndDecoded(osc);
     expect(decoded.spec.units?.[0]).not.toBe(osc.spec.units?.[0] as NonNullable<unknown>);
     expect(decoded.spec.criConfig?.containerd?.plugins?.[0]).not.toBe(osc.spec.criConfig?.containerd?.plugins?.[0] as NonNullable<unknown>);
+  });
+});
+
+/** The bytes encodeOscChunked pushes out (each chunk copied: the encoder reuses its buffer), and how many chunks. */
+function chunkedBytes(osc: Osc): { readonly bytes: Buffer; readonly chunks: number } {
+  const parts: Buffer[] = [];
+  encodeOscChunked(osc).chunks.writeTo((chunk) => parts.push(Buffer.from(chunk)));
+  return { bytes: Buffer.concat(parts), chunks: parts.length };
+}
+
+describe("encodeOscChunked", () => {
+  const withContents = (contents: readonly string[]): Osc =>
+    decodeOsc(
+      JSON.stringify({
+        spec: {
+          units: [
+            { name: "a.service", content: contents[0] ?? "", dropIns: [{ name: "d.conf", content: "[Unit]\nDescription=é ✓ 😀\n" }] },
+          ],
+          files: contents.map((data, i) => ({ path: `/etc/f-${i}`, permissions: 0o644, content: { inline: { data } } })),
+        },
+      }),
+    );
+  /** Past the 256 KiB buffer with every character 3 bytes (✓) or 4 (😀), shifted by 0–3 ASCII bytes: some character straddles each buffer end. */
+  const straddling = (char: string) =>
+    [0, 1, 2, 3].map((shift) => withContents([`${"a".repeat(shift)}${char.repeat(120_000)}`, `x\n${char.repeat(90_000)}\n`]));
+
+  test.each([
+    ["a small OSC with every kind of part", [decodeOsc(rich)]],
+    ["the acceptance OSC", [decodeOsc(JSON.stringify(acceptanceOsc()))]],
+    ["a big OSC (5 MB, base64 contents)", [decodeOsc(bigOscYaml(300, 2))]],
+    ["non-ASCII single-line and multi-line contents", [withContents(["é", "日本語", "ü\nö\n", "a\u2028b", "€ 100", "x: é #y"])]],
+    ["emoji (surrogate pairs)", [withContents(["😀", "hello 😀 world", "line one\nemoji 🎉 here\n"])]],
+    ["a lone surrogate (written by the yaml package)", [withContents(["\uD83D alone", "ok"]), withContents(["line\n\uDE00\n"])]],
+    ["3-byte characters across buffer ends", straddling("✓")],
+    ["4-byte characters across buffer ends", straddling("😀")],
+    ["2-byte characters across buffer ends", straddling("é")],
+  ])("should push out encodeOsc's exact bytes and give encodeOscAndDecoded's decoded form for %s", (_, oscs) => {
+    for (const osc of oscs) {
+      const { bytes } = chunkedBytes(osc);
+      const { text, decoded } = encodeOscAndDecoded(osc);
+      expect(bytes.equals(Buffer.from(text, "utf8"))).toBe(true);
+      expect(encodeOscChunked(osc).decoded).toStrictEqual(decoded);
+    }
+  });
+
+  test("should push a big OSC through the reused buffer in several chunks", () => {
+    const { bytes, chunks } = chunkedBytes(decodeOsc(bigOscYaml(300, 2)));
+    expect(chunks).toBeGreaterThan(bytes.length / (256 * 1024) - 1);
+    expect(chunks).toBeLessThan(bytes.length / (128 * 1024));
+  });
+
+  test("should write the OSC as it was when encoded, not as it is when written", () => {
+    const osc = withContents(["a\n", "b"]);
+    const expected = encodeOsc(osc);
+    const { chunks } = encodeOscChunked(osc);
+    (osc.spec.files as { path: string }[]).splice(0, 1);
+    (osc.spec.units?.[0] as { content?: string }).content = "changed";
+    const parts: Buffer[] = [];
+    chunks.writeTo((chunk) => parts.push(Buffer.from(chunk)));
+    expect(Buffer.concat(parts).toString("utf8")).toBe(expected);
   });
 });
 

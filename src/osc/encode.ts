@@ -1,6 +1,7 @@
 import { decodeOscDocument } from "./decode.ts";
 import { type Osc, oscApiVersion, oscKind } from "./schema.ts";
-import { toPlain, writeYaml } from "./yaml-write.ts";
+import type { ChunkedText } from "./yaml-write-fast.ts";
+import { streamYaml, toPlain, writeYaml } from "./yaml-write.ts";
 
 /** The plain (JSON-shaped) form of an OSC with apiVersion/kind always set — what last-applied stores. */
 export function oscToPlain(osc: Osc): Record<string, unknown> {
@@ -25,4 +26,14 @@ export function encodeOscAndDecoded(osc: Osc): { readonly text: string; readonly
   const plain = oscToPlain(osc);
   const text = writeYaml(plain);
   return { text, decoded: decodeOscDocument(plain) };
+}
+
+/**
+ * encodeOscAndDecoded without the text: `chunks` pushes `encodeOsc(osc)`'s bytes out a piece at a time
+ * when written (issue 27: a 20 MB OSC's text, its UTF-8 copy for the write and the one for the digest
+ * were ~60 MB at once at the end of an apply). Taken now: `osc` may change before the write.
+ */
+export function encodeOscChunked(osc: Osc): { readonly chunks: ChunkedText; readonly decoded: Osc } {
+  const plain = oscToPlain(osc);
+  return { chunks: streamYaml(plain), decoded: decodeOscDocument(plain) };
 }

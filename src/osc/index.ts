@@ -1,7 +1,7 @@
 export { type AttemptedWrites, type ChangedUnit, decodeChanges, emptyChanges, encodeChanges, type OscChanges } from "./changes.ts";
 export { checkInline, decodeBase64Strict, decodeCheckedBase64Into, decodeInline } from "./content.ts";
 export { decodeOsc, issuesMessage } from "./decode.ts";
-export { encodeOscAndDecoded } from "./encode.ts";
+export { encodeOscAndDecoded, encodeOscChunked } from "./encode.ts";
 export { Base64Error, InvalidCodecError, OscDecodeError } from "./errors.ts";
 export type { CriConfig, DropIn, Osc, OscFile, PluginConfig, RegistryConfig, Unit } from "./schema.ts";
 export { readYaml } from "./yaml-read.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { decodeChanges, encodeChanges } from "./changes.ts";
 import { decodeOsc } from "./decode.ts";
 import { oscToPlain } from "./encode.ts";
-import { writeYamlFast } from "./yaml-write-fast.ts";
+import { streamYamlFast, writeYamlFast } from "./yaml-write-fast.ts";
 import { toPlain, writeYamlCompat } from "./yaml-write.ts";
 
 const fixtureDir = `${import.meta.dir}/../../test/fixtures/render`;
@@ -60,9 +60,21 @@ containerd:
     upstreamsToProbe: [docker.io]
 `;
 
-/** The fast writer either declines or produces the reference writer's exact bytes. */
+/** The bytes streamYamlFast pushes out through a buffer of `chunkBytes`, undefined when it declines. */
+function streamed(value: unknown, chunkBytes: number): string | undefined {
+  const parts: Buffer[] = [];
+  const out = streamYamlFast(value, chunkBytes);
+  if (out === undefined) return undefined;
+  out.writeTo((chunk) => parts.push(Buffer.from(chunk)));
+  return Buffer.concat(parts).toString("utf8");
+}
+
+/** The fast writer either declines or produces the reference writer's exact bytes; its streamed form is the same. */
 function expectSameAsCompat(value: unknown): boolean {
   const fast = writeYamlFast(value);
+  // Chunks of 5 bytes split multi-byte characters' neighbours and every longer line.
+  expect(streamed(value, 5)).toBe(fast);
+  expect(streamed(value, 256 * 1024)).toBe(fast);
   if (fast === undefined) return false;
   expect(fast).toBe(writeYamlCompat(value));
   return true;
@@ -92,6 +104,7 @@ describe("writeYamlFast", () => {
     ["bytes", { a: new Uint8Array([1]) }],
   ])("should leave %s to the yaml package", (_, value) => {
     expect(writeYamlFast(value)).toBeUndefined();
+    expect(streamYamlFast(value)).toBeUndefined();
   });
 
   test.each([

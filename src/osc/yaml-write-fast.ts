@@ -51,8 +51,12 @@ function inlineString(s: string, rendered: Map<string, string>): string {
   return out.slice(3, -1);
 }
 
-/** A multi-line string as a literal block (`|` or `|-`), content indented to `indent` (yaml's blockString). */
-function blockString(s: string, indent: string): string {
+/**
+ * A multi-line string as a literal block (`|` or `|-`), content indented to `indent` (yaml's
+ * blockString), in three parts: the indicator line with the first line's indentation, the body, and
+ * the whitespace after the body.
+ */
+function blockString(s: string, indent: string): readonly [string, string, string] {
   // Leading whitespace needs an indentation indicator, whitespace after the last newline a quoted
   // string, trailing newlines beyond one keep-chomping: all left to `yaml`.
   if (needsEscape.test(s) || /^[ \n\t]/.test(s) || /\n[\t ]+$/.test(s)) throw new Unsupported();
@@ -64,20 +68,30 @@ function blockString(s: string, indent: string): string {
   const chomp = nl < 0 ? "-" : "";
   const rest = nl < 0 ? tail : tail.slice(0, -1);
   const body = s.slice(0, end).replace(/\n+/g, (m) => m + indent);
-  return `|${chomp}\n${indent}${body}${rest}`;
+  return [`|${chomp}\n${indent}`, body, rest];
 }
 
-function scalar(v: unknown, indent: string, rendered: Map<string, string>): string {
-  if (typeof v === "string") return v.includes("\n") ? blockString(v, indent) : inlineString(v, rendered);
+/** A scalar other than a multi-line string. */
+function inlineScalar(v: unknown, rendered: Map<string, string>): string {
+  if (typeof v === "string") return inlineString(v, rendered);
   if (typeof v === "boolean") return v ? "true" : "false";
   if (v === null) return "null";
   if (typeof v === "number" && Number.isSafeInteger(v) && !Object.is(v, -0)) return String(v);
   throw new Unsupported();
 }
 
-/** The output lines, and strings the `yaml` package rendered already in this call. */
+/**
+ * Where the lines go. A line is `head` and up to three more parts (the separator with a value, a block
+ * string's body, its trailing whitespace), handed over apart so that a streaming sink gets a big value
+ * as the string the caller holds, not joined to its key (a copy).
+ */
+interface Sink {
+  line(head: string, a?: string, b?: string, c?: string): void;
+}
+
+/** The sink, and strings the `yaml` package rendered already (in this call or its check, see streamYamlFast). */
 interface Out {
-  readonly lines: string[];
+  readonly sink: Sink;
   readonly rendered: Map<string, string>;
 }
 
@@ -99,21 +113,24 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 
 /** `head` is the line so far (`key:` or `- `); the value's lines follow, owned by column `col`. */
 function value(w: Out, head: string, v: unknown, col: number, afterDash: boolean): void {
-  const { lines } = w;
+  const { sink } = w;
   if (Array.isArray(v)) {
     if (v.length === 0 || afterDash) throw new Unsupported();
-    lines.push(head);
+    sink.line(head);
     sequence(w, v, col);
   } else if (isMap(v)) {
     const keys = sortedKeys(v);
-    if (keys.length === 0) lines.push(`${head}${afterDash ? "" : " "}{}`);
+    if (keys.length === 0) sink.line(head, afterDash ? "{}" : " {}");
     else if (afterDash) mapping(w, v, keys, col + 2, head);
     else {
-      lines.push(head);
+      sink.line(head);
       mapping(w, v, keys, col + 2, pad(col + 2));
     }
+  } else if (typeof v === "string" && v.includes("\n")) {
+    const [indicator, body, rest] = blockString(v, pad(col + 2));
+    sink.line(head, afterDash ? indicator : ` ${indicator}`, body, rest);
   } else {
-    lines.push(`${head}${afterDash ? "" : " "}${scalar(v, pad(col + 2), w.rendered)}`);
+    sink.line(head, afterDash ? "" : " ", inlineScalar(v, w.rendered));
   }
 }
 
@@ -136,19 +153,103 @@ function sequence(w: Out, items: readonly unknown[], col: number): void {
   }
 }
 
+/** Writes `root`'s lines into `sink`; false when it is outside the covered subset (the sink may have had some). */
+function writeInto(root: Record<string, unknown>, sink: Sink, rendered: Map<string, string>): boolean {
+  const keys = sortedKeys(root);
+  if (keys.length === 0) {
+    sink.line("{}");
+    return true;
+  }
+  try {
+    mapping({ sink, rendered }, root, keys, 0, "");
+    return true;
+  } catch (err) {
+    if (err instanceof Unsupported) return false;
+    throw err;
+  }
+}
+
 /** `writeYaml`'s exact output for `value`, or undefined when it is outside the covered subset. */
 export function writeYamlFast(root: unknown): string | undefined {
   if (!isMap(root)) return undefined;
-  const keys = sortedKeys(root);
-  if (keys.length === 0) return "{}\n";
   const lines: string[] = [];
-  try {
-    mapping({ lines, rendered: new Map() }, root, keys, 0, "");
-  } catch (err) {
-    if (err instanceof Unsupported) return undefined;
-    throw err;
-  }
+  const sink: Sink = {
+    line: (head, a, b, c) => {
+      lines.push(a === undefined ? head : b === undefined ? head + a : head + a + b + (c ?? ""));
+    },
+  };
+  if (!writeInto(root, sink, new Map())) return undefined;
   // The final newline joined in, not appended: a 20 MB text plus "\n" is a rope that the write copies flat.
   lines.push("");
   return lines.join("\n");
+}
+
+/** Text pushed out as UTF-8 bytes, chunk by chunk: `write` is done with a chunk when it returns (the buffer is reused). */
+export interface ChunkedText {
+  writeTo(write: (chunk: Uint8Array) => void): void;
+}
+
+/**
+ * `writeYamlFast`'s output as UTF-8 without the text itself (issue 27: a 20 MB change set was a 20 MB
+ * string, its lines and its encoded copy at once), or undefined when `root` is outside the covered
+ * subset. `writeTo` encodes each part of each line into one reused buffer of `chunkBytes`, so a big
+ * value is copied only into that buffer, a piece at a time.
+ *
+ * A first pass writes nothing and only checks `root`, so a refusal never comes after bytes went out.
+ * `root` is read again by `writeTo`: it must not change in between (give it a copy, e.g. toPlain's).
+ */
+export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024): ChunkedText | undefined {
+  if (!isMap(root)) return undefined;
+  const rendered = new Map<string, string>();
+  if (!writeInto(root, { line: () => undefined }, rendered)) return undefined;
+  return {
+    writeTo(write) {
+      const out = new ChunkWriter(chunkBytes, write);
+      const sink: Sink = {
+        line: (head, a, b, c) => {
+          out.put(head);
+          if (a !== undefined) out.put(a);
+          if (b !== undefined) out.put(b);
+          if (c !== undefined) out.put(c);
+          out.put("\n");
+        },
+      };
+      // The check above accepted it: only a changed `root` gets here.
+      if (!writeInto(root, sink, rendered)) throw new Error("the YAML writer refused a value it had accepted");
+      out.flush();
+    },
+  };
+}
+
+const encoder = new TextEncoder();
+
+/** Encodes strings as UTF-8 into one buffer, handed to `write` whenever it is full. */
+class ChunkWriter {
+  private readonly buf: Uint8Array;
+  private used = 0;
+
+  constructor(
+    size: number,
+    private readonly write: (chunk: Uint8Array) => void,
+  ) {
+    // Room for any one character (4 bytes), so every round makes progress.
+    this.buf = new Uint8Array(Math.max(size, 4));
+  }
+
+  put(s: string): void {
+    let rest = s;
+    for (;;) {
+      const { read, written } = encoder.encodeInto(rest, this.buf.subarray(this.used));
+      this.used += written;
+      if (read === rest.length) return;
+      this.flush(); // full, or too little room for the next character
+      rest = rest.slice(read);
+    }
+  }
+
+  flush(): void {
+    if (this.used === 0) return;
+    this.write(this.buf.subarray(0, this.used));
+    this.used = 0;
+  }
 }

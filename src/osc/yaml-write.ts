@@ -1,5 +1,5 @@
 import { yamlPackage } from "../config/index.ts";
-import { writeYamlFast } from "./yaml-write-fast.ts";
+import { type ChunkedText, streamYamlFast, writeYamlFast } from "./yaml-write-fast.ts";
 
 /** Drops undefined keys and empty lists (Go omitempty); keeps everything else verbatim. */
 export function toPlain(value: unknown): unknown {
@@ -21,6 +21,14 @@ export function toPlain(value: unknown): unknown {
 /** YAML shaped like Go's sigs.k8s.io/yaml output: sorted keys, sequences not indented, no folding. */
 export function writeYaml(value: unknown): string {
   return writeYamlFast(value) ?? writeYamlCompat(value);
+}
+
+/** `writeYaml`'s bytes pushed out in chunks (yaml-write-fast.ts streamYamlFast); `value` must not change before they are. */
+export function streamYaml(value: unknown): ChunkedText {
+  const streamed = streamYamlFast(value);
+  if (streamed !== undefined) return streamed;
+  const text = writeYamlCompat(value);
+  return { writeTo: (write) => write(new TextEncoder().encode(text)) };
 }
 
 /** The reference writer: the `yaml` package (yaml-write-fast.ts reproduces its bytes for common shapes). */

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -101,6 +102,41 @@ describe("a big last-applied OSC (issue 27)", () => {
     expect(await readLastAppliedDigests(host)).toBe(digests as NonNullable<typeof digests>);
     expect(dataOf((await readLastApplied(host))?.spec.files)).toEqual(dataOf(osc.spec.files));
     expect((await readLastApplied(host))?.spec.files?.[3]?.content.inline?.encoding).toBe("b64");
+  });
+
+  test("should write the encoder's exact bytes with mode 0600 and know them by their digest, non-ASCII contents included", async () => {
+    // Multi-byte characters (2, 3 and 4 bytes) over many of the writer's buffer ends.
+    const unicode = decodeOsc(
+      JSON.stringify({
+        spec: {
+          files: Array.from({ length: 300 }, (_, i) => ({
+            path: `/f/${i}`,
+            content: { inline: { data: `${"é✓😀".repeat(5_000)}\n${"x".repeat(i)}${"😀".repeat(2_000)}` } },
+          })),
+        },
+      }),
+    );
+    for (const osc of [bigOsc(), unicode]) {
+      const expected = Buffer.from(encodeOscAndDecoded(osc).text, "utf8");
+      expect(expected.length).toBeGreaterThan(bigTextChars);
+      expect(await writeLastApplied(host, osc)).toBe(expected.length);
+      const path = join(root, "var/lib/gardener-node-agent/last-applied-osc.yaml");
+      expect(readFileSync(path).equals(expected)).toBe(true);
+      expect(statSync(path).mode & 0o7777).toBe(0o600);
+      expect(readdirSync(join(root, "var/lib/gardener-node-agent"))).toEqual(["last-applied-osc.yaml"]);
+      // The memo's digest is the file's: the next read takes the remembered form without reading the file.
+      expect(await host.sha256("/var/lib/gardener-node-agent/last-applied-osc.yaml")).toBe(
+        new Bun.CryptoHasher("sha256").update(expected).digest("hex"),
+      );
+      const readFile = host.readFile;
+      host.readFile = () => Promise.reject(new Error("read whole"));
+      try {
+        expect((await readLastAppliedDigests(host))?.spec.files).toHaveLength(osc.spec.files?.length ?? 0);
+      } finally {
+        host.readFile = readFile;
+      }
+      expect(dataOf((await readLastApplied(host))?.spec.files)).toEqual(dataOf(osc.spec.files));
+    }
   });
 
   test("should keep a small OSC whole (readers share it)", async () => {

@@ -1,5 +1,5 @@
 import type { HostFs } from "../../host/index.ts";
-import { decodeOsc, digestOsc, encodeOscAndDecoded, type Osc, readYaml } from "../../osc/index.ts";
+import { decodeOsc, digestOsc, encodeOscChunked, type Osc, readYaml } from "../../osc/index.ts";
 import { bigTextChars } from "../../text/index.ts";
 import { lastAppliedPath } from "./state-paths.ts";
 
@@ -35,10 +35,10 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const digestOf = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
+const digestOf = (data: Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 
-function remember(host: HostFs, digest: string, decoded: Osc, textLength: number): Entry {
-  const digested = textLength >= bigTextChars;
+function remember(host: HostFs, digest: string, decoded: Osc, byteLength: number): Entry {
+  const digested = byteLength >= bigTextChars;
   const entry: Entry = { digest, osc: deepFreeze(digested ? digestOsc(decoded) : decoded), digested };
   memo.set(host, entry);
   return entry;
@@ -110,13 +110,26 @@ export async function readLastAppliedWithTypeMeta(
 
 /**
  * Writes last-applied and remembers its decoded form (taken from the encoder, not by parsing the
- * text again), so the next reconcile need not decode it. Returns the text's length (a big one is
- * garbage the caller may collect).
+ * text again), so the next reconcile need not decode it. The text never exists whole: the encoder
+ * pushes it into the temp file through one reused buffer, and each chunk is hashed as it goes by
+ * for the memo's digest (issue 27: a big OSC's text, its UTF-8 copy and the digest's were ~60 MB).
+ * Returns the file's length in bytes (a big OSC's encoding leaves garbage the caller may collect).
  */
 export async function writeLastApplied(host: HostFs, osc: Osc): Promise<number> {
-  const { text, decoded } = encodeOscAndDecoded(osc);
-  await host.writeFileAtomic(lastAppliedPath, text, 0o600);
-  // encodeOscAndDecoded always writes apiVersion and kind: the unit check need not parse the text to learn that.
-  remember(host, digestOf(text), decoded, text.length).typeMetaInFile = true;
-  return text.length;
+  const { chunks, decoded } = encodeOscChunked(osc);
+  const hasher = new Bun.CryptoHasher("sha256");
+  let length = 0;
+  const hashed = {
+    writeTo(write: (chunk: Uint8Array) => void) {
+      chunks.writeTo((chunk) => {
+        write(chunk);
+        hasher.update(chunk);
+        length += chunk.length;
+      });
+    },
+  };
+  await host.writeFileAtomic(lastAppliedPath, hashed, 0o600);
+  // The encoder always writes apiVersion and kind: the unit check need not parse the file to learn that.
+  remember(host, hasher.digest("hex"), decoded, length).typeMetaInFile = true;
+  return length;
 }

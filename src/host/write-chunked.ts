@@ -1,0 +1,48 @@
+import { constants, writeSync } from "node:fs";
+import { open, unlink } from "node:fs/promises";
+import { quoteName } from "../untrusted/index.ts";
+import type { ChunkedData } from "./types.ts";
+
+const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** Writes all of `chunk` at the descriptor's offset (write(2) may take less than asked). */
+function writeAll(fd: number, chunk: Uint8Array): void {
+  for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done, chunk.length - done);
+}
+
+/** A failure while the temp of `path` was written, naming `path` (a failed write(2) names no file) and keeping errno's code. */
+export class ChunkedWriteError extends Error {
+  override readonly name = "ChunkedWriteError";
+  readonly code: string | undefined;
+  constructor(
+    readonly path: string,
+    cause: unknown,
+  ) {
+    super(`cannot write ${quoteName(path)}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined;
+    this.code = typeof code === "string" ? code : undefined;
+  }
+}
+
+/**
+ * The temp of an atomic write of `path` filled from a producer (ChunkedData) instead of one buffer:
+ * O_EXCL, the exact mode (fchmod is not filtered by the umask; 0600 until then), every chunk written
+ * on this thread as the producer hands it over (write(2) into the page cache; the producer reuses
+ * its buffer), fsynced unless told otherwise, closed. On any failure, the producer's included, the
+ * temp is removed and the error names `path`. The caller renames the temp over the target.
+ */
+export async function writeTempChunked(path: string, temp: string, data: ChunkedData, mode: number, fsync: boolean): Promise<void> {
+  const handle = await open(temp, TEMP_FLAGS, 0o600);
+  try {
+    try {
+      await handle.chmod(mode & 0o7777);
+      data.writeTo((chunk) => writeAll(handle.fd, chunk));
+      if (fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    await unlink(temp).catch(() => undefined); // best effort; the original error matters
+    throw new ChunkedWriteError(path, err);
+  }
+}
