@@ -135,6 +135,15 @@ describe("writeYamlFast", () => {
     for (const lone of ["\uD83D alone", "a\uDE00b", "line\n\uD83D\n"]) expectSameAsCompat({ k: lone });
   });
 
+  test("should stream the same bytes through buffers of every size, strings shorter, longer and just longer than the room", () => {
+    // Parts of 1-4 bytes per character and lengths around each buffer size: some fit, some flush first, some outgrow the buffer.
+    const parts = ["é", "✓", "😀", "a"].flatMap((c) => [1, 5, 6, 7, 20, 63, 64, 65, 1000].map((n) => c.repeat(n)));
+    const value = { files: parts.map((p, i) => ({ data: `x${p}`, text: `${p}\n${p}y\n`, index: i })) };
+    const whole = writeYamlFast(value);
+    expect(whole).toBe(writeYamlCompat(value));
+    for (const size of [4, 5, 7, 16, 64, 65, 100, 4096]) expect(streamed(value, size)).toBe(whole);
+  });
+
   test("should agree with the yaml package on generated values", () => {
     const rnd = mulberry32(0x0a1);
     let fast = 0;
