@@ -8,9 +8,9 @@ import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
 import { loadAttributeFlags, type ReadAttributeFlags } from "./attribute-flags.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
-import type { ChunkedData, FileInfo, FileWrite, HostFs } from "./types.ts";
+import type { FileInfo, FileWrite, HostFs } from "./types.ts";
 import { isOwnTempName, tempNameFor } from "./temp-names.ts";
-import { writeTempChunked } from "./write-chunked.ts";
+import { isChunked, writeTempChunked } from "./write-chunked.ts";
 import { fsyncDir, holdReplaced, processUmask, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
 
 /** Read size of `sha256`: big enough for few calls, small enough to stay out of the peak. */
@@ -443,9 +443,6 @@ async function renameOver(temp: string, target: string, path: string, before?: (
     throw err;
   }
 }
-
-const isChunked = (data: Uint8Array | string | ChunkedData): data is ChunkedData =>
-  typeof data === "object" && !(data instanceof Uint8Array);
 
 function pickSyncfs(choice: HostFsOptions["syncfs"]): Promise<Syncfs | undefined> {
   if (choice === "off") return Promise.resolve(undefined);

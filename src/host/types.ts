@@ -10,19 +10,20 @@ export interface FileInfo {
 }
 
 /**
- * A group member's content: bytes, text (written as UTF-8), or a function producing the bytes when the
- * member's temp is written, so that a large group holds only the few files in flight decoded at once.
- */
-export type FileData = Uint8Array | string | (() => Uint8Array);
-
-/**
  * Content pushed into a file chunk by chunk, in order, by one synchronous `writeTo` call: each chunk
  * is written before `write` returns (the producer may reuse its buffer), so no copy of the whole
- * exists (issue 27: last-applied of a big OSC). A `writeTo` that throws leaves no file behind.
+ * exists (issue 27: last-applied and the change set of a big OSC). A `writeTo` that throws leaves no file behind.
  */
 export interface ChunkedData {
   writeTo(write: (chunk: Uint8Array) => void): void;
 }
+
+/**
+ * A group member's content: bytes, text (written as UTF-8), a function producing the bytes when the
+ * member's temp is written, so that a large group holds only the few files in flight decoded at once,
+ * or chunks pushed into the temp (ChunkedData).
+ */
+export type FileData = Uint8Array | string | (() => Uint8Array) | ChunkedData;
 
 /** One file of a group write. */
 export interface FileWrite {

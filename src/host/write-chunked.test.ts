@@ -97,3 +97,39 @@ describe("writeFileAtomic with chunked data", () => {
     expect(allEntries()).toEqual(["d"]);
   });
 });
+
+describe("a group with a chunked member", () => {
+  test.each([
+    ["from libc", "auto"],
+    ["off (fsync per file)", "off"],
+  ] as const)("should write it with the others, exact modes (syncfs %s)", async (_name, syncfs) => {
+    const host = createHostFs(root, { syncfs });
+    await host.writeFilesAtomic([
+      { path: "/var/lib/changes.yaml", data: chunked(["x: é\n", "y: 😀\n"]), mode: 0o600 },
+      { path: "/etc/a", data: "a", mode: 0o644 },
+    ]);
+    const { durable } = await host.writeFilesInPlace([
+      { path: "/etc/b", data: () => new TextEncoder().encode("b"), mode: 0o640 },
+      { path: "/var/lib/changes.yaml", data: chunked(["z\n"]), mode: 0o600 },
+    ]);
+    await durable;
+    expect(readFileSync(join(root, "var/lib/changes.yaml"), "utf8")).toBe("z\n");
+    expect(statSync(join(root, "var/lib/changes.yaml")).mode & 0o7777).toBe(0o600);
+    expect(readFileSync(join(root, "etc/b"), "utf8")).toBe("b");
+    expect(allEntries()).toEqual(["etc", "etc/a", "etc/b", "var", "var/lib", "var/lib/changes.yaml"]);
+  });
+
+  test("should write nothing of the group, leave no temp and name the file when its producer fails", async () => {
+    const host = createHostFs(root);
+    await host.writeFileAtomic("/var/lib/changes.yaml", "old\n", 0o600);
+    const err = await host
+      .writeFilesAtomic([
+        { path: "/var/lib/changes.yaml", data: chunked(["new 1\n", "new 2\n"], 1), mode: 0o600 },
+        { path: "/etc/a", data: "a", mode: 0o644 },
+      ])
+      .catch((e: unknown) => e);
+    expect((err as Error).message).toBe('cannot write "/var/lib/changes.yaml": encoder failed');
+    expect(readFileSync(join(root, "var/lib/changes.yaml"), "utf8")).toBe("old\n");
+    expect(allEntries()).toEqual(["etc", "var", "var/lib", "var/lib/changes.yaml"]);
+  });
+});

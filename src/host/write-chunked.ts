@@ -1,9 +1,12 @@
 import { constants, writeSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import { quoteName } from "../untrusted/index.ts";
-import type { ChunkedData } from "./types.ts";
+import type { ChunkedData, FileData } from "./types.ts";
 
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** Whether `data` is pushed in by a producer (not bytes, text or a function giving the bytes). */
+export const isChunked = (data: FileData): data is ChunkedData => typeof data === "object" && !(data instanceof Uint8Array);
 
 /** Writes all of `chunk` at the descriptor's offset (write(2) may take less than asked). */
 function writeAll(fd: number, chunk: Uint8Array): void {

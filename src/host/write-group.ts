@@ -3,6 +3,7 @@ import { open, unlink, writeFile } from "node:fs/promises";
 import { hasErrno } from "./errno.ts";
 import type { Syncfs } from "./syncfs.ts";
 import { type FileData, HostFileKindError } from "./types.ts";
+import { isChunked, writeTempChunked } from "./write-chunked.ts";
 
 /** A checked group member: its real target, the real parent directory and the temp name beside it. */
 export interface StagedWrite {
@@ -185,7 +186,8 @@ export async function writeGroup(
   try {
     await forEachParallel(staged, async (s) => {
       try {
-        await writeTemp(s.temp, typeof s.data === "function" ? s.data() : s.data, s.mode, syncfs === undefined, umask);
+        if (isChunked(s.data)) await writeTempChunked(s.path, s.temp, s.data, s.mode, syncfs === undefined);
+        else await writeTemp(s.temp, typeof s.data === "function" ? s.data() : s.data, s.mode, syncfs === undefined, umask);
       } finally {
         s.written?.();
       }

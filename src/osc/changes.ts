@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { issuesMessage } from "./decode.ts";
 import { OscDecodeError } from "./errors.ts";
 import { dropInSchema, fileSchema, registryConfigSchema, unitSchema } from "./schema.ts";
-import { toPlain, writeYaml } from "./yaml-write.ts";
+import type { ChunkedText } from "./yaml-write-fast.ts";
+import { streamYaml, toPlain, writeYaml } from "./yaml-write.ts";
 import { readYaml } from "./yaml-read.ts";
 
 // Missing and null both mean "empty"/false, like Go's zero values.
@@ -106,6 +107,20 @@ export function decodeChanges(text: string): OscChanges {
 
 /** Upstream's byte shape: sorted keys, empty lists omitted, `dropInsChanges` always present. */
 export function encodeChanges(c: OscChanges): string {
+  return writeYaml(plainChanges(c));
+}
+
+/**
+ * `encodeChanges(c)`'s bytes, pushed out a chunk at a time when written (issue 27: the first apply of
+ * a 20 MB OSC records every file's content, and its text, lines and encoded copy were 40–60 MB at
+ * once). Taken now: `c` may change before the write.
+ */
+export function encodeChangesChunked(c: OscChanges): ChunkedText {
+  return streamYaml(plainChanges(c));
+}
+
+/** The document encodeChanges writes: a copy of `c` (toPlain copies every object and list). */
+function plainChanges(c: OscChanges): unknown {
   const { attemptedWrites, ...upstreamFields } = c;
   const units = {
     changed: c.units.changed.map((u) => ({ ...(toPlain(u) as object), dropInsChanges: toPlain(u.dropInsChanges) })),
@@ -115,5 +130,5 @@ export function encodeChanges(c: OscChanges): string {
   // Present only while it lists something, so a finished change set reads exactly like upstream's.
   const attempted =
     attemptedWrites !== undefined && (attemptedWrites.files.length > 0 || attemptedWrites.units.length > 0) ? { attemptedWrites } : {};
-  return writeYaml(toPlain({ ...upstreamFields, units, ...attempted }));
+  return toPlain({ ...upstreamFields, units, ...attempted });
 }

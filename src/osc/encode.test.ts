@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeChanges, emptyChanges, encodeChanges } from "./changes.ts";
+import { decodeChanges, emptyChanges, encodeChanges, encodeChangesChunked, type OscChanges } from "./changes.ts";
 import { decodeOsc } from "./decode.ts";
 import { acceptanceOsc } from "../../test/fixtures/osc/acceptance-osc.ts";
 import { encodeOsc, encodeOscAndDecoded, encodeOscChunked } from "./encode.ts";
@@ -66,7 +66,7 @@ describe("encodeOscAndDecoded", () => {
 });
 
 /** The bytes encodeOscChunked pushes out (each chunk copied: the encoder reuses its buffer), and how many chunks. */
-function chunkedBytes(osc: Osc): { readonly bytes: Buffer; readonly chunks: number } {
+function chunkedOscBytes(osc: Osc): { readonly bytes: Buffer; readonly chunks: number } {
   const parts: Buffer[] = [];
   encodeOscChunked(osc).chunks.writeTo((chunk) => parts.push(Buffer.from(chunk)));
   return { bytes: Buffer.concat(parts), chunks: parts.length };
@@ -100,7 +100,7 @@ describe("encodeOscChunked", () => {
     ["2-byte characters across buffer ends", straddling("é")],
   ])("should push out encodeOsc's exact bytes and give encodeOscAndDecoded's decoded form for %s", (_, oscs) => {
     for (const osc of oscs) {
-      const { bytes } = chunkedBytes(osc);
+      const { bytes } = chunkedOscBytes(osc);
       const { text, decoded } = encodeOscAndDecoded(osc);
       expect(bytes.equals(Buffer.from(text, "utf8"))).toBe(true);
       expect(encodeOscChunked(osc).decoded).toStrictEqual(decoded);
@@ -108,7 +108,7 @@ describe("encodeOscChunked", () => {
   });
 
   test("should push a big OSC through the reused buffer in several chunks", () => {
-    const { bytes, chunks } = chunkedBytes(decodeOsc(bigOscYaml(300, 2)));
+    const { bytes, chunks } = chunkedOscBytes(decodeOsc(bigOscYaml(300, 2)));
     expect(chunks).toBeGreaterThan(bytes.length / (256 * 1024) - 1);
     expect(chunks).toBeLessThan(bytes.length / (128 * 1024));
   });
@@ -194,5 +194,60 @@ units: {}
     c.files.changed.push({ path: "/a", permissions: 420, content: { inline: { encoding: "", data: "a" } } });
     c.containerd.registries.upstreamsToProbe.push("r");
     expect(decodeChanges(encodeChanges(c))).toEqual(c);
+  });
+});
+
+/** The bytes a chunked encoding pushes out (each chunk copied: the encoder reuses its buffer). */
+function chunkedBytes(c: OscChanges): { readonly bytes: Buffer; readonly chunks: number } {
+  const parts: Buffer[] = [];
+  encodeChangesChunked(c).writeTo((chunk) => parts.push(Buffer.from(chunk)));
+  return { bytes: Buffer.concat(parts), chunks: parts.length };
+}
+
+describe("encodeChangesChunked", () => {
+  const withFiles = (contents: readonly string[], encoding = ""): OscChanges => {
+    const c = emptyChanges("3a1e5b");
+    for (const [i, data] of contents.entries())
+      c.files.changed.push({ path: `/etc/f-${i}`, permissions: 420, content: { inline: { encoding, data } } });
+    c.units.changed.push({
+      name: "a.service",
+      enable: true,
+      content: "[Unit]\nDescription=é ✓\n",
+      dropInsChanges: { changed: [], deleted: [] },
+    });
+    return c;
+  };
+  // Past the 256 KiB chunk: a multi-byte character lands on a chunk border somewhere. (A surrogate pair
+  // in a multi-line string sends the whole document to the yaml package, as encodeChanges does.)
+  const big = Array.from({ length: 40_000 }, (_, i) => `line ${i} é ✓ "q" 'a' #x: y`).join("\n");
+
+  test.each([
+    ["the all-empty document", emptyChanges("abc")],
+    ["empty and single-line contents", withFiles(["", "a", "0644", "yes", "x: y", "- z", " lead", "trail "])],
+    ["multi-line contents", withFiles(["a\nb\n", "a\nb", "#!/bin/sh\necho *\n", "a\n\n\nb\n", "x \ny"])],
+    ["unicode", withFiles(["é", "😀", "a\u2028b", "ü\nö\n", "日本語\n"])],
+    ["contents the fast writer leaves to the yaml package", withFiles(["x\u0001\ny", "  indented\nblock", "x\n\n", "a\n  "])],
+    ["big contents", withFiles([big, `${big}\n`, "aGVsbG8=".repeat(100_000)], "b64")],
+    ["big contents with a surrogate pair", withFiles([`${big}\n😀\n`])],
+  ])("should write encodeChanges' bytes for %s", (_, c) => {
+    const { bytes } = chunkedBytes(c);
+    expect(bytes.equals(Buffer.from(encodeChanges(c)))).toBe(true);
+    expect(decodeChanges(bytes.toString("utf8"))).toEqual(c);
+  });
+
+  test("should push a big change set in chunks of the reused buffer", () => {
+    const { chunks } = chunkedBytes(withFiles([big, big, big]));
+    expect(chunks).toBeGreaterThan(4);
+  });
+
+  test("should write the change set as it was when encoded, not as it is when written", () => {
+    const c = withFiles(["a\n", "b\n"]);
+    const expected = encodeChanges(c);
+    const chunked = encodeChangesChunked(c);
+    c.files.changed.splice(0, 1);
+    c.mustRestartNodeAgent = true;
+    const parts: Buffer[] = [];
+    chunked.writeTo((chunk) => parts.push(Buffer.from(chunk)));
+    expect(Buffer.concat(parts).toString("utf8")).toBe(expected);
   });
 });

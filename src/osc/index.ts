@@ -1,4 +1,12 @@
-export { type AttemptedWrites, type ChangedUnit, decodeChanges, emptyChanges, encodeChanges, type OscChanges } from "./changes.ts";
+export {
+  type AttemptedWrites,
+  type ChangedUnit,
+  decodeChanges,
+  emptyChanges,
+  encodeChanges,
+  encodeChangesChunked,
+  type OscChanges,
+} from "./changes.ts";
 export { checkInline, decodeBase64Strict, decodeCheckedBase64Into, decodeInline } from "./content.ts";
 export { decodeOsc, issuesMessage } from "./decode.ts";
 export { encodeOscAndDecoded, encodeOscChunked } from "./encode.ts";

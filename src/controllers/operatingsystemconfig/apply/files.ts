@@ -1,4 +1,4 @@
-import { type FileWrite, HostFileKindError, type HostFs, HostPathError } from "../../../host/index.ts";
+import { type ChunkedData, type FileWrite, HostFileKindError, type HostFs, HostPathError } from "../../../host/index.ts";
 import { imageToPull } from "./agent-image.ts";
 import type { StepContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
@@ -50,7 +50,7 @@ export async function writeChangedFiles(
   ctx: StepContext,
   planned: PlannedFiles,
   opts: {
-    readonly changesFile?: (FileWrite & { readonly data: string }) | undefined;
+    readonly changesFile?: (FileWrite & { readonly data: ChunkedData }) | undefined;
     /** Directories listed already (the plan's target check); the others are listed here. */
     readonly listings?: ReadonlyMap<string, ReadonlySet<string>>;
   } = {},

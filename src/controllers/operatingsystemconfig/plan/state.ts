@@ -1,5 +1,5 @@
-import type { FileWrite, HostFs } from "../../../host/index.ts";
-import { decodeChanges, encodeChanges, type OscChanges } from "../../../osc/index.ts";
+import type { ChunkedData, FileWrite, HostFs } from "../../../host/index.ts";
+import { decodeChanges, encodeChangesChunked, type OscChanges } from "../../../osc/index.ts";
 import { changesPath } from "../constants.ts";
 
 // One reader of last-applied-osc.yaml for all controllers (memoized decode): ../shared/last-applied.ts.
@@ -11,11 +11,12 @@ export async function readChanges(host: HostFs): Promise<OscChanges | undefined>
   return text === undefined ? undefined : decodeChanges(text);
 }
 
+/** Writes the change set (atomically), encoded chunk by chunk into the file: no text of it is held (issue 27). */
 export async function writeChanges(host: HostFs, changes: OscChanges): Promise<void> {
-  await host.writeFileAtomic(changesPath, encodeChanges(changes), 0o600);
+  await host.writeFileAtomic(changesPath, encodeChangesChunked(changes), 0o600);
 }
 
-/** The changes file as a member of a file group (encoded now, written with the group). */
-export function changesFileWrite(changes: OscChanges): FileWrite & { readonly data: string } {
-  return { path: changesPath, data: encodeChanges(changes), mode: 0o600 };
+/** The changes file as a member of a file group (its document taken now, encoded while the group writes it). */
+export function changesFileWrite(changes: OscChanges): FileWrite & { readonly data: ChunkedData } {
+  return { path: changesPath, data: encodeChangesChunked(changes), mode: 0o600 };
 }
