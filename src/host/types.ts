@@ -10,10 +10,10 @@ export interface FileInfo {
 }
 
 /**
- * A group member's content: bytes, text (written as UTF-8), or a function producing the bytes when the
+ * A group member's content: bytes, text (written as UTF-8), or a function producing either when the
  * member's temp is written, so that a large group holds only the few files in flight decoded at once.
  */
-export type FileData = Uint8Array | string | (() => Uint8Array);
+export type FileData = Uint8Array | string | (() => Uint8Array | string);
 
 /** One file of a group write. */
 export interface FileWrite {
@@ -23,6 +23,8 @@ export interface FileWrite {
   readonly mode: number;
   /** Called once the member's temp write has ended (written or failed): bytes from `data()` may be reused then. */
   readonly written?: (() => void) | undefined;
+  /** Its temp is written after the other members' (a big text produced by `data()` once their garbage can be collected). */
+  readonly late?: boolean | undefined;
 }
 
 /**

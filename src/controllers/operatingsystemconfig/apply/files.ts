@@ -2,6 +2,7 @@ import { type FileWrite, HostFileKindError, type HostFs, HostPathError } from ".
 import { imageToPull } from "./agent-image.ts";
 import type { StepContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
+import { collectAfterBigWrite, inlineContentChars } from "./collect.ts";
 import { checkAgentBinary, type PlannedFiles } from "../plan/content.ts";
 
 /** A file cannot be placed (e.g. its cross-device helper name is taken by a directory). */
@@ -50,7 +51,7 @@ export async function writeChangedFiles(
   ctx: StepContext,
   planned: PlannedFiles,
   opts: {
-    readonly changesFile?: (FileWrite & { readonly data: string }) | undefined;
+    readonly changesFile?: (FileWrite & { readonly data: () => string }) | undefined;
     /** Directories listed already (the plan's target check); the others are listed here. */
     readonly listings?: ReadonlyMap<string, ReadonlySet<string>>;
   } = {},
@@ -76,13 +77,30 @@ export async function writeChangedFiles(
   }
   await warnDroppedModeBits(ctx, files);
   if (writes.length === 0) {
-    if (changesFile !== undefined) await host.writeFileAtomic(changesFile.path, changesFile.data, changesFile.mode);
+    if (changesFile !== undefined) await host.writeFileAtomic(changesFile.path, changesFile.data(), changesFile.mode);
     return;
   }
   ctx.signal.throwIfAborted();
   // In place with durable contents; the directory entries become durable while the apply goes on, and
   // the record that these files are done is not written before they are (ChangesStore.defer).
-  const { durable } = await host.writeFilesInPlace(changesFile === undefined ? writes : [changesFile, ...writes]);
+  // The record's text (as long as the contents, issue 27) is made last, once the other temps' garbage is
+  // collected, and collected again before the next steps; the renames keep the record first.
+  const contentChars = inlineContentChars(ctx.store.changes);
+  const record: FileWrite[] =
+    changesFile === undefined
+      ? []
+      : [
+          {
+            ...changesFile,
+            late: true,
+            data: () => {
+              collectAfterBigWrite(contentChars, log, "file temps");
+              return changesFile.data();
+            },
+          },
+        ];
+  const { durable } = await host.writeFilesInPlace([...record, ...writes]);
+  collectAfterBigWrite(contentChars, log);
   for (const w of writes) log.info("Wrote file", { path: w.path });
   await ctx.store.filesChangedDone(
     writes.map((w) => w.path),

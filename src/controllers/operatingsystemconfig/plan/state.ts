@@ -15,7 +15,7 @@ export async function writeChanges(host: HostFs, changes: OscChanges): Promise<v
   await host.writeFileAtomic(changesPath, encodeChanges(changes), 0o600);
 }
 
-/** The changes file as a member of a file group (encoded now, written with the group). */
-export function changesFileWrite(changes: OscChanges): FileWrite & { readonly data: string } {
-  return { path: changesPath, data: encodeChanges(changes), mode: 0o600 };
+/** The changes file as a member of a file group, encoded when the group writes its temp (in the store's queue). */
+export function changesFileWrite(changes: OscChanges): FileWrite & { readonly data: () => string } {
+  return { path: changesPath, data: () => encodeChanges(changes), mode: 0o600 };
 }
