@@ -71,7 +71,8 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   /** Synchronous on purpose for group members (one cheap syscall; see write-group.ts). */
   function lstatSyncOrUndefined(real: string): Stats | undefined {
     try {
-      return lstatSync(real);
+      // A missing file is no exception: a 5,000-file first apply otherwise leaves 5,000 errors to collect.
+      return lstatSync(real, { throwIfNoEntry: false });
     } catch (err) {
       if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
       throw err;
@@ -105,7 +106,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     path: string,
     created: Set<string>,
     parents?: Map<string, readonly string[]>,
-  ): Promise<{ dirReal: string; target: string; temp: string }> {
+  ): Promise<{ dirReal: string; target: string; temp: string; replacesFile: boolean }> {
     const segments = parents === undefined ? resolveSegments(base, path, false) : resolveViaParent(path, parents);
     const name = segments.at(-1);
     if (name === undefined) throw new HostPathError(path, "is the root directory");
@@ -121,7 +122,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     created.add(dirPath);
     const temp = `${dirReal}/${tempNameFor(name)}`;
     inFlight.add(temp);
-    return { dirReal, target, temp };
+    return { dirReal, target, temp, replacesFile: existing?.isFile() === true };
   }
 
   /**
@@ -133,7 +134,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     const parents = new Map<string, readonly string[]>();
     for (const f of files) {
       const prepared = await prepareTarget(f.path, created, parents);
-      staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode, written: f.written });
+      staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode, written: f.written, late: f.late });
     }
   }
 
@@ -202,11 +203,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
 
     async writeFileAtomic(path, data, mode, opts) {
       const durable = opts?.durable ?? true;
-      const { dirReal, target, temp } = await prepareTarget(path, new Set());
+      const { dirReal, target, temp, replacesFile } = await prepareTarget(path, new Set());
       try {
         if (isChunked(data)) await writeTempChunked(path, temp, data, mode, durable);
         else await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
-        const held = holdReplaced(target); // see writeGroup: the old file's blocks are freed off the rename's path
+        const held = replacesFile ? holdReplaced(target) : undefined; // see writeGroup: the old file's blocks are freed off the rename's path
         try {
           await renameOver(temp, target, path);
         } finally {

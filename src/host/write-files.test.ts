@@ -67,6 +67,49 @@ describe("HostFs", () => {
       expect(readFileSync(join(root, "etc/reuse/two"), "utf8")).toBe("two.....");
     });
 
+    test("should make a late member's text only after every other member's temp was written", async () => {
+      const events: string[] = [];
+      const member = (name: string): FileWrite => ({
+        path: `/etc/late/${name}`,
+        data: () => {
+          events.push(`data ${name}`);
+          return new TextEncoder().encode(name);
+        },
+        written: () => events.push(`written ${name}`),
+        mode: 0o644,
+      });
+      const record: FileWrite = {
+        path: "/var/lib/record.yaml",
+        data: () => {
+          events.push("data record");
+          return "record: é\n";
+        },
+        mode: 0o600,
+        late: true,
+      };
+      await host.writeFilesAtomic([record, ...["a", "b", "c"].map(member)]);
+      expect(events.slice(-1)).toEqual(["data record"]);
+      expect(events.filter((e) => e.startsWith("written"))).toHaveLength(3);
+      expect(readFileSync(join(root, "var/lib/record.yaml"), "utf8")).toBe("record: é\n");
+      expect(statSync(join(root, "var/lib/record.yaml")).mode & 0o7777).toBe(0o600);
+      expect(readFileSync(join(root, "etc/late/c"), "utf8")).toBe("c");
+    });
+
+    test("should leave no temp and the old files when a late member's text cannot be made", async () => {
+      await host.writeFilesAtomic([{ path: "/etc/late/a", data: "old", mode: 0o644 }]);
+      const failing: FileWrite = {
+        path: "/var/lib/record.yaml",
+        data: () => {
+          throw new Error("encoder failed");
+        },
+        mode: 0o600,
+        late: true,
+      };
+      await expect(host.writeFilesAtomic([failing, { path: "/etc/late/a", data: "new", mode: 0o644 }])).rejects.toThrow("encoder failed");
+      expect(readFileSync(join(root, "etc/late/a"), "utf8")).toBe("old");
+      expect(allEntries()).toEqual(["etc", "etc/late", "etc/late/a", "var", "var/lib"]);
+    });
+
     test("should write every file with its exact mode under umask 077 and create parents 0755", async () => {
       const previous = process.umask(0o077);
       try {

@@ -11,10 +11,14 @@ export interface StagedWrite {
   readonly target: string;
   readonly dirReal: string;
   readonly temp: string;
+  /** The target was a regular file when checked: only then is it held across the rename (see holdReplaced). */
+  readonly replacesFile: boolean;
   /** A function is called when the temp is written (see FileData): at most PARALLEL members' bytes at once. */
   readonly data: FileData;
   readonly mode: number;
   readonly written?: (() => void) | undefined;
+  /** Written after all the other members' temps (FileWrite.late). */
+  readonly late?: boolean | undefined;
 }
 
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -184,7 +188,7 @@ export async function writeGroup(
   const held: number[] = [];
   const umask = syncfs === undefined ? undefined : processUmask();
   try {
-    await forEachParallel(staged, async (s) => {
+    const writeOne = async (s: StagedWrite) => {
       try {
         if (isChunked(s.data)) await writeTempChunked(s.path, s.temp, s.data, s.mode, syncfs === undefined);
         else await writeTemp(s.temp, typeof s.data === "function" ? s.data() : s.data, s.mode, syncfs === undefined, umask);
@@ -192,12 +196,21 @@ export async function writeGroup(
         s.written?.();
       }
       pending.add(s.temp);
-    });
+    };
+    // Late members after all the others have ended (see FileWrite.late); the renames keep the group's order.
+    await forEachParallel(
+      staged.filter((s) => s.late !== true),
+      writeOne,
+    );
+    await forEachParallel(
+      staged.filter((s) => s.late === true),
+      writeOne,
+    );
     if (syncfs !== undefined && !syncFilesystems(dirs, syncfs)) {
       await forEachParallel(staged, (s) => fsyncFile(s.temp));
     }
     for (const s of staged) {
-      const fd = holdReplaced(s.target);
+      const fd = s.replacesFile ? holdReplaced(s.target) : undefined;
       if (fd !== undefined) held.push(fd);
       try {
         renameSync(s.temp, s.target);

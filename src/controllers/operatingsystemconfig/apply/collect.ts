@@ -32,11 +32,16 @@ export function inlineContentChars(changes: OscChanges): number {
 
 /**
  * After the changed files of a big OSC are written (issue 27): their decoded bytes and the changes
- * record's text are garbage, tens of megabytes that the unit steps would otherwise add to. And after
- * its last-applied file is written: that text (as long as the OSC) would otherwise still be there when
- * the next version's Secret arrives, under its decode.
+ * record's text are garbage, tens of megabytes that the unit steps would otherwise add to. Before the
+ * record's text is made ("file temps"): the temps' garbage, which it would otherwise be added to. And
+ * after its last-applied file is written: that text (as long as the OSC) would otherwise still be there
+ * when the next version's Secret arrives, under its decode.
  */
-export function collectAfterBigWrite(writtenChars: number, log: ApplyPorts["log"], written: "files" | "last-applied" = "files"): void {
+export function collectAfterBigWrite(
+  writtenChars: number,
+  log: ApplyPorts["log"],
+  written: "files" | "file temps" | "last-applied" = "files",
+): void {
   if (writtenChars < bigTextChars) return;
   const start = performance.now();
   Bun.gc(true);

@@ -2,6 +2,7 @@ import { type ChunkedData, type FileWrite, HostFileKindError, type HostFs, HostP
 import { imageToPull } from "./agent-image.ts";
 import type { StepContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
+import { collectAfterBigWrite, inlineContentChars } from "./collect.ts";
 import { checkAgentBinary, type PlannedFiles } from "../plan/content.ts";
 
 /** A file cannot be placed (e.g. its cross-device helper name is taken by a directory). */
@@ -82,7 +83,26 @@ export async function writeChangedFiles(
   ctx.signal.throwIfAborted();
   // In place with durable contents; the directory entries become durable while the apply goes on, and
   // the record that these files are done is not written before they are (ChangesStore.defer).
-  const { durable } = await host.writeFilesInPlace(changesFile === undefined ? writes : [changesFile, ...writes]);
+  // The record (as long as the contents, issue 27) is encoded last, once the other temps' garbage is
+  // collected, and collected again before the next steps; the renames keep the record first.
+  const contentChars = inlineContentChars(ctx.store.changes);
+  const record: FileWrite[] =
+    changesFile === undefined
+      ? []
+      : [
+          {
+            ...changesFile,
+            late: true,
+            data: {
+              writeTo: (write) => {
+                collectAfterBigWrite(contentChars, log, "file temps");
+                changesFile.data.writeTo(write);
+              },
+            },
+          },
+        ];
+  const { durable } = await host.writeFilesInPlace([...record, ...writes]);
+  collectAfterBigWrite(contentChars, log);
   for (const w of writes) log.info("Wrote file", { path: w.path });
   await ctx.store.filesChangedDone(
     writes.map((w) => w.path),

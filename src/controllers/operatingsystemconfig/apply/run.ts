@@ -20,7 +20,7 @@ import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.
 import type { ApplyPorts } from "./ports.ts";
 import { type PendingProbes, removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
-import { collectAfterBigWrite, collectAfterLargeApply, inlineContentChars } from "./collect.ts";
+import { collectAfterBigWrite, collectAfterLargeApply } from "./collect.ts";
 import { writeTokensBeforeUnits } from "./token-order.ts";
 import { applyChangedUnits, executeUnitCommands, readUnitFiles, removeDeletedUnits } from "./units.ts";
 
@@ -126,7 +126,6 @@ async function applySteps(
   const tokenPaths = ports.config.tokenSyncConfigs.map((s) => s.path);
   const staleTemps = removeStaleTemps(host, writtenDirs(osc, ports.node.hostName.toLowerCase(), tokenPaths), log);
 
-  const contentChars = inlineContentChars(changes);
   const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
   const ctx: StepContext = { ports, store, node: input.node, signal, ...(unitJobs !== undefined ? { unitJobs } : {}) };
   // A disruption policy may leave the daemon-reload out (only files written, no unit changed, no restart).
@@ -162,7 +161,6 @@ async function applySteps(
       );
     }
     await staleTemps;
-    collectAfterBigWrite(contentChars, log);
     log.info("Applying containerd registries");
     probes = await step("failed applying containerd registries", () => writeRegistries(ctx));
   } catch (err) {
