@@ -43,13 +43,13 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
    * `read` on the real path of a regular file; undefined when there is none. Anything else is refused
    * before it is opened: opening a FIFO for reading blocks until a writer appears (for ever), a device may never end.
    */
-  const readRegular = async <T>(path: string, read: (real: string) => Promise<T>): Promise<T | undefined> => {
+  const readRegular = async <T>(path: string, read: (real: string, info: Stats) => Promise<T>): Promise<T | undefined> => {
     try {
       const real = follow(path);
       const info = await stat(real);
       if (info.isDirectory()) throw new HostFileKindError(path, "dir", "read");
       if (!info.isFile()) throw new HostFileKindError(path, "other", "read");
-      return await read(real);
+      return await read(real, info);
     } catch (err) {
       if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
       if (hasErrno(err, "EISDIR")) throw new HostFileKindError(path, "dir", "read");
@@ -172,12 +172,9 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     root: base,
     resolve: follow,
 
-    readFile: (path) =>
-      readRegular(path, async (real) => {
-        const b = await readFile(real);
-        // A view, not a copy: last-applied of a big OSC is tens of megabytes, read on every reconcile (issue 27).
-        return new Uint8Array(b.buffer, b.byteOffset, b.length);
-      }),
+    readFile: (path) => readRegular(path, readBytes),
+
+    readFileAndMode: (path) => readRegular(path, async (real, info) => ({ bytes: await readBytes(real), mode: info.mode & 0o7777 })),
 
     sha256: (path) =>
       readRegular(path, async (real) => {
@@ -243,18 +240,22 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       }
     },
 
-    async removeStaleTemps(path) {
-      const names = await fs.list(path).catch((err: unknown) => {
-        // Not a directory: nothing of ours can be in it.
-        if (err instanceof HostFileKindError) return undefined;
-        throw err;
-      });
+    async removeStaleTemps(path, listed) {
+      const names =
+        listed !== undefined
+          ? [...listed]
+          : await fs.list(path).catch((err: unknown) => {
+              // Not a directory: nothing of ours can be in it.
+              if (err instanceof HostFileKindError) return undefined;
+              throw err;
+            });
       const removed: string[] = [];
       const dir = path.endsWith("/") ? path : `${path}/`;
       for (const name of names ?? []) {
         // A temp of a group being written right now is skipped by its name, before its path is resolved
         // (the apply runs this clean-up alongside a group that may hold a thousand temps).
-        if (!isOwnTempName(name) || inFlight.hasName(name)) continue;
+        // A given name is an entry name: one with a slash would reach into another directory.
+        if (!isOwnTempName(name) || name.includes("/") || inFlight.hasName(name)) continue;
         const real = noFollow(`${dir}${name}`);
         if (inFlight.has(real)) continue;
         const info = await lstatOrUndefined(real);
@@ -399,6 +400,12 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     },
   };
   return fs;
+}
+
+async function readBytes(real: string): Promise<Uint8Array> {
+  const b = await readFile(real);
+  // A view, not a copy: last-applied of a big OSC is tens of megabytes, read on every reconcile (issue 27).
+  return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
 /** Real paths of the temps being written, with their names counted (names are random, so nearly always unique). */

@@ -50,6 +50,8 @@ export interface HostFs {
   readFile(path: string): Promise<Uint8Array | undefined>;
   /** File text (UTF-8), or undefined when the file does not exist. */
   readText(path: string): Promise<string | undefined>;
+  /** readFile with the permission bits of the file read (links followed, as readFile does). */
+  readFileAndMode(path: string): Promise<{ readonly bytes: Uint8Array; readonly mode: number } | undefined>;
   /**
    * sha256 (hex) of the file's bytes, read in pieces (a file of tens of megabytes is never held at once),
    * or undefined when it does not exist. Kinds as for readFile.
@@ -118,9 +120,11 @@ export interface HostFs {
    * Removes the temp files this agent's atomic writes leave in directory `path` when the process is
    * killed between writing and renaming (`.<name>.tmp-<12 hex>`, regular files and symlinks only),
    * except those this instance is writing right now. Nothing else is touched. Returns the removed
-   * host paths; a missing directory has none.
+   * host paths; a missing directory has none. `listed`: the directory's entry names as read moments
+   * before (an apply's planning lists the directories it writes into), instead of reading it again —
+   * a temp a killed predecessor left was there already.
    */
-  removeStaleTemps(path: string): Promise<string[]>;
+  removeStaleTemps(path: string, listed?: Iterable<string>): Promise<string[]>;
   /**
    * Places the existing regular file `from` at `path` without copying: a hard link under a temp name next
    * to `path`, `mode` set on the (now shared) inode, renamed over `path`, directory fsynced. `path` is

@@ -242,6 +242,19 @@ describe("HostFs", () => {
       expect(readFileSync(join(etc, "config"), "utf8")).toBe("x");
     });
 
+    test("should take the entry names listed moments before instead of reading the directory again", async () => {
+      await host.writeFileAtomic("/etc/app/config", "x", 0o644);
+      await host.writeFileAtomic("/etc/other/config", "x", 0o644);
+      const etc = join(root, "etc/app");
+      writeFileSync(join(etc, ".config.tmp-0123456789ab"), "left over");
+      writeFileSync(join(etc, ".later.tmp-0123456789ab"), "written after the listing");
+      writeFileSync(join(root, "etc/other/.config.tmp-0123456789ab"), "elsewhere");
+      const listed = ["config", ".config.tmp-0123456789ab", "../other/.config.tmp-0123456789ab", ".gone.tmp-0123456789ab"];
+      expect(await host.removeStaleTemps("/etc/app", listed)).toEqual(["/etc/app/.config.tmp-0123456789ab"]);
+      expect(readdirSync(etc).sort()).toEqual([".later.tmp-0123456789ab", "config"]);
+      expect(readdirSync(join(root, "etc/other")).sort()).toEqual([".config.tmp-0123456789ab", "config"]);
+    });
+
     test("should find nothing in a missing directory or a file", async () => {
       await host.writeFileAtomic("/etc/file", "x", 0o644);
       expect(await host.removeStaleTemps("/etc/missing")).toEqual([]);

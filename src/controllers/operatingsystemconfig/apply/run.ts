@@ -122,9 +122,9 @@ async function applySteps(
   }
 
   // Temps a killed predecessor left where this apply writes (never fails the apply), alongside the
-  // writes: HostFs never removes a temp this process is writing.
+  // writes: HostFs never removes a temp this process is writing. Directories planning listed are not read again.
   const tokenPaths = ports.config.tokenSyncConfigs.map((s) => s.path);
-  const staleTemps = removeStaleTemps(host, writtenDirs(osc, ports.node.hostName.toLowerCase(), tokenPaths), log);
+  const staleTemps = removeStaleTemps(host, writtenDirs(osc, ports.node.hostName.toLowerCase(), tokenPaths), log, listings);
 
   const store = new ChangesStore(changes, stateless ? async () => {} : (c) => writeChanges(host, c));
   const ctx: StepContext = { ports, store, node: input.node, signal, ...(unitJobs !== undefined ? { unitJobs } : {}) };

@@ -22,10 +22,18 @@ export function writtenDirs(osc: Osc | undefined, hostName: string, extraPaths: 
   return [...dirs].sort();
 }
 
-/** Removes the agent's own stale temps from `dirs`; an unreadable directory is logged and skipped (never fails an apply). */
-export async function removeStaleTemps(host: HostFs, dirs: readonly string[], log: Logger): Promise<number> {
+/**
+ * Removes the agent's own stale temps from `dirs`; an unreadable directory is logged and skipped (never fails an apply).
+ * `listings`: entry names of directories the apply's planning listed, not read again (plan/targets.ts).
+ */
+export async function removeStaleTemps(
+  host: HostFs,
+  dirs: readonly string[],
+  log: Logger,
+  listings?: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<number> {
   // All directories at once (in a row they were one pool round trip each); logged in directory order.
-  const outcomes = await Promise.allSettled(dirs.map((dir) => host.removeStaleTemps(dir)));
+  const outcomes = await Promise.allSettled(dirs.map((dir) => host.removeStaleTemps(dir, listings?.get(dir))));
   let removed = 0;
   outcomes.forEach((outcome, i) => {
     if (outcome.status === "rejected") {

@@ -106,6 +106,18 @@ describe("unit handling", () => {
     expect(systemd.actions).toEqual([]);
   });
 
+  test("leaves an unchanged unit file that is 0600 already alone (a chmod would still touch its inode)", async () => {
+    await host.writeFileAtomic("/etc/systemd/system/b.service", "[Service]\nExecStart=/bin/b\n", 0o600);
+    const chmodded: string[] = [];
+    const real = host;
+    host = Object.create(real, {
+      chmod: { value: (path: string, mode: number) => (chmodded.push(path), real.chmod(path, mode)) },
+    }) as HostFs;
+    const writes = await readUnitFiles(context(slowEvents().events, []));
+    expect(writes.map((w) => w.path)).not.toContain("/etc/systemd/system/b.service");
+    expect(chmodded).toEqual([]);
+  });
+
   test("lets the caller send its next call once enable and disable are sent, before their replies", async () => {
     const ctx = context(slowEvents().events, []);
     const order: string[] = [];

@@ -12,7 +12,7 @@ const sameBytes = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
 
 /**
  * Step 16 (§6.3), the reading part: unit files and drop-ins whose bytes differ (to be written); the others
- * get chmod 0600. Writes nothing else, so it may run alongside steps 13-15 (apply/run.ts).
+ * get chmod 0600 unless they have that mode. Writes nothing else, so it may run alongside steps 13-15 (apply/run.ts).
  */
 export async function readUnitFiles(ctx: StepContext): Promise<FileWrite[]> {
   const { host } = ctx.ports;
@@ -23,13 +23,16 @@ export async function readUnitFiles(ctx: StepContext): Promise<FileWrite[]> {
     if ((u.dropIns ?? []).length === 0) continue;
     for (const d of u.dropInsChanges.changed) wanted.push({ path: `${p}.d/${d.name}`, content: d.content });
   }
-  const current = await settleAll(wanted.map((w) => host.readFile(w.path)));
+  const current = await settleAll(wanted.map((w) => host.readFileAndMode(w.path)));
   const writes: FileWrite[] = [];
   const unchanged: string[] = [];
   wanted.forEach((w, i) => {
     const want = enc.encode(w.content);
-    if (sameBytes(current[i], want)) unchanged.push(w.path);
-    else writes.push({ path: w.path, data: want, mode: 0o600 });
+    const now = current[i];
+    // A file that is 0600 already is left alone (a chmod would still update its inode's ctime).
+    if (sameBytes(now?.bytes, want)) {
+      if (now?.mode !== 0o600) unchanged.push(w.path);
+    } else writes.push({ path: w.path, data: want, mode: 0o600 });
   });
   await settleAll(unchanged.map((path) => host.chmod(path, 0o600)));
   return writes;
