@@ -121,6 +121,26 @@ describe("Informer", () => {
     expect(inf.get("n1")?.metadata.resourceVersion).toBe("5");
   });
 
+  test("should start a stopped, forgotten informer from a fresh list, unsynced until then, emitting adds again", async () => {
+    const { kube, inf, events } = setup();
+    kube.objects = [node("n1", "5")];
+    const first = new AbortController();
+    const run = inf.run(first.signal);
+    await inf.waitForSync(stop.signal);
+    expect(() => inf.forget()).toThrow("forgotten while running");
+    first.abort();
+    await run;
+    inf.forget();
+    expect(inf.hasSynced()).toBe(false);
+    expect(inf.get("n1")).toBeUndefined();
+    kube.objects = [node("n1", "7")];
+    runs.push(inf.run(stop.signal));
+    await inf.waitForSync(stop.signal);
+    expect(kube.lists).toBe(2);
+    expect(events).toEqual(["add n1@5", "add n1@7"]);
+    expect(inf.get("n1")?.metadata.resourceVersion).toBe("7");
+  });
+
   test("should cache and hand out objects as the transform leaves them, from the list and from the watch", async () => {
     const seen: string[] = [];
     const transform = (o: KubeObject): KubeObject => {

@@ -108,6 +108,17 @@ export class Informer<T extends KubeObject> implements Source<T> {
     });
   }
 
+  /**
+   * Drops the cache and the synced state of an informer that is not running, without emitting anything:
+   * its next run starts from a fresh list, as a new informer would (its handlers stay registered).
+   */
+  forget(): void {
+    if (this.#running) throw new Error(`informer for ${this.#o.resource.resource} forgotten while running`);
+    this.#cache.clear();
+    this.#rv = "";
+    this.#synced = false;
+  }
+
   /** Cached object by key (`namespace/name`, or `name` when cluster-scoped). */
   get(key: string | ObjectKey): T | undefined {
     return this.#cache.get(typeof key === "string" ? key : keyString(key));

@@ -30,9 +30,13 @@ export interface OscControllerDeps extends ApplyPorts {
   readonly driftStatus?: DriftStatus;
   /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
   readonly applyLock?: ApplyLock;
-  /** Starts the serial Lease watch (9.2) at the first serial Secret (idempotent); resolves once listed. */
+  /**
+   * The pool Lease's watch (9.2, issue 16): `start` (idempotent) at a gate's first need, resolves once
+   * listed; `done` when that gate's checksum is on the Node — it stops once no gate needs it.
+   */
   readonly serialLeaseWatch?: {
-    start(signal: AbortSignal): Promise<void>;
+    start(signal: AbortSignal, by: "serial" | "rollout"): Promise<void>;
+    done?(by: "serial" | "rollout"): void;
     lease?(): { readonly lease: KubeObject | undefined } | undefined;
   };
   /** The pod watch of the blocking-pods gate (only with a Node known at start); `diff` lists once instead. */

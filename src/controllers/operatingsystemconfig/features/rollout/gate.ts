@@ -30,8 +30,12 @@ export interface RolloutGateDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly rollout?: RolloutDeps | undefined;
-  /** Started before the first slot look (the Lease watch wakes a waiting node); `lease` is its copy (undefined until synced). */
-  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void>; lease?: LeaseCopy } | undefined;
+  /**
+   * Started before the first slot look (the Lease watch wakes a waiting node), `done` once this node's
+   * checksum is on the Node (issue 25: a done node needs none of the Lease's events); `lease` is its copy
+   * (undefined until synced).
+   */
+  readonly leaseWatch?: { start(signal: AbortSignal, by: "rollout"): Promise<void>; done?(by: "rollout"): void; lease?: LeaseCopy } | undefined;
 }
 
 /** The slot this node holds for `checksum`: apply (state applying) or only verify (state verifying). */
@@ -102,7 +106,7 @@ export async function enterRollout(
   }
   const t = timingsOf(deps);
   const me = meOf(node);
-  await deps.leaseWatch?.start(signal);
+  await deps.leaseWatch?.start(signal, "rollout");
   let decision: SlotDecision = { kind: "take" };
   // A new OSC reaches the whole pool at once: the first look at a checksum pauses at random before taking.
   const agent = deps.rollout ?? deps;
@@ -152,7 +156,10 @@ export async function enterRollout(
   return { kind: "hold", hold: held };
 }
 
-/** The slot's Reservation: skip the apply when only verifying, verify health after it, fail on a unit failure. */
+/**
+ * The slot's Reservation: skip the apply when only verifying, verify health after it, fail on a unit
+ * failure; once the checksum is on the Node (the slot released) the Lease watch is no longer this gate's.
+ */
 const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => ({
   hostAlreadyApplied: slot.state === "verifying",
   verify: (node, signal) => step("failed verifying the rollout", () => verifyRollout(deps, slot, node, signal)),
@@ -160,6 +167,7 @@ const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => 
     failRolloutOnUnitError(deps, slot, node, err, signal).catch((e: unknown) =>
       deps.log.error("Failed marking the rollout slot failed", { err: e }),
     ),
+  release: async () => deps.leaseWatch?.done?.("rollout"),
 });
 
 /**

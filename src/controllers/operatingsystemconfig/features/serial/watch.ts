@@ -89,12 +89,24 @@ export interface SerialLeaseWatchSetup {
   };
 }
 
-/** 9.2's own Lease cache, started at first need and kept out of the shared caches (start-up and readyz never wait for it). */
+/** Who needs the pool Lease's watch: the serial gate (a serial OSC's lock) or the rollout gate (its slots). */
+type LeaseWatchUser = "serial" | "rollout";
+
+/**
+ * 9.2's own Lease cache, started at first need and kept out of the shared caches (start-up and readyz
+ * never wait for it). Issue 25: it runs only while a gate needs it — a node done with the pool's
+ * checksum (`done`) gains nothing from the Lease's events, and with hundreds of nodes their fan-out costs
+ * the CPU the others need; the next `start` lists and watches afresh.
+ */
 export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
-  start(signal: AbortSignal): Promise<void>;
+  start(signal: AbortSignal, by: LeaseWatchUser): Promise<void>;
+  /** `by` no longer needs the watch (its checksum is on the Node); it stops once nobody does. */
+  done(by: LeaseWatchUser): void;
   attach(c: Controller): void;
-  /** The watch's copy of the Lease; undefined until the watch has listed. */
+  /** The watch's copy of the Lease; undefined until the watch has listed, and while it is stopped. */
   lease(): { readonly lease: KubeObject | undefined } | undefined;
+  /** Whether the watch runs (started and not stopped). */
+  running(): boolean;
 } {
   const informer = new Informer<KubeObject>({
     kube: s.kube,
@@ -120,10 +132,16 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
   const own = () => informer.get({ namespace: serialLeaseNamespace, name: s.secretName });
   const serial = serialLeasePredicate(s.hostName);
   const slotsOnly = s.slots?.only ?? (() => false);
-  let started = false;
-  let gaveUp = false;
+  const needs = new Set<LeaseWatchUser>();
+  /** The current run: `fresh` settles once the previous run has ended and the informer forgot its copy. */
+  let run:
+    | { readonly stop: AbortController; readonly fresh: Promise<void>; readonly ended: Promise<void>; gaveUp: boolean }
+    | undefined;
+  /** The last stopped run's end (the informer runs once at a time). */
+  let stopped: Promise<void> = Promise.resolve();
   return {
-    lease: () => (informer.hasSynced() ? { lease: own() } : undefined),
+    lease: () => (run !== undefined && informer.hasSynced() ? { lease: own() } : undefined),
+    running: () => run !== undefined,
     attach(c) {
       c.watch(
         informer,
@@ -137,23 +155,38 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
       );
       if (s.slots !== undefined) c.watch(informer, s.slots.waker({ lease: own, outdated }));
     },
-    async start(signal) {
-      if (!started) {
-        started = true;
-        s.log.info("Starting the serial reconciliation lease watch", { lease: s.secretName });
-        informer.run(s.signal).catch((err: unknown) => s.log.error("Serial reconciliation lease watch ended", { err }));
+    async start(signal, by) {
+      needs.add(by);
+      if (run === undefined) {
+        const stop = new AbortController();
+        const fresh = stopped.then(() => informer.forget());
+        s.log.info("Starting the serial reconciliation lease watch", { lease: s.secretName, for: by });
+        const ended = fresh
+          .then(() => informer.run(AbortSignal.any([s.signal, stop.signal])))
+          .catch((err: unknown) => s.log.error("Serial reconciliation lease watch ended", { err }));
+        run = { stop, fresh, ended, gaveUp: false };
       }
+      const current = run;
+      await current.fresh;
       // A watch that cannot list (e.g. forbidden) delays only one reconcile.
-      if (informer.hasSynced() || gaveUp) return;
+      if (informer.hasSynced() || current.gaveUp) return;
       // A release between our read of the Lease and the watch's first list would go unseen (and the
       // node would wait out the holder's 600 s): read the Lease only once the watch has listed it.
       try {
-        await informer.waitForSync(AbortSignal.any([signal, AbortSignal.timeout(syncWaitMs)]));
+        await informer.waitForSync(AbortSignal.any([signal, current.stop.signal, AbortSignal.timeout(syncWaitMs)]));
       } catch (err) {
         if (signal.aborted) throw err;
-        gaveUp = true;
+        current.gaveUp = true;
         s.log.info("Serial reconciliation lease watch not synced yet, going on without it", { lease: s.secretName });
       }
+    },
+    done(by) {
+      needs.delete(by);
+      if (needs.size > 0 || run === undefined) return;
+      s.log.info("Stopping the serial reconciliation lease watch: the node is done with the pool's checksum", { lease: s.secretName });
+      run.stop.abort();
+      stopped = run.ended;
+      run = undefined;
     },
   };
 }
