@@ -14,6 +14,8 @@
 //   slot then, i.e. takes that lost; rollout_lease_write_ms_p50: a Lease write's time in the simulator);
 // - rollout_api_requests_per_second_peak: the busiest 1-second bin of API requests;
 // - rollout_lease_max_bytes: the largest Lease object seen (JSON, target ≤ 64 KB);
+// - rollout_lease_watch_events: the Lease watch streams open at each change of the pool's Lease, summed
+//   (the events the simulator sent the agents; a done node that stops watching gets none);
 // - where the time beyond the ideal goes: rollout_verify_seconds_p50 (slot `verifying` → released: the
 //   window W plus waiting for the unit check and the agent's look) and rollout_handoff_seconds_p50 (the
 //   k-th release → the (P+k)-th take: how long a freed slot stays free).
@@ -199,6 +201,8 @@ try {
   let maxActive = 0;
   let maxLeaseBytes = 0;
   let slotChanges = 0;
+  /** Lease watch streams open at each change of the pool's Lease, summed: the events the agents were sent. */
+  let leaseEventsSent = 0;
   const appliedAt = new Map<string, number>();
   const verifyingAt = new Map<string, number>();
   const releasedAt = new Map<string, number>();
@@ -214,6 +218,7 @@ try {
     }
     if (e.def.resource !== "leases" || (e.object as { metadata?: { name?: string } }).metadata?.name !== secretName) return;
     maxLeaseBytes = Math.max(maxLeaseBytes, JSON.stringify(e.object).length);
+    leaseEventsSent += sim.openWatches("leases");
     if (keepDir !== undefined) timeline.push(JSON.stringify({ t: Date.now(), slots: [...slots(e.object)] }));
     const now = slots(e.object);
     const before = slots(e.prev);
@@ -261,7 +266,8 @@ try {
     `fleet-rollout: CPU s over ${split.seconds.toFixed(1)} s (2 cores = ${(2 * split.seconds).toFixed(0)}): busy ${split.busy.toFixed(1)}, ` +
       `${top.join(", ")}, unseen ${split.unseen.toFixed(1)}; bench process CPU % per s p50/p90/max ` +
       `${loop.cpuPercent.p50}/${loop.cpuPercent.p90}/${loop.cpuPercent.max}, loop lag ms p50/p90/p99/max ` +
-      `${loop.lagMs.p50}/${loop.lagMs.p90}/${loop.lagMs.p99}/${loop.lagMs.max}; ${storeEvents} store events, ${sim.openWatches()} open watches`,
+      `${loop.lagMs.p50}/${loop.lagMs.p90}/${loop.lagMs.p99}/${loop.lagMs.max}; ${storeEvents} store events, ${sim.openWatches()} open watches ` +
+      `(${sim.openWatches("leases")} of the Lease), ${leaseEventsSent} Lease watch events sent`,
   );
   const byKind = new Map<string, number>();
   for (const r of sim.requests.slice(firstRequest)) {
@@ -365,6 +371,7 @@ try {
       rollout_api_requests_per_second_peak: Math.max(0, ...bins.values()),
       rollout_api_requests_per_second_mean: Number((window.length / rolloutS).toFixed(1)),
       rollout_lease_max_bytes: maxLeaseBytes,
+      rollout_lease_watch_events: leaseEventsSent,
     }),
   );
 } finally {

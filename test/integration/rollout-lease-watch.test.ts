@@ -51,7 +51,9 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
     const watchesBefore = env.sim.openWatches();
     try {
       const first = w.setOsc(osc("one"));
-      env.sim.store.patch("nodes", "", w.nodeName, "merge", { metadata: { annotations: { "node-agent.gardener.cloud/rollout-parallelism": "1" } } });
+      env.sim.store.patch("nodes", "", w.nodeName, "merge", {
+        metadata: { annotations: { "node-agent.gardener.cloud/rollout-parallelism": "1" } },
+      });
       env.sim.store.create("leases", {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
@@ -79,7 +81,14 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
         "",
         w.nodeName,
         "merge",
-        { status: { conditions: [{ ...healthy, type: "Ready" }, { ...healthy, type: "SystemdUnitsReady" }] } },
+        {
+          status: {
+            conditions: [
+              { ...healthy, type: "Ready" },
+              { ...healthy, type: "SystemdUnitsReady" },
+            ],
+          },
+        },
         { subresource: "status" },
       );
       clock.step(timings.healthyForMs);

@@ -197,8 +197,12 @@ export class ApiServerSim {
     return signCsr(this.store, this.pki, name);
   }
 
-  openWatches(): number {
-    return this.hub.watchers.size;
+  /** Watch streams open now, of one resource (e.g. "leases") when given. */
+  openWatches(resource?: string): number {
+    if (resource === undefined) return this.hub.watchers.size;
+    let n = 0;
+    for (const w of this.hub.watchers) if (w.resource === resource) n++;
+    return n;
   }
 
   counters(): Counters {

@@ -108,6 +108,11 @@ export class Watcher {
     });
   }
 
+  /** The watched resource (what `openWatches` counts by). */
+  get resource(): string {
+    return this.p.def.resource;
+  }
+
   private inScope(def: ResourceDef, o: Obj): boolean {
     if (def !== storageOf(this.p.def)) return false;
     const ns = (o["metadata"] as Obj)["namespace"];

@@ -35,7 +35,9 @@ export interface RolloutGateDeps {
    * checksum is on the Node (issue 25: a done node needs none of the Lease's events); `lease` is its copy
    * (undefined until synced).
    */
-  readonly leaseWatch?: { start(signal: AbortSignal, by: "rollout"): Promise<void>; done?(by: "rollout"): void; lease?: LeaseCopy } | undefined;
+  readonly leaseWatch?:
+    | { start(signal: AbortSignal, by: "rollout"): Promise<void>; done?(by: "rollout"): void; lease?: LeaseCopy }
+    | undefined;
 }
 
 /** The slot this node holds for `checksum`: apply (state applying) or only verify (state verifying). */

@@ -134,9 +134,7 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
   const slotsOnly = s.slots?.only ?? (() => false);
   const needs = new Set<LeaseWatchUser>();
   /** The current run: `fresh` settles once the previous run has ended and the informer forgot its copy. */
-  let run:
-    | { readonly stop: AbortController; readonly fresh: Promise<void>; readonly ended: Promise<void>; gaveUp: boolean }
-    | undefined;
+  let run: { readonly stop: AbortController; readonly fresh: Promise<void>; readonly ended: Promise<void>; gaveUp: boolean } | undefined;
   /** The last stopped run's end (the informer runs once at a time). */
   let stopped: Promise<void> = Promise.resolve();
   return {
