@@ -214,10 +214,14 @@ describe("blocking pods", () => {
       expect(decodeURIComponent(r.path)).toContain(`fieldSelector=spec.nodeName=${sb.nodeName},status.phase=Running`);
     expect(podRequests.some((r) => r.watch)).toBe(true);
 
-    // Without the annotation the watch goes (the serial Lease watch started meanwhile stays).
-    const open = sb.sim.openWatches();
+    // The serial Lease watch started meanwhile went once the lock was given back (issue 25: a done node
+    // needs none of the Lease's events); without the annotation the pod watch goes too.
+    await eventually("the serial Lease watch stopped", () => (sb.sim.openWatches("leases") === 0 ? true : undefined), {
+      timeoutMs: 10_000,
+    });
+    const open = sb.sim.openWatches("pods");
     annotate(sb, { "node-agent.gardener.cloud/blocking-pods": null });
-    await eventually("the pod watch stopped", () => (sb.sim.openWatches() === open - 1 ? true : undefined), { timeoutMs: 30_000 });
+    await eventually("the pod watch stopped", () => (sb.sim.openWatches("pods") === open - 1 ? true : undefined), { timeoutMs: 30_000 });
   }, 90_000);
 
   test("more than five blocking pods: five named, the rest counted; an invalid selector warns and blocks nothing", async () => {

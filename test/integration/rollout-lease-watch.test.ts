@@ -48,7 +48,7 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
         k.startsWith(slotPrefix),
       );
     const nodeChecksum = () => w.node()["metadata"]?.annotations?.["checksum/cloud-config-data"];
-    const watchesBefore = env.sim.openWatches();
+    const watchesBefore = env.sim.openWatches("leases");
     try {
       const first = w.setOsc(osc("one"));
       env.sim.store.patch("nodes", "", w.nodeName, "merge", {
@@ -66,7 +66,7 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
       expect(watch.running()).toBe(true);
       expect(watch.lease()?.lease?.metadata.name).toBe(w.secretName);
       expect([leaseCalls("list"), leaseCalls("watch")]).toEqual([1, 1]);
-      await eventually("the Lease watch open", () => env.sim.openWatches() === watchesBefore + 1);
+      await eventually("the Lease watch open", () => env.sim.openWatches("leases") === watchesBefore + 1);
 
       // Takes the slot and applies; verifying keeps the watch.
       await w.reconcile(agent);
@@ -97,7 +97,7 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
       expect(slots()).toEqual([]);
       expect(watch.running()).toBe(false);
       expect(watch.lease()).toBeUndefined();
-      await eventually("the Lease watch closed", () => env.sim.openWatches() === watchesBefore);
+      await eventually("the Lease watch closed", () => env.sim.openWatches("leases") === watchesBefore);
 
       // A Lease write while stopped reaches nobody; a new checksum starts the watch from a fresh list.
       env.sim.store.patch("leases", "kube-system", w.secretName, "merge", { metadata: { annotations: { "demo/while-stopped": "yes" } } });
@@ -106,7 +106,7 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
       expect(watch.running()).toBe(true);
       expect([leaseCalls("list"), leaseCalls("watch")]).toEqual([2, 2]);
       expect(watch.lease()?.lease?.metadata.annotations?.["demo/while-stopped"]).toBe("yes");
-      await eventually("the Lease watch open again", () => env.sim.openWatches() === watchesBefore + 1);
+      await eventually("the Lease watch open again", () => env.sim.openWatches("leases") === watchesBefore + 1);
       env.sim.store.patch("leases", "kube-system", w.secretName, "merge", { metadata: { annotations: { "demo/after": "yes" } } });
       await eventually("the watch's copy following the Lease", () => watch.lease()?.lease?.metadata.annotations?.["demo/after"] === "yes");
     } finally {
