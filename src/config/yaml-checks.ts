@@ -59,29 +59,43 @@ const maxYamlNodes = 2_000_000;
  * it cannot overflow the stack itself.
  */
 export const unsafeStructure = (doc: unknown): string | undefined => {
-  type Frame = { readonly node: object; readonly children: unknown[]; next: number };
   if (typeof doc !== "object" || doc === null) return undefined;
+  // The path from the root, one slot per level, and no object made per node visited: a big OSC has
+  // ~100,000 nodes, and a frame and a copy of each node's values made 7 MB of garbage on top of the
+  // parsed document, at the decode's peak (issue 27). `keys` is a plain object's own keys (JSC keeps
+  // them per shape), undefined for an array (indexed) or a Map (its values, rare).
+  const nodes: object[] = [];
+  const lists: (readonly unknown[])[] = [];
+  const named: boolean[] = [];
+  const next: number[] = [];
   const onPath = new Set<object>();
-  const stack: Frame[] = [];
   let visited = 0;
   const push = (node: object): string | undefined => {
     if (++visited > maxYamlNodes) return `more than ${maxYamlNodes} nodes once aliases are expanded`;
     if (onPath.has(node)) return "a recursive alias (a node that contains itself)";
-    if (stack.length >= maxYamlDepth) return `nesting deeper than ${maxYamlDepth} levels`;
+    if (nodes.length >= maxYamlDepth) return `nesting deeper than ${maxYamlDepth} levels`;
     onPath.add(node);
-    stack.push({ node, children: node instanceof Map ? [...node.values()] : Object.values(node), next: 0 });
+    nodes.push(node);
+    const plain = !Array.isArray(node) && !(node instanceof Map);
+    lists.push(Array.isArray(node) ? node : node instanceof Map ? [...node.values()] : Object.keys(node));
+    named.push(plain);
+    next.push(0);
     return undefined;
   };
   const first = push(doc);
   if (first !== undefined) return first;
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1] as Frame;
-    if (top.next >= top.children.length) {
-      onPath.delete(top.node);
-      stack.pop();
+  for (let depth = 0; depth >= 0; depth = nodes.length - 1) {
+    const list = lists[depth] as readonly unknown[];
+    const i = next[depth] as number;
+    if (i >= list.length) {
+      onPath.delete(nodes.pop() as object);
+      lists.pop();
+      named.pop();
+      next.pop();
       continue;
     }
-    const child = top.children[top.next++];
+    next[depth] = i + 1;
+    const child = named[depth] ? (nodes[depth] as Record<string, unknown>)[list[i] as string] : list[i];
     if (typeof child === "object" && child !== null) {
       const problem = push(child);
       if (problem !== undefined) return problem;
