@@ -18,20 +18,12 @@ export function encodeOsc(osc: Osc): string {
 }
 
 /**
- * `encodeOsc(osc)` and what `decodeOsc` returns for that text, without reading the YAML back: the
- * writer's output reads as the plain document it was written from (round-trip tests), so validating
- * that document gives the same OSC. Reading back a 1000-file OSC's YAML costs ~9 ms and ~3 MB of garbage.
- */
-export function encodeOscAndDecoded(osc: Osc): { readonly text: string; readonly decoded: Osc } {
-  const plain = oscToPlain(osc);
-  const text = writeYaml(plain);
-  return { text, decoded: decodeOscDocument(plain) };
-}
-
-/**
- * encodeOscAndDecoded without the text: `chunks` pushes `encodeOsc(osc)`'s bytes out a piece at a time
- * when written (issue 27: a 20 MB OSC's text, its UTF-8 copy for the write and the one for the digest
- * were ~60 MB at once at the end of an apply). Taken now: `osc` may change before the write.
+ * `encodeOsc(osc)`'s bytes, pushed out a piece at a time when written (issue 27: a 20 MB OSC's text, its
+ * UTF-8 copy for the write and the one for the digest were ~60 MB at once at the end of an apply), and
+ * what `decodeOsc` returns for them, without reading the YAML back: the writer's output reads as the plain
+ * document it was written from (round-trip tests), so validating that document gives the same OSC
+ * (reading back a 1000-file OSC's YAML costs ~9 ms and ~3 MB of garbage). Taken now: `osc` may change
+ * before the write.
  */
 export function encodeOscChunked(osc: Osc): { readonly chunks: ChunkedText; readonly decoded: Osc } {
   const plain = oscToPlain(osc);

@@ -9,7 +9,7 @@ export {
 } from "./changes.ts";
 export { checkInline, decodeBase64Strict, decodeCheckedBase64Into, decodeInline } from "./content.ts";
 export { decodeOsc, issuesMessage } from "./decode.ts";
-export { encodeOscAndDecoded, encodeOscChunked } from "./encode.ts";
+export { encodeOsc, encodeOscChunked } from "./encode.ts";
 export { Base64Error, InvalidCodecError, OscDecodeError } from "./errors.ts";
 export type { CriConfig, DropIn, Osc, OscFile, PluginConfig, RegistryConfig, Unit } from "./schema.ts";
 export { readYaml } from "./yaml-read.ts";
