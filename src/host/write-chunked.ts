@@ -1,9 +1,7 @@
-import { constants, writeSync } from "node:fs";
-import { open, unlink } from "node:fs/promises";
+import { writeSync } from "node:fs";
 import { quoteName } from "../untrusted/index.ts";
+import { fillTemp } from "./temp-file.ts";
 import type { ChunkedData, FileData } from "./types.ts";
-
-const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /** Whether `data` is pushed in by a producer (not bytes, text or a function giving the bytes). */
 export const isChunked = (data: FileData): data is ChunkedData => typeof data === "object" && !(data instanceof Uint8Array);
@@ -35,17 +33,9 @@ export class ChunkedWriteError extends Error {
  * temp is removed and the error names `path`. The caller renames the temp over the target.
  */
 export async function writeTempChunked(path: string, temp: string, data: ChunkedData, mode: number, fsync: boolean): Promise<void> {
-  const handle = await open(temp, TEMP_FLAGS, 0o600);
   try {
-    try {
-      await handle.chmod(mode & 0o7777);
-      data.writeTo((chunk) => writeAll(handle.fd, chunk));
-      if (fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await fillTemp(temp, mode, fsync, (handle) => data.writeTo((chunk) => writeAll(handle.fd, chunk)));
   } catch (err) {
-    await unlink(temp).catch(() => undefined); // best effort; the original error matters
     throw new ChunkedWriteError(path, err);
   }
 }

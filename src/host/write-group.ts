@@ -3,6 +3,7 @@ import { open, unlink, writeFile } from "node:fs/promises";
 import { hasErrno } from "./errno.ts";
 import type { Syncfs } from "./syncfs.ts";
 import { type FileData, HostFileKindError } from "./types.ts";
+import { fillTemp, TEMP_FLAGS } from "./temp-file.ts";
 import { isChunked, writeTempChunked } from "./write-chunked.ts";
 
 /** A checked group member: its real target, the real parent directory and the temp name beside it. */
@@ -20,8 +21,6 @@ export interface StagedWrite {
   /** Written after all the other members' temps (FileWrite.late). */
   readonly late?: boolean | undefined;
 }
-
-const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /**
  * The process umask (Linux: /proc/self/status; umask(2) cannot be read without changing it), or undefined.
@@ -57,19 +56,7 @@ export async function writeTemp(temp: string, data: Uint8Array | string, mode: n
     }
     return;
   }
-  const handle = await open(temp, TEMP_FLAGS, 0o600);
-  try {
-    try {
-      await handle.chmod(mode & 0o7777);
-      await handle.writeFile(data);
-      if (fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    await unlink(temp).catch(() => undefined); // best effort; the original error matters
-    throw err;
-  }
+  await fillTemp(temp, mode, fsync, (handle) => handle.writeFile(data));
 }
 
 export async function fsyncDir(real: string): Promise<void> {
