@@ -19,11 +19,11 @@ export interface ChunkedData {
 }
 
 /**
- * A group member's content: bytes, text (written as UTF-8), a function producing either when the
+ * A group member's content: bytes, text (written as UTF-8), a function producing the bytes when the
  * member's temp is written, so that a large group holds only the few files in flight decoded at once,
  * or chunks pushed into the temp (ChunkedData).
  */
-export type FileData = Uint8Array | string | (() => Uint8Array | string) | ChunkedData;
+export type FileData = Uint8Array | string | (() => Uint8Array) | ChunkedData;
 
 /** One file of a group write. */
 export interface FileWrite {
@@ -33,7 +33,7 @@ export interface FileWrite {
   readonly mode: number;
   /** Called once the member's temp write has ended (written or failed): bytes from `data()` may be reused then. */
   readonly written?: (() => void) | undefined;
-  /** Its temp is written after the other members' (a big text produced by `data()` once their garbage can be collected). */
+  /** Its temp is written after the other members' (a big record encoded once their garbage can be collected). */
   readonly late?: boolean | undefined;
 }
 

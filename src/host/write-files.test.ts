@@ -82,7 +82,7 @@ describe("HostFs", () => {
         path: "/var/lib/record.yaml",
         data: () => {
           events.push("data record");
-          return "record: é\n";
+          return new TextEncoder().encode("record: é\n");
         },
         mode: 0o600,
         late: true,

@@ -77,7 +77,7 @@ export class PlannedFiles {
    * buffer that goes back to a pool once written (a 5,000-file apply otherwise leaves ~15 MB of decoded
    * copies for the collector, issue 27).
    */
-  write(path: string): (Pick<FileWrite, "written"> & { readonly data: Uint8Array | string | (() => Uint8Array) }) | undefined {
+  write(path: string): Pick<FileWrite, "data" | "written"> | undefined {
     const c = this.#contents.get(path);
     if (c === undefined || c instanceof Uint8Array) return c === undefined ? undefined : { data: c };
     if (c.encoding === "") return { data: c.data };
