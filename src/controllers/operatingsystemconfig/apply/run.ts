@@ -240,9 +240,9 @@ async function applySteps(
   await step("failed persisting changes", () => store.flush());
   collectAfterLargeApply(summary, log);
   log.info("Persisting current operating system config as last applied");
-  const lastAppliedChars = await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
+  const lastAppliedBytes = await step("failed persisting last applied operating system config", () => writeLastApplied(host, osc));
   // Its size, not the change set's: a big OSC re-applied with one file changed writes the whole text too.
-  collectAfterBigWrite(lastAppliedChars, log, "last-applied");
+  collectAfterBigWrite(lastAppliedBytes, log, "last-applied");
 
   if (store.changes.mustRestartNodeAgent) {
     await step("failed persisting changes", () => store.setMustRestartNodeAgent(false));
