@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { FakeClock } from "../../test/doubles/fake-clock.ts";
 import type { Logger } from "../log/index.ts";
 import { ApiError, isNotFound, TransportError } from "./errors.ts";
-import { Informer } from "./informer.ts";
+import { Informer, type ObjectTransform } from "./informer.ts";
 import { InformerSet } from "./informer-set.ts";
 import { CachedReader, NotCachedError } from "./readers.ts";
 import { nodes, secrets } from "./resources.ts";
@@ -80,7 +80,7 @@ afterEach(async () => {
   stop = new AbortController();
 });
 
-function setup(extra: { resyncPeriodMs?: number; initialList?: KubeList<KubeObject>; transform?: (o: KubeObject) => KubeObject } = {}) {
+function setup(extra: { resyncPeriodMs?: number; initialList?: KubeList<KubeObject>; transform?: ObjectTransform<KubeObject> } = {}) {
   const kube = new ScriptedKube();
   const clock = new FakeClock();
   const inf = new Informer<KubeObject>({
@@ -162,6 +162,19 @@ describe("Informer", () => {
     expect(events).toEqual(["add n1@5", "update n1@5->6"]);
     // Bookmarks carry no object worth keeping: they are not transformed.
     expect(seen).toEqual(["n1@5", "n1@6"]);
+  });
+
+  test("should hand the transform's dataAsBytes and bigEventArriving to every watch it opens", async () => {
+    const dataAsBytes = (_o: KubeObject, key: string) => key === "osc.yaml";
+    const bigEventArriving = () => {};
+    const transform = Object.assign((o: KubeObject) => o, { dataAsBytes, bigEventArriving });
+    const { kube, inf, start } = setup({ transform });
+    kube.objects = [node("n1", "5")];
+    start();
+    await inf.waitForSync(stop.signal);
+    await until(() => kube.watches.length === 1);
+    expect(kube.watches[0]?.opts.dataAsBytes).toBe(dataAsBytes);
+    expect(kube.watches[0]?.opts.onBigEvent).toBe(bigEventArriving);
   });
 
   test("should start from a given initial list without listing, watch from its resourceVersion, and re-list on 410 Gone", async () => {

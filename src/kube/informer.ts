@@ -41,8 +41,11 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   transform?: ObjectTransform<T>;
 }
 
-/** An informer's transform; its `dataAsBytes` goes to the watch (WatchOptions.dataAsBytes), for the data it decodes. */
-export type ObjectTransform<T> = ((obj: T) => T) & { readonly dataAsBytes?: DataAsBytes };
+/**
+ * An informer's transform; its `dataAsBytes` goes to the watch (WatchOptions.dataAsBytes), for the data it
+ * decodes, and its `bigEventArriving` too (WatchOptions.onBigEvent), to let go of what it keeps of an object.
+ */
+export type ObjectTransform<T> = ((obj: T) => T) & { readonly dataAsBytes?: DataAsBytes; readonly bigEventArriving?: () => void };
 
 const objectKey = (o: KubeObject): string => keyString({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" });
 
@@ -228,6 +231,7 @@ export class Informer<T extends KubeObject> implements Source<T> {
       timeoutSeconds,
       signal,
       ...(this.#o.transform?.dataAsBytes !== undefined ? { dataAsBytes: this.#o.transform.dataAsBytes } : {}),
+      ...(this.#o.transform?.bigEventArriving !== undefined ? { onBigEvent: this.#o.transform.bigEventArriving } : {}),
     });
     for await (const ev of stream) {
       n++;

@@ -72,6 +72,11 @@ export interface WatchOptions extends Selectors, RequestOptions {
    * it streams in (issue 27; what the value's text would be, checked as strictly as osc.yaml's).
    */
   dataAsBytes?: DataAsBytes;
+  /**
+   * Told when an event of 1 MiB or more starts streaming in, before its object is known: what the caller
+   * holds of the object's previous version can be let go before the new one is taken beside it (issue 27).
+   */
+  onBigEvent?: () => void;
 }
 
 /** See WatchOptions.dataAsBytes: the object (its metadata present) and the data key. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError, isGone, TransportError } from "./errors.ts";
-import { bigWatchLine, decodeWatchLine, watchQuery } from "./watch.ts";
+import { secrets } from "./resources.ts";
+import { bigWatchLine, decodeWatchLine, watchQuery, watchStream } from "./watch.ts";
 import type { KubeObject } from "./types.ts";
 
 describe("watch", () => {
@@ -69,6 +70,42 @@ describe("watch", () => {
       const ev = assembled(undefined, event.slice(0, -2));
       expect(ev).toBeInstanceOf(TransportError);
       expect((ev as Error).message).toBe(`watch: undecodable event (${event.length - 2} bytes)`);
+    });
+  });
+
+  describe("watchStream", () => {
+    test("should tell onBigEvent as a big event starts, before it is delivered, and not for small ones", async () => {
+      const secret = (rv: string, data: string) =>
+        `${JSON.stringify({ type: "MODIFIED", object: { kind: "Secret", metadata: { name: "osc", resourceVersion: rv }, data: { "osc.yaml": data } } })}\n`;
+      const big = Buffer.alloc(3 * 1024 * 1024, "osc ").toString("base64");
+      const bytes = new TextEncoder().encode(secret("1", "eA==") + secret("2", big) + secret("3", "eQ=="));
+      const seen: string[] = [];
+      let sent = 0;
+      // The body as a server sends it: in pieces, each when the reader asks for it.
+      const body = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (sent >= bytes.length) return c.close();
+          c.enqueue(bytes.slice(sent, sent + 65_536));
+          sent += 65_536;
+        },
+      });
+      const transport = {
+        baseUrl: "http://127.0.0.1:1",
+        headers: async () => ({}),
+        fetch: async () => new Response(body),
+        headerTimeoutMs: 1_000,
+      };
+      let sentAtStart = 0;
+      const onBigEvent = () => {
+        seen.push("big event starts");
+        sentAtStart = sent;
+      };
+      for await (const ev of watchStream(secrets, "kube-system", { onBigEvent }, transport))
+        seen.push(`event ${ev.object.metadata.resourceVersion}`);
+      expect(seen).toEqual(["event 1", "big event starts", "event 2", "event 3"]);
+      // Told once its first MiB is in (readLines' threshold), while most of its 4 MiB are still to come.
+      expect(sentAtStart).toBeGreaterThan(1024 * 1024);
+      expect(sentAtStart).toBeLessThan(2 * 1024 * 1024);
     });
   });
 

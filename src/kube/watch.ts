@@ -143,7 +143,10 @@ export async function* watchStream<T extends KubeObject>(
   const lines = readLines(
     resp.body,
     (line) => decodeWatchLine<T>(line),
-    () => bigWatchLine<T>(opts.dataAsBytes),
+    () => {
+      opts.onBigEvent?.();
+      return bigWatchLine<T>(opts.dataAsBytes);
+    },
   );
   const next = async (): Promise<WatchEvent<T> | undefined> => {
     const decoded = await lines.next();

@@ -1,3 +1,4 @@
+import type { Clock } from "../../../clock/index.ts";
 import type { HostFs } from "../../../host/index.ts";
 import { patchNodeMetadata, TerminalError, type KubeObject, type ObjectKey } from "../../../kube/index.ts";
 import { errorText, type Logger, step } from "../../../log/index.ts";
@@ -10,9 +11,19 @@ import { skipsStateFiles } from "../plan/stateless.ts";
 import { LabelPatch } from "./label-patch.ts";
 import { desiredNodeLabels, kubernetesVersionLabelValue } from "./node.ts";
 import { adoptDiscoveredNode, readNodeWhileDecoding } from "./node-read.ts";
-import { checksumDataScriptAnnotation, decodeSecret, OscChecksumError, readSecret, type SecretReadDeps, secretChecksum } from "./secret.ts";
+import {
+  checksumDataScriptAnnotation,
+  decodeSecret,
+  OscChecksumError,
+  OscSecretDropped,
+  readSecret,
+  readSecretAgain,
+  type SecretReadDeps,
+  secretChecksum,
+} from "./secret.ts";
 
 export interface InputDeps extends SecretReadDeps {
+  readonly clock: Clock;
   readonly host: HostFs;
   readonly log: Logger;
   readonly node: NodeIdentity;
@@ -49,8 +60,8 @@ export type OscInput =
 export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSignal): Promise<OscInput> {
   const { kube } = deps;
   // 1. Read the Secret; a missing one is reported on the Node and looked at again with backoff.
-  const secret = await step("failed getting secret", () => readSecret(deps, key, signal));
-  if (secret === undefined) return { kind: "missing", node: await step("failed getting node", () => findNode(kube, deps.node, signal)) };
+  const cached = await step("failed getting secret", () => readSecret(deps, key, signal));
+  if (cached === undefined) return { kind: "missing", node: await step("failed getting node", () => findNode(kube, deps.node, signal)) };
 
   // 2. The configured Kubernetes version is checked before anything is applied, so a bad
   //    configuration cannot fail only the very last step.
@@ -58,10 +69,20 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
 
   // 3. Read the Node, decoding the Secret meanwhile (see readNodeWhileDecoding).
   const known = deps.node.nodeName !== undefined;
-  const { node, decoded } = await readNodeWhileDecoding(
+  const read = await readNodeWhileDecoding(
     () => step("failed getting node", () => findNode(kube, deps.node, signal)),
-    () => decodeSecret(secret, key),
+    () => decodeSecret(cached, key),
   );
+  const { node } = read;
+  let { decoded } = read;
+  let secret = cached;
+  // The cached version's OSC was let go as a newer event streamed in (secret.ts): read the Secret again.
+  if (!decoded.ok && decoded.err instanceof OscSecretDropped) {
+    const again = await step("failed getting secret", () => readSecretAgain(deps, cached, key, signal));
+    if (again === undefined) return { kind: "missing", node };
+    secret = again;
+    decoded = attempt(() => decodeSecret(again, key));
+  }
 
   // 4. A Node registered since start restarts the agent (not for gardenadm's provision OSC, 9.4).
   adoptDiscoveredNode(deps.node, known, node, !decoded.ok || !skipsStateFiles(deps.selfHosted, decoded.value), deps.log);
@@ -108,6 +129,14 @@ export async function upToDate(
 ): Promise<boolean> {
   const { node, checksum } = input;
   return node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum && !(await leftoversPending(host, checksum));
+}
+
+function attempt<T>(f: () => T): { readonly ok: true; readonly value: T } | { readonly ok: false; readonly err: unknown } {
+  try {
+    return { ok: true, value: f() };
+  } catch (err) {
+    return { ok: false, err };
+  }
 }
 
 const carriesLabels = (node: KubeObject, wanted: Readonly<Record<string, string>>): boolean => {

@@ -1,8 +1,10 @@
-import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../../../kube/index.ts";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startApiServer, type ApiServerSim } from "../../../../test/doubles/apiserver/index.ts";
+import { FakeClock } from "../../../../test/doubles/fake-clock.ts";
+import { KubeClient, secrets, type KubeObject } from "../../../kube/index.ts";
 import { bigTextChars } from "../../../text/index.ts";
 import { secretPredicate } from "../watch.ts";
-import { decodeSecret, oscSecretTransform } from "./secret.ts";
+import { decodeSecret, OscSecretDropped, oscSecretTransform, readSecretAgain } from "./secret.ts";
 
 const key = { namespace: "kube-system", name: "osc-secret" };
 const oscYaml = (unit: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -85,5 +87,111 @@ describe("oscSecretTransform", () => {
 
   test("should decode a Secret read without the transform (a live GET) as before", () => {
     expect(decodeSecret(secret({ "osc.yaml": btoa(oscYaml("c")) }), key).spec.units?.[0]?.name).toBe("c.service");
+  });
+});
+
+describe("a big event arriving for the cached Secret (bigEventArriving)", () => {
+  let sim: ApiServerSim;
+  let kube: KubeClient;
+  const signal = new AbortController().signal;
+  beforeAll(async () => {
+    sim = await startApiServer({ bookmarkIntervalMs: 0 });
+    kube = new KubeClient({
+      config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
+      qps: 1000,
+      burst: 1000,
+    });
+  });
+  afterAll(async () => {
+    kube.close();
+    await sim.stop();
+  });
+  const stored = (unit: string): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { namespace: key.namespace, name: key.name, annotations: { "checksum/data-script": unit } },
+    data: { "osc.yaml": btoa(oscYaml(unit)) },
+  });
+  const units = (obj: KubeObject) => decodeSecret(obj, key).spec.units?.map((u) => u.name);
+
+  /** The informer's cache as readSecret sees it: one object, replaced by what the transform took. */
+  const cache = (clock: FakeClock) => {
+    const c = { current: undefined as KubeObject | undefined, clock, kube, readSecret: async () => c.current };
+    return c;
+  };
+  const read = () => kube.get<KubeObject>(secrets, key.namespace, key.name);
+
+  test("should let go of the cached version's OSC, keep what the predicate compares, and take the arriving version from the cache", async () => {
+    await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
+    const ownTransform = oscSecretTransform(key.name);
+    const deps = cache(new FakeClock());
+    const cached = ownTransform(await read());
+    deps.current = cached;
+    expect(units(cached)).toEqual(["a.service"]);
+
+    ownTransform.bigEventArriving?.();
+    expect(() => decodeSecret(cached, key)).toThrow(OscSecretDropped);
+    await kube.update<KubeObject>(secrets, key.namespace, stored("b"));
+    const event = await read();
+    const again = readSecretAgain(deps, cached, key, signal);
+    // Gone from the server before the event lands: what readSecretAgain returns can only come from the cache.
+    await kube.delete(secrets, key.namespace, key.name);
+    deps.current = ownTransform(event);
+    expect(secretPredicate.update(cached, deps.current)).toBe(true);
+    const arrived = await again;
+    expect(arrived).toBe(deps.current);
+    expect(arrived === undefined ? undefined : units(arrived)).toEqual(["b.service"]);
+  });
+
+  test("should read the Secret from the server when the event was another's, and give the cached version its OSC back", async () => {
+    await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
+    const ownTransform = oscSecretTransform(key.name);
+    const deps = cache(new FakeClock());
+    const cached = ownTransform(await read());
+    deps.current = cached;
+    ownTransform.bigEventArriving?.();
+    ownTransform(secret({ "osc.yaml": btoa(oscYaml("x")) }, "another-pool"));
+    expect(secretPredicate.update(cached, ownTransform(await read()))).toBe(false);
+    expect(await readSecretAgain(deps, cached, key, signal)).toBe(cached);
+    expect(units(cached)).toEqual(["a.service"]); // the next reconcile needs no GET
+    await kube.delete(secrets, key.namespace, key.name);
+  });
+
+  test("should wait for the arriving event at most 30 s, then read the Secret from the server", async () => {
+    await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
+    const ownTransform = oscSecretTransform(key.name);
+    const clock = new FakeClock();
+    const deps = cache(clock);
+    const cached = ownTransform(await read());
+    deps.current = cached;
+    ownTransform.bigEventArriving?.();
+    await kube.update<KubeObject>(secrets, key.namespace, stored("b"));
+    let done = false;
+    const again = readSecretAgain(deps, cached, key, signal).finally(() => {
+      done = true;
+    });
+    await clock.waitForSleepers();
+    clock.step(29_999);
+    await clock.settle();
+    expect(done).toBe(false);
+    clock.step(1);
+    const live = await again;
+    expect(live).not.toBe(cached);
+    expect(live === undefined ? undefined : units(live)).toEqual(["b.service"]);
+    expect(() => decodeSecret(cached, key)).toThrow(OscSecretDropped); // a newer version: the informer brings it
+    // Deleted meanwhile (the informer's DELETED event is the next it takes): no Secret.
+    await kube.delete(secrets, key.namespace, key.name);
+    deps.current = undefined;
+    ownTransform(live ?? cached);
+    expect(await readSecretAgain(deps, cached, key, signal)).toBeUndefined();
+  });
+
+  test("should leave other pools' Secrets and a transform that took no object alone", () => {
+    const ownTransform = oscSecretTransform(key.name);
+    ownTransform.bigEventArriving?.();
+    const other = ownTransform(secret({ "osc.yaml": btoa(oscYaml("a")) }, "another-pool"));
+    ownTransform.bigEventArriving?.();
+    expect(other["data"]).toEqual({ "osc.yaml": btoa(oscYaml("a")) });
+    expect(decodeSecret(other, key).spec.units?.map((u) => u.name)).toEqual(["a.service"]);
   });
 });

@@ -1,3 +1,4 @@
+import type { Clock } from "../../../clock/index.ts";
 import { bigTextChars } from "../../../text/index.ts";
 import { ifFound, secrets, type Kube, type KubeObject, type ObjectKey, type ObjectTransform } from "../../../kube/index.ts";
 import { errorText } from "../../../log/index.ts";
@@ -21,6 +22,14 @@ class OscSecretError extends Error {
  */
 export class OscChecksumError extends Error {
   override readonly name = "OscChecksumError";
+}
+
+/**
+ * The cached Secret's decoded OSC was let go as a newer event for it streamed in (oscSecretTransform): the
+ * reconcile reads the Secret again (readSecretAgain) instead of failing.
+ */
+export class OscSecretDropped extends Error {
+  override readonly name = "OscSecretDropped";
 }
 
 export interface SecretReadDeps {
@@ -50,7 +59,7 @@ interface Decoded {
  * arrives and drops the base64 text; a Secret read otherwise (a live GET) is decoded on its first use. The
  * informer replaces the object on every change, so an entry lives as long as the Secret it came from.
  */
-const decodedSecrets = new WeakMap<KubeObject, Decoded | Undecoded>();
+const decodedSecrets = new WeakMap<KubeObject, Decoded | Undecoded | Dropped>();
 
 /** A big osc.yaml taken from the Secret by the transform, its bytes not parsed yet (decodeSecret does). */
 interface Undecoded {
@@ -60,6 +69,17 @@ interface Undecoded {
   readonly key: ObjectKey;
 }
 
+/** What is left of a cached Secret's osc.yaml once a newer event for it started streaming in: its digest. */
+interface Dropped {
+  readonly digest: string;
+  readonly dropped: true;
+  /** Settles once that event is in the cache (the transform took the next object). */
+  readonly arrival: Promise<void>;
+}
+
+/** How long a reconcile that finds the cached OSC dropped waits for the arriving event before a live GET. */
+const arrivalWaitMs = 30_000;
+
 const sha256 = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 
 /**
@@ -68,11 +88,19 @@ const sha256 = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha2
  * the cached object keeps its metadata and every other data key. Other Secrets pass unchanged (gardenadm's
  * cache holds every pool's). A Secret that cannot be decoded keeps the error for its reconcile to report.
  * A big osc.yaml arrives by watch as its bytes (dataAsBytes), decoded while the event streamed in: its
- * base64 text never existed whole in this process.
+ * base64 text never existed whole in this process. As such an event starts (bigEventArriving), the cached
+ * version's decoded OSC is let go, so that the old and the new version are never held at once.
  */
 export function oscSecretTransform(secretName: string): ObjectTransform<KubeObject> {
+  /** The last object of `secretName` taken: the cached version (not kept alive by this). */
+  let latest: WeakRef<KubeObject> | undefined;
+  /** The big event streaming in: the next object taken (whichever Secret) is that event's or a later one. */
+  let arriving: PromiseWithResolvers<void> | undefined;
   const transform = (obj: KubeObject): KubeObject => {
+    arriving?.resolve();
+    arriving = undefined;
     if (obj.metadata.name !== secretName) return obj;
+    latest = new WeakRef(obj);
     const key = { namespace: obj.metadata.namespace ?? "", name: obj.metadata.name };
     const taken = takeOscData(obj, key);
     if (taken === undefined) return obj;
@@ -86,7 +114,73 @@ export function oscSecretTransform(secretName: string): ObjectTransform<KubeObje
   };
   return Object.assign(transform, {
     dataAsBytes: (obj: KubeObject, dataKey: string) => obj.metadata.name === secretName && dataKey === oscDataKey,
+    bigEventArriving: () => {
+      arriving?.resolve(); // an earlier one whose stream broke: the informer watches or lists again
+      arriving = Promise.withResolvers<void>();
+      const cached = latest?.deref();
+      if (cached !== undefined) dropDecoded(cached, arriving.promise);
+    },
   });
+}
+
+/**
+ * Lets go of a cached Secret's decoded OSC (or its unparsed bytes), keeping the digest the watch predicate
+ * compares: a big event is streaming in, most likely the Secret's next version (in gardenadm mode maybe
+ * another pool's). Collected right away, before the event's bytes pile up beside it: the old version's OSC
+ * is old-generation garbage that the line reader's young collections would not free (issue 27: ≈ 23 MiB
+ * of a 20 MiB OSC under the re-apply's peak). A reconcile that finds it dropped reads the Secret again.
+ */
+function dropDecoded(cached: KubeObject, arrival: Promise<void>): void {
+  const known = decodedSecrets.get(cached);
+  if (known === undefined || "dropped" in known) return;
+  if ("bytes" in known) known.bytes = undefined;
+  decodedSecrets.set(cached, { digest: known.digest, dropped: true, arrival });
+  // Once this frame is gone: the collector scans the stack conservatively, and `known` here (or a register
+  // still holding it) would keep the whole OSC alive through a collection made now. A microtask runs
+  // before the line reader's next chunk is taken, even when that chunk is already buffered. The freed
+  // pages go back to the system at once (Bun.shrink): the event's bytes are not taken from the heap.
+  queueMicrotask(() => {
+    Bun.gc(true);
+    Bun.shrink();
+  });
+}
+
+/**
+ * The Secret again when the cached version's OSC was dropped (OscSecretDropped): the arriving event's
+ * object from the cache once it is there (no second copy of a big Secret beside the event's); else (the
+ * event was another Secret's, or it did not arrive within arrivalWaitMs) from the API server. The same
+ * version gets its decoded OSC back in the cache, so that the next reconcile reads the cache again; a
+ * newer one is returned as read (the informer brings it to the cache). Undefined: it was deleted.
+ */
+export async function readSecretAgain(
+  deps: SecretReadDeps & { readonly clock: Clock },
+  dropped: KubeObject,
+  key: ObjectKey,
+  signal: AbortSignal,
+): Promise<KubeObject | undefined> {
+  const known = decodedSecrets.get(dropped);
+  if (known === undefined || !("dropped" in known)) return dropped;
+  if (deps.readSecret !== undefined) {
+    await arrivedWithin(known.arrival, deps.clock, signal);
+    const cached = await deps.readSecret(key, signal);
+    const now = cached === undefined ? undefined : decodedSecrets.get(cached);
+    if (cached === undefined || (cached !== dropped && (now === undefined || !("dropped" in now)))) return cached;
+  }
+  const live = await ifFound(deps.kube.get<KubeObject>(secrets, key.namespace, key.name, { signal }));
+  if (live === undefined || live.metadata.resourceVersion !== dropped.metadata.resourceVersion) return live;
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = secretValue(live, oscDataKey);
+  } catch {
+    return live; // decodeSecret reports it
+  }
+  if (bytes === undefined) return live;
+  const data = bytes;
+  decodedSecrets.set(
+    dropped,
+    collectedAround(data.length >= bigTextChars, () => decodeBytes(data, key, known.digest)),
+  );
+  return dropped;
 }
 
 /**
@@ -113,6 +207,16 @@ function takeOscData(obj: KubeObject, key: ObjectKey): { readonly bytes: Uint8Ar
   }
 }
 
+/** Waits for `arrival`, at most arrivalWaitMs; a reconcile cancelled meanwhile stops waiting. */
+async function arrivedWithin(arrival: Promise<void>, clock: Clock, signal: AbortSignal): Promise<void> {
+  const waited = new AbortController();
+  const timeout = clock.sleep(arrivalWaitMs, AbortSignal.any([signal, waited.signal])).catch(() => {
+    // Arrived first, or the reconcile was cancelled (its next request fails on the signal).
+  });
+  await Promise.race([arrival, timeout]);
+  waited.abort();
+}
+
 function decodeBytes(bytes: Uint8Array, key: ObjectKey, digest = sha256(bytes)): Decoded {
   try {
     return { digest, result: { ok: true, osc: decodeOsc(bytes) } };
@@ -127,6 +231,9 @@ function decodeBytes(bytes: Uint8Array, key: ObjectKey, digest = sha256(bytes)):
 /** The OSC in the Secret's osc.yaml; throws OscSecretError naming the Secret when it is missing or undecodable. */
 export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
   let known = decodedSecrets.get(secret);
+  if (known !== undefined && "dropped" in known) {
+    throw new OscSecretDropped(`the cached ${oscDataKey} of secret ${key.namespace}/${key.name} was let go for a newer one`);
+  }
   if (known !== undefined && !("result" in known)) {
     const undecoded = known;
     // The replaced Secret's OSC is collected before the parse makes its copies; the bytes right after
