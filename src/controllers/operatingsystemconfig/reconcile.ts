@@ -1,5 +1,6 @@
 import { type KubeObject, patchNodeMetadata, type Reconcile } from "../../kube/index.ts";
 import { errorText, step } from "../../log/index.ts";
+import type { Osc } from "../../osc/index.ts";
 import { nodeRef } from "../events.ts";
 import { exclusively } from "./apply/apply-lock.ts";
 import { type ApplyRun, OscReporter } from "./report/reporter.ts";
@@ -13,6 +14,7 @@ import type { GateContext } from "./gates/gate.ts";
 import { admit, firstHold, hostAlreadyApplied, releaseReserved, verifyReserved } from "./gates/run.ts";
 
 import { type OscInput, readInput, upToDate } from "./input/read.ts";
+import { OscSecretDropped } from "./input/secret.ts";
 import { disruptionOnce } from "./plan/pending-disruption.ts";
 import { type PlanHook, planChangeSet } from "./plan/planner.ts";
 import { oscPlugins } from "./plugins.ts";
@@ -20,6 +22,8 @@ import { noOscMetrics } from "./report/metrics.ts";
 import { Stager } from "./stage/index.ts";
 
 const bootstrapRequeueMs = 5_000;
+/** A newer Secret version started arriving during the read: its own event wakes the controller, this only in case it does not. */
+const newerArrivingRequeueMs = 1_000;
 
 /**
  * The OSC controller's reconcile (§4; stages: README). A hold is a Result (requeue), never an error. A new
@@ -52,7 +56,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       await report.rejected(input.node, input.checksum, input.err, signal);
       throw input.thrown;
     }
-    const { osc, checksum, node, labels } = input;
+    const { checksum, node, labels, takeOsc, ...rest } = input;
 
     // 8. Up to date: the Node has the checksum and no earlier attempt left work behind.
     if (await upToDate(deps.host, input)) {
@@ -61,6 +65,18 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       log.info("Node is up to date with the operating system config", { checksum });
       await report.upToDate(node, checksum, signal);
       return {};
+    }
+
+    // The OSC is taken only now (input/read.ts takeOsc): a newer version that started arriving since
+    // the read has dropped it, and the one after this reconcile is that version's.
+    let osc: Osc;
+    try {
+      osc = takeOsc();
+    } catch (err) {
+      if (!(err instanceof OscSecretDropped)) throw err;
+      await labels.done();
+      log.info("A newer operating system config secret is arriving, looking again once it is here");
+      return { requeueAfterMs: newerArrivingRequeueMs };
     }
 
     // 8a. Stage on sight (stage/): the pending version's images and secrets fetched and checked before any
@@ -79,7 +95,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
     const ports = staged?.kind === "staged" ? { ...deps, staged: staged.content } : deps;
 
     // 9. The admit-phase gates (plugins.ts); what they reserve is released at the end.
-    const ctx = gateContext(deps, plugins.extensions, input, signal);
+    const ctx = gateContext(deps, plugins.extensions, { ...rest, checksum, node, labels, osc }, signal);
     const admitted = await admit(plugins.gates, ctx);
     if (admitted.kind === "hold") {
       await labels.done();
@@ -147,7 +163,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 export function gateContext(
   deps: OscControllerDeps,
   hooks: readonly PlanHook[],
-  input: OscInput & { kind: "ok" },
+  input: Omit<OscInput & { kind: "ok" }, "takeOsc"> & { readonly osc: Osc },
   signal: AbortSignal,
 ): GateContext {
   const { secret, osc, checksum, node, labels } = input;

@@ -5,9 +5,11 @@ import { zonePath } from "../constants.ts";
 
 const kubeApiServerManifest = "/etc/kubernetes/manifests/kube-apiserver.yaml";
 
-/** Step 4: role label (control-plane iff spec.files has the kube-apiserver manifest) and zone label. */
-export async function desiredNodeLabels(host: HostFs, osc: Osc): Promise<Record<string, string>> {
-  const controlPlane = (osc.spec.files ?? []).some((f) => f.path === kubeApiServerManifest);
+/** Whether the OSC makes a control-plane node: spec.files has the kube-apiserver manifest. */
+export const isControlPlane = (osc: Osc): boolean => (osc.spec.files ?? []).some((f) => f.path === kubeApiServerManifest);
+
+/** Step 4: role label (control-plane per isControlPlane) and zone label. */
+export async function desiredNodeLabels(host: HostFs, controlPlane: boolean): Promise<Record<string, string>> {
   const labels: Record<string, string> = controlPlane
     ? { "node-role.kubernetes.io/control-plane": "" }
     : { "node-role.kubernetes.io/worker": "" };

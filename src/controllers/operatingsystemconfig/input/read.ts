@@ -9,7 +9,7 @@ import { checksumAnnotation } from "../constants.ts";
 import { leftoversPending } from "../plan/leftovers.ts";
 import { skipsStateFiles } from "../plan/stateless.ts";
 import { LabelPatch } from "./label-patch.ts";
-import { desiredNodeLabels, kubernetesVersionLabelValue } from "./node.ts";
+import { desiredNodeLabels, isControlPlane, kubernetesVersionLabelValue } from "./node.ts";
 import { adoptDiscoveredNode, readNodeWhileDecoding } from "./node-read.ts";
 import {
   checksumDataScriptAnnotation,
@@ -45,7 +45,12 @@ export type OscInput =
   | {
       readonly kind: "ok";
       readonly secret: KubeObject;
-      readonly osc: Osc;
+      /**
+       * The decoded OSC, from the Secret's cache entry: taken when needed, so that a reconcile that only
+       * finds the Node up to date holds none, and a newer version arriving meanwhile frees the old one
+       * (issue 27). Throws OscSecretDropped once that has happened.
+       */
+      readonly takeOsc: () => Osc;
       readonly checksum: string;
       readonly node: KubeObject | undefined;
       /** Whether the Node was known at process start (no lock or slot is taken while bootstrapping). */
@@ -71,7 +76,7 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
   const known = deps.node.nodeName !== undefined;
   const read = await readNodeWhileDecoding(
     () => step("failed getting node", () => findNode(kube, deps.node, signal)),
-    () => decodeSecret(cached, key),
+    () => summary(deps, decodeSecret(cached, key)),
   );
   const { node } = read;
   let { decoded } = read;
@@ -81,11 +86,11 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
     const again = await step("failed getting secret", () => readSecretAgain(deps, cached, key, signal));
     if (again === undefined) return { kind: "missing", node };
     secret = again;
-    decoded = attempt(() => decodeSecret(again, key));
+    decoded = attempt(() => summary(deps, decodeSecret(again, key)));
   }
 
   // 4. A Node registered since start restarts the agent (not for gardenadm's provision OSC, 9.4).
-  adoptDiscoveredNode(deps.node, known, node, !decoded.ok || !skipsStateFiles(deps.selfHosted, decoded.value), deps.log);
+  adoptDiscoveredNode(deps.node, known, node, !decoded.ok || !decoded.value.skipsStateFiles, deps.log);
 
   // 5. An undecodable Secret is reported once and waits for a new osc.yaml.
   const checksum = secretChecksum(secret);
@@ -97,7 +102,7 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
       err: decoded.err,
       thrown: new TerminalError(errorText(decoded.err), { cause: decoded.err }),
     };
-  const osc = decoded.value;
+  const { controlPlane } = decoded.value;
 
   // 6. Start the Node label patch (§4 step 4); it runs during the planning, see LabelPatch. The Node was
   //    just read: when it carries every label already, the merge patch would change nothing (the API
@@ -106,7 +111,7 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
     node === undefined
       ? LabelPatch.none
       : await step("failed computing node labels", async () => {
-          const wanted = await desiredNodeLabels(deps.host, osc);
+          const wanted = await desiredNodeLabels(deps.host, controlPlane);
           if (carriesLabels(node, wanted)) return LabelPatch.none;
           return LabelPatch.start(() =>
             step("failed patching node labels", () => patchNodeMetadata(kube, node, { labels: wanted }, signal)),
@@ -119,8 +124,20 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
     const err = new OscChecksumError(`secret ${key.namespace}/${key.name} has no ${checksumDataScriptAnnotation} annotation`);
     return { kind: "rejected", node, checksum: "", err, thrown: err };
   }
-  return { kind: "ok", secret, osc, checksum, node, nodeKnownAtStart: known, version, labels };
+  const decodedSecret = secret;
+  return { kind: "ok", secret, takeOsc: () => decodeSecret(decodedSecret, key), checksum, node, nodeKnownAtStart: known, version, labels };
 }
+
+/** What the read stage needs of the OSC itself; the OSC stays in the Secret's cache entry (see takeOsc). */
+interface OscSummary {
+  readonly skipsStateFiles: boolean;
+  readonly controlPlane: boolean;
+}
+
+const summary = (deps: InputDeps, osc: Osc): OscSummary => ({
+  skipsStateFiles: skipsStateFiles(deps.selfHosted, osc),
+  controlPlane: isControlPlane(osc),
+});
 
 /** §4 step 8: the Node has the checksum and no earlier attempt left work behind. */
 export async function upToDate(
