@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import type { Kube } from "../../kube/index.ts";
+import { secrets, type Kube, type KubeObject } from "../../kube/index.ts";
 import { acceptanceOsc } from "../../../test/fixtures/osc/acceptance-osc.ts";
 import { useOscWorlds } from "../../../test/harness/osc-worlds.ts";
+import { zonePath } from "./constants.ts";
+import { oscSecretTransform } from "./input/secret.ts";
 
 const env = useOscWorlds();
 
@@ -89,5 +91,33 @@ describe("createReconciler", () => {
     await w.reconcile({ kube });
     const labelPatches = patched.filter((body) => JSON.stringify(body).includes("node-role.kubernetes.io/worker"));
     expect(labelPatches).toEqual([]);
+  });
+
+  test("should apply nothing and look again shortly when a newer Secret version starts arriving during the read", async () => {
+    const w = await env.world();
+    w.setOsc(acceptanceOsc());
+    // The informer's cache: the transform's object, whose OSC a big event arriving drops (input/secret.ts).
+    const transform = oscSecretTransform(w.secretName);
+    let cached = transform(await w.kube.get<KubeObject>(secrets, "kube-system", w.secretName));
+    const readSecret = async () => cached;
+    // The event starts while the read stage reads the zone for the Node labels: past the decode, before step 8.
+    const host = new Proxy(w.host, {
+      get(target, prop) {
+        const v: unknown = Reflect.get(target, prop, target);
+        if (prop !== "readText" || typeof v !== "function") return typeof v === "function" ? v.bind(target) : v;
+        return (path: string) => {
+          if (path === zonePath) transform.bigEventArriving?.();
+          return v.call(target, path);
+        };
+      },
+    });
+    expect(await w.reconcile({ readSecret, host })).toEqual({ requeueAfterMs: 1_000 });
+    expect(await w.exists("/example/file")).toBe(false);
+    expect(w.events().filter((e) => e["reason"] === "OSCApplyFailed")).toEqual([]);
+
+    // The event arrived (the cache holds its object): the next reconcile applies it.
+    cached = transform(await w.kube.get<KubeObject>(secrets, "kube-system", w.secretName));
+    await w.reconcile({ readSecret });
+    expect(await w.exists("/example/file")).toBe(true);
   });
 });
