@@ -333,6 +333,17 @@ try {
   const firstFillS = ((allTakes[Math.min(parallelism, allTakes.length) - 1] ?? t0) - t0) / 1000;
   const firstTakeS = ((allTakes[0] ?? t0) - t0) / 1000;
   const tailS = (t0 + rolloutS * 1000 - lastTake) / 1000;
+  // The time beyond the ideal, split exactly (slot-seconds / P, the last release as the end): P × T = the slots'
+  // busy time + their idle time, and the ideal is every node applying for the median apply and verifying for W.
+  const endAt = Math.max(t0, ...releases);
+  const sumS = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / 1000 / parallelism;
+  const beyond = {
+    fill: sumS(allTakes.slice(0, parallelism).map((at) => at - t0)),
+    handoffs: sumS(takes.map((at, k) => at - (releases[k] ?? at))),
+    apply: sumS([...verifyingAt].map(([n, at]) => at - (appliedAt.get(n) ?? at) - applyS * 1000)),
+    verify: sumS([...releasedAt].map(([n, at]) => at - (verifyingAt.get(n) ?? at) - windowS * 1000)),
+    tail: sumS(releases.slice(Math.max(0, releases.length - parallelism)).map((at) => endAt - at)),
+  };
   const recordS = median([...releasedAt].flatMap(([n, at]) => (recordedAt.has(n) ? [(recordedAt.get(n) ?? at) - at] : []))) / 1000;
   const conflictFailures = (
     await Promise.all(roots.map(async (r) => (await Bun.file(`${r}.log`).text()).split("kept changing under").length - 1))
@@ -342,6 +353,9 @@ try {
       `verify p50 ${verifyS.toFixed(2)} s, handoff p50 ${handoffS.toFixed(2)} s, first take ${firstTakeS.toFixed(2)} s, ` +
       `first fill ${firstFillS.toFixed(2)} s, idle ${idleSlotS.toFixed(1)} slot-s, tail ${tailS.toFixed(2)} s, record p50 ${recordS.toFixed(2)} s, ` +
       `${conflictFailures} conflict failures, load ${loadAvg()}, ` +
+      `beyond the ideal (s, to the last release ${((endAt - t0) / 1000).toFixed(1)}): ${Object.entries(beyond)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(", ")}, ` +
       `${leaseWrites.length} Lease writes, ${conflicts} conflicts, ${slotChanges} slot changes, max ${maxActive} in slots, Lease ≤ ${maxLeaseBytes} bytes`,
   );
   console.log(

@@ -97,8 +97,8 @@ export function emptyChanges(checksum: string): OscChanges {
   return v.parse(oscChangesSchema, { operatingSystemConfigChecksum: checksum });
 }
 
-/** Decodes a changes file (ours or the Go agent's). */
-export function decodeChanges(text: string): OscChanges {
+/** Decodes a changes file (ours or the Go agent's), given as UTF-8 bytes (as read) or text. */
+export function decodeChanges(text: string | Uint8Array): OscChanges {
   const raw = readYaml(text) ?? {};
   const res = v.safeParse(oscChangesSchema, raw);
   if (!res.success) throw new OscDecodeError(`invalid changes file: ${issuesMessage(res.issues)}`);

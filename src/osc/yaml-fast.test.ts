@@ -102,6 +102,36 @@ describe("fastYamlEligible", () => {
   });
 });
 
+describe("fastYamlEligible over a text's bytes", () => {
+  test.each([
+    ["a value ending in a no-break space", "a: b\u00a0\n", true],
+    ["a YAML 1.1 word ending in a no-break space (trimmed, so still the word)", "enable: yes\u00a0\n", false],
+    ["a key ending in an ideographic space", "k\u3000: v\n", true],
+    ["a key of 600 two-byte characters (1,200 bytes)", `${"é".repeat(600)}: v\n`, false],
+    ["a key of 600 two-byte characters after a letter", `k${"é".repeat(600)}: v\n`, true],
+    ["a key of 1,001 two-byte characters after a letter", `k${"é".repeat(1000)}: v\n`, false],
+    ["a NEL (a C1 control)", "a: b\u0085c\n", false],
+    ["another C1 control", "a: b\u0091c\n", false],
+    ["a Latin-1 letter (0xC2 0xA9 is no control)", "a: b\u00a9c\n", true],
+    ["a line separator", "a: b\u2028c\n", false],
+    ["a BOM inside", "a: b\ufeff\n", false],
+    ["U+FFFD in a text (a lone surrogate encodes to it)", "a: b\ufffd\n", true],
+    ["a hash without a space, then a comment on a later line", "a: x#y\nb: c #d\ne: f\n", true],
+    ["colons without a space in a value, then keys on later lines", "a: x:y:z\nb: c\n", true],
+    ["a comment right after a quoted value", "a: 'x'#y\n", false],
+    ["a tab on a later structure line", "a: |\n  \tx\nb: c\n", true],
+    ["a tab on a structure line after a block scalar", "a: |\n  x\nb:\tc\n", false],
+  ])("should judge %s as its text", (_, text, eligible) => {
+    expect(fastYamlEligible(text)).toBe(eligible);
+    if (eligible) expect(expectSameAsCompat(text)).toBe(true);
+  });
+
+  test("should leave bytes holding U+FFFD to the slow path (their decoded text cannot tell it from invalid UTF-8)", () => {
+    expect(readYamlFast(new TextEncoder().encode("a: b\ufffd\n"))).toBeUndefined();
+    expect(readYamlFast(new TextEncoder().encode("a: b\u00a9\n"))).toEqual({ a: "b\u00a9" });
+  });
+});
+
 describe("readYamlFast", () => {
   test("should read the fixtures exactly like the reference reader", () => {
     for (const text of [...fixtures, benchOsc(50), ...fixtures.map((f) => encodeOsc(decodeOsc(f)))]) {
@@ -122,9 +152,8 @@ describe("readYamlFast", () => {
     }
   });
 
-  test("should scan bytes of several windows as one text: a block scalar across a window's end, a late anchor", () => {
-    // Lines of ~100 bytes put the 1 MiB window ends inside the block scalars (each spans 40 lines), whose
-    // lines would be ineligible outside a block scalar.
+  test("should scan megabytes of bytes as one text: block scalars whose lines would be ineligible outside one, a late anchor", () => {
+    // Each block scalar spans 40 lines of ~100 bytes that would be ineligible outside a block scalar.
     const blocks = Array.from({ length: 600 }, (_, i) => `b${i}: |\n${`  &a *b !c ${"é".repeat(40)} line\n`.repeat(40)}`).join("");
     const text = `${blocks}tail: x\n`;
     expect(new TextEncoder().encode(text).length).toBeGreaterThan(2 * 1024 * 1024);

@@ -14,18 +14,26 @@
  * - quoted scalars or flow collections spanning lines, block scalars with an indentation indicator,
  *   tabs or control characters outside block scalars and quotes, `\r`, BOMs, `__proto__`.
  * Bun parse errors also fall back, so error messages stay the slow path's.
+ *
+ * The scan reads UTF-8 bytes in place (a text is encoded first): it makes no string per line or window,
+ * so a big OSC's scan leaves no garbage (issue 27). The whole-text checks are native searches; only the
+ * structure is walked byte by byte, and a plain scalar's end is found by native searches too.
  */
+import { isUtf8 } from "node:buffer";
 import { bigTextChars } from "../text/index.ts";
 
-const SPACE = 0x20;
-const HASH = 0x23;
-const COLON = 0x3a;
-const DASH = 0x2d;
+const TAB = 0x09;
 const NEWLINE = 0x0a;
-
-/** YAML 1.1 / 1.2 boolean and null words in any letter case (plain scalars only). */
-const specialWords = /^(?:y|n|yes|no|on|off|true|false|null|nan|inf)$/i;
-const safeInt = /^(?:0|-?[1-9][0-9]{0,14})$/;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const HASH = 0x23;
+const APOSTROPHE = 0x27;
+const COMMA = 0x2c;
+const DASH = 0x2d;
+const COLON = 0x3a;
+const BACKSLASH = 0x5c;
+/** What `at` gives past a line's end (charCodeAt's NaN in a string scan). */
+const EOL = -1;
 
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 /**
@@ -42,215 +50,375 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 export const digitLedString = (token: string): boolean =>
   isDigit(token.charCodeAt(0)) && digitWord.test(token) && nonExponentLetter.test(token) && !radixPrefix.test(token);
 
-/** A plain scalar whose resolution is the same in YAML 1.1, YAML 1.2 core and Bun. */
+/** YAML 1.1 / 1.2 boolean and null words in any letter case (plain scalars only), by length. */
+const specialWords: readonly (readonly string[])[] = [
+  [],
+  ["y", "n"],
+  ["no", "on"],
+  ["yes", "off", "nan", "inf"],
+  ["true", "null"],
+  ["false"],
+];
+const specialWordsPattern = /^(?:y|n|yes|no|on|off|true|false|null|nan|inf)$/i;
+const safeIntPattern = /^(?:0|-?[1-9][0-9]{0,14})$/;
+
+/** Whether bytes [from, to) are `word` (lower case ASCII), in any letter case when `anyCase`. */
+function bytesAre(b: Uint8Array, from: number, to: number, word: string, anyCase: boolean): boolean {
+  if (to - from !== word.length) return false;
+  // b | 0x20 is the lower case letter for exactly that letter's two cases.
+  for (let k = 0; k < word.length; k++) if ((anyCase ? (b[from + k] as number) | 0x20 : b[from + k]) !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+/** `specialWordsPattern` over bytes. */
+function isSpecialWord(b: Uint8Array, from: number, to: number): boolean {
+  for (const word of specialWords[to - from] ?? []) if (bytesAre(b, from, to, word, true)) return true;
+  return false;
+}
+
+/** `digitLedString` over bytes. */
+function digitLedBytes(b: Uint8Array, from: number, to: number): boolean {
+  if (!isDigit(b[from] as number)) return false;
+  const radix = (b[from + 1] as number) | 0x20; // x, o or b in either case after a leading 0
+  if (to - from > 1 && b[from] === 0x30 && (radix === 0x78 || radix === 0x6f || radix === 0x62)) return false;
+  let nonExponent = false;
+  for (let k = from; k < to; k++) {
+    const c = b[k] as number;
+    if (isLetter(c)) nonExponent ||= (c | 0x20) !== 0x65;
+    else if (!isDigit(c)) return false;
+  }
+  return nonExponent;
+}
+
+/** `safeIntPattern` over bytes: 0, or up to 15 digits without a leading zero, maybe negative. */
+function safeIntBytes(b: Uint8Array, from: number, to: number): boolean {
+  if (to - from === 1 && b[from] === 0x30) return true;
+  const digits = b[from] === DASH ? from + 1 : from;
+  if (digits >= to || to - digits > 15 || b[digits] === 0x30) return false;
+  for (let k = digits; k < to; k++) if (!isDigit(b[k] as number)) return false;
+  return true;
+}
+
+/** A plain scalar whose resolution is the same in YAML 1.1, YAML 1.2 core and Bun (a string scan's token). */
 function safePlain(token: string, isKey: boolean): boolean {
   const c = token.charCodeAt(0);
   if (isLetter(c) || c === 0x2f || c === 0x5f || c === 0x24 || c === 0x28) {
-    if (!specialWords.test(token)) return true;
+    if (!specialWordsPattern.test(token)) return true;
     return !isKey && (token === "true" || token === "false" || token === "null");
   }
   if (isKey) return false;
   if (digitLedString(token)) return true;
-  return token === "~" || safeInt.test(token);
+  return token === "~" || safeIntPattern.test(token);
 }
 
-/** Index after the closing quote of a single-line quoted scalar opening at `i`, or -1. */
-function quotedEnd(line: string, i: number): number {
-  const q = line.charCodeAt(i);
-  for (let j = i + 1; j < line.length; j++) {
-    const c = line.charCodeAt(j);
-    if (q === 0x22 && c === 0x5c)
-      j++; // backslash escape: skip the escaped character
-    else if (c === q) {
-      if (q === 0x27 && line.charCodeAt(j + 1) === 0x27)
-        j++; // '' inside single quotes
-      else return j + 1;
-    }
+/** `safePlain` for the ASCII-ended token at bytes [from, to), without making it a string. */
+function safePlainBytes(b: Uint8Array, from: number, to: number, isKey: boolean): boolean {
+  const c = b[from] as number;
+  if (isLetter(c) || c === 0x2f || c === 0x5f || c === 0x24 || c === 0x28) {
+    if (!isSpecialWord(b, from, to)) return true;
+    return (
+      !isKey && (bytesAre(b, from, to, "true", false) || bytesAre(b, from, to, "false", false) || bytesAre(b, from, to, "null", false))
+    );
   }
-  return -1;
+  if (isKey) return false;
+  if (digitLedBytes(b, from, to)) return true;
+  return (to - from === 1 && c === 0x7e) || safeIntBytes(b, from, to);
 }
 
-const leadingSpaces = (line: string): number => {
-  let n = 0;
-  while (line.charCodeAt(n) === SPACE) n++;
-  return n;
-};
+const tokenDecoder = new TextDecoder();
 
 /** Whether a character may follow a complete scalar or collection on a line. */
 const separatorAfter = (c: number, flow: boolean): boolean =>
-  Number.isNaN(c) || c === SPACE || c === COLON || (flow && (c === 0x2c || c === 0x5d || c === 0x7d));
+  c === EOL || c === SPACE || c === COLON || (flow && (c === COMMA || c === 0x5d || c === 0x7d));
 
-/** What one structure line leaves open for the next lines. */
-interface LineScan {
-  /** A block scalar opened here: its content is indented more than this; else -1. */
-  readonly block: number;
-  /** The line ends with a complete value: the following lines must not be indented more than this. */
-  readonly valueOwner: number | undefined;
-}
-
-/** Where a plain scalar may end: a colon (a key if a separator follows), " #"; in flow also , [ ] { }. */
-const plainStop = /:| #/g;
-const plainStopFlow = /:| #|[,[\]{}]/g;
-
-/** Scans one structure line (outside block scalars); undefined rejects the text. */
-function scanLine(line: string): LineScan | undefined {
-  let flow = 0;
-  let keyCol = -1;
-  let dashCol = -1;
-  let valueEnd = false;
-  let i = leadingSpaces(line);
-  if (i === 0 && (line.startsWith("---") || line.startsWith("...") || line.startsWith("%"))) return undefined;
-  const done = (): LineScan | undefined => {
-    if (flow !== 0) return undefined; // flow collections must close on their line
-    return { block: -1, valueOwner: valueEnd ? (keyCol >= 0 ? keyCol : dashCol) : undefined };
-  };
-  while (i < line.length) {
-    const c = line.charCodeAt(i);
-    if (c === SPACE) {
-      i++;
-      continue;
-    }
-    if (c === HASH) return i === 0 || line.charCodeAt(i - 1) === SPACE ? done() : undefined;
-    if (valueEnd && flow === 0) return undefined; // a second value after a complete one
-    if (c === 0x22 || c === 0x27) {
-      const end = quotedEnd(line, i);
-      if (end < 0) return undefined; // spans lines
-      const after = line.charCodeAt(end);
-      if (!separatorAfter(after, flow > 0)) return undefined;
-      if (after === COLON) {
-        if (c === 0x22 && line.slice(i, end).includes("\\")) return undefined; // escaped key
-        if (flow === 0) {
-          const n = line.charCodeAt(end + 1);
-          if (keyCol >= 0 || !(Number.isNaN(n) || n === SPACE)) return undefined;
-          keyCol = i;
-        }
-        i = end + 1;
-        continue;
-      }
-      if (flow === 0) valueEnd = true;
-      i = end;
-      continue;
-    }
-    if (c === DASH && (i + 1 === line.length || line.charCodeAt(i + 1) === SPACE)) {
-      if (flow > 0 || keyCol >= 0) return undefined;
-      dashCol = i;
-      i++;
-      continue;
-    }
-    if (c === 0x5b || c === 0x7b) {
-      flow++;
-      i++;
-      continue;
-    }
-    if (c === 0x5d || c === 0x7d) {
-      if (--flow < 0) return undefined;
-      i++;
-      const after = line.charCodeAt(i);
-      if (after === COLON || !separatorAfter(after, flow > 0)) return undefined; // no collections as keys
-      if (flow === 0) valueEnd = true;
-      continue;
-    }
-    if (c === 0x2c) {
-      if (flow === 0) return undefined;
-      i++;
-      continue;
-    }
-    if (c === 0x7c || c === 0x3e) {
-      // Block scalar header: only `|`, `|-`, `|+`, `>`, `>-`, `>+`, then at most a comment.
-      if (flow > 0 || !/^[-+]?(?: +#.*)? *$/.test(line.slice(i + 1))) return undefined;
-      const parent = keyCol >= 0 ? keyCol : dashCol;
-      return parent >= 0 ? { block: parent, valueOwner: undefined } : undefined;
-    }
-    if (c === COLON) return undefined; // empty key
-    // A plain scalar: up to ": " / ":" at the end (a key), " #", or the end; in flow also , [ ] { }.
-    // The candidates are found by a native regex scan, not a loop per character (the agent's interpreter).
-    const start = i;
-    let isKey = false;
-    const stop = flow > 0 ? plainStopFlow : plainStop;
-    stop.lastIndex = i;
-    for (;;) {
-      const m = stop.exec(line);
-      if (m === null) {
-        i = line.length;
-        break;
-      }
-      i = m.index;
-      if (line.charCodeAt(i) !== COLON) break; // " #", or in flow one of , [ ] { }
-      const n = line.charCodeAt(i + 1);
-      if (Number.isNaN(n) || n === SPACE || (flow > 0 && (n === 0x2c || n === 0x5d || n === 0x7d))) {
-        isKey = true;
-        break;
-      }
-      stop.lastIndex = i + 1;
-    }
-    const token = line.slice(start, i).trimEnd();
-    // Implicit keys are limited to 1024 characters; values are not (a file's base64 content: issue 27).
-    if ((isKey && token.length > 1000) || !safePlain(token, isKey)) return undefined;
-    if (isKey) {
-      if (flow === 0 && keyCol >= 0) return undefined; // a second implicit key on one line
-      if (flow === 0) keyCol = start;
-      i++;
-    } else if (flow === 0) valueEnd = true;
-  }
-  return done();
-}
-
-/** Whether Bun's parser may read `text` (see the module comment). */
-export function fastYamlEligible(text: string): boolean {
-  return new EligibilityScan().window(text);
+/** A block scalar header's rest after `|` or `>`: `[-+]?` then spaces, or at least one space and a comment. */
+function blockHeaderRest(b: Uint8Array, from: number, end: number): boolean {
+  let j = from < end && (b[from] === DASH || b[from] === 0x2b) ? from + 1 : from;
+  const spaces = j;
+  while (j < end && b[j] === SPACE) j++;
+  return j === end || (b[j] === HASH && j > spaces);
 }
 
 /**
- * The scan of fastYamlEligible, window by window: a window is whole lines (it ends at a line break or
- * at the end of the text), and what a line leaves for the next (a block scalar, a completed value) is
- * carried from one window to the next. A blank line at a window's end changes nothing.
+ * The next `byte` at or after a position, remembered: the scan asks for growing positions, so a byte of the
+ * text is searched about once, not once per line (a line's end is not a search's end).
  */
-class EligibilityScan {
-  #blockParent = -1; // inside a block scalar: its content lines are indented more than this
-  #blockContent = -1; // the indentation of its first content line
-  #owner: number | undefined; // the previous line ended with a value owned by this column
-
-  window(text: string): boolean {
-    if (text.includes("__proto__") || text.includes("\r") || text.includes("\uFEFF")) return false;
-    // Unicode line/paragraph separators and NEL were line breaks in YAML 1.1.
-    if (/[\u0085\u2028\u2029]/.test(text)) return false;
-    // C0/C1 controls and DEL anywhere but tab and newline: one native scan instead of a loop per line
-    // (the agent's interpreter spent ~40% of this function there); tabs are checked per line below.
-    if (controls.test(text)) return false;
-    let pos = 0;
-    while (pos <= text.length) {
-      let end = text.indexOf("\n", pos);
-      if (end < 0) end = text.length;
-      const line = text.slice(pos, end);
-      pos = end + 1;
-      const ind = leadingSpaces(line);
-      if (this.#blockParent >= 0) {
-        if (ind === line.length) continue; // blank: content, or the end (both parsers agree or both fail)
-        if (ind > this.#blockParent) {
-          if (this.#blockContent < 0) this.#blockContent = ind;
-          else if (ind < this.#blockContent) return false; // less indented than the first line: an error case
-          continue;
-        }
-        this.#blockParent = -1;
-      }
-      if (line.includes("\t")) return false; // tabs only inside block scalars
-      if (ind === line.length || line.charCodeAt(ind) === HASH) continue; // blank or comment only
-      // More indented than a completed value: a multi-line plain scalar or an error; both go slow.
-      if (this.#owner !== undefined && ind > this.#owner) return false;
-      const scan = scanLine(line);
-      if (scan === undefined) return false;
-      this.#owner = scan.valueOwner;
-      if (scan.block >= 0) {
-        this.#blockParent = scan.block;
-        this.#blockContent = -1;
-      }
+class NextByte {
+  #at = -1;
+  #from = 0;
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly byte: number,
+  ) {}
+  /** The first index ≥ `from` holding the byte; bytes.length if none. */
+  from(from: number): number {
+    if (this.#at < from || from < this.#from) {
+      const k = this.bytes.indexOf(this.byte, from);
+      this.#at = k < 0 ? this.bytes.length : k;
+      this.#from = from;
     }
-    return true;
+    return this.#at;
   }
 }
 
-/** C0/C1 controls and DEL other than tab and newline (tabs are allowed only inside block scalars). */
-const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** Byte sequences that never take the fast path: `__proto__`, U+2028/U+2029 (line breaks in YAML 1.1), a BOM. */
+const refusedSequences = ["__proto__", "\u2028", "\u2029", "\uFEFF"].map((s) => Buffer.from(s));
+/** U+FFFD, which bytes decode to where they are not UTF-8 (and a text's encoding makes of a lone surrogate). */
+const replacementCharacter = Buffer.from("\uFFFD");
+/** C0 controls and DEL other than tab and newline (tabs are allowed only inside block scalars). */
+const controlBytes = [...Array.from({ length: 0x20 }, (_, c) => c).filter((c) => c !== TAB && c !== NEWLINE), 0x7f];
+
+/**
+ * Whether the whole text is free of what the fast path refuses wherever it stands: invalid UTF-8 (the slow
+ * path reads the decoded text), `\r`, control characters (C1 ones are U+0080–U+009F: 0xC2 0x80–0x9F),
+ * NEL (one of them), `refusedSequences`, and U+FFFD in bytes given as such (`ownBytes`: osc.yaml's decoded
+ * text took the slow path for it). One native search per byte or sequence, no copy.
+ */
+function textAllowed(bytes: Uint8Array, ownBytes: boolean): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!isUtf8(buf)) return false;
+  for (const c of controlBytes) if (buf.indexOf(c) >= 0) return false;
+  for (let k = buf.indexOf(0xc2); k >= 0; k = buf.indexOf(0xc2, k + 1)) if ((buf[k + 1] as number) <= 0x9f) return false;
+  return !refusedSequences.some((s) => buf.includes(s)) && !(ownBytes && buf.includes(replacementCharacter));
+}
+
+/**
+ * Whether UTF-8 `bytes` stay inside the subset (see the module comment): the lines one by one, with what a
+ * line leaves for the next (a block scalar, a completed value). `ownBytes`: given as bytes, not a text's encoding.
+ */
+function bytesEligible(bytes: Uint8Array, ownBytes = true): boolean {
+  if (!textAllowed(bytes, ownBytes)) return false;
+  const scan = new StructureScan(bytes);
+  let blockParent = -1; // inside a block scalar: its content lines are indented more than this
+  let blockContent = -1; // the indentation of its first content line
+  let owner: number | undefined; // the previous line ended with a value owned by this column
+  const tabs = new NextByte(bytes, TAB);
+  for (let pos = 0; pos <= bytes.length; ) {
+    let end = bytes.indexOf(NEWLINE, pos);
+    if (end < 0) end = bytes.length;
+    const line = pos;
+    pos = end + 1;
+    let ind = 0;
+    while (line + ind < end && bytes[line + ind] === SPACE) ind++;
+    if (blockParent >= 0) {
+      if (line + ind === end) continue; // blank: content, or the end (both parsers agree or both fail)
+      if (ind > blockParent) {
+        if (blockContent < 0) blockContent = ind;
+        else if (ind < blockContent) return false; // less indented than the first line: an error case
+        continue;
+      }
+      blockParent = -1;
+    }
+    if (tabs.from(line) < end) return false; // tabs only inside block scalars
+    if (line + ind === end || bytes[line + ind] === HASH) continue; // blank or comment only
+    // More indented than a completed value: a multi-line plain scalar or an error; both go slow.
+    if (owner !== undefined && ind > owner) return false;
+    if (!scan.line(line, end, ind)) return false;
+    owner = scan.valueOwner;
+    if (scan.block >= 0) {
+      blockParent = scan.block;
+      blockContent = -1;
+    }
+  }
+  return true;
+}
+
+/**
+ * The scan of one structure line (outside block scalars) of a text's bytes at a time, and what the line
+ * leaves open for the next lines; columns are byte offsets in the line. Nothing is made per line or token.
+ */
+class StructureScan {
+  /** A block scalar opened on the line: its content is indented more than this; else -1. */
+  block = -1;
+  /** The line ends with a complete value: the following lines must not be indented more than this. */
+  valueOwner: number | undefined;
+  /** Whether the plain scalar that `#blockPlainEnd` or `#flowPlainEnd` ended is a key. */
+  #isKey = false;
+  readonly #colons: NextByte;
+  readonly #hashes: NextByte;
+  constructor(private readonly b: Uint8Array) {
+    this.#colons = new NextByte(b, COLON);
+    this.#hashes = new NextByte(b, HASH);
+  }
+
+  /** Scans the line [start, end) whose first `ind` bytes are spaces; false rejects the text. */
+  line(start: number, end: number, ind: number): boolean {
+    const b = this.b;
+    let flow = 0;
+    let keyCol = -1;
+    let dashCol = -1;
+    let valueEnd = false;
+    this.block = -1;
+    this.valueOwner = undefined;
+    if (ind === 0 && (this.#startsWith(start, end, "---") || this.#startsWith(start, end, "...") || b[start] === 0x25)) return false;
+    let i = start + ind;
+    while (i < end) {
+      const c = b[i] as number;
+      if (c === SPACE) {
+        i++;
+        continue;
+      }
+      if (c === HASH) {
+        if (i !== start && b[i - 1] !== SPACE) return false;
+        break; // a comment ends the line
+      }
+      if (valueEnd && flow === 0) return false; // a second value after a complete one
+      if (c === QUOTE || c === APOSTROPHE) {
+        const close = this.#quotedEnd(i, end);
+        if (close < 0) return false; // spans lines
+        const after = close < end ? (b[close] as number) : EOL;
+        if (!separatorAfter(after, flow > 0)) return false;
+        if (after === COLON) {
+          if (c === QUOTE && this.#escaped(i, close)) return false; // escaped key
+          if (flow === 0) {
+            const n = close + 1 < end ? (b[close + 1] as number) : EOL;
+            if (keyCol >= 0 || !(n === EOL || n === SPACE)) return false;
+            keyCol = i - start;
+          }
+          i = close + 1;
+          continue;
+        }
+        if (flow === 0) valueEnd = true;
+        i = close;
+        continue;
+      }
+      if (c === DASH && (i + 1 === end || b[i + 1] === SPACE)) {
+        if (flow > 0 || keyCol >= 0) return false;
+        dashCol = i - start;
+        i++;
+        continue;
+      }
+      if (c === 0x5b || c === 0x7b) {
+        flow++;
+        i++;
+        continue;
+      }
+      if (c === 0x5d || c === 0x7d) {
+        if (--flow < 0) return false;
+        i++;
+        const after = i < end ? (b[i] as number) : EOL;
+        if (after === COLON || !separatorAfter(after, flow > 0)) return false; // no collections as keys
+        if (flow === 0) valueEnd = true;
+        continue;
+      }
+      if (c === COMMA) {
+        if (flow === 0) return false;
+        i++;
+        continue;
+      }
+      if (c === 0x7c || c === 0x3e) {
+        // Block scalar header: only `|`, `|-`, `|+`, `>`, `>-`, `>+`, then at most a comment.
+        if (flow > 0 || !blockHeaderRest(b, i + 1, end)) return false;
+        const parent = keyCol >= 0 ? keyCol : dashCol;
+        this.block = parent;
+        return parent >= 0;
+      }
+      if (c === COLON) return false; // empty key
+      // A plain scalar: up to ": " / ":" at the end (a key), " #", or the end; in flow also , [ ] { }.
+      const token = i;
+      i = flow > 0 ? this.#flowPlainEnd(i, end) : this.#blockPlainEnd(i, end);
+      const isKey = this.#isKey;
+      if (!this.#safeToken(token, i, isKey)) return false;
+      if (isKey) {
+        if (flow === 0 && keyCol >= 0) return false; // a second implicit key on one line
+        if (flow === 0) keyCol = token - start;
+        i++;
+      } else if (flow === 0) valueEnd = true;
+    }
+    if (flow !== 0) return false; // flow collections must close on their line
+    this.valueOwner = valueEnd ? (keyCol >= 0 ? keyCol : dashCol) : undefined;
+    return true;
+  }
+
+  #startsWith(start: number, end: number, word: string): boolean {
+    return end - start >= word.length && bytesAre(this.b, start, start + word.length, word, false);
+  }
+
+  /** Index after the closing quote of a single-line quoted scalar opening at `i`, or -1. */
+  #quotedEnd(i: number, end: number): number {
+    const b = this.b;
+    const q = b[i];
+    for (let j = i + 1; j < end; j++) {
+      const c = b[j];
+      if (q === QUOTE && c === BACKSLASH)
+        j++; // backslash escape: skip the escaped byte (a multi-byte character's others are never quotes)
+      else if (c === q) {
+        if (q === APOSTROPHE && j + 1 < end && b[j + 1] === APOSTROPHE)
+          j++; // '' inside single quotes
+        else return j + 1;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether the bytes [from, to) hold a backslash. */
+  #escaped(from: number, to: number): boolean {
+    for (let j = from; j < to; j++) if (this.b[j] === BACKSLASH) return true;
+    return false;
+  }
+
+  /**
+   * Where a block-context plain scalar from `i` ends, and whether it is a key: the first colon followed by a
+   * space or the line's end, or the space of the first " #". Found by native searches (each byte once), not
+   * a loop per byte: its bulk is a file's base64 content (issue 27).
+   */
+  #blockPlainEnd(i: number, end: number): number {
+    const b = this.b;
+    let comment = end;
+    for (let h = this.#hashes.from(i); h < end; h = this.#hashes.from(h + 1)) {
+      if (b[h - 1] === SPACE) {
+        comment = h - 1;
+        break;
+      }
+    }
+    for (let k = this.#colons.from(i); k < comment; k = this.#colons.from(k + 1)) {
+      if (k + 1 === end || b[k + 1] === SPACE) {
+        this.#isKey = true;
+        return k;
+      }
+    }
+    this.#isKey = false;
+    return comment;
+  }
+
+  /** `#blockPlainEnd` inside a flow collection, where , [ ] { } end a scalar too and a colon followed by , ] } makes a key. */
+  #flowPlainEnd(i: number, end: number): number {
+    const b = this.b;
+    let j = i;
+    for (; j < end; j++) {
+      const c = b[j];
+      if (c === COLON) {
+        const n = j + 1 < end ? b[j + 1] : EOL;
+        if (n === EOL || n === SPACE || n === COMMA || n === 0x5d || n === 0x7d) {
+          this.#isKey = true;
+          return j;
+        }
+      } else if (c === COMMA || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || (c === SPACE && j + 1 < end && b[j + 1] === HASH))
+        break;
+    }
+    this.#isKey = false;
+    return j;
+  }
+
+  /**
+   * Whether the plain scalar [from, to) (trailing spaces trimmed) is safe. Implicit keys are limited to 1024
+   * characters; values are not (a file's base64 content: issue 27). A token ending in a non-ASCII character
+   * (which trimEnd may trim: U+00A0, U+3000, …) or a key longer than 1000 bytes is judged as a string.
+   */
+  #safeToken(from: number, to: number, isKey: boolean): boolean {
+    const b = this.b;
+    let last = to;
+    while (last > from && b[last - 1] === SPACE) last--;
+    if ((b[last - 1] as number) >= 0x80 || (isKey && last - from > 1000)) {
+      const token = tokenDecoder.decode(b.subarray(from, to)).trimEnd();
+      return !(isKey && token.length > 1000) && safePlain(token, isKey);
+    }
+    return safePlainBytes(b, from, last, isKey);
+  }
+}
+
+/** Whether Bun's parser may read `text` (see the module comment). */
+export const fastYamlEligible = (text: string): boolean => bytesEligible(new TextEncoder().encode(text), false);
 
 export type BunYaml = { parse(input: string | Uint8Array): unknown };
 
@@ -258,36 +426,6 @@ export type BunYaml = { parse(input: string | Uint8Array): unknown };
 function bunYaml(): BunYaml | undefined {
   const bun = (globalThis as { Bun?: { YAML?: BunYaml } }).Bun;
   return bun?.YAML;
-}
-
-/** The bytes of osc.yaml decoded and scanned at a time (then up to a line break). */
-const eligibilityWindowBytes = 1024 * 1024;
-
-/**
- * Whether Bun may parse these UTF-8 bytes as they are: they decode without replacement characters
- * (the slow path reads the decoded text), carry no byte order mark, and their text is eligible. The
- * text is decoded and scanned a window of lines at a time (a line break never splits a UTF-8
- * sequence), so a big OSC's text never exists whole beside its bytes; the windows' garbage is
- * collected as the scan goes.
- */
-function bytesEligible(bytes: Uint8Array): boolean {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return false;
-  const decoder = new TextDecoder();
-  const scan = new EligibilityScan();
-  let scanned = 0;
-  for (let from = 0; from < bytes.length; ) {
-    const next = from + eligibilityWindowBytes >= bytes.length ? -1 : bytes.indexOf(NEWLINE, from + eligibilityWindowBytes);
-    const to = next < 0 ? bytes.length : next + 1;
-    const text = decoder.decode(bytes.subarray(from, to));
-    if (text.includes("\uFFFD") || !scan.window(text)) return false;
-    scanned += to - from;
-    from = to;
-    if (scanned >= bigTextChars) {
-      Bun.gc(false);
-      scanned = 0;
-    }
-  }
-  return true;
 }
 
 /** The line that opens a big OSC's file list (gardenlet's layout), from a line start. */

@@ -1,3 +1,4 @@
+import { noFTL } from "bun:jsc";
 import { yamlPackage } from "../config/index.ts";
 import { digitLedString } from "./yaml-fast.ts";
 
@@ -180,6 +181,7 @@ export function writeYamlFast(root: unknown): string | undefined {
       lines.push(a === undefined ? head : b === undefined ? `${head}${a}` : c === undefined ? `${head}${a}${b}` : `${head}${a}${b}${c}`);
     },
   };
+  noFTL(sink.line); // per line, like the functions at the end of the file
   if (!writeInto(root, sink, new Map())) return undefined;
   // The final newline joined in, not appended: a 20 MB text plus "\n" is a rope that the write copies flat.
   lines.push("");
@@ -216,6 +218,7 @@ export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024): ChunkedT
           out.put("\n");
         },
       };
+      noFTL(sink.line); // per line, like the functions at the end of the file
       // The check above accepted it: only a changed `root` gets here.
       if (!writeInto(root, sink, rendered)) throw new Error("the YAML writer refused a value it had accepted");
       out.flush();
@@ -276,3 +279,8 @@ class ChunkWriter {
     this.used = 0;
   }
 }
+
+// Issue 25: these run once per node of a state file (a 1000-file OSC's change set and last-applied hold
+// ~10,000 each), so during the first big apply JSC's top tier (FTL) compiled them on a compiler thread,
+// whose transient memory was part of that apply's peak RSS. The tier below (DFG) writes them fast enough.
+for (const hot of [value, mapping, sequence, inlineString, inlineScalar, sortedKeys, ChunkWriter.prototype.put]) noFTL(hot);

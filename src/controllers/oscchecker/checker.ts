@@ -83,8 +83,8 @@ async function readOsc(deps: OscCheckerDeps): Promise<CheckedOsc | undefined> {
  */
 async function readPending(deps: OscCheckerDeps, log: Logger): Promise<PendingWork> {
   try {
-    const text = await deps.host.readText(changesPath);
-    return text === undefined ? noPendingWork : pendingWork(decodeChanges(text));
+    const bytes = await deps.host.readFile(changesPath);
+    return bytes === undefined ? noPendingWork : pendingWork(decodeChanges(bytes));
   } catch (err) {
     log.info("Cannot read the last computed changes, checking every file", { path: changesPath, err });
     return noPendingWork;

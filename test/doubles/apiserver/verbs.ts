@@ -219,7 +219,9 @@ async function list(def: ResourceDef, ns: string, q: URLSearchParams, d: Handler
     const rest = items.length - limit;
     items = items.slice(0, limit);
     metadata["continue"] = Buffer.from(JSON.stringify({ rv: listRv, start: keyOf(items[items.length - 1]!) })).toString("base64url");
-    metadata["remainingItemCount"] = rest;
+    // Like kube-apiserver: the count is known only for an unfiltered list (ListMeta: with a label or field
+    // selector it is left unset).
+    if ((q.get("labelSelector") ?? "") === "" && (q.get("fieldSelector") ?? "") === "") metadata["remainingItemCount"] = rest;
   }
   // items of a typed list carry no kind/apiVersion on the wire
   const stripped = items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);

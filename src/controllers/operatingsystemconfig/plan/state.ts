@@ -5,10 +5,14 @@ import { changesPath } from "../constants.ts";
 // One reader of last-applied-osc.yaml for all controllers (memoized decode): ../shared/last-applied.ts.
 export { readLastApplied, readLastAppliedDigests, writeLastApplied } from "../../shared/index.ts";
 
-/** The persisted change set (ours or the Go agent's), undefined when there is none. */
+/**
+ * The persisted change set (ours or the Go agent's), undefined when there is none. Its bytes are decoded as
+ * they are: the YAML reader scans bytes in place, a text would first be encoded again (a big OSC's change
+ * set is tens of megabytes).
+ */
 export async function readChanges(host: HostFs): Promise<OscChanges | undefined> {
-  const text = await host.readText(changesPath);
-  return text === undefined ? undefined : decodeChanges(text);
+  const bytes = await host.readFile(changesPath);
+  return bytes === undefined ? undefined : decodeChanges(bytes);
 }
 
 /** Writes the change set (atomically), encoded chunk by chunk into the file: no text of it is held (issue 27). */
