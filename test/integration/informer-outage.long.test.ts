@@ -5,17 +5,14 @@
 import { afterAll, expect, test } from "bun:test";
 import { realClock } from "../../src/clock/index.ts";
 import type { Logger } from "../../src/log/types.ts";
-import { InformerSet, KubeClient, secrets, type KubeObject } from "../../src/kube/index.ts";
+import { InformerSet, secrets, type KubeObject } from "../../src/kube/index.ts";
 import { startApiServer } from "../doubles/apiserver/index.ts";
 import { eventually } from "../harness/eventually.ts";
+import { adminKube } from "../harness/admin-kube.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 const sim = await startApiServer({ bookmarkIntervalMs: 0 });
-const kube = new KubeClient({
-  config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
-  qps: 1000,
-  burst: 1000,
-});
+const kube = adminKube(sim);
 const ac = new AbortController();
 afterAll(async () => {
   ac.abort();

@@ -15,16 +15,13 @@ import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
+import { adminKube } from "../harness/admin-kube.ts";
 
 let sim: ApiServerSim;
 let kube: KubeClient;
 beforeAll(async () => {
   sim = await startApiServer();
-  kube = new KubeClient({
-    config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
-    qps: 1000,
-    burst: 1000,
-  });
+  kube = adminKube(sim);
 });
 afterAll(async () => {
   kube.close();

@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { startApiServer, type ApiServerSim } from "../../../test/doubles/apiserver/index.ts";
-import { KubeClient, nodes } from "../../kube/index.ts";
+import { type KubeClient, nodes } from "../../kube/index.ts";
 import type { KubeObject } from "../../kube/index.ts";
 import { DuplicateNodeError, enqueueOwnKey, findNode, nodePredicate, nodeSelectors } from "./node-identity.ts";
+import { adminKube } from "../../../test/harness/admin-kube.ts";
 
 const node = (opts: { host?: string } = {}): KubeObject => ({
   metadata: {
@@ -72,11 +73,7 @@ describe("findNode", () => {
   let ac: AbortController;
   beforeAll(async () => {
     sim = await startApiServer({ bookmarkIntervalMs: 0 });
-    kube = new KubeClient({
-      config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
-      qps: 1000,
-      burst: 1000,
-    });
+    kube = adminKube(sim);
   });
   afterAll(async () => {
     kube.close();

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startApiServer, type ApiServerSim } from "../../../../test/doubles/apiserver/index.ts";
 import { FakeClock } from "../../../../test/doubles/fake-clock.ts";
-import { KubeClient, secrets, type KubeObject } from "../../../kube/index.ts";
+import { type KubeClient, secrets, type KubeObject } from "../../../kube/index.ts";
 import { bigTextChars } from "../../../text/index.ts";
 import { secretPredicate } from "../watch.ts";
 import { decodeSecret, OscSecretDropped, oscSecretTransform, readSecretAgain } from "./secret.ts";
+import { adminKube } from "../../../../test/harness/admin-kube.ts";
 
 const key = { namespace: "kube-system", name: "osc-secret" };
 const oscYaml = (unit: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -96,11 +97,7 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
   const signal = new AbortController().signal;
   beforeAll(async () => {
     sim = await startApiServer({ bookmarkIntervalMs: 0 });
-    kube = new KubeClient({
-      config: { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: sim.adminToken } },
-      qps: 1000,
-      burst: 1000,
-    });
+    kube = adminKube(sim);
   });
   afterAll(async () => {
     kube.close();
