@@ -22,13 +22,17 @@ export async function readNodeWhileDecoding<T>(
   const nodeRead = getNode();
   nodeRead.catch(() => undefined); // awaited below; this only keeps an early rejection from counting as unhandled
   await afterPendingIo();
-  let decoded: NodeAndDecoded<T>["decoded"];
-  try {
-    decoded = { ok: true, value: decode() };
-  } catch (err) {
-    decoded = { ok: false, err };
-  }
+  const decoded = decodedOrWhy(decode);
   return { node: await nodeRead, decoded };
+}
+
+/** `decode`'s value, or what it threw (NodeAndDecoded's `decoded`). */
+export function decodedOrWhy<T>(decode: () => T): NodeAndDecoded<T>["decoded"] {
+  try {
+    return { ok: true, value: decode() };
+  } catch (err) {
+    return { ok: false, err };
+  }
 }
 
 /**

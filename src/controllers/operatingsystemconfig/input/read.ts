@@ -10,7 +10,7 @@ import { leftoversPending } from "../plan/leftovers.ts";
 import { skipsStateFiles } from "../plan/stateless.ts";
 import { LabelPatch } from "./label-patch.ts";
 import { desiredNodeLabels, isControlPlane, kubernetesVersionLabelValue } from "./node.ts";
-import { adoptDiscoveredNode, readNodeWhileDecoding } from "./node-read.ts";
+import { adoptDiscoveredNode, decodedOrWhy, readNodeWhileDecoding } from "./node-read.ts";
 import {
   checksumDataScriptAnnotation,
   decodeSecret,
@@ -86,7 +86,7 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
     const again = await step("failed getting secret", () => readSecretAgain(deps, cached, key, signal));
     if (again === undefined) return { kind: "missing", node };
     secret = again;
-    decoded = attempt(() => summary(deps, decodeSecret(again, key)));
+    decoded = decodedOrWhy(() => summary(deps, decodeSecret(again, key)));
   }
 
   // 4. A Node registered since start restarts the agent (not for gardenadm's provision OSC, 9.4).
@@ -146,14 +146,6 @@ export async function upToDate(
 ): Promise<boolean> {
   const { node, checksum } = input;
   return node !== undefined && node.metadata.annotations?.[checksumAnnotation] === checksum && !(await leftoversPending(host, checksum));
-}
-
-function attempt<T>(f: () => T): { readonly ok: true; readonly value: T } | { readonly ok: false; readonly err: unknown } {
-  try {
-    return { ok: true, value: f() };
-  } catch (err) {
-    return { ok: false, err };
-  }
 }
 
 const carriesLabels = (node: KubeObject, wanted: Readonly<Record<string, string>>): boolean => {
