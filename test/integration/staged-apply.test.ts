@@ -3,6 +3,7 @@
 // asks no gate and takes no rollout slot; the stage is bounded and cleans up after a restart.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pushOciLayout } from "../../oci/push-layout.ts";
@@ -43,9 +44,19 @@ const rolloutTimings = {
 const stageDir = (sb: Sandbox) => join(sb.root, "var/lib/gardener-node-agent/staged");
 const versions = (sb: Sandbox): string[] =>
   existsSync(join(stageDir(sb), "versions")) ? readdirSync(join(stageDir(sb), "versions")).map((n) => n.replace(/\.json$/, "")) : [];
+/**
+ * The stage record as it is now, in one read of the file (the agent replaces it by rename). Bun.file's
+ * exists() then json() failed once in a loaded full run with "Unexpected EOF" on a record being replaced.
+ */
 const record = async (sb: Sandbox, checksum: string): Promise<Plain | undefined> => {
-  const f = Bun.file(join(stageDir(sb), "versions", `${checksum}.json`));
-  return (await f.exists()) ? ((await f.json()) as Plain) : undefined;
+  let text: string;
+  try {
+    text = await readFile(join(stageDir(sb), "versions", `${checksum}.json`), "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  return JSON.parse(text) as Plain;
 };
 const condition = (sb: Sandbox): Plain | undefined =>
   ((sb.node()?.["status"] as Plain | undefined)?.["conditions"] as Plain[] | undefined)?.find(
