@@ -9,7 +9,11 @@ import { type RolloutTimings, slotJitterMs } from "./timings.ts";
  * N + failed ones; parsing all of them for every event was most of the handlers' CPU). An entry that is not a
  * slot (parseSlot: undefined) counts as absent, as slotsOf has it.
  */
-function changedSlots(old: KubeObject, now: KubeObject): Array<readonly [Slot | undefined, Slot | undefined]> {
+type SlotChanges = ReadonlyArray<readonly [Slot | undefined, Slot | undefined]>;
+/** The last update's changes: the serial filter and the waker see the same (old, now) pair of one event. */
+let lastChanges: { readonly old: KubeObject; readonly now: KubeObject; readonly changes: SlotChanges } | undefined;
+function changedSlots(old: KubeObject, now: KubeObject): SlotChanges {
+  if (lastChanges?.old === old && lastChanges.now === now) return lastChanges.changes;
   const before = old.metadata.annotations ?? {};
   const after = now.metadata.annotations ?? {};
   const out: Array<readonly [Slot | undefined, Slot | undefined]> = [];
@@ -19,6 +23,7 @@ function changedSlots(old: KubeObject, now: KubeObject): Array<readonly [Slot | 
   };
   for (const key in after) compare(key, before[key], after[key]);
   for (const key in before) if (!(key in after)) compare(key, before[key], undefined);
+  lastChanges = { old, now, changes: out };
   return out;
 }
 const sameSlot = (a: Slot | undefined, b: Slot | undefined): boolean =>
