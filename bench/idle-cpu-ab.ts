@@ -77,21 +77,21 @@ const perAgent = (from: CpuSnapshot, to: CpuSnapshot, per: number) =>
     return (ticks * 10) / perBinary / per;
   });
 const show = (xs: number[]) => xs.map((x, i) => `${binaries[i]} ${x.toFixed(3)}`).join(", ");
-/** Each binary's agents' system time (stime) share of their CPU between two readings of `sysTicks`. */
+/** Each binary's agents' user and system ticks (utime, stime), summed. */
 const sysTicks = () =>
   binaries.map((b) =>
     agents
       .filter((a) => a.binary === b)
-      .reduce(
-        (sum, a) => {
+      .reduce<readonly [number, number]>(
+        ([user, sys], a) => {
           const text = readFileSync(`/proc/${a.proc.pid}/stat`, "utf8");
           const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
-          return [sum[0] + Number(f[11]), sum[1] + Number(f[12])];
+          return [user + Number(f[11]), sys + Number(f[12])] as const;
         },
-        [0, 0],
+        [0, 0] as readonly [number, number],
       ),
   );
-const sysShare = (from: number[][], to: number[][]) =>
+const sysShare = (from: ReadonlyArray<readonly number[]>, to: ReadonlyArray<readonly number[]>) =>
   to
     .map((t, i) => {
       const [u0 = 0, s0 = 0] = from[i] ?? [];
@@ -116,7 +116,7 @@ try {
         extraConfig: { logLevel: "error", controllers: { operatingSystemConfig: { secretName, kubernetesVersion: "1.33.0" } } },
       });
       sim.store.patch("nodes", "", node, "merge", { metadata: { labels: { [poolLabel]: secretName } } });
-      const profile = profileDir !== undefined && i === 0 ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${profileDir}/${bi}` } : {};
+      const profile = profileDir !== undefined && i === 0 ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}/${bi}` } : {};
       const proc = Bun.spawn([binary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
         env: agentEnv(systemd.address, node, { ...(timings === "" ? {} : { GARDENER_NODE_AGENT_TIMINGS: timings }), ...profile }, standIns),
         stdout: Bun.file(`${root}.log`),
