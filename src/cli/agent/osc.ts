@@ -62,6 +62,8 @@ export interface OscSetup {
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** After an apply: a systemd unit check now (createUnitCheckNow's `request`). */
+  readonly requestUnitCheck?: (nodeName: string) => void;
   /** gardenadm mode (self-hosted machine). */
   readonly selfHosted?: boolean;
   /** Writes a token file now (the token controller's sync), before units that read it start. */
@@ -181,6 +183,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     verifyAgentImage: createAgentImageVerifier(registry, s.host),
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    ...(s.requestUnitCheck !== undefined ? { requestUnitCheck: s.requestUnitCheck } : {}),
     ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
     applyLock,
     driftStatus: s.driftStatus,
