@@ -41,11 +41,11 @@ describe("newSystemdUnitCheckController with checkNow (issue 25)", () => {
   };
 
   async function run(
-    body: (ctx: { clock: FakeClock; checks: number[]; now: UnitCheckNow; gate: { hold?: Promise<void> } }) => Promise<void>,
+    body: (ctx: { clock: FakeClock; checks: number[]; now: UnitCheckNow; gate: { hold?: Promise<void> | undefined } }) => Promise<void>,
   ) {
     const clock = new FakeClock();
     const checks: number[] = [];
-    const gate: { hold?: Promise<void> } = {};
+    const gate: { hold?: Promise<void> | undefined } = {};
     const now = createUnitCheckNow();
     const c = newSystemdUnitCheckController({
       reconcile: async () => {
