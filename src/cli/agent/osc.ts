@@ -32,6 +32,7 @@ import {
   PoolNodes,
   type RolloutDeps,
   runDriftLoop,
+  secretChecksum,
   serialLeaseWatch,
   slotsOnlyChanged,
   slotWaker,
@@ -139,6 +140,10 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
                 secret: { namespace: "kube-system", name: osc.secretName },
                 signal: s.signal,
                 node: (signal) => readOwnNode(s.cache, s.nodeName, signal),
+                wanted: async (signal) => {
+                  const secret = await ifFound(s.cache.get<KubeObject>(secrets, "kube-system", osc.secretName, { signal }));
+                  return secret === undefined ? undefined : secretChecksum(secret);
+                },
               }),
             only: slotsOnlyChanged,
           },
