@@ -33,7 +33,7 @@ describe("slotsOnlyChanged", () => {
 });
 
 /** A waker with N = 2 on the own Node, over the Lease copy `current`; `woken` collects the enqueued keys. */
-function waker(opts: { outdated?: boolean; n?: string } = {}) {
+function waker(opts: { outdated?: boolean; n?: string; wanted?: string } = {}) {
   const clock = new FakeClock(start);
   const woken: ObjectKey[] = [];
   const ctl = new AbortController();
@@ -46,6 +46,7 @@ function waker(opts: { outdated?: boolean; n?: string } = {}) {
     lease: () => current,
     node: async () => ({ metadata: { name: "me", annotations: { "node-agent.gardener.cloud/rollout-parallelism": opts.n ?? "2" } } }),
     outdated: async () => opts.outdated ?? true,
+    wanted: async () => opts.wanted ?? "c",
   });
   const q = { add: (k: ObjectKey) => woken.push(k) };
   const change = (before: KubeObject, after: KubeObject) => {
@@ -84,12 +85,26 @@ describe("slotWaker (issue 25)", () => {
     ["only a renewal", lease({ a: "applying" }), lease({ a: "applying" }, undefined, "2026-01-01T12:00:30.000Z"), {}],
     ["an up-to-date node", lease({ a: "applying" }), lease({}), { outdated: false }],
     ["a node without rollout-parallelism", lease({ a: "applying" }), lease({}), { n: "" }],
+    ["a node verifying its own slot", lease({ a: "applying", me: "verifying" }), lease({ me: "verifying" }), {}],
+    ["a node applying in its own slot", lease({ a: "verifying", me: "applying" }), lease({ me: "applying" }), {}],
+    ["a node whose own slot failed", lease({ a: "verifying", me: "failed" }), lease({ me: "failed" }), {}],
   ])("does not wake for %s", async (_name, before, after, opts) => {
     const w = waker(opts);
     w.change(before, after);
+    await w.clock.settle();
     w.clock.step(2_000);
     await w.clock.settle();
     expect(w.woken).toEqual([]);
+    w.stop();
+  });
+
+  test("wakes a node whose own slot is for an older version", async () => {
+    const w = waker({ wanted: "newer" });
+    w.change(lease({ a: "verifying", me: "verifying" }), lease({ me: "verifying" }));
+    await w.clock.settle();
+    w.clock.step(2_000);
+    await w.clock.settle();
+    expect(w.woken).toEqual([{ namespace: "kube-system", name: "pool" }]);
     w.stop();
   });
 
