@@ -20,7 +20,7 @@ import { deleteRemovedFiles, writeChangedFiles, writeImageFiles } from "./files.
 import type { ApplyPorts } from "./ports.ts";
 import { type PendingProbes, removeDeletedRegistries, writeRegistries } from "./registries.ts";
 import { removeStaleTemps, writtenDirs } from "./stale-temps.ts";
-import { collectAfterBigPlan, collectAfterBigWrite, collectAfterLargeApply } from "./collect.ts";
+import { collectAfterBigWrite, collectAfterLargeApply } from "./collect.ts";
 import { writeTokensBeforeUnits } from "./token-order.ts";
 import { applyChangedUnits, executeUnitCommands, readUnitFiles, removeDeletedUnits } from "./units.ts";
 
@@ -102,7 +102,7 @@ async function applySteps(
   const { osc, changes, resumed, planned, listings } = plan;
   const summary = restartsOnly(summarizeChanges(changes), unitJobs?.actions(changes));
   input.onPlanned?.(summary);
-  collectAfterBigPlan(osc, summary, log);
+  collectAfterLargeApply(summary, log, "planned");
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });
