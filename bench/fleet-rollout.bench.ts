@@ -38,8 +38,8 @@ const agents = Number(process.env["BENCH_ROLLOUT_AGENTS"] ?? 200);
 const parallelism = Number(process.env["BENCH_ROLLOUT_PARALLELISM"] ?? 20);
 /**
  * A verifying node also waits for a systemd unit check that ran after its change (README, chunked
- * rollouts): the unit check runs once per window (unitCheckPeriod = W), so that check always falls
- * inside the window and the ideal below is reachable.
+ * rollouts): the agent runs one right after its apply, so the unit check keeps production's period
+ * (controllers.systemdUnitCheck.syncPeriod, 1 min) and the ideal below is reachable.
  */
 const windowS = Number(process.env["BENCH_ROLLOUT_WINDOW_S"] ?? 5);
 const secretName = "gardener-node-agent-rollout";
@@ -65,11 +65,11 @@ const slotPrefix = "slot.node-agent.gardener.cloud/";
 const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
 /**
- * GARDENER_NODE_AGENT_TIMINGS (src/cli/timings.ts): only the health window, the verify poll and the unit
- * check's period are shortened; renewals and staleness keep production's values, so the Lease sees
- * production's write rate.
+ * GARDENER_NODE_AGENT_TIMINGS (src/cli/timings.ts): only the health window and the verify poll are
+ * shortened; renewals, staleness and the unit check's period keep production's values, so the Lease and
+ * the Nodes see production's write rate.
  */
-const timings = process.env["BENCH_ROLLOUT_TIMINGS"] ?? `healthyFor=${windowS}s,verifyPoll=500ms,unitCheckPeriod=${windowS}s`;
+const timings = process.env["BENCH_ROLLOUT_TIMINGS"] ?? `healthyFor=${windowS}s,verifyPoll=500ms`;
 
 const loadAvg = () =>
   loadavg()

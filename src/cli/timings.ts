@@ -15,8 +15,9 @@ export interface AgentTimings {
   /** unit-failure-policy `revert`: how long a restarted unit must stay active. */
   readonly unitVerifyWindowMs: number;
   /**
-   * systemd-unit-check's period (its SystemdUnitsReady heartbeat, which a verifying rollout node waits
-   * for); undefined → `controllers.systemdUnitCheck.syncPeriod`, which validation keeps at 15 s or more.
+   * systemd-unit-check's period (its SystemdUnitsReady heartbeat; a verifying rollout node waits for the
+   * check the OSC controller asks for after its apply, not for this period); undefined →
+   * `controllers.systemdUnitCheck.syncPeriod`, which validation keeps at 15 s or more.
    */
   readonly unitCheckPeriodMs: number | undefined;
   /**

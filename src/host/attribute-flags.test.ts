@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FS_APPEND_FL, FS_IMMUTABLE_FL } from "./attribute-flags.ts";
+import { FS_APPEND_FL, FS_IMMUTABLE_FL, loadAttributeFlags } from "./attribute-flags.ts";
 import { createHostFs } from "./host-fs.ts";
 
 // /tmp is ext4 on the test hosts, and the tests run as root, so chattr works there.
@@ -51,5 +51,39 @@ describe("attributeFlags", () => {
     expect(((entries[0] ?? 0) & FS_APPEND_FL) !== 0).toBe(true);
     expect(entries.slice(1)).toEqual([undefined, undefined]);
     await expect(host.attributeFlagsIn("/d", ["../d"])).rejects.toThrow("not an entry name");
+  });
+});
+
+describe("loadAttributeFlags", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "gna-attr-"));
+    writeFileSync(join(dir, "file"), "x");
+    symlinkSync("file", join(dir, "link"));
+    mkdirSync(join(dir, "sub"));
+  });
+  afterEach(() => {
+    execFileSync("chattr", ["-i", "-a", join(dir, "file"), join(dir, "sub")]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("statx answers the two flags as open + ioctl + close does, where the file system reports them (ext4)", async () => {
+    const [viaStatx, viaIoctl] = await Promise.all([loadAttributeFlags(), loadAttributeFlags("libc.so.6", false)]);
+    const both = (name: string) => {
+      const a = viaStatx(join(dir, name));
+      const b = viaIoctl(join(dir, name));
+      return [a === undefined ? a : a & (FS_IMMUTABLE_FL | FS_APPEND_FL), b === undefined ? b : b & (FS_IMMUTABLE_FL | FS_APPEND_FL)];
+    };
+    expect(both("file")).toEqual([0, 0]);
+    execFileSync("chattr", ["+i", join(dir, "file")]);
+    execFileSync("chattr", ["+a", join(dir, "sub")]);
+    expect(both("file")).toEqual([FS_IMMUTABLE_FL, FS_IMMUTABLE_FL]);
+    expect(both("sub")).toEqual([FS_APPEND_FL, FS_APPEND_FL]);
+    expect(both("link")).toEqual([undefined, undefined]);
+    expect(both("missing")).toEqual([undefined, undefined]);
+    expect(both("file/below")).toEqual([undefined, undefined]);
+    // A path longer than the reader's first buffer (3 bytes a character), then a short one again.
+    expect(viaStatx(`${dir}/${Array.from({ length: 15 }, () => "ä".repeat(100)).join("/")}`)).toBeUndefined();
+    expect(both("file")).toEqual([FS_IMMUTABLE_FL, FS_IMMUTABLE_FL]);
   });
 });

@@ -3,8 +3,9 @@
 // listed an empty pool, removed each other's slots as "Nodes that no longer exist" and never rolled out.
 // Here four compiled agents on unlabelled Nodes against one API-server simulator, with cluster-admin
 // credentials as in that set-up (Gardener's node-agent authorizer would not let an unlabelled Node touch
-// the pool's Lease at all), and the chunked-rollout timings shortened through the environment (the unit
-// check judges a changed node every second: its heartbeat is what a verifying node waits for).
+// the pool's Lease at all), and the chunked-rollout timings shortened through the environment. The unit
+// check keeps its configured period (1 min): the check the OSC controller asks for right after an apply is
+// the one a verifying node waits for (issue 25), so no wave waits for a period.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { StoreEvent } from "../doubles/apiserver/store.ts";
 import { eventually } from "../harness/eventually.ts";
@@ -12,7 +13,7 @@ import { demoOsc as osc, type Pool, startPool } from "../harness/pool.ts";
 
 const nodes = ["u-1", "u-2", "u-3", "u-4"];
 const env = {
-  GARDENER_NODE_AGENT_TIMINGS: "healthyFor=1s,verifyTimeout=60s,renewEvery=1s,staleAfter=5s,verifyPoll=250ms,unitCheckPeriod=1s",
+  GARDENER_NODE_AGENT_TIMINGS: "healthyFor=1s,verifyTimeout=60s,renewEvery=1s,staleAfter=5s,verifyPoll=250ms",
 };
 const slotPrefix = "slot.node-agent.gardener.cloud/";
 

@@ -32,6 +32,7 @@ import {
   PoolNodes,
   type RolloutDeps,
   runDriftLoop,
+  secretChecksum,
   serialLeaseWatch,
   slotsOnlyChanged,
   slotWaker,
@@ -62,6 +63,8 @@ export interface OscSetup {
   readonly signal: AbortSignal;
   readonly onRestartRequested: (why: string) => void;
   readonly onTokenResync: (secret: ObjectKey) => void;
+  /** After an apply: a systemd unit check now (createUnitCheckNow's `request`). */
+  readonly requestUnitCheck?: (nodeName: string) => void;
   /** gardenadm mode (self-hosted machine). */
   readonly selfHosted?: boolean;
   /** Writes a token file now (the token controller's sync), before units that read it start. */
@@ -137,6 +140,10 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
                 secret: { namespace: "kube-system", name: osc.secretName },
                 signal: s.signal,
                 node: (signal) => readOwnNode(s.cache, s.nodeName, signal),
+                wanted: async (signal) => {
+                  const secret = await ifFound(s.cache.get<KubeObject>(secrets, "kube-system", osc.secretName, { signal }));
+                  return secret === undefined ? undefined : secretChecksum(secret);
+                },
               }),
             only: slotsOnlyChanged,
           },
@@ -181,6 +188,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     verifyAgentImage: createAgentImageVerifier(registry, s.host),
     arch: s.arch,
     onTokenResync: s.onTokenResync,
+    ...(s.requestUnitCheck !== undefined ? { requestUnitCheck: s.requestUnitCheck } : {}),
     ...(s.writeTokenFile !== undefined ? { writeTokenFile: s.writeTokenFile } : {}),
     applyLock,
     driftStatus: s.driftStatus,

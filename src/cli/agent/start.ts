@@ -23,7 +23,7 @@ import {
 import { controllerCollector } from "./controller-metrics.ts";
 import { setupLeaseController } from "../../controllers/lease/index.ts";
 import { setupNodeController } from "../../controllers/node/index.ts";
-import { nodeSelectors } from "../../controllers/shared/index.ts";
+import { createUnitCheckNow, nodeSelectors } from "../../controllers/shared/index.ts";
 import { createTokenFileWriter, createTokenResync, setupTokenController } from "../../controllers/token/index.ts";
 import { endpointOf, setupCertificateController } from "../../controllers/certificate/index.ts";
 import { setupHostnameCheckController } from "../../controllers/hostnamecheck/index.ts";
@@ -111,6 +111,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
   const controllers: Controller[] = [];
   deps.metrics.addCollector(controllerCollector(() => controllers));
   const tokenResync = createTokenResync();
+  const unitCheckNow = createUnitCheckNow();
   const token = config.controllers.token;
   const tokenSetup = { kube, host, events, node, clock, log, syncConfigs: token.syncConfigs ?? [], syncPeriodMs: token.syncPeriod };
   // Registration order follows upstream: certificate, node, secret-name-change, operatingsystemconfig,
@@ -141,6 +142,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
     signal,
     onRestartRequested,
     onTokenResync: tokenResync.trigger,
+    requestUnitCheck: unitCheckNow.request,
     selfHosted,
     writeTokenFile: createTokenFileWriter(tokenSetup),
     driftStatus,
@@ -164,7 +166,19 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
       ...(deps.env.kubeletHealthUrl !== undefined ? { kubeletHealthUrl: deps.env.kubeletHealthUrl } : {}),
     }),
   );
-  controllers.push(setupSystemdUnitCheckController({ kube, informers, node, host, systemd, clock, log, config: unitCheckConfig(deps) }));
+  controllers.push(
+    setupSystemdUnitCheckController({
+      kube,
+      informers,
+      node,
+      host,
+      systemd,
+      clock,
+      log,
+      config: unitCheckConfig(deps),
+      checkNow: unitCheckNow,
+    }),
+  );
   controllers.push(setupHostnameCheckController({ hostName, readHostname: () => hostNameOf(deps.env), clock, log, onRestartRequested }));
 
   deps.onSetUp?.();

@@ -43,6 +43,11 @@ export interface OscControllerDeps extends ApplyPorts {
   readonly blockingPods?: BlockingPodsSource;
   /** Chunked rollouts (issue 16): timings (defaults when absent) and the slot metrics. */
   readonly rollout?: RolloutDeps;
+  /**
+   * Asks the systemd unit check for a check of this Node now (shared/unit-check-now.ts), after an apply that
+   * changed the host: `SystemdUnitsReady` and a verifying rollout slot need not wait for its sync period.
+   */
+  readonly requestUnitCheck?: (nodeName: string) => void;
   /** The OSC series (report/); none when omitted. */
   readonly metrics?: OscMetrics;
   /** Pre-staged applies (issue 23, stage/): the stage's size bound and its gauge; absent, nothing is staged. */

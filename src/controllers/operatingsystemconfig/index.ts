@@ -4,7 +4,7 @@ export { createContainerdInfo } from "./apply/containerd/index.ts";
 export type { PendingPullConfig } from "./apply/ports.ts";
 export type { OscControllerDeps } from "./deps.ts";
 export { isSelfHostedMachine, oscSecretSelectors } from "./input/gardenadm.ts";
-export { oscSecretTransform } from "./input/secret.ts";
+export { oscSecretTransform, secretChecksum } from "./input/secret.ts";
 export { createOscMetrics } from "./report/metrics.ts";
 export { createReconciler } from "./reconcile.ts";
 export { removeStaleTempsAtStart } from "./apply/stale-temps.ts";

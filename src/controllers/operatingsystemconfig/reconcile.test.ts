@@ -93,6 +93,18 @@ describe("createReconciler", () => {
     expect(labelPatches).toEqual([]);
   });
 
+  test("should ask for a systemd unit check once after an apply, and not when the Node is up to date", async () => {
+    const w = await env.world();
+    w.setOsc(acceptanceOsc());
+    const asked: string[] = [];
+    const requestUnitCheck = (nodeName: string) => void asked.push(nodeName);
+    await w.reconcile({ requestUnitCheck });
+    const name = (w.node()["metadata"] as { name: string }).name;
+    expect(asked).toEqual([name]);
+    await w.reconcile({ requestUnitCheck });
+    expect(asked).toEqual([name]);
+  });
+
   test("should apply nothing and look again shortly when a newer Secret version starts arriving during the read", async () => {
     const w = await env.world();
     w.setOsc(acceptanceOsc());

@@ -136,16 +136,27 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
       await deps.host.remove(bootstrapTokenPath);
     });
 
+    // This apply changed units: the unit check judges them at once rather than up to its period later. Asked
+    // after the verify below has turned a rollout slot `verifying`: only a check after that counts for it (health.ts).
+    const applied = !hostAlreadyApplied(admitted);
+    const checkUnitsNow = () => {
+      if (applied) deps.requestUnitCheck?.(node.metadata.name ?? "");
+    };
+
     // 13. The record-phase gates (static pods, §4 step 29): a failure is reported as a failed apply.
     const waiting = await firstHold(plugins.gates, "record", ctx).catch(async (err: unknown) => {
       await warn(node, err);
       await run.failed(node, err, signal);
       throw err;
     });
-    if (waiting !== undefined) return report.report(node, checksum, waiting, signal);
+    if (waiting !== undefined) {
+      checkUnitsNow();
+      return report.report(node, checksum, waiting, signal);
+    }
 
     // 14. What the gates reserved verifies (a rollout slot: the Node healthy long enough, then released).
     const verifying = await verifyReserved(reservations, node, signal);
+    checkUnitsNow();
     if (verifying !== undefined) return report.report(node, checksum, verifying, signal);
 
     // 15. Record success on the Node: event, version label, checksum and history annotations.

@@ -3,3 +3,4 @@ export { discoverNode, enqueueOwnKey, findNode, nodePredicate, nodeSelectors } f
 export type { NodeIdentity } from "./node-identity.ts";
 export { changesPath, lastAppliedPath, stateDir } from "./state-paths.ts";
 export { readLastApplied, readLastAppliedDigests, readLastAppliedWithTypeMeta, writeLastApplied } from "./last-applied.ts";
+export { createUnitCheckNow, type UnitCheckNow } from "./unit-check-now.ts";

@@ -5,7 +5,7 @@ import type { Controller, InformerSet, Kube, KubeObject } from "../../kube/index
 import { CachedReader, nodes } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import type { Systemd } from "../../systemd/index.ts";
-import { type NodeIdentity, nodeSelectors } from "../shared/index.ts";
+import { type NodeIdentity, nodeSelectors, type UnitCheckNow } from "../shared/index.ts";
 import { createReconciler } from "./reconcile.ts";
 import { controllerName, newSystemdUnitCheckController } from "./watch.ts";
 
@@ -21,6 +21,8 @@ export interface SystemdUnitCheckSetup {
   readonly log: Logger;
   /** `controllers.systemdUnitCheck` (milliseconds, defaults 1m / 5m applied by the config decoder). */
   readonly config: SystemdUnitCheckControllerConfig;
+  /** Requests for a check at once (the OSC controller's, after an apply). */
+  readonly checkNow?: UnitCheckNow;
 }
 
 /** Builds the `systemd-unit-check` controller (not started: the caller runs `controller.start(signal)`). */
@@ -38,6 +40,7 @@ export function setupSystemdUnitCheckController(s: SystemdUnitCheckSetup): Contr
       stuckThresholdMs: s.config.stuckThreshold,
     }),
     source,
+    checkNow: s.checkNow?.source,
     hostName: s.node.hostName,
     syncPeriodMs: s.config.syncPeriod,
     clock: s.clock,

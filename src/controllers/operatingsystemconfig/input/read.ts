@@ -83,10 +83,12 @@ export async function readInput(deps: InputDeps, key: ObjectKey, signal: AbortSi
   let secret = cached;
   // The cached version's OSC was let go as a newer event streamed in (secret.ts): read the Secret again.
   if (!decoded.ok && decoded.err instanceof OscSecretDropped) {
-    const again = await step("failed getting secret", () => readSecretAgain(deps, cached, key, signal));
+    const again = await step("failed getting secret", () =>
+      readSecretAgain(deps, cached, key, signal, (s) => decodedOrWhy(() => summary(deps, decodeSecret(s, key)))),
+    );
     if (again === undefined) return { kind: "missing", node };
-    secret = again;
-    decoded = decodedOrWhy(() => summary(deps, decodeSecret(again, key)));
+    secret = again.secret;
+    decoded = again.used;
   }
 
   // 4. A Node registered since start restarts the agent (not for gardenadm's provision OSC, 9.4).

@@ -117,6 +117,9 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
     return c;
   };
   const read = () => kube.get<KubeObject>(secrets, key.namespace, key.name);
+  /** readSecretAgain with no decode of its own: the Secret it found. */
+  const reread = async (deps: ReturnType<typeof cache>, dropped: KubeObject) =>
+    (await readSecretAgain(deps, dropped, key, signal, () => undefined))?.secret;
 
   test("should let go of the cached version's OSC, keep what the predicate compares, and take the arriving version from the cache", async () => {
     await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
@@ -130,7 +133,7 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
     expect(() => decodeSecret(cached, key)).toThrow(OscSecretDropped);
     await kube.update<KubeObject>(secrets, key.namespace, stored("b"));
     const event = await read();
-    const again = readSecretAgain(deps, cached, key, signal);
+    const again = reread(deps, cached);
     // Gone from the server before the event lands: what readSecretAgain returns can only come from the cache.
     await kube.delete(secrets, key.namespace, key.name);
     deps.current = ownTransform(event);
@@ -149,7 +152,7 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
     ownTransform.bigEventArriving?.();
     ownTransform(secret({ "osc.yaml": btoa(oscYaml("x")) }, "another-pool"));
     expect(secretPredicate.update(cached, ownTransform(await read()))).toBe(false);
-    expect(await readSecretAgain(deps, cached, key, signal)).toBe(cached);
+    expect(await reread(deps, cached)).toBe(cached);
     expect(units(cached)).toEqual(["a.service"]); // the next reconcile needs no GET
     await kube.delete(secrets, key.namespace, key.name);
   });
@@ -164,7 +167,7 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
     ownTransform.bigEventArriving?.();
     await kube.update<KubeObject>(secrets, key.namespace, stored("b"));
     let done = false;
-    const again = readSecretAgain(deps, cached, key, signal).finally(() => {
+    const again = reread(deps, cached).finally(() => {
       done = true;
     });
     await clock.waitForSleepers();
@@ -180,7 +183,29 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
     await kube.delete(secrets, key.namespace, key.name);
     deps.current = undefined;
     ownTransform(live ?? cached);
-    expect(await readSecretAgain(deps, cached, key, signal)).toBeUndefined();
+    expect(await reread(deps, cached)).toBeUndefined();
+  });
+
+  test("should decode what it found before a next big event can drop it, however late that event starts", async () => {
+    await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
+    // The next big event starts k microtasks after the cache answered (a watch read resumed in between):
+    // early enough, the found version is dropped before the check (a live GET); later, after `use` decoded it.
+    for (let k = 0; k <= 12; k++) {
+      const ownTransform = oscSecretTransform(key.name);
+      const deps = cache(new FakeClock());
+      const cached = ownTransform(await read());
+      ownTransform.bigEventArriving?.();
+      const arriving = ownTransform(await read());
+      deps.readSecret = async () => {
+        let hops = Promise.resolve();
+        for (let i = 0; i < k; i++) hops = hops.then(() => undefined);
+        void hops.then(() => ownTransform.bigEventArriving?.());
+        return arriving;
+      };
+      const found = await readSecretAgain(deps, cached, key, signal, (s) => units(s));
+      expect({ k, used: found?.used }).toEqual({ k, used: ["a.service"] });
+    }
+    await kube.delete(secrets, key.namespace, key.name);
   });
 
   test("should leave other pools' Secrets and a transform that took no object alone", () => {

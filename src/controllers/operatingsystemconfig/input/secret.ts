@@ -151,36 +151,43 @@ function dropDecoded(cached: KubeObject, arrival: Promise<void>): void {
  * event was another Secret's, or it did not arrive within arrivalWaitMs) from the API server. The same
  * version gets its decoded OSC back in the cache, so that the next reconcile reads the cache again; a
  * newer one is returned as read (the informer brings it to the cache). Undefined: it was deleted.
+ * `use` (the caller's decode) runs in the same turn as the check that the Secret still has its OSC: a
+ * watch read resumed between an `await` and the caller's decode could start the next big event and drop
+ * it again.
  */
-export async function readSecretAgain(
+export async function readSecretAgain<T>(
   deps: SecretReadDeps & { readonly clock: Clock },
   dropped: KubeObject,
   key: ObjectKey,
   signal: AbortSignal,
-): Promise<KubeObject | undefined> {
+  use: (secret: KubeObject) => T,
+): Promise<{ readonly secret: KubeObject; readonly used: T } | undefined> {
+  const found = (secret: KubeObject) => ({ secret, used: use(secret) });
   const known = decodedSecrets.get(dropped);
-  if (known === undefined || !("dropped" in known)) return dropped;
+  if (known === undefined || !("dropped" in known)) return found(dropped);
   if (deps.readSecret !== undefined) {
     await arrivedWithin(known.arrival, deps.clock, signal);
     const cached = await deps.readSecret(key, signal);
-    const now = cached === undefined ? undefined : decodedSecrets.get(cached);
-    if (cached === undefined || (cached !== dropped && (now === undefined || !("dropped" in now)))) return cached;
+    if (cached === undefined) return undefined;
+    const now = decodedSecrets.get(cached);
+    if (cached !== dropped && (now === undefined || !("dropped" in now))) return found(cached);
   }
   const live = await ifFound(deps.kube.get<KubeObject>(secrets, key.namespace, key.name, { signal }));
-  if (live === undefined || live.metadata.resourceVersion !== dropped.metadata.resourceVersion) return live;
+  if (live === undefined) return undefined;
+  if (live.metadata.resourceVersion !== dropped.metadata.resourceVersion) return found(live);
   let bytes: Uint8Array | undefined;
   try {
     bytes = secretValue(live, oscDataKey);
   } catch {
-    return live; // decodeSecret reports it
+    return found(live); // decodeSecret reports it
   }
-  if (bytes === undefined) return live;
+  if (bytes === undefined) return found(live);
   const data = bytes;
   decodedSecrets.set(
     dropped,
     collectedAround(data.length >= bigTextChars, () => decodeBytes(data, key, known.digest)),
   );
-  return dropped;
+  return found(dropped);
 }
 
 /**

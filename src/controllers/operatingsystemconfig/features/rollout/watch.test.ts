@@ -55,7 +55,7 @@ describe("slotsOnlyChanged", () => {
 });
 
 /** A waker with N = 2 on the own Node, over the Lease copy `current`; `woken` collects the enqueued keys. */
-function waker(opts: { outdated?: boolean; n?: string } = {}) {
+function waker(opts: { outdated?: boolean; n?: string; wanted?: string } = {}) {
   const clock = new FakeClock(start);
   const woken: ObjectKey[] = [];
   const ctl = new AbortController();
@@ -68,6 +68,7 @@ function waker(opts: { outdated?: boolean; n?: string } = {}) {
     lease: () => current,
     node: async () => ({ metadata: { name: "me", annotations: { "node-agent.gardener.cloud/rollout-parallelism": opts.n ?? "2" } } }),
     outdated: async () => opts.outdated ?? true,
+    wanted: async () => opts.wanted ?? "c",
   });
   const q = { add: (k: ObjectKey) => woken.push(k) };
   const change = (before: KubeObject, after: KubeObject) => {
@@ -109,6 +110,9 @@ describe("slotWaker (issue 25)", () => {
     ["a slot written anew with the same content", lease({ a: "applying" }), reformatted(lease({ a: "applying" }), "a"), {}, 0],
     ["an up-to-date node", lease({ a: "applying" }), lease({}), { outdated: false }, 1],
     ["a node without rollout-parallelism", lease({ a: "applying" }), lease({}), { n: "" }, 0],
+    ["a node verifying its own slot", lease({ a: "applying", me: "verifying" }), lease({ me: "verifying" }), {}, 1],
+    ["a node applying in its own slot", lease({ a: "verifying", me: "applying" }), lease({ me: "applying" }), {}, 1],
+    ["a node whose own slot failed", lease({ a: "verifying", me: "failed" }), lease({ me: "failed" }), {}, 1],
   ])("does not wake for %s", async (_name, before, after, opts, pauses) => {
     const w = waker(opts);
     w.change(before, after);
@@ -117,6 +121,16 @@ describe("slotWaker (issue 25)", () => {
     w.clock.step(2_000);
     await w.clock.settle();
     expect(w.woken).toEqual([]);
+    w.stop();
+  });
+
+  test("wakes a node whose own slot is for an older version", async () => {
+    const w = waker({ wanted: "newer" });
+    w.change(lease({ a: "verifying", me: "verifying" }), lease({ me: "verifying" }));
+    await w.clock.settle();
+    w.clock.step(2_000);
+    await w.clock.settle();
+    expect(w.woken).toEqual([{ namespace: "kube-system", name: "pool" }]);
     w.stop();
   });
 

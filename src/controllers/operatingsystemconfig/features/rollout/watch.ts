@@ -1,6 +1,6 @@
 import type { Clock } from "../../../../clock/index.ts";
 import type { Enqueuer, EventHandler, KubeObject, ObjectKey } from "../../../../kube/index.ts";
-import { formatSlot, liveSlotCount, parseSlot, rolloutParallelism, type Slot, slotAnnotationPrefix } from "./slots.ts";
+import { formatSlot, liveSlotCount, parseSlot, rolloutParallelism, type Slot, slotAnnotationPrefix, slotsOf } from "./slots.ts";
 import { type RolloutTimings, slotJitterMs } from "./timings.ts";
 
 /**
@@ -37,7 +37,10 @@ const holder = (o: KubeObject): string => (o["spec"] as { holderIdentity?: strin
 export const slotsOnlyChanged = (old: KubeObject, now: KubeObject): boolean =>
   holder(old) === "" && holder(now) === "" && changedSlots(old, now).some(([a, b]) => !sameSlot(a, b));
 
-/** `secret`: what a wake enqueues; `lease`: the watch's copy; `node`: the own Node (cached); `outdated`: 9.2's check; `signal`: process lifetime. */
+/**
+ * `secret`: what a wake enqueues; `lease`: the watch's copy; `node`: the own Node (cached); `outdated`: 9.2's check;
+ * `wanted`: the Secret's checksum (cached; undefined when unreadable); `signal`: process lifetime.
+ */
 interface SlotWakerDeps {
   readonly clock: Clock;
   readonly timings: RolloutTimings;
@@ -46,20 +49,33 @@ interface SlotWakerDeps {
   lease(): KubeObject | undefined;
   node(signal: AbortSignal): Promise<KubeObject | undefined>;
   outdated(signal: AbortSignal): Promise<boolean>;
+  wanted?(signal: AbortSignal): Promise<string | undefined>;
+}
+
+/**
+ * Whether this node has its own slot for the wanted version: applying or verifying, its own looks drive it
+ * (the verify poll), failed it stays; a freed slot gives it nothing, and a wake would only be a reconcile more.
+ */
+async function holdsOwnSlot(d: SlotWakerDeps, me: string | undefined): Promise<boolean> {
+  const own = me === undefined ? undefined : slotsOf(d.lease()?.metadata.annotations).get(me);
+  return own !== undefined && d.wanted !== undefined && own.checksum === (await d.wanted(d.signal));
 }
 
 /**
  * Wakes this node when a slot change may have freed a slot (issue 25): after a random pause of up to
- * `slotJitterMs`, and only if the watch's copy of the Lease then shows fewer than N live slots and the node is
- * outdated — so one freed slot has a few of the waiting nodes try it, not all of them at once.
+ * `slotJitterMs`, and only if the watch's copy of the Lease then shows fewer than N live slots, the node is
+ * outdated and holds no slot of its own for the wanted version — so one freed slot has a few of the waiting
+ * nodes try it, not all of them at once, and not the nodes applying or verifying.
  */
 export function slotWaker(d: SlotWakerDeps): EventHandler<KubeObject> {
   let pending = false;
   const wake = async (q: Enqueuer) => {
-    const n = rolloutParallelism((await d.node(d.signal))?.metadata.annotations);
+    const node = await d.node(d.signal);
+    const n = rolloutParallelism(node?.metadata.annotations);
     if (n !== undefined) await d.clock.sleep(Math.random() * slotJitterMs(d.timings, n), d.signal);
     pending = false; // a change from here on arms a new pause
     if (n === undefined || liveSlotCount(d.lease()?.metadata.annotations, d.clock.now(), d.timings) >= n) return;
+    if (await holdsOwnSlot(d, node?.metadata.name)) return;
     if (await d.outdated(d.signal)) q.add(d.secret);
   };
   const ignore = () => {};
