@@ -21,12 +21,18 @@ describe("watch", () => {
       expect((ev as ApiError).message).toBe("too old resource version: 1 (5)");
     });
 
-    test.each(["not json", '{"type":"WHAT","object":{}}', '{"type":"ADDED","object":{"kind":"Node"}}'])(
-      "should reject an undecodable line as a TransportError: %s",
-      (line) => {
-        expect(decodeWatchLine(line)).toBeInstanceOf(TransportError);
-      },
-    );
+    test.each([
+      "not json",
+      '{"type":"WHAT","object":{}}',
+      '{"type":"ADDED","object":{"kind":"Node"}}',
+      '["ADDED",{"metadata":{}}]',
+      '{"type":"ADDED","object":[{"metadata":{}}]}',
+      '{"type":"ADDED","object":{"metadata":"n"}}',
+      '{"type":"ADDED"}',
+      '{"type":7,"object":{"metadata":{}}}',
+    ])("should reject an undecodable line as a TransportError: %s", (line) => {
+      expect(decodeWatchLine(line)).toBeInstanceOf(TransportError);
+    });
 
     test("should not quote an undecodable line (a Secret's event carries its data)", () => {
       const secret = "c2VjcmV0LXRva2VuLTk4NzY1NDMyMTA";

@@ -1,7 +1,7 @@
 import type { RolloutTimings } from "./timings.ts";
 
 /** Lease annotation prefix of a node's slot: `slot.node-agent.gardener.cloud/<node>`. */
-const slotAnnotationPrefix = "slot.node-agent.gardener.cloud/";
+export const slotAnnotationPrefix = "slot.node-agent.gardener.cloud/";
 /** Node annotation that turns chunked rollouts on: at most N nodes of the pool change at once. */
 const parallelismAnnotation = "node-agent.gardener.cloud/rollout-parallelism";
 

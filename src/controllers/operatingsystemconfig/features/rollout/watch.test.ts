@@ -20,6 +20,18 @@ const lease = (slots: Record<string, Slot["state"]>, holder?: string, renewed = 
   spec: holder === undefined ? {} : { holderIdentity: holder },
 });
 
+const prefix = "slot.node-agent.gardener.cloud/";
+const withAnnotation = (o: KubeObject, key: string, value: string): KubeObject => ({
+  ...o,
+  metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, [key]: value } },
+});
+/** The same slot of `node` written with its keys in another order and spaces: another text, the same slot. */
+const reformatted = (o: KubeObject, node: string): KubeObject => {
+  const slot = JSON.parse(o.metadata.annotations?.[`${prefix}${node}`] ?? "{}") as Record<string, string>;
+  const text = JSON.stringify(Object.fromEntries(Object.entries(slot).reverse()), null, 1);
+  return withAnnotation(o, `${prefix}${node}`, text);
+};
+
 describe("slotsOnlyChanged", () => {
   test.each([
     ["a slot was added", lease({}), lease({ a: "applying" }), true],
@@ -27,6 +39,16 @@ describe("slotsOnlyChanged", () => {
     ["nothing of the slots changed", lease({ a: "applying" }), lease({ a: "applying" }), false],
     ["the serial lock was released", lease({}, "host-a"), lease({}), false],
     ["a slot changed while the serial lock is held", lease({}, "host-a"), lease({ a: "applying" }, "host-a"), false],
+    ["an annotation outside the slots changed", lease({ a: "applying" }), withAnnotation(lease({ a: "applying" }), "other", "x"), false],
+    ["a slot's text changed but not the slot", lease({ a: "applying" }), reformatted(lease({ a: "applying" }), "a"), false],
+    [
+      "an entry that is no slot changed",
+      withAnnotation(lease({}), `${prefix}x`, "{"),
+      withAnnotation(lease({}), `${prefix}x`, "[]"),
+      false,
+    ],
+    ["an entry that is no slot became one", withAnnotation(lease({}), `${prefix}a`, "{"), lease({ a: "applying" }), true],
+    ["a slot was removed", lease({ a: "applying", b: "verifying" }), lease({ b: "verifying" }), true],
   ])("%s: %p", (_name, before, after, want) => {
     expect(slotsOnlyChanged(before, after)).toBe(want);
   });
@@ -82,16 +104,20 @@ describe("slotWaker (issue 25)", () => {
   });
 
   test.each([
-    ["only a renewal", lease({ a: "applying" }), lease({ a: "applying" }, undefined, "2026-01-01T12:00:30.000Z"), {}],
-    ["an up-to-date node", lease({ a: "applying" }), lease({}), { outdated: false }],
-    ["a node without rollout-parallelism", lease({ a: "applying" }), lease({}), { n: "" }],
-    ["a node verifying its own slot", lease({ a: "applying", me: "verifying" }), lease({ me: "verifying" }), {}],
-    ["a node applying in its own slot", lease({ a: "verifying", me: "applying" }), lease({ me: "applying" }), {}],
-    ["a node whose own slot failed", lease({ a: "verifying", me: "failed" }), lease({ me: "failed" }), {}],
-  ])("does not wake for %s", async (_name, before, after, opts) => {
+    // The last column: whether the event arms a pause (issue 25: events that change no node's standing cost nothing more).
+    ["only a renewal", lease({ a: "applying" }), lease({ a: "applying" }, undefined, "2026-01-01T12:00:30.000Z"), {}, 0],
+    ["an annotation outside the slots", lease({ a: "applying" }), withAnnotation(lease({ a: "applying" }), "other", "x"), {}, 0],
+    ["a slot written anew with the same content", lease({ a: "applying" }), reformatted(lease({ a: "applying" }), "a"), {}, 0],
+    ["an up-to-date node", lease({ a: "applying" }), lease({}), { outdated: false }, 1],
+    ["a node without rollout-parallelism", lease({ a: "applying" }), lease({}), { n: "" }, 0],
+    ["a node verifying its own slot", lease({ a: "applying", me: "verifying" }), lease({ me: "verifying" }), {}, 1],
+    ["a node applying in its own slot", lease({ a: "verifying", me: "applying" }), lease({ me: "applying" }), {}, 1],
+    ["a node whose own slot failed", lease({ a: "verifying", me: "failed" }), lease({ me: "failed" }), {}, 1],
+  ])("does not wake for %s", async (_name, before, after, opts, pauses) => {
     const w = waker(opts);
     w.change(before, after);
     await w.clock.settle();
+    expect(w.clock.pending()).toBe(pauses);
     w.clock.step(2_000);
     await w.clock.settle();
     expect(w.woken).toEqual([]);

@@ -1,30 +1,41 @@
 import type { Clock } from "../../../../clock/index.ts";
 import type { Enqueuer, EventHandler, KubeObject, ObjectKey } from "../../../../kube/index.ts";
-import { liveSlotCount, rolloutParallelism, slotsOf } from "./slots.ts";
+import { formatSlot, liveSlotCount, parseSlot, rolloutParallelism, type Slot, slotAnnotationPrefix, slotsOf } from "./slots.ts";
 import { type RolloutTimings, slotJitterMs } from "./timings.ts";
 
 /**
- * The slots of a Lease the watch delivered, as text: all of them, and the standings (node → checksum and
- * state: what decides whether one is free, not `renewed`). Kept per object (the watch's objects are never
- * changed): an update compares the previous copy, whose text was made when it arrived, with the new one,
- * so each Lease version's slots are parsed once, not four times (issue 25: 200 agents see every slot change).
+ * The slot entries an update changed, parsed: only annotations under the slot prefix whose text differs are
+ * parsed (issue 25: a waiting agent sees every slot change of the pool, and a change touches one entry of up to
+ * N + failed ones; parsing all of them for every event was most of the handlers' CPU). An entry that is not a
+ * slot (parseSlot: undefined) counts as absent, as slotsOf has it.
  */
-const slotTexts = new WeakMap<KubeObject, { readonly all: string; readonly standings: string }>();
-function textsOf(o: KubeObject): { readonly all: string; readonly standings: string } {
-  const known = slotTexts.get(o);
-  if (known !== undefined) return known;
-  const slots = [...slotsOf(o.metadata.annotations)];
-  const texts = { all: JSON.stringify(slots), standings: JSON.stringify(slots.map(([node, s]) => [node, s.checksum, s.state]).sort()) };
-  slotTexts.set(o, texts);
-  return texts;
+type SlotChanges = ReadonlyArray<readonly [Slot | undefined, Slot | undefined]>;
+/** The last update's changes: the serial filter and the waker see the same (old, now) pair of one event. */
+let lastChanges: { readonly old: KubeObject; readonly now: KubeObject; readonly changes: SlotChanges } | undefined;
+function changedSlots(old: KubeObject, now: KubeObject): SlotChanges {
+  if (lastChanges?.old === old && lastChanges.now === now) return lastChanges.changes;
+  const before = old.metadata.annotations ?? {};
+  const after = now.metadata.annotations ?? {};
+  const out: Array<readonly [Slot | undefined, Slot | undefined]> = [];
+  const compare = (key: string, a: string | undefined, b: string | undefined) => {
+    if (a !== b && key.startsWith(slotAnnotationPrefix))
+      out.push([a === undefined ? undefined : parseSlot(a), b === undefined ? undefined : parseSlot(b)]);
+  };
+  for (const key in after) compare(key, before[key], after[key]);
+  for (const key in before) if (!(key in after)) compare(key, before[key], undefined);
+  lastChanges = { old, now, changes: out };
+  return out;
 }
-const slotsText = (o: KubeObject): string => textsOf(o).all;
-const standings = (o: KubeObject): string => textsOf(o).standings;
+const sameSlot = (a: Slot | undefined, b: Slot | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && formatSlot(a) === formatSlot(b));
+/** Whether a node's standing (checksum and state: what decides whether a slot is free, not `renewed`) changed. */
+const sameStanding = (a: Slot | undefined, b: Slot | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && a.checksum === b.checksum && a.state === b.state && a.node === b.node);
 const holder = (o: KubeObject): string => (o["spec"] as { holderIdentity?: string } | undefined)?.holderIdentity ?? "";
 
 /** An update of the pool's Lease that changed slots only (no serial holder before or after): the waker's business, not 9.2's. */
 export const slotsOnlyChanged = (old: KubeObject, now: KubeObject): boolean =>
-  holder(old) === "" && holder(now) === "" && slotsText(old) !== slotsText(now);
+  holder(old) === "" && holder(now) === "" && changedSlots(old, now).some(([a, b]) => !sameSlot(a, b));
 
 /**
  * `secret`: what a wake enqueues; `lease`: the watch's copy; `node`: the own Node (cached); `outdated`: 9.2's check;
@@ -69,7 +80,7 @@ export function slotWaker(d: SlotWakerDeps): EventHandler<KubeObject> {
   };
   const ignore = () => {};
   const update = (old: KubeObject, now: KubeObject, q: Enqueuer) => {
-    if (pending || standings(old) === standings(now)) return;
+    if (pending || changedSlots(old, now).every(([a, b]) => sameStanding(a, b))) return;
     pending = true;
     wake(q).catch(() => {
       pending = false;
