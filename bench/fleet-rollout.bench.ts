@@ -32,6 +32,7 @@ import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { agentBinary, agentEnv, createAgentRoot } from "../test/harness/sandbox.ts";
 import { startNodeStandIns } from "../test/harness/node-standins.ts";
 import { demoOsc as osc } from "../test/harness/pool.ts";
+import { oscChecksum, putOscSecret } from "../test/harness/osc-secret.ts";
 import { reservePort } from "../test/harness/ports.ts";
 
 const agents = Number(process.env["BENCH_ROLLOUT_AGENTS"] ?? 200);
@@ -75,7 +76,6 @@ const loadAvg = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join("/");
-const checksumOf = (yaml: string) => new Bun.CryptoHasher("sha256").update(yaml).digest("hex");
 
 type Annotations = Record<string, string>;
 const annotationsOf = (o: unknown): Annotations =>
@@ -104,17 +104,7 @@ const standIns = await startNodeStandIns();
 const roots: string[] = [];
 const procs: ReturnType<typeof Bun.spawn>[] = [];
 const nodeNames = Array.from({ length: agents }, (_, i) => `rollout-${String(i).padStart(3, "0")}`);
-const setOsc = (yaml: string) => {
-  const secret = {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: { name: secretName, namespace: "kube-system", annotations: { "checksum/data-script": checksumOf(yaml) } },
-    data: { "osc.yaml": Buffer.from(yaml).toString("base64") },
-  };
-  if (sim.store.get("secrets", "kube-system", secretName) === undefined) sim.store.create("secrets", secret);
-  else sim.store.update("secrets", secret);
-  return checksumOf(yaml);
-};
+const setOsc = (yaml: string) => putOscSecret(sim, secretName, yaml);
 const applied = (checksum: string) =>
   nodeNames.filter((n) => annotationsOf(sim.store.get("nodes", "", n))["checksum/cloud-config-data"] === checksum).length;
 
@@ -197,7 +187,7 @@ try {
   }
 
   const v1yaml = osc("v1");
-  const v1 = checksumOf(v1yaml);
+  const v1 = oscChecksum(v1yaml);
   let maxActive = 0;
   let maxLeaseBytes = 0;
   let slotChanges = 0;

@@ -20,6 +20,7 @@ import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { agentBinary, agentEnv, createAgentRoot } from "../test/harness/sandbox.ts";
 import { startNodeStandIns } from "../test/harness/node-standins.ts";
 import { demoOsc as osc } from "../test/harness/pool.ts";
+import { putOscSecret } from "../test/harness/osc-secret.ts";
 import { reservePort } from "../test/harness/ports.ts";
 
 const binaries = process.argv.length > 2 ? process.argv.slice(2) : [agentBinary];
@@ -34,7 +35,6 @@ const secretName = "gardener-node-agent-idle";
 const poolLabel = "worker.gardener.cloud/gardener-node-agent-secret-name";
 const slotPrefix = "slot.node-agent.gardener.cloud/";
 
-const checksumOf = (yaml: string) => new Bun.CryptoHasher("sha256").update(yaml).digest("hex");
 const sim = await startApiServer();
 const systemd = await startSystemdDouble();
 const standIns = await startNodeStandIns();
@@ -46,17 +46,7 @@ interface Agent {
 }
 const agents: Agent[] = [];
 
-const setOsc = (yaml: string) => {
-  const secret = {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: { name: secretName, namespace: "kube-system", annotations: { "checksum/data-script": checksumOf(yaml) } },
-    data: { "osc.yaml": Buffer.from(yaml).toString("base64") },
-  };
-  if (sim.store.get("secrets", "kube-system", secretName) === undefined) sim.store.create("secrets", secret);
-  else sim.store.update("secrets", secret);
-  return checksumOf(yaml);
-};
+const setOsc = (yaml: string) => putOscSecret(sim, secretName, yaml);
 const nodeAnnotations = (n: string) =>
   (sim.store.get("nodes", "", n) as { metadata?: { annotations?: Record<string, string> } } | undefined)?.metadata?.annotations ?? {};
 async function waitUntil(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {

@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdAction, type SystemdDouble } from "../doubles/systemd/index.ts";
 import { startNodeStandIns, type NodeStandIns } from "./node-standins.ts";
+import { putOscSecret } from "./osc-secret.ts";
 import { reservePort } from "./ports.ts";
 import { agentBinary, agentEnv, createAgentRoot, spawnAgentProcess, type AgentProcess } from "./sandbox.ts";
 
@@ -117,18 +118,7 @@ export async function startPool(opts: PoolOptions): Promise<Pool> {
     sim,
     secretName,
     members,
-    setOsc(oscYaml, annotations = {}) {
-      const checksum = new Bun.CryptoHasher("sha256").update(oscYaml).digest("hex");
-      const secret = {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: secretName, namespace: "kube-system", annotations: { "checksum/data-script": checksum, ...annotations } },
-        data: { "osc.yaml": Buffer.from(oscYaml).toString("base64") },
-      };
-      if (sim.store.get("secrets", "kube-system", secretName) === undefined) sim.store.create("secrets", secret);
-      else sim.store.update("secrets", secret);
-      return checksum;
-    },
+    setOsc: (oscYaml, annotations = {}) => putOscSecret(sim, secretName, oscYaml, { annotations }),
     async stop() {
       await Promise.all(members.map((m) => m.agent?.stop("SIGKILL")));
       for (const m of members) await m.systemd.stop();

@@ -5,6 +5,7 @@ import { stringify } from "yaml";
 import { startApiServer, type ApiServerSim } from "../doubles/apiserver/index.ts";
 import { startSystemdDouble, type SystemdDouble, type SystemdDoubleOptions } from "../doubles/systemd/index.ts";
 import { type NodeStandIns, startNodeStandIns } from "./node-standins.ts";
+import { putOscSecret } from "./osc-secret.ts";
 import { reservePort } from "./ports.ts";
 
 /**
@@ -227,23 +228,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     binary,
     healthPort,
     metricsPort,
-    setOsc(oscYaml) {
-      const checksum = new Bun.CryptoHasher("sha256").update(oscYaml).digest("hex");
-      const secret = {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: {
-          name: secretName,
-          namespace: "kube-system",
-          annotations: { "checksum/data-script": checksum },
-          labels: { "gardener.cloud/role": "operating-system-config" },
-        },
-        data: { "osc.yaml": Buffer.from(oscYaml).toString("base64") },
-      };
-      if (sim.store.get("secrets", "kube-system", secretName) === undefined) sim.store.create("secrets", secret);
-      else sim.store.update("secrets", secret);
-      return checksum;
-    },
+    setOsc: (oscYaml) => putOscSecret(sim, secretName, oscYaml, { labels: { "gardener.cloud/role": "operating-system-config" } }),
     spawnAgent(extraEnv = {}) {
       const agent = spawnAgentProcess(binary, root, agentEnv(systemd.address, nodeName, extraEnv, standIns));
       agents.push(agent);
