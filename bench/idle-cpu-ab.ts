@@ -10,7 +10,7 @@
 //   frees a slot. Reported: ms CPU per agent per Lease event, beyond the same agents' waiting CPU over as long
 //   just before.
 // IDLE_TIMINGS: GARDENER_NODE_AGENT_TIMINGS for the agents (default "": production's timings; the fleet-rollout
-// bench uses `healthyFor=5s,verifyPoll=500ms,unitCheckPeriod=5s`). IDLE_PROFILE_DIR: each binary's first agent
+// bench uses `healthyFor=5s,verifyPoll=500ms`). IDLE_PROFILE_DIR: each binary's first agent
 // writes a CPU profile there (Bun's --cpu-prof-md) when stopped.
 import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
