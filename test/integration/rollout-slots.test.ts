@@ -1,7 +1,7 @@
 // Slot writes on the pool's Lease against the API-server simulator: resourceVersion-guarded updates
 // mean concurrent nodes can never take the last slot together (issue 16); only slots of Nodes the API
 // server says are gone are dropped, not those of Nodes missing from the pool's label list (issue 25).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { realClock } from "../../src/clock/index.ts";
 import {
   decide,
@@ -13,25 +13,15 @@ import {
 import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
-import { type ApiServerSim, startApiServer } from "../doubles/apiserver/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
-import { adminKube } from "../harness/admin-kube.ts";
+import { useAdminSim } from "../harness/admin-kube.ts";
 
-let sim: ApiServerSim;
-let kube: KubeClient;
-beforeAll(async () => {
-  sim = await startApiServer();
-  kube = adminKube(sim);
-});
-afterAll(async () => {
-  kube.close();
-  await sim.stop();
-});
+const env = useAdminSim();
 
 let seq = 0;
 function secret(): KubeObject {
   const name = `gardener-node-agent-slots-${++seq}`;
-  return sim.store.create("secrets", {
+  return env.sim.store.create("secrets", {
     apiVersion: "v1",
     kind: "Secret",
     metadata: { name, namespace: "kube-system" },
@@ -47,7 +37,7 @@ const applying = (): Slot => ({
   state: "applying",
 });
 const slotsOnLease = (s: KubeObject) =>
-  Object.keys((sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject | undefined)?.metadata.annotations ?? {})
+  Object.keys((env.sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject | undefined)?.metadata.annotations ?? {})
     .map((k) => k.replace("slot.node-agent.gardener.cloud/", ""))
     .sort();
 /** A node's take as the gate makes it: its entry `applying` when `decide` says take (N slots), else nothing. */
@@ -60,8 +50,8 @@ const retry = { clock: realClock };
 describe("updateSlots", () => {
   test("creates the Lease owned by the Secret on the first write", async () => {
     const s = secret();
-    await updateSlots(kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
-    const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
+    await updateSlots(env.kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
+    const lease = env.sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
     expect(lease.metadata.annotations).toEqual({ "slot.node-agent.gardener.cloud/a": formatSlot(applying()) });
     expect(lease.metadata.ownerReferences?.[0]).toMatchObject({
       kind: "Secret",
@@ -74,14 +64,14 @@ describe("updateSlots", () => {
   test("stores a slot for a node name longer than an annotation key allows", async () => {
     const s = secret();
     const long = `shoot--garden--a-long-project-name--worker-pool-z1-66b8f-${"x".repeat(30)}`;
-    await updateSlots(kube, s, () => new Map([[long, applying()]]), AbortSignal.timeout(10_000));
-    const lease = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
+    await updateSlots(env.kube, s, () => new Map([[long, applying()]]), AbortSignal.timeout(10_000));
+    const lease = env.sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
     const [key, value] = Object.entries(lease.metadata.annotations ?? {})[0] ?? [];
     expect(key?.length).toBe("slot.node-agent.gardener.cloud/".length + 63);
     expect(JSON.parse(value ?? "{}").node).toBe(long);
     // Read back under the full name; removing it clears the shortened key.
-    await updateSlots(kube, s, (slots) => (slots.has(long) ? new Map([[long, null]]) : undefined), AbortSignal.timeout(10_000));
-    expect((sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject).metadata.annotations ?? {}).toEqual({});
+    await updateSlots(env.kube, s, (slots) => (slots.has(long) ? new Map([[long, null]]) : undefined), AbortSignal.timeout(10_000));
+    expect((env.sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject).metadata.annotations ?? {}).toEqual({});
   });
 
   // Updates (and creates) are held 300 ms so that all racers have read the same resourceVersion before
@@ -92,20 +82,20 @@ describe("updateSlots", () => {
     ["the two slots of a Lease nobody created yet (N = 2)", false, 2, 2],
   ])("lets exactly N of six concurrent nodes hold %s", async (_name, exists, n, want) => {
     const s = secret();
-    if (exists) await updateSlots(kube, s, () => new Map([["held", applying()]]), AbortSignal.timeout(10_000));
+    if (exists) await updateSlots(env.kube, s, () => new Map([["held", applying()]]), AbortSignal.timeout(10_000));
     const names = ["n1", "n2", "n3", "n4", "n5", "n6"];
     const calls: string[] = [];
-    const start = sim.requests.length;
-    sim.faults.setLatency(300, { resource: "leases", verb: exists ? "update" : "create" });
+    const start = env.sim.requests.length;
+    env.sim.faults.setLatency(300, { resource: "leases", verb: exists ? "update" : "create" });
     try {
-      await Promise.all(names.map((me) => updateSlots(kube, s, take(me, n, calls), AbortSignal.timeout(10_000), retry)));
+      await Promise.all(names.map((me) => updateSlots(env.kube, s, take(me, n, calls), AbortSignal.timeout(10_000), retry)));
     } finally {
-      sim.faults.setLatency(0);
+      env.sim.faults.setLatency(0);
     }
     const held = slotsOnLease(s);
     expect(held).toHaveLength(want);
     // Losers of a 409 were asked again after their pause and saw the slots taken: no more writes.
-    const writes = sim.requests.slice(start).filter((r) => r.resource === "leases" && ["create", "update"].includes(r.verb));
+    const writes = env.sim.requests.slice(start).filter((r) => r.resource === "leases" && ["create", "update"].includes(r.verb));
     const won = writes.filter((r) => r.code === 200 || r.code === 201).length;
     expect(won).toBe(exists ? 1 : 2);
     expect(calls.length).toBeGreaterThan(6);
@@ -113,27 +103,27 @@ describe("updateSlots", () => {
 
   test("a release and a take racing on one Lease both land", async () => {
     const s = secret();
-    await updateSlots(kube, s, () => new Map([["holder", applying()]]), AbortSignal.timeout(10_000));
-    sim.faults.setLatency(300, { resource: "leases", verb: "update" });
+    await updateSlots(env.kube, s, () => new Map([["holder", applying()]]), AbortSignal.timeout(10_000));
+    env.sim.faults.setLatency(300, { resource: "leases", verb: "update" });
     try {
       await Promise.all([
-        updateSlots(kube, s, () => new Map([["holder", null]]), AbortSignal.timeout(10_000), retry),
-        updateSlots(kube, s, take("taker", 2, []), AbortSignal.timeout(10_000), retry),
+        updateSlots(env.kube, s, () => new Map([["holder", null]]), AbortSignal.timeout(10_000), retry),
+        updateSlots(env.kube, s, take("taker", 2, []), AbortSignal.timeout(10_000), retry),
       ]);
     } finally {
-      sim.faults.setLatency(0);
+      env.sim.faults.setLatency(0);
     }
     expect(slotsOnLease(s)).toEqual(["taker"]);
   });
 
   test("reads the Lease watch's copy first; a stale copy costs one 409 and a fresh read", async () => {
     const s = secret();
-    await updateSlots(kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
-    const stale = sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
-    await updateSlots(kube, s, () => new Map([["b", applying()]]), AbortSignal.timeout(10_000));
-    const start = sim.requests.length;
-    await updateSlots(kube, s, take("c", 3, []), AbortSignal.timeout(10_000), { ...retry, cached: () => ({ lease: stale }) });
-    const leaseCalls = sim.requests
+    await updateSlots(env.kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
+    const stale = env.sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
+    await updateSlots(env.kube, s, () => new Map([["b", applying()]]), AbortSignal.timeout(10_000));
+    const start = env.sim.requests.length;
+    await updateSlots(env.kube, s, take("c", 3, []), AbortSignal.timeout(10_000), { ...retry, cached: () => ({ lease: stale }) });
+    const leaseCalls = env.sim.requests
       .slice(start)
       .filter((r) => r.resource === "leases")
       .map((r) => `${r.verb} ${r.code}`);
@@ -141,20 +131,20 @@ describe("updateSlots", () => {
     expect(slotsOnLease(s)).toEqual(["a", "b", "c"]);
     // The fresh read showed the third slot taken by then: a node that finds N full does not write.
     const d = secret();
-    await updateSlots(kube, d, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
-    const before = sim.requests.length;
-    await updateSlots(kube, d, take("z", 1, []), AbortSignal.timeout(10_000), {
+    await updateSlots(env.kube, d, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
+    const before = env.sim.requests.length;
+    await updateSlots(env.kube, d, take("z", 1, []), AbortSignal.timeout(10_000), {
       ...retry,
-      cached: () => ({ lease: sim.store.get("leases", "kube-system", d.metadata.name ?? "") as KubeObject }),
+      cached: () => ({ lease: env.sim.store.get("leases", "kube-system", d.metadata.name ?? "") as KubeObject }),
     });
-    expect(sim.requests.slice(before).filter((r) => r.resource === "leases")).toEqual([]);
+    expect(env.sim.requests.slice(before).filter((r) => r.resource === "leases")).toEqual([]);
   });
 });
 
 describe("PoolNodes.gone (issue 25)", () => {
   const pool = "gardener-node-agent-gone";
   const node = (name: string, labelled: boolean) =>
-    sim.store.create("nodes", {
+    env.sim.store.create("nodes", {
       apiVersion: "v1",
       kind: "Node",
       metadata: { name, labels: labelled ? { "worker.gardener.cloud/gardener-node-agent-secret-name": pool } : {} },
@@ -163,10 +153,10 @@ describe("PoolNodes.gone (issue 25)", () => {
     new KubeClient({
       config:
         "token" in credentials
-          ? { server: sim.url, caPem: sim.caPem, credentials: { kind: "token", token: credentials.token } }
+          ? { server: env.sim.url, caPem: env.sim.caPem, credentials: { kind: "token", token: credentials.token } }
           : {
-              server: sim.url,
-              caPem: sim.caPem,
+              server: env.sim.url,
+              caPem: env.sim.caPem,
               clientCertPem: credentials.certPem,
               clientKeyPem: credentials.keyPem,
               credentials: { kind: "none" },
@@ -183,7 +173,7 @@ describe("PoolNodes.gone (issue 25)", () => {
 
   test("counts a Node missing from the pool list as present and only a Node that does not exist as gone", async () => {
     const gone = await new PoolNodes(realClock, 0).gone(
-      kube,
+      env.kube,
       pool,
       ["gone-labelled", "gone-unlabelled", "gone-deleted"],
       AbortSignal.timeout(10_000),
@@ -192,8 +182,10 @@ describe("PoolNodes.gone (issue 25)", () => {
   });
 
   test("gives the same answer to a node agent, which the node-agent authorizer lets GET only its own Node", async () => {
-    sim.setMachineNode("machine-gone-agent", "gone-agent");
-    const agent = client(await sim.issueClientCert("gardener.cloud:node-agent:machine:machine-gone-agent", ["gardener.cloud:node-agents"]));
+    env.sim.setMachineNode("machine-gone-agent", "gone-agent");
+    const agent = client(
+      await env.sim.issueClientCert("gardener.cloud:node-agent:machine:machine-gone-agent", ["gardener.cloud:node-agents"]),
+    );
     try {
       const gone = await new PoolNodes(realClock, 0).gone(
         agent,
@@ -209,7 +201,7 @@ describe("PoolNodes.gone (issue 25)", () => {
 
   test("a pool that cannot be listed is an error naming the label, and a lone own slot needs no list", async () => {
     // A bootstrap token's user may not list Nodes (system:node-bootstrapper).
-    const bootstrapper = client({ token: sim.addBootstrapToken("gone01", "0123456789abcdef") });
+    const bootstrapper = client({ token: env.sim.addBootstrapToken("gone01", "0123456789abcdef") });
     try {
       const nodes = new PoolNodes(realClock, 0);
       expect(await nodes.gone(bootstrapper, pool, [], AbortSignal.timeout(10_000))).toEqual(new Set());
@@ -225,9 +217,9 @@ describe("PoolNodes.gone (issue 25)", () => {
   test("keeps the pool list and the answers by name for the ttl", async () => {
     const clock = new FakeClock();
     const nodes = new PoolNodes(clock, 30_000);
-    const start = sim.requests.length;
-    const ask = () => nodes.gone(kube, pool, ["gone-labelled", "gone-unlabelled", "gone-deleted"], AbortSignal.timeout(10_000));
-    const lists = () => sim.requests.slice(start).filter((r) => r.resource === "nodes" && r.verb === "list").length;
+    const start = env.sim.requests.length;
+    const ask = () => nodes.gone(env.kube, pool, ["gone-labelled", "gone-unlabelled", "gone-deleted"], AbortSignal.timeout(10_000));
+    const lists = () => env.sim.requests.slice(start).filter((r) => r.resource === "nodes" && r.verb === "list").length;
     expect([...(await ask())]).toEqual(["gone-deleted"]);
     // One pool list and one question per unlisted name.
     expect(lists()).toBe(3);

@@ -1,9 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { startApiServer, type ApiServerSim } from "../../../test/doubles/apiserver/index.ts";
-import { type KubeClient, nodes } from "../../kube/index.ts";
+import { afterEach, describe, expect, test } from "bun:test";
+import { nodes } from "../../kube/index.ts";
 import type { KubeObject } from "../../kube/index.ts";
 import { DuplicateNodeError, enqueueOwnKey, findNode, nodePredicate, nodeSelectors } from "./node-identity.ts";
-import { adminKube } from "../../../test/harness/admin-kube.ts";
+import { useAdminSim } from "../../../test/harness/admin-kube.ts";
 
 const node = (opts: { host?: string } = {}): KubeObject => ({
   metadata: {
@@ -68,42 +67,37 @@ describe("enqueueOwnKey", () => {
 });
 
 describe("findNode", () => {
-  let sim: ApiServerSim;
-  let kube: KubeClient;
+  const env = useAdminSim({ bookmarkIntervalMs: 0 });
   let ac: AbortController;
-  beforeAll(async () => {
-    sim = await startApiServer({ bookmarkIntervalMs: 0 });
-    kube = adminKube(sim);
-  });
-  afterAll(async () => {
-    kube.close();
-    await sim.stop();
-  });
   afterEach(async () => {
     ac.abort();
-    for (const n of (await kube.list<KubeObject>(nodes, "")).items) await kube.delete(nodes, "", n.metadata.name ?? "");
+    for (const n of (await env.kube.list<KubeObject>(nodes, "")).items) await env.kube.delete(nodes, "", n.metadata.name ?? "");
   });
   const register = (name: string, host: string) =>
-    kube.create<KubeObject>(nodes, "", { apiVersion: "v1", kind: "Node", metadata: { name, labels: { "kubernetes.io/hostname": host } } });
+    env.kube.create<KubeObject>(nodes, "", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name, labels: { "kubernetes.io/hostname": host } },
+    });
 
   test("should find the Node by the hostname label when its name is unknown", async () => {
     ac = new AbortController();
     await register("node-a", "worker-a");
     await register("node-b", "worker-b");
-    expect((await findNode(kube, { hostName: "Worker-A", nodeName: undefined }, ac.signal))?.metadata.name).toBe("node-a");
+    expect((await findNode(env.kube, { hostName: "Worker-A", nodeName: undefined }, ac.signal))?.metadata.name).toBe("node-a");
   });
 
   test("should return undefined when no Node carries the hostname label yet", async () => {
     ac = new AbortController();
     await register("node-b", "worker-b");
-    expect(await findNode(kube, { hostName: "worker-a", nodeName: undefined }, ac.signal)).toBeUndefined();
+    expect(await findNode(env.kube, { hostName: "worker-a", nodeName: undefined }, ac.signal)).toBeUndefined();
   });
 
   test("should fail naming both Nodes when two carry the hostname label", async () => {
     ac = new AbortController();
     await register("node-a", "worker-a");
     await register("node-a2", "worker-a");
-    const err = await findNode(kube, { hostName: "worker-a", nodeName: undefined }, ac.signal).catch((e: unknown) => e);
+    const err = await findNode(env.kube, { hostName: "worker-a", nodeName: undefined }, ac.signal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DuplicateNodeError);
     expect((err as Error).message).toBe("found more than one node with label kubernetes.io/hostname=worker-a: node-a, node-a2");
   });
@@ -111,6 +105,6 @@ describe("findNode", () => {
   test("should get the Node by name once the name is known, whatever its labels", async () => {
     ac = new AbortController();
     await register("node-a", "renamed-host");
-    expect((await findNode(kube, { hostName: "worker-a", nodeName: "node-a" }, ac.signal))?.metadata.name).toBe("node-a");
+    expect((await findNode(env.kube, { hostName: "worker-a", nodeName: "node-a" }, ac.signal))?.metadata.name).toBe("node-a");
   });
 });

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startApiServer, type ApiServerSim } from "../../../../test/doubles/apiserver/index.ts";
+import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../../../test/doubles/fake-clock.ts";
-import { type KubeClient, secrets, type KubeObject } from "../../../kube/index.ts";
+import { secrets, type KubeObject } from "../../../kube/index.ts";
 import { bigTextChars } from "../../../text/index.ts";
 import { secretPredicate } from "../watch.ts";
 import { decodeSecret, OscSecretDropped, oscSecretTransform, readSecretAgain } from "./secret.ts";
-import { adminKube } from "../../../../test/harness/admin-kube.ts";
+import { useAdminSim } from "../../../../test/harness/admin-kube.ts";
 
 const key = { namespace: "kube-system", name: "osc-secret" };
 const oscYaml = (unit: string) => `apiVersion: extensions.gardener.cloud/v1alpha1
@@ -92,17 +91,8 @@ describe("oscSecretTransform", () => {
 });
 
 describe("a big event arriving for the cached Secret (bigEventArriving)", () => {
-  let sim: ApiServerSim;
-  let kube: KubeClient;
+  const env = useAdminSim({ bookmarkIntervalMs: 0 });
   const signal = new AbortController().signal;
-  beforeAll(async () => {
-    sim = await startApiServer({ bookmarkIntervalMs: 0 });
-    kube = adminKube(sim);
-  });
-  afterAll(async () => {
-    kube.close();
-    await sim.stop();
-  });
   const stored = (unit: string): KubeObject => ({
     apiVersion: "v1",
     kind: "Secret",
@@ -113,16 +103,16 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
 
   /** The informer's cache as readSecret sees it: one object, replaced by what the transform took. */
   const cache = (clock: FakeClock) => {
-    const c = { current: undefined as KubeObject | undefined, clock, kube, readSecret: async () => c.current };
+    const c = { current: undefined as KubeObject | undefined, clock, kube: env.kube, readSecret: async () => c.current };
     return c;
   };
-  const read = () => kube.get<KubeObject>(secrets, key.namespace, key.name);
+  const read = () => env.kube.get<KubeObject>(secrets, key.namespace, key.name);
   /** readSecretAgain with no decode of its own: the Secret it found. */
   const reread = async (deps: ReturnType<typeof cache>, dropped: KubeObject) =>
     (await readSecretAgain(deps, dropped, key, signal, () => undefined))?.secret;
 
   test("should let go of the cached version's OSC, keep what the predicate compares, and take the arriving version from the cache", async () => {
-    await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
+    await env.kube.create<KubeObject>(secrets, key.namespace, stored("a"));
     const ownTransform = oscSecretTransform(key.name);
     const deps = cache(new FakeClock());
     const cached = ownTransform(await read());
@@ -131,11 +121,11 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
 
     ownTransform.bigEventArriving?.();
     expect(() => decodeSecret(cached, key)).toThrow(OscSecretDropped);
-    await kube.update<KubeObject>(secrets, key.namespace, stored("b"));
+    await env.kube.update<KubeObject>(secrets, key.namespace, stored("b"));
     const event = await read();
     const again = reread(deps, cached);
     // Gone from the server before the event lands: what readSecretAgain returns can only come from the cache.
-    await kube.delete(secrets, key.namespace, key.name);
+    await env.kube.delete(secrets, key.namespace, key.name);
     deps.current = ownTransform(event);
     expect(secretPredicate.update(cached, deps.current)).toBe(true);
     const arrived = await again;
@@ -144,7 +134,7 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
   });
 
   test("should read the Secret from the server when the event was another's, and give the cached version its OSC back", async () => {
-    await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
+    await env.kube.create<KubeObject>(secrets, key.namespace, stored("a"));
     const ownTransform = oscSecretTransform(key.name);
     const deps = cache(new FakeClock());
     const cached = ownTransform(await read());
@@ -154,18 +144,18 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
     expect(secretPredicate.update(cached, ownTransform(await read()))).toBe(false);
     expect(await reread(deps, cached)).toBe(cached);
     expect(units(cached)).toEqual(["a.service"]); // the next reconcile needs no GET
-    await kube.delete(secrets, key.namespace, key.name);
+    await env.kube.delete(secrets, key.namespace, key.name);
   });
 
   test("should wait for the arriving event at most 30 s, then read the Secret from the server", async () => {
-    await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
+    await env.kube.create<KubeObject>(secrets, key.namespace, stored("a"));
     const ownTransform = oscSecretTransform(key.name);
     const clock = new FakeClock();
     const deps = cache(clock);
     const cached = ownTransform(await read());
     deps.current = cached;
     ownTransform.bigEventArriving?.();
-    await kube.update<KubeObject>(secrets, key.namespace, stored("b"));
+    await env.kube.update<KubeObject>(secrets, key.namespace, stored("b"));
     let done = false;
     const again = reread(deps, cached).finally(() => {
       done = true;
@@ -180,14 +170,14 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
     expect(live === undefined ? undefined : units(live)).toEqual(["b.service"]);
     expect(() => decodeSecret(cached, key)).toThrow(OscSecretDropped); // a newer version: the informer brings it
     // Deleted meanwhile (the informer's DELETED event is the next it takes): no Secret.
-    await kube.delete(secrets, key.namespace, key.name);
+    await env.kube.delete(secrets, key.namespace, key.name);
     deps.current = undefined;
     ownTransform(live ?? cached);
     expect(await reread(deps, cached)).toBeUndefined();
   });
 
   test("should decode what it found before a next big event can drop it, however late that event starts", async () => {
-    await kube.create<KubeObject>(secrets, key.namespace, stored("a"));
+    await env.kube.create<KubeObject>(secrets, key.namespace, stored("a"));
     // The next big event starts k microtasks after the cache answered (a watch read resumed in between):
     // early enough, the found version is dropped before the check (a live GET); later, after `use` decoded it.
     for (let k = 0; k <= 12; k++) {
@@ -205,7 +195,7 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
       const found = await readSecretAgain(deps, cached, key, signal, (s) => units(s));
       expect({ k, used: found?.used }).toEqual({ k, used: ["a.service"] });
     }
-    await kube.delete(secrets, key.namespace, key.name);
+    await env.kube.delete(secrets, key.namespace, key.name);
   });
 
   test("should leave other pools' Secrets and a transform that took no object alone", () => {
