@@ -110,13 +110,18 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
   /** readSecretAgain with no decode of its own: the Secret it found. */
   const reread = async (deps: ReturnType<typeof cache>, dropped: KubeObject) =>
     (await readSecretAgain(deps, dropped, key, signal, () => undefined))?.secret;
+  /** The stored version as the informer caches it: the transform's object, the one `deps` reads (`clock` times its waits). */
+  const cachedVersion = async (clock = new FakeClock()) => {
+    const ownTransform = oscSecretTransform(key.name);
+    const deps = cache(clock);
+    const cached = ownTransform(await read());
+    deps.current = cached;
+    return { ownTransform, deps, cached };
+  };
 
   test("should let go of the cached version's OSC, keep what the predicate compares, and take the arriving version from the cache", async () => {
     await env.kube.create<KubeObject>(secrets, key.namespace, stored("a"));
-    const ownTransform = oscSecretTransform(key.name);
-    const deps = cache(new FakeClock());
-    const cached = ownTransform(await read());
-    deps.current = cached;
+    const { ownTransform, deps, cached } = await cachedVersion();
     expect(units(cached)).toEqual(["a.service"]);
 
     ownTransform.bigEventArriving?.();
@@ -135,10 +140,7 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
 
   test("should read the Secret from the server when the event was another's, and give the cached version its OSC back", async () => {
     await env.kube.create<KubeObject>(secrets, key.namespace, stored("a"));
-    const ownTransform = oscSecretTransform(key.name);
-    const deps = cache(new FakeClock());
-    const cached = ownTransform(await read());
-    deps.current = cached;
+    const { ownTransform, deps, cached } = await cachedVersion();
     ownTransform.bigEventArriving?.();
     ownTransform(secret({ "osc.yaml": btoa(oscYaml("x")) }, "another-pool"));
     expect(secretPredicate.update(cached, ownTransform(await read()))).toBe(false);
@@ -149,11 +151,8 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
 
   test("should wait for the arriving event at most 30 s, then read the Secret from the server", async () => {
     await env.kube.create<KubeObject>(secrets, key.namespace, stored("a"));
-    const ownTransform = oscSecretTransform(key.name);
     const clock = new FakeClock();
-    const deps = cache(clock);
-    const cached = ownTransform(await read());
-    deps.current = cached;
+    const { ownTransform, deps, cached } = await cachedVersion(clock);
     ownTransform.bigEventArriving?.();
     await env.kube.update<KubeObject>(secrets, key.namespace, stored("b"));
     let done = false;
@@ -181,9 +180,7 @@ describe("a big event arriving for the cached Secret (bigEventArriving)", () => 
     // The next big event starts k microtasks after the cache answered (a watch read resumed in between):
     // early enough, the found version is dropped before the check (a live GET); later, after `use` decoded it.
     for (let k = 0; k <= 12; k++) {
-      const ownTransform = oscSecretTransform(key.name);
-      const deps = cache(new FakeClock());
-      const cached = ownTransform(await read());
+      const { ownTransform, deps, cached } = await cachedVersion();
       ownTransform.bigEventArriving?.();
       const arriving = ownTransform(await read());
       deps.readSecret = async () => {
