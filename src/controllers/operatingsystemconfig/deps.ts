@@ -32,14 +32,12 @@ export interface OscControllerDeps extends ApplyPorts {
   readonly applyLock?: ApplyLock;
   /**
    * The pool Lease's watch (9.2, issue 16): `start` (idempotent) at a gate's first need, resolves once
-   * listed; `done` when that gate's checksum is on the Node — it stops once no gate needs it. `lookLater`:
-   * the rollout slot waker looks after its random pause, as after a slot change (the first look at a checksum).
+   * listed; `done` when that gate's checksum is on the Node — it stops once no gate needs it.
    */
   readonly serialLeaseWatch?: {
     start(signal: AbortSignal, by: "serial" | "rollout"): Promise<void>;
     done?(by: "serial" | "rollout"): void;
     lease?(): { readonly lease: KubeObject | undefined } | undefined;
-    lookLater?(): void;
   };
   /** The pod watch of the blocking-pods gate (only with a Node known at start); `diff` lists once instead. */
   readonly blockingPods?: BlockingPodsSource;

@@ -36,13 +36,7 @@ export interface RolloutGateDeps {
    * (undefined until synced).
    */
   readonly leaseWatch?:
-    | {
-        start(signal: AbortSignal, by: "rollout"): Promise<void>;
-        done?(by: "rollout"): void;
-        lease?: LeaseCopy;
-        /** The waker's look after its random pause: a reconcile only if a slot is still free then. */
-        lookLater?(): void;
-      }
+    | { start(signal: AbortSignal, by: "rollout"): Promise<void>; done?(by: "rollout"): void; lease?: LeaseCopy }
     | undefined;
 }
 
@@ -152,7 +146,8 @@ export async function enterRollout(
   else waitingSince.set(agent, { checksum, since });
   deps.rollout?.metrics?.waitSeconds(going ? 0 : (now - since) / 1000);
   const decided = slotDecisionHold(d, n, leaseRef(secret), t);
-  const held = d.kind === "wait" && d.behind.length === 0 ? decided && firstLookHold(deps, decided, n) : decided;
+  const held =
+    d.kind === "wait" && d.behind.length === 0 ? decided && { ...decided, requeueAfterMs: Math.random() * slotJitterMs(t, n) } : decided;
   if (held === undefined) {
     const state = d.kind === "resume" ? d.state : "applying";
     deps.rollout?.metrics?.slotState(state === "applying" ? 1 : 2);
@@ -161,19 +156,6 @@ export async function enterRollout(
   }
   deps.rollout?.metrics?.slotState(d.kind === "own-failed" ? 3 : 0);
   return { kind: "hold", hold: held };
-}
-
-/**
- * The first look at a checksum found a slot free and pauses at random before trying it. With the Lease watch,
- * its waker looks after the pause and wakes the node only if the copy still shows a free slot (issue 25: of
- * 200 nodes paused at once most found the slots taken, each after a full reconcile and a condition patch);
- * the wait's usual requeue stays as the fallback. Without the watch, the node itself looks again.
- */
-function firstLookHold(deps: RolloutGateDeps, hold: GateHold, n: number): GateHold {
-  const lookLater = deps.leaseWatch?.lookLater;
-  if (lookLater === undefined) return { ...hold, requeueAfterMs: Math.random() * slotJitterMs(timingsOf(deps), n) };
-  lookLater.call(deps.leaseWatch);
-  return hold;
 }
 
 /**

@@ -13,7 +13,7 @@ const namedHolders = 3;
 
 const waitingBehind = (behind: readonly string[]): string =>
   behind.length === 0
-    ? ": a new version reaches the whole pool at once, so this node tries a free one after a random pause or once a slot is released"
+    ? ": one is free, trying it after a random pause"
     : behind.length <= namedHolders
       ? `, behind ${behind.join(", ")}`
       : `: all taken, by ${behind.length} nodes (the Lease's slot annotations name them)`;

@@ -75,8 +75,7 @@ function waker(opts: { outdated?: boolean; n?: string; wanted?: string } = {}) {
     current = after;
     h.update(before, after, q);
   };
-  const look = () => h.generic(current, q);
-  return { clock, woken, change, look, set: (l: KubeObject) => (current = l), stop: () => ctl.abort() };
+  return { clock, woken, change, set: (l: KubeObject) => (current = l), stop: () => ctl.abort() };
 }
 
 describe("slotWaker (issue 25)", () => {
@@ -135,7 +134,7 @@ describe("slotWaker (issue 25)", () => {
     w.stop();
   });
 
-  test("ignores create and delete events", async () => {
+  test("ignores create, delete and generic events", async () => {
     const w = waker();
     const h = slotWaker({
       clock: w.clock,
@@ -149,31 +148,8 @@ describe("slotWaker (issue 25)", () => {
     const q = { add: () => expect.unreachable() };
     h.create(lease({}), q);
     h.delete(lease({}), q);
+    h.generic(lease({}), q);
     await w.clock.settle();
     expect(w.clock.pending()).toBe(0);
-  });
-
-  test("a look-later request (generic event) wakes after the pause only if a slot is still free then", async () => {
-    const w = waker();
-    w.set(lease({ a: "applying" }));
-    w.look();
-    w.look(); // one pause covers both
-    await w.clock.settle();
-    expect(w.clock.pending()).toBe(1);
-    w.clock.step(2_000);
-    await w.clock.settle();
-    expect(w.woken).toEqual([{ namespace: "kube-system", name: "pool" }]);
-
-    // All N = 2 taken when the pause ends: no reconcile; the next slot change arms a new pause.
-    w.look();
-    w.set(lease({ a: "applying", b: "applying" }));
-    w.clock.step(2_000);
-    await w.clock.settle();
-    expect(w.woken).toHaveLength(1);
-    w.change(lease({ a: "applying", b: "applying" }), lease({ b: "applying" }));
-    w.clock.step(2_000);
-    await w.clock.settle();
-    expect(w.woken).toHaveLength(2);
-    w.stop();
   });
 });

@@ -62,8 +62,7 @@ async function holdsOwnSlot(d: SlotWakerDeps, me: string | undefined): Promise<b
 }
 
 /**
- * Wakes this node when a slot change may have freed a slot, or when its gate asks for a later look (a generic
- * event: the first look at a new checksum, issue 25): after a random pause of up to
+ * Wakes this node when a slot change may have freed a slot (issue 25): after a random pause of up to
  * `slotJitterMs`, and only if the watch's copy of the Lease then shows fewer than N live slots, the node is
  * outdated and holds no slot of its own for the wanted version — so one freed slot has a few of the waiting
  * nodes try it, not all of them at once, and not the nodes applying or verifying.
@@ -80,17 +79,13 @@ export function slotWaker(d: SlotWakerDeps): EventHandler<KubeObject> {
     if (await d.outdated(d.signal)) q.add(d.secret);
   };
   const ignore = () => {};
-  const arm = (q: Enqueuer) => {
-    if (pending) return;
+  const update = (old: KubeObject, now: KubeObject, q: Enqueuer) => {
+    if (pending || changedSlots(old, now).every(([a, b]) => sameStanding(a, b))) return;
     pending = true;
     wake(q).catch(() => {
       pending = false;
       if (!d.signal.aborted) q.add(d.secret); // the checks broke: look rather than miss a free slot
     });
   };
-  const update = (old: KubeObject, now: KubeObject, q: Enqueuer) => {
-    if (!pending && !changedSlots(old, now).every(([a, b]) => sameStanding(a, b))) arm(q);
-  };
-  // A generic event is the gate's look-later request (serial/watch.ts `lookLater`): a pause and the same checks.
-  return { create: ignore, delete: ignore, generic: (_o, q) => arm(q), update };
+  return { create: ignore, delete: ignore, generic: ignore, update };
 }

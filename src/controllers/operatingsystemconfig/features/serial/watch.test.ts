@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { FakeClock } from "../../../../../test/doubles/fake-clock.ts";
-import type { Controller, EventHandler, Kube, KubeObject, Reader, Source } from "../../../../kube/index.ts";
-import { enqueueSecretWhenOutdated, isOutdated, serialLeasePredicate, serialLeaseWatch } from "./watch.ts";
+import type { KubeObject } from "../../../../kube/index.ts";
+import { enqueueSecretWhenOutdated, isOutdated, serialLeasePredicate } from "./watch.ts";
 
 const lease = (holder?: string): KubeObject => ({
   metadata: { name: "pool", namespace: "kube-system" },
@@ -74,44 +73,5 @@ describe("enqueueSecretWhenOutdated", () => {
     answer.reject(new Error("node unreadable"));
     await answer.promise.catch(() => undefined);
     expect(added).toEqual(["pool"]);
-  });
-});
-
-describe("serialLeaseWatch lookLater (issue 25)", () => {
-  test("hands the rollout gate's look-later request to the slot waker, the one that sees the Lease's events", () => {
-    const looks: string[] = [];
-    const waker: EventHandler<KubeObject> = {
-      create: () => {},
-      update: () => looks.push("update"),
-      delete: () => {},
-      generic: (o) => looks.push(`generic ${o.metadata.name ?? ""}`),
-    };
-    let wakerCopies = 0;
-    const watch = serialLeaseWatch({
-      kube: {} as Kube, // never asked: the watch is not started
-      cache: {} as Reader,
-      clock: new FakeClock(0),
-      log: silent,
-      secretName: "pool",
-      hostName: "host-a",
-      nodeName: "node-a",
-      signal: new AbortController().signal,
-      slots: { waker: () => (wakerCopies++, waker), only: () => true },
-    });
-    // A request before the controller watches is kept for it.
-    watch.lookLater();
-    const watched: Array<{ source: Source<KubeObject>; handler: EventHandler<KubeObject> }> = [];
-    const controller = {
-      watch: (source: Source<KubeObject>, handler: EventHandler<KubeObject>) => {
-        watched.push({ source, handler });
-        source.subscribe({ create() {}, update() {}, delete() {}, generic: (o) => handler.generic(o, { add() {} }) });
-      },
-    } as unknown as Controller;
-    watch.attach(controller);
-    watch.lookLater();
-    expect(looks).toEqual(["generic pool", "generic pool"]);
-    // One waker for both sources: a pause it runs covers the Lease's events and the gate's requests alike.
-    expect(wakerCopies).toBe(1);
-    expect(watched.filter((w) => w.handler === waker)).toHaveLength(2);
   });
 });

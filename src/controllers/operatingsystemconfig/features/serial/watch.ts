@@ -1,6 +1,5 @@
 import type { Clock } from "../../../../clock/index.ts";
 import {
-  Channel,
   type Controller,
   type EventHandler,
   type Kube,
@@ -106,11 +105,6 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
   attach(c: Controller): void;
   /** The watch's copy of the Lease; undefined until the watch has listed, and while it is stopped. */
   lease(): { readonly lease: KubeObject | undefined } | undefined;
-  /**
-   * Asks the slot waker for a look after its random pause, as a slot change would: the node is woken only if
-   * the watch's copy then shows a free slot (a no-op without slots).
-   */
-  lookLater(): void;
   /** Whether the watch runs (started and not stopped). */
   running(): boolean;
 } {
@@ -139,8 +133,6 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
   const serial = serialLeasePredicate(s.hostName);
   const slotsOnly = s.slots?.only ?? (() => false);
   const needs = new Set<LeaseWatchUser>();
-  // The rollout gate's look-later requests, one waker with the Lease's events (a pending pause covers both).
-  const looks = new Channel<KubeObject>(1);
   /** The current run: `fresh` settles once the previous run has ended and the informer forgot its copy. */
   let run: { readonly stop: AbortController; readonly fresh: Promise<void>; readonly ended: Promise<void>; gaveUp: boolean } | undefined;
   /** The last stopped run's end (the informer runs once at a time). */
@@ -148,7 +140,6 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
   return {
     lease: () => (run !== undefined && informer.hasSynced() ? { lease: own() } : undefined),
     running: () => run !== undefined,
-    lookLater: () => looks.send({ metadata: { namespace: serialLeaseNamespace, name: s.secretName } }),
     attach(c) {
       c.watch(
         informer,
@@ -160,11 +151,7 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
         }),
         { ...serial, update: (o, n) => !slotsOnly(o, n) && serial.update(o, n) },
       );
-      if (s.slots !== undefined) {
-        const waker = s.slots.waker({ lease: own, outdated });
-        c.watch(informer, waker);
-        c.watch(looks, waker);
-      }
+      if (s.slots !== undefined) c.watch(informer, s.slots.waker({ lease: own, outdated }));
     },
     async start(signal, by) {
       needs.add(by);
