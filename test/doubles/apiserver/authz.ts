@@ -62,7 +62,7 @@ function checkSub(a: RequestAttributes, subs: string[] = []): Decision | undefin
 
 function ownNode(cfg: AuthzConfig, machine: string): { node: string; labels: Record<string, unknown> } | Decision {
   const node = cfg.machineNodes.get(machine);
-  const obj = node === undefined ? undefined : cfg.store.get("nodes", "", node);
+  const obj = node === undefined ? undefined : cfg.store.peek("nodes", "", node);
   if (node === undefined || obj === undefined) return deny(`no node for "${machine}" found`);
   const m = obj["metadata"];
   const labels = isObj(m) && isObj(m["labels"]) ? m["labels"] : {};

@@ -147,6 +147,15 @@ export class SimStore {
     return o === undefined ? undefined : toView(def, structuredClone(o));
   }
 
+  /**
+   * The stored object itself, not a copy (`get` copies): for read-only checks that run on every request or
+   * poll (authorization, benches), where copying the object was a large part of the simulator's CPU. Never modify it.
+   */
+  peek(res: ResourceRef, namespace: string, name: string): Readonly<Obj> | undefined {
+    const def = resolveDef(res);
+    return this.bucket(def).get(key(def.namespaced ? namespace : "", name));
+  }
+
   private mustGet(def: ResourceDef, namespace: string, name: string): Obj {
     const o = this.bucket(def).get(key(def.namespaced ? namespace : "", name));
     if (o === undefined) throw notFound(def, name);

@@ -99,7 +99,7 @@ export async function serveResource(req: Request, url: URL, info: RequestInfo, u
       const m = isObj(body) && isObj(body["metadata"]) ? body["metadata"] : {};
       if (m["name"] !== undefined && m["name"] !== info.name)
         throw badRequest(`the name of the object (${String(m["name"])}) does not match the name on the URL (${info.name})`);
-      const existed = store.get(def, ns, info.name) !== undefined;
+      const existed = store.peek(def, ns, info.name) !== undefined;
       const fv = fieldValidation(q);
       const opts = { subresource: info.subresource, user, fieldValidation: fv, ...(def.namespaced ? { namespace: ns } : {}) };
       const withName = isObj(body) ? { ...body, metadata: { ...m, name: info.name } } : body;
