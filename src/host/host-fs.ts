@@ -98,56 +98,6 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     }
   }
 
-  /** A target's parent directory: its host path (links resolved) and real path. */
-  interface TargetDir {
-    readonly dirPath: string;
-    readonly dirReal: string;
-  }
-
-  const targetDir = (segments: readonly string[]): TargetDir => ({
-    dirPath: `/${segments.join("/")}`,
-    dirReal: joinUnderRoot(base, segments),
-  });
-
-  /** A checked file target: absent, a regular file or a symlink (which rename replaces without following). */
-  interface CheckedTarget extends TargetDir {
-    readonly name: string;
-    readonly target: string;
-    readonly replacesFile: boolean;
-  }
-
-  /** The synchronous part of prepareTarget: the target resolved (links in its parents only) and its kind checked. */
-  function checkTarget(path: string, parents?: Map<string, TargetDir>): CheckedTarget {
-    let dir: TargetDir;
-    let name: string | undefined;
-    if (parents === undefined) {
-      const segments = resolveSegments(base, path, false);
-      name = segments.pop();
-      dir = targetDir(segments);
-    } else ({ dir, name } = resolveViaParent(path, parents));
-    if (name === undefined) throw new HostPathError(path, "is the root directory");
-    const target = dir.dirReal === "/" ? `/${name}` : `${dir.dirReal}/${name}`;
-    const existing = lstatSyncOrUndefined(target);
-    if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
-      throw new HostFileKindError(path, kindOf(existing), "write file");
-    }
-    return { ...dir, name, target, replacesFile: existing?.isFile() === true };
-  }
-
-  /** Creates the target's parents unless this group made or found them already (`created`). */
-  async function ensureParent(t: TargetDir, created: Set<string>): Promise<void> {
-    // The segments are resolved already: an existing directory there needs no mkdir -p walk.
-    if (!created.has(t.dirPath) && lstatSyncOrUndefined(t.dirReal)?.isDirectory() !== true) await mkdirs(t.dirPath, DIR_MODE);
-    created.add(t.dirPath);
-  }
-
-  /** A fresh temp name beside the checked target, counted as in flight. */
-  function tempFor(t: CheckedTarget): string {
-    const temp = `${t.dirReal}/${tempNameFor(t.name)}`;
-    inFlight.add(temp);
-    return temp;
-  }
-
   /**
    * Checks a file target (absent, a regular file or a symlink, which rename replaces without
    * following) and creates its parents; `created` remembers parents made earlier in the same group.
@@ -155,35 +105,36 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   async function prepareTarget(
     path: string,
     created: Set<string>,
+    parents?: Map<string, readonly string[]>,
   ): Promise<{ dirReal: string; target: string; temp: string; replacesFile: boolean }> {
-    const t = checkTarget(path);
-    await ensureParent(t, created);
-    return { dirReal: t.dirReal, target: t.target, temp: tempFor(t), replacesFile: t.replacesFile };
+    const segments = parents === undefined ? resolveSegments(base, path, false) : resolveViaParent(path, parents);
+    const name = segments.at(-1);
+    if (name === undefined) throw new HostPathError(path, "is the root directory");
+    const target = joinUnderRoot(base, segments);
+    const existing = lstatSyncOrUndefined(target);
+    if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
+      throw new HostFileKindError(path, kindOf(existing), "write file");
+    }
+    const dirPath = `/${segments.slice(0, -1).join("/")}`;
+    const dirReal = joinUnderRoot(base, segments.slice(0, -1));
+    // The segments are resolved already: an existing directory there needs no mkdir -p walk.
+    if (!created.has(dirPath) && lstatSyncOrUndefined(dirReal)?.isDirectory() !== true) await mkdirs(dirPath, DIR_MODE);
+    created.add(dirPath);
+    const temp = `${dirReal}/${tempNameFor(name)}`;
+    inFlight.add(temp);
+    return { dirReal, target, temp, replacesFile: existing?.isFile() === true };
   }
 
   /**
    * Checks every target of a group (and creates its parents) before the first byte is written; `staged`
-   * is the caller's, so that the temps of a group that failed half-way are still forgotten. Synchronous
-   * per file once its parent is known to exist (no promise per file in a 1000-file group).
+   * is the caller's, so that the temps of a group that failed half-way are still forgotten.
    */
   async function stageAll(files: readonly FileWrite[], staged: StagedWrite[]): Promise<void> {
     const created = new Set<string>();
-    const parents = new Map<string, TargetDir>();
+    const parents = new Map<string, readonly string[]>();
     for (const f of files) {
-      const t = checkTarget(f.path, parents);
-      if (!created.has(t.dirPath)) await ensureParent(t, created);
-      const { dirReal, target, replacesFile } = t;
-      staged.push({
-        path: f.path,
-        target,
-        dirReal,
-        temp: tempFor(t),
-        replacesFile,
-        data: f.data,
-        mode: f.mode,
-        written: f.written,
-        late: f.late,
-      });
+      const prepared = await prepareTarget(f.path, created, parents);
+      staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode, written: f.written, late: f.late });
     }
   }
 
@@ -192,26 +143,22 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
    * for every non-final component) once per parent directory of the group, then the name is appended
    * as it is. A 1000-file group in 10 directories took ~4 lstat calls per file, now 4 per directory.
    */
-  function resolveViaParent(path: string, parents: Map<string, TargetDir>): { dir: TargetDir; name: string | undefined } {
+  function resolveViaParent(path: string, parents: Map<string, readonly string[]>): string[] {
     const segments = hostSegments(path);
     const name = segments.pop();
-    if (name === undefined) return { dir: targetDir([]), name };
+    if (name === undefined) return [];
     const parentPath = `/${segments.join("/")}`;
-    let dir = parents.get(parentPath);
-    if (dir === undefined) {
-      let resolved: string[];
+    let parent = parents.get(parentPath);
+    if (parent === undefined) {
       try {
-        resolved = resolveSegments(base, parentPath, true);
+        parent = resolveSegments(base, parentPath, true);
       } catch {
         // The same failure, named after the file as callers know it.
-        const whole = resolveSegments(base, path, false);
-        const last = whole.pop();
-        return { dir: targetDir(whole), name: last };
+        return resolveSegments(base, path, false);
       }
-      dir = targetDir(resolved);
-      parents.set(parentPath, dir);
+      parents.set(parentPath, parent);
     }
-    return { dir, name };
+    return [...parent, name];
   }
 
   /** Temp files this instance is writing right now: a clean-up running meanwhile leaves them alone. */
