@@ -10,5 +10,5 @@ export type { LoadedConfig } from "./load.ts";
 export { canonicalSemVer, parseSemVer, SemVerError } from "./semver.ts";
 export { logFormats, logLevels, validateConfig } from "./validate.ts";
 export { parseYaml } from "./yaml.ts";
-export { unsafeStructure, yamlErrorText } from "./yaml-checks.ts";
+export { unsafeStructure, unsafeTree, yamlErrorText } from "./yaml-checks.ts";
 export { yamlPackage } from "./yaml-package.ts";

@@ -103,3 +103,25 @@ export const unsafeStructure = (doc: unknown): string | undefined => {
   }
   return undefined;
 };
+
+/**
+ * `unsafeStructure`'s answer for a document read without aliases (a tree: no node appears twice, none
+ * contains itself), such as yaml-fast.ts's: the same nodes counted in the same order, by a recursion that
+ * stops at `maxYamlDepth`, without the path's bookkeeping (a Set entry and a key list per node: ~2 ms of
+ * a 1000-file OSC's decode).
+ */
+export const unsafeTree = (doc: unknown): string | undefined => {
+  let visited = 0;
+  const visit = (node: object, ancestors: number): string | undefined => {
+    if (++visited > maxYamlNodes) return `more than ${maxYamlNodes} nodes once aliases are expanded`;
+    if (ancestors >= maxYamlDepth) return `nesting deeper than ${maxYamlDepth} levels`;
+    const children: Iterable<unknown> = Array.isArray(node) ? node : node instanceof Map ? node.values() : Object.values(node);
+    for (const child of children) {
+      if (typeof child !== "object" || child === null) continue;
+      const problem = visit(child, ancestors + 1);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  };
+  return typeof doc === "object" && doc !== null ? visit(doc, 0) : undefined;
+};

@@ -255,6 +255,23 @@ describe("HostFs", () => {
       expect(allEntries()).toHaveLength(1 + 40 * 2);
     });
 
+    test("should place members beside the root, in parents the group creates and under an unnormalised path alike", async () => {
+      const group: FileWrite[] = [
+        { path: "/top", data: "t", mode: 0o644 },
+        { path: "/made/by/group/a", data: "a", mode: 0o600 },
+        { path: "/made//by/./group/b", data: "b", mode: 0o600 },
+        { path: "/top-two", data: "u", mode: 0o644 },
+      ];
+      await host.writeFilesAtomic(group);
+      await host.writeFilesAtomic(group.map((f) => ({ ...f, data: `${String(f.data)}!` })));
+      expect(readFileSync(join(root, "top"), "utf8")).toBe("t!");
+      expect(readFileSync(join(root, "top-two"), "utf8")).toBe("u!");
+      expect(readFileSync(join(root, "made/by/group/a"), "utf8")).toBe("a!");
+      expect(readFileSync(join(root, "made/by/group/b"), "utf8")).toBe("b!");
+      expect(statSync(join(root, "made/by/group")).mode & 0o7777).toBe(0o755);
+      expect(allEntries()).toEqual(["made", "made/by", "made/by/group", "made/by/group/a", "made/by/group/b", "top", "top-two"]);
+    });
+
     test("should accept an empty group", async () => {
       await host.writeFilesAtomic([]);
       expect(allEntries()).toEqual([]);

@@ -1,4 +1,4 @@
-import { unsafeStructure, yamlErrorText, yamlPackage } from "../config/index.ts";
+import { unsafeStructure, unsafeTree, yamlErrorText, yamlPackage } from "../config/index.ts";
 import { OscDecodeError } from "./errors.ts";
 import { readYamlFast } from "./yaml-fast.ts";
 
@@ -19,8 +19,10 @@ const yaml11Keys: Readonly<Record<string, "number" | "boolean">> = {
  * given to that parser as they are: a big OSC's text then does not exist beside its parse (issue 27).
  */
 export function readYaml(text: string | Uint8Array): unknown {
-  const doc = readYamlFast(text) ?? readYamlCompat(typeof text === "string" ? text : new TextDecoder().decode(text));
-  const unsafe = unsafeStructure(doc);
+  const fast = readYamlFast(text);
+  // The fast path reads no aliases (yaml-fast.ts): its document is a tree.
+  const doc = fast ?? readYamlCompat(typeof text === "string" ? text : new TextDecoder().decode(text));
+  const unsafe = fast !== undefined ? unsafeTree(fast) : unsafeStructure(doc);
   if (unsafe !== undefined) throw new OscDecodeError(`invalid YAML: ${unsafe}`);
   return doc;
 }

@@ -193,19 +193,52 @@ export interface ChunkedText {
   writeTo(write: (chunk: Uint8Array) => void): void;
 }
 
+/** Bytes up to which `streamYamlFast`'s check pass keeps what it encoded (see there). */
+const keptBytesAtMost = 1024 * 1024;
+
 /**
  * `writeYamlFast`'s output as UTF-8 without the text itself (issue 27: a 20 MB change set was a 20 MB
  * string, its lines and its encoded copy at once), or undefined when `root` is outside the covered
  * subset. `writeTo` encodes each part of each line into one reused buffer of `chunkBytes`, so a big
  * value is copied only into that buffer, a piece at a time.
  *
- * A first pass writes nothing and only checks `root`, so a refusal never comes after bytes went out.
- * `root` is read again by `writeTo`: it must not change in between (give it a copy, e.g. toPlain's).
+ * A first pass checks `root` before anything is written, so a refusal never comes after bytes went out.
+ * That pass encodes too, and keeps its bytes while they stay within `keepBytes`: a small document (a
+ * 1000-file change set ≈ 100 KB) is then walked and encoded once, and `writeTo` hands over those chunks.
+ * Past `keepBytes` it drops them and only checks; `writeTo` then reads `root` again: it must not change
+ * in between (give it a copy, e.g. toPlain's).
  */
-export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024): ChunkedText | undefined {
+export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024, keepBytes = keptBytesAtMost): ChunkedText | undefined {
   if (!isMap(root)) return undefined;
   const rendered = new Map<string, string>();
-  if (!writeInto(root, { line: () => undefined }, rendered)) return undefined;
+  let kept: Uint8Array[] | undefined = [];
+  let keptBytes = 0;
+  const first = new ChunkWriter(Math.min(chunkBytes, keepBytes), (chunk) => {
+    keptBytes += chunk.length;
+    if (keptBytes > keepBytes) kept = undefined;
+    else kept?.push(new Uint8Array(chunk)); // a copy: the writer reuses its buffer (and Buffer#slice is a view)
+  });
+  const checked: Sink = {
+    line: (head, a, b, c) => {
+      if (kept === undefined) return; // too big to keep: checking only
+      first.put(head);
+      if (a !== undefined) first.put(a);
+      if (b !== undefined) first.put(b);
+      if (c !== undefined) first.put(c);
+      first.put("\n");
+    },
+  };
+  noFTL(checked.line);
+  if (!writeInto(root, checked, rendered)) return undefined;
+  if (kept !== undefined) first.flush();
+  const chunks: readonly Uint8Array[] | undefined = kept;
+  if (chunks !== undefined) {
+    return {
+      writeTo(write) {
+        for (const chunk of chunks) write(chunk);
+      },
+    };
+  }
   return {
     writeTo(write) {
       const out = new ChunkWriter(chunkBytes, write);
