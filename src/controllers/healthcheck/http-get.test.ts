@@ -38,21 +38,6 @@ describe("probeKubelet over httpGet", () => {
     const text = await probeKubelet(httpGet, `http://127.0.0.1:${silentPort}/healthz`, signal(), 100);
     expect(text).toStartWith(`Get "http://127.0.0.1:${silentPort}/healthz": `);
   });
-  test("should never go through HTTP_PROXY", async () => {
-    status = 200;
-    let proxied = 0;
-    const proxy = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (proxied++, new Response("from the proxy", { status: 502 })) });
-    const saved = process.env["HTTP_PROXY"];
-    process.env["HTTP_PROXY"] = `http://127.0.0.1:${proxy.port}`;
-    try {
-      expect(await probeKubelet(httpGet, `http://127.0.0.1:${healthz.port}/healthz`, signal())).toBeUndefined();
-      expect(proxied).toBe(0);
-    } finally {
-      if (saved === undefined) delete process.env["HTTP_PROXY"];
-      else process.env["HTTP_PROXY"] = saved;
-      await proxy.stop(true);
-    }
-  });
   test("should rethrow the caller's abort instead of reporting the kubelet unhealthy", async () => {
     const ac = new AbortController();
     const p = probeKubelet(httpGet, `http://127.0.0.1:${silentPort}/healthz`, ac.signal);

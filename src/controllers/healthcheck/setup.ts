@@ -26,7 +26,7 @@ export interface HealthCheckSetup {
   readonly log: Logger;
   /** containerd's Version API; production: `createCtrVersionProbe(env.containerd)` (cli/agent). */
   readonly containerdProbe: ContainerdVersionProbe;
-  /** Default: `httpGet` (fetch, never proxied). */
+  /** Default: `httpGet` (node:http, never proxied). */
   readonly fetch?: ProbeFetch;
   /** Default: `http://127.0.0.1:10248/healthz`. */
   readonly kubeletHealthUrl?: string;
