@@ -1,4 +1,5 @@
 import type * as v from "valibot";
+import { isMapping } from "./yaml-fast.ts";
 
 /**
  * `schema` whose parse first asks `fast`: its value when it has one (a success, no issues), else
@@ -15,9 +16,6 @@ export function withFastPath<S extends v.GenericSchema>(schema: S, fast: (input:
 }
 
 type Fields = Record<string, unknown>;
-
-/** What valibot's `v.object` reads: any non-null object; arrays are left to valibot (never in a valid OSC). */
-const isFields = (x: unknown): x is Fields => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /**
  * An `opt(...)` key (schema.ts: null and undefined become undefined, the key kept when it was there):
@@ -47,7 +45,7 @@ const stringOrEmpty = (x: unknown): string | undefined => (x === undefined ? "" 
 const twoStrings =
   (a: string, b: string) =>
   (x: unknown): Fields | undefined => {
-    if (!isFields(x)) return undefined;
+    if (!isMapping(x)) return undefined;
     const first = x[a];
     const second = x[b];
     return typeof first === "string" && typeof second === "string" ? { [a]: first, [b]: second } : undefined;
@@ -56,14 +54,14 @@ const secretRef = twoStrings("name", "dataKey");
 const imageRef = twoStrings("image", "filePathInImage");
 
 function inline(x: unknown): Fields | undefined {
-  if (!isFields(x)) return undefined;
+  if (!isMapping(x)) return undefined;
   const encoding = stringOrEmpty(x["encoding"]);
   const data = stringOrEmpty(x["data"]);
   return encoding === undefined || data === undefined ? undefined : { encoding, data };
 }
 
 function content(x: unknown): Fields | undefined {
-  if (!isFields(x)) return undefined;
+  if (!isMapping(x)) return undefined;
   const out: Fields = {};
   const fits =
     optional(x, "inline", out, inline) &&
@@ -79,7 +77,7 @@ function content(x: unknown): Fields | undefined {
  * dropped, `content` defaulted to `{}`; undefined for anything it does not certainly reproduce.
  */
 export function fileEntryFast(input: unknown): Fields | undefined {
-  if (!isFields(input)) return undefined;
+  if (!isMapping(input)) return undefined;
   const path = input["path"];
   if (typeof path !== "string") return undefined;
   const out: Fields = { path };

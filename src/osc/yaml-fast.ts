@@ -506,7 +506,8 @@ function underSpec(bytes: Uint8Array, newline: number): boolean {
   return false;
 }
 
-const isMapping = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
+/** A plain mapping (what valibot's `v.object` reads too): any non-null object but an array. */
+export const isMapping = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
 
 /**
  * The parsed mapping when the fast path applies, else undefined (the caller takes the slow path,
