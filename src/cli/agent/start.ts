@@ -153,6 +153,12 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
   // later makes the OSC controller restart the agent, and the next start registers the lease controller.
   const lease = setupLeaseController({ kube, informers, node, clock, log, health: deps.health, metrics: deps.metrics });
   if (lease !== undefined) controllers.push(lease.controller);
+  // The kubelet's first probe waits until this start has returned and the run command reported ready
+  // (one macrotask later): the probe's request and its outcome (event, log) are not start-up work.
+  let started = () => {};
+  const firstProbeAfter = new Promise<void>((resolve) => {
+    started = resolve;
+  });
   controllers.push(
     setupHealthCheckController({
       kube,
@@ -163,6 +169,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
       clock,
       log,
       containerdProbe: createCtrVersionProbe(deps.env.containerd),
+      firstProbeAfter,
       ...(deps.env.kubeletHealthUrl !== undefined ? { kubeletHealthUrl: deps.env.kubeletHealthUrl } : {}),
     }),
   );
@@ -230,6 +237,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
   const stopped = Promise.allSettled([runs, checked, cleaned])
     .then(() => events.flush())
     .then(() => systemd.close());
+  setImmediate(started);
   return { stopped };
 }
 

@@ -18,7 +18,12 @@ const node = (opts: { ready?: boolean; addresses?: Array<{ type: string; address
 });
 
 function setup(
-  opts: { healthz?: () => Promise<Response>; addresses?: () => string[]; update?: (o: KubeObject) => Promise<KubeObject> } = {},
+  opts: {
+    healthz?: () => Promise<Response>;
+    addresses?: () => string[];
+    update?: (o: KubeObject) => Promise<KubeObject>;
+    firstProbeAfter?: Promise<void>;
+  } = {},
 ) {
   const clock = new FakeClock();
   const systemd = new FakeSystemd({ clock });
@@ -43,6 +48,7 @@ function setup(
     listAddresses: opts.addresses ?? (() => ["127.0.0.1/8", "10.0.0.5/24", "fe80::1/64"]),
     fetch: () => healthz(),
     healthUrl: "http://127.0.0.1:10248/healthz",
+    ...(opts.firstProbeAfter !== undefined ? { firstProbeAfter: opts.firstProbeAfter } : {}),
   });
   const signal = new AbortController().signal;
   return {
@@ -196,6 +202,24 @@ describe("KubeletChecker", () => {
       s.setHealthz(async () => new Response("ok"));
       await s.check();
       expect(s.events.at(-1)).toBe("Normal kubelet HealthCheck: Kubelet is healthy");
+    });
+    test("should send the first probe only once the agent has started", async () => {
+      let started = () => {};
+      let probes = 0;
+      const s = setup({
+        healthz: async () => (probes++, new Response("ok")),
+        firstProbeAfter: new Promise<void>((resolve) => {
+          started = resolve;
+        }),
+      });
+      const first = s.check();
+      await Bun.sleep(0);
+      expect(probes).toBe(0);
+      started();
+      await first;
+      expect(probes).toBe(1);
+      await s.check();
+      expect(probes).toBe(2);
     });
     test("should return the restart error and keep the failure history", async () => {
       const s = setup({ healthz: async () => new Response("", { status: 503 }) });

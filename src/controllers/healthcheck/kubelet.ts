@@ -26,6 +26,8 @@ export interface KubeletCheckerDeps {
   readonly fetch: ProbeFetch;
   /** `http://127.0.0.1:10248/healthz` in production. */
   readonly healthUrl: string;
+  /** The first probe waits for it (the agent's start; see setup.ts). */
+  readonly firstProbeAfter?: Promise<void>;
 }
 
 /** A step of the kubelet check failed before the health probe; the message names it. */
@@ -135,6 +137,7 @@ export class KubeletChecker implements HealthChecker {
 
   /** Step 3: healthz; restart the kubelet after one minute of continuous failure. */
   async #probe(node: KubeObject, signal: AbortSignal): Promise<void> {
+    await this.deps.firstProbeAfter;
     const failure = await probeKubelet(this.deps.fetch, this.deps.healthUrl, signal);
     if (failure === undefined) {
       if (this.#firstFailureMs !== undefined) {

@@ -26,8 +26,13 @@ export interface HealthCheckSetup {
   readonly log: Logger;
   /** containerd's Version API; production: `createCtrVersionProbe(env.containerd)` (cli/agent). */
   readonly containerdProbe: ContainerdVersionProbe;
-  /** Default: `httpGet` (node:http, never proxied). */
+  /** Default: `httpGet` (fetch, never proxied). */
   readonly fetch?: ProbeFetch;
+  /**
+   * The kubelet's first probe waits for it (production: the agent has started and reported ready),
+   * so the probe's request and its outcome stay off the start-up path. Default: no wait.
+   */
+  readonly firstProbeAfter?: Promise<void>;
   /** Default: `http://127.0.0.1:10248/healthz`. */
   readonly kubeletHealthUrl?: string;
   /** Default: the host's interfaces (`node:os` networkInterfaces). */
@@ -55,6 +60,7 @@ export function setupHealthCheckController(s: HealthCheckSetup): Controller {
       listAddresses: s.listAddresses ?? hostInterfaceAddresses,
       fetch: s.fetch ?? httpGet,
       healthUrl: s.kubeletHealthUrl ?? kubeletHealthUrl,
+      ...(s.firstProbeAfter !== undefined ? { firstProbeAfter: s.firstProbeAfter } : {}),
     }),
   ];
   return newHealthCheckController({
