@@ -214,7 +214,7 @@ describe("diff names the gates", () => {
     expect(online.text).toContain(`  static pods holds the checksum after the apply (WaitingForStaticPods): ${message}\n`);
     expect(online.gates).toEqual([{ gate: "static-pods", verdict: "after-apply", reason: "WaitingForStaticPods", message }]);
 
-    const file = join(sb.root, "..", `${sb.root.split("/").pop()}-static.yaml`);
+    const file = sb.besideRoot("static.yaml");
     await Bun.write(file, osc);
     const env = { PATH: process.env["PATH"] ?? "" };
     const offline = await run(["diff", "--offline", `--root=${sb.root}`, file], env);
