@@ -3,7 +3,6 @@
 // lock held by another node, a halted chunked rollout, static pods whose mirror pods run an older
 // manifest; offline, the gates that need the API server are "not checked (offline)". diff writes nothing.
 import { afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { sampleOsc } from "../demo/sample-osc.ts";
 import { agentBinary, agentEnv, startSandbox, type Sandbox } from "../harness/sandbox.ts";
 
