@@ -54,7 +54,12 @@ const damonAdmin = "/sys/kernel/mm/damon/admin/kdamonds";
 
 /** Whether any running kdamond has a `pageout` scheme (false where the kernel has no DAMON sysfs). */
 const damonPageout = async (): Promise<boolean> => {
-  const readTrimmed = async (path: string): Promise<string> => (await Bun.file(path).text().catch(() => "")).trim();
+  const readTrimmed = async (path: string): Promise<string> =>
+    (
+      await Bun.file(path)
+        .text()
+        .catch(() => "")
+    ).trim();
   const kdamonds = await readdir(damonAdmin).catch(() => [] as string[]);
   for (const k of kdamonds.filter((d) => /^\d+$/.test(d))) {
     if ((await readTrimmed(`${damonAdmin}/${k}/state`)) !== "on") continue;
