@@ -3,8 +3,12 @@
  * binary size, spawn → /readyz 200 (p50/p95 of 20 runs each) and idle RSS after BENCH_IDLE_SECONDS
  * (default 60) with the servers up; BENCH_RUNS and BENCH_BINARY override the run count and the
  * binary. The agent runs against the API-server simulator and the systemd double, so "ready"
- * includes identity, node discovery and cache sync. idle_file_rss_mb is the executable's resident
- * pages and libraries, idle_anon_rss_mb the heap. Prints one JSON object as the last stdout line.
+ * includes identity, node discovery and cache sync (no Node registered yet, as at a first boot). The idle
+ * agent runs as on a worker: its Node registered with kubelet's status, kubelet's healthz answering
+ * and a `ctr` that reaches containerd (test/harness/node-standins.ts), so its idle time holds Lease
+ * renewals and health checks; BENCH_IDLE_NO_NODE=1 idles it without them (the row before 2026-11-29
+ * evening). idle_file_rss_mb is the executable's resident pages and libraries, idle_anon_rss_mb the
+ * heap. Prints one JSON object as the last stdout line.
  *
  * A second floor, built in the same run, does the least I/O any node agent does: it serves HTTP, opens
  * one unix-socket connection to the systemd double, and fetches from the API-server simulator over TLS
@@ -24,6 +28,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
+import { startNodeStandIns } from "../test/harness/node-standins.ts";
+import { createHealthyNode } from "../test/harness/sandbox.ts";
 
 const repo = new URL("..", import.meta.url).pathname;
 /** BENCH_BINARY compares another build (e.g. one with different build flags). */
@@ -178,8 +184,22 @@ const main = async () => {
     floorIoMs.push(await timeToReady(floorIoLaunch));
   }
 
+  // The idle agent runs as on a worker: kubelet has registered its Node (so the agent renews its
+  // Lease and runs its health checks) and answers on healthz, and ctr reaches containerd.
+  const onNode = process.env["BENCH_IDLE_NO_NODE"] !== "1";
+  let idleEnv: Record<string, string> = agentEnv;
+  if (onNode) {
+    createHealthyNode(sim, agentEnv.GARDENER_NODE_AGENT_HOSTNAME);
+    const standIns = await startNodeStandIns();
+    cleanup.push(() => standIns.stop());
+    idleEnv = {
+      ...agentEnv,
+      PATH: `${standIns.binDir}:${agentEnv.PATH}`,
+      GARDENER_NODE_AGENT_KUBELET_HEALTHZ_URL: standIns.kubeletHealthUrl,
+    };
+  }
   const { cmd, url } = await agentLaunch();
-  const idle = Bun.spawn(cmd, { stdout: "ignore", stderr: "inherit", env: agentEnv });
+  const idle = Bun.spawn(cmd, { stdout: "ignore", stderr: "inherit", env: idleEnv });
   const floorIdleLaunch = await floorLaunch();
   const floorIdle = Bun.spawn(floorIdleLaunch.cmd, { stdout: "ignore", stderr: "ignore" });
   const floorIoIdleLaunch = await floorIoLaunch();

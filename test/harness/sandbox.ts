@@ -129,16 +129,18 @@ export async function createAgentRoot(o: AgentRootOptions): Promise<string> {
 
   sim.setMachineNode(machineName, nodeName);
   sim.allowSecret(machineName, secretName);
-  if (o.createNode !== false) {
-    sim.store.create("nodes", {
-      apiVersion: "v1",
-      kind: "Node",
-      metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } },
-    });
-    // What kubelet reports on a healthy node: an address and Ready (the health check reads both).
-    sim.store.patch("nodes", "", nodeName, "merge", { status: healthyNodeStatus() }, { subresource: "status" });
-  }
+  if (o.createNode !== false) createHealthyNode(sim, nodeName);
   return root;
+}
+
+/** The Node as kubelet registers it on a healthy worker: hostname label, an address and Ready (the health check reads both). */
+export function createHealthyNode(sim: ApiServerSim, nodeName: string): void {
+  sim.store.create("nodes", {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } },
+  });
+  sim.store.patch("nodes", "", nodeName, "merge", { status: healthyNodeStatus() }, { subresource: "status" });
 }
 
 let nodeIndex = 0;
