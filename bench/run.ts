@@ -3,8 +3,11 @@
  * figures as its last stdout line), merges the figures into bench/results/latest.json and rewrites
  * the README sections between the bench markers (every figure) and the targets markers (bench/targets.ts:
  * figure, floor, ratio, target, met?). BENCH_ONLY=<name> runs only bench/<name>.bench.ts. Each bench's
- * figures carry the 1-minute load average at its start and end (load_1m_start, load_1m_end).
+ * figures carry the 1-minute load average at its start and end (load_1m_start, load_1m_end), and whether
+ * a DAMON `pageout` scheme was running (damon_pageout): it pages out memory idle for a while, so idle RSS
+ * readings depend on it.
  */
+import { readdir } from "node:fs/promises";
 import * as v from "valibot";
 import { targetsTable } from "./targets.ts";
 
@@ -47,15 +50,35 @@ const lastJsonLine = (name: string, stdout: string): Figures => {
 /** The 1-minute load average: every figure of this shared machine is read with it. */
 const load1m = async (): Promise<number> => Number((await Bun.file("/proc/loadavg").text()).split(" ")[0]);
 
+const damonAdmin = "/sys/kernel/mm/damon/admin/kdamonds";
+
+/** Whether any running kdamond has a `pageout` scheme (false where the kernel has no DAMON sysfs). */
+const damonPageout = async (): Promise<boolean> => {
+  const readTrimmed = async (path: string): Promise<string> =>
+    (
+      await Bun.file(path)
+        .text()
+        .catch(() => "")
+    ).trim();
+  const kdamonds = await readdir(damonAdmin).catch(() => [] as string[]);
+  for (const k of kdamonds.filter((d) => /^\d+$/.test(d))) {
+    if ((await readTrimmed(`${damonAdmin}/${k}/state`)) !== "on") continue;
+    const actions = await Array.fromAsync(new Bun.Glob(`${k}/contexts/*/schemes/*/action`).scan({ cwd: damonAdmin }));
+    for (const a of actions) if ((await readTrimmed(`${damonAdmin}/${a}`)) === "pageout") return true;
+  }
+  return false;
+};
+
 const runBench = async (file: string): Promise<Figures> => {
   const name = file.replace(/^.*\//, "").replace(/\.bench\.ts$/, "");
   const loadStart = await load1m();
-  console.error(`bench: running ${name} (load ${loadStart})`);
+  const pageout = await damonPageout();
+  console.error(`bench: running ${name} (load ${loadStart}${pageout ? ", DAMON pageout on" : ""})`);
   const proc = Bun.spawn([process.execPath, "run", file], { cwd: repo, stdout: "pipe", stderr: "inherit", env: process.env });
   const stdout = await new Response(proc.stdout).text();
   const code = await proc.exited;
   if (code !== 0) throw new BenchError(`${name}: exited with ${code}`);
-  return { ...lastJsonLine(name, stdout), load_1m_start: loadStart, load_1m_end: await load1m() };
+  return { ...lastJsonLine(name, stdout), load_1m_start: loadStart, load_1m_end: await load1m(), damon_pageout: pageout };
 };
 
 const previous = async (): Promise<Results["benches"]> => {

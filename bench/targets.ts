@@ -160,11 +160,12 @@ const fmt = (x: number, unit: string): string => {
 };
 const signed = (x: number, unit: string): string => (x < 0 ? `− ${fmt(-x, unit)}` : `+ ${fmt(x, unit)}`);
 
-/** Load average (1 min) at the start and end of a bench, as run.ts records it. */
+/** Load average (1 min) at the start and end of a bench, as run.ts records it, and DAMON pageout if it ran. */
 const load = (benches: Benches, bench: string): string => {
   const a = benches[bench]?.["load_1m_start"];
   const b = benches[bench]?.["load_1m_end"];
-  return typeof a === "number" && typeof b === "number" ? `${a} → ${b}` : "—";
+  const pageout = benches[bench]?.["damon_pageout"] === true ? " (DAMON pageout on)" : "";
+  return typeof a === "number" && typeof b === "number" ? `${a} → ${b}${pageout}` : "—";
 };
 
 /** The README table: one row per target, "not measured" where a key is missing (e.g. no root for ext4). */

@@ -33,6 +33,8 @@ export interface Sandbox {
   /** Files under the root (host paths), with mode and size, excluding the agent's own state dir. */
   listFiles(under?: string): Promise<{ path: string; mode: string; size: number }[]>;
   readHostFile(path: string): Promise<string>;
+  /** A path beside the root, not under it (an input file the host must not see); removed by `stop`. */
+  besideRoot(name: string): string;
   stop(): Promise<void>;
 }
 
@@ -219,6 +221,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
 
   const agents: AgentProcess[] = [];
+  const besides = new Set<string>();
   const sandbox: Sandbox = {
     sim,
     systemd,
@@ -266,12 +269,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return out;
     },
     readHostFile: (path) => readFile(join(root, path), "utf8"),
+    besideRoot(name) {
+      const path = `${root}-${name}`;
+      besides.add(path);
+      return path;
+    },
     async stop() {
       await Promise.all(agents.map((a) => a.stop("SIGKILL")));
       await systemd.stop();
       await standIns.stop();
       await sim.stop();
-      await rm(root, { recursive: true, force: true });
+      await Promise.all([root, ...besides].map((p) => rm(p, { recursive: true, force: true })));
     },
   };
   return sandbox;

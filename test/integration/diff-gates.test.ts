@@ -3,7 +3,6 @@
 // lock held by another node, a halted chunked rollout, static pods whose mirror pods run an older
 // manifest; offline, the gates that need the API server are "not checked (offline)". diff writes nothing.
 import { afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { sampleOsc } from "../demo/sample-osc.ts";
 import { agentBinary, agentEnv, startSandbox, type Sandbox } from "../harness/sandbox.ts";
 
@@ -214,7 +213,7 @@ describe("diff names the gates", () => {
     expect(online.text).toContain(`  static pods holds the checksum after the apply (WaitingForStaticPods): ${message}\n`);
     expect(online.gates).toEqual([{ gate: "static-pods", verdict: "after-apply", reason: "WaitingForStaticPods", message }]);
 
-    const file = join(sb.root, "..", `${sb.root.split("/").pop()}-static.yaml`);
+    const file = sb.besideRoot("static.yaml");
     await Bun.write(file, osc);
     const env = { PATH: process.env["PATH"] ?? "" };
     const offline = await run(["diff", "--offline", `--root=${sb.root}`, file], env);

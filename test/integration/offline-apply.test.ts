@@ -11,10 +11,10 @@ afterEach(async () => {
   await Promise.all(sandboxes.splice(0).map((s) => s.stop()));
 });
 
-async function offlineApply(root: string, oscYaml: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const oscFile = join(root, "..", `${root.split("/").pop()}-osc.yaml`);
+async function offlineApply(sb: Sandbox, oscYaml: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const oscFile = sb.besideRoot("osc.yaml");
   await Bun.write(oscFile, oscYaml);
-  const p = Bun.spawnSync([agentBinary, "apply", "--offline", `--root=${root}`, oscFile], { env: { PATH: process.env["PATH"] ?? "" } });
+  const p = Bun.spawnSync([agentBinary, "apply", "--offline", `--root=${sb.root}`, oscFile], { env: { PATH: process.env["PATH"] ?? "" } });
   return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 }
 
@@ -30,7 +30,7 @@ describe("apply --offline", () => {
     await live.waitForApplied(checksum);
     await agent.stop();
 
-    const r = await offlineApply(baked.root, osc);
+    const r = await offlineApply(baked, osc);
     expect(r.stderr).not.toContain("Error");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Applied OSC ${checksum}`);
@@ -45,7 +45,7 @@ describe("apply --offline", () => {
   test("enables units through their [Install] section like systemctl --root", async () => {
     const sb = await startSandbox({ nodeName: "baked-node", createNode: false });
     sandboxes.push(sb);
-    expect((await offlineApply(sb.root, osc)).code).toBe(0);
+    expect((await offlineApply(sb, osc)).code).toBe(0);
     for (const unit of ["kubelet.service", "greeter.service"]) {
       const link = join(sb.root, "etc/systemd/system/multi-user.target.wants", unit);
       expect(lstatSync(link).isSymbolicLink()).toBe(true);
@@ -56,7 +56,7 @@ describe("apply --offline", () => {
   test("makes the first boot restart nothing: the agent finds the baked state current", async () => {
     const sb = await startSandbox({ nodeName: "first-boot" });
     sandboxes.push(sb);
-    expect((await offlineApply(sb.root, osc)).code).toBe(0);
+    expect((await offlineApply(sb, osc)).code).toBe(0);
     const checksum = sb.setOsc(osc);
     const agent = sb.spawnAgent();
     await sb.waitForApplied(checksum);
@@ -75,7 +75,7 @@ describe("apply --offline", () => {
     const sb = await startSandbox({ nodeName: "bad", createNode: false });
     sandboxes.push(sb);
     const bad = osc.replace("encoding: b64", "encoding: gzip");
-    const r = await offlineApply(sb.root, bad);
+    const r = await offlineApply(sb, bad);
     expect(r.code).toBe(1);
     // The file and the field are named; the value found is not echoed.
     expect(r.stdout + r.stderr).toContain('file "/etc/demo/greeting.txt": invalid file codec id: expected "" or "b64"');

@@ -44,7 +44,7 @@ const run = async (args: string[], env: Record<string, string> = { PATH: process
 };
 
 async function oscFile(sb: Sandbox, name: string, yaml: string): Promise<string> {
-  const path = join(sb.root, "..", `${sb.root.split("/").pop()}-${name}.yaml`);
+  const path = sb.besideRoot(`${name}.yaml`);
   await Bun.write(path, yaml);
   return path;
 }

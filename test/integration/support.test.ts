@@ -141,7 +141,7 @@ afterAll(async () => {
 
 describe("support on a sandbox node", () => {
   test("writes a 0600 tar.gz with status, diff, state, units, journal, Node and file list; no planted secret anywhere in it", async () => {
-    const out = join(sb.root, "..", `${sb.root.split("/").pop()}-bundle.tar.gz`);
+    const out = sb.besideRoot("bundle.tar.gz");
     const r = await run(["support", "--config-dir=/var/lib/gardener-node-agent", `--root=${sb.root}`, "-o", out], env);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${out}\n`);

@@ -46,4 +46,21 @@ describe("WatchHub delivery by resource", () => {
       .map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string; labels: Record<string, string> } } });
     expect(events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.labels["x"]])).toEqual([["MODIFIED", "a", "2"]]);
   });
+
+  test("a stopped hub leaves no subscription in the store", () => {
+    const store = new SimStore(100);
+    const hub = new WatchHub(store, 0);
+    hub.open({
+      def: resolveDef("nodes"),
+      namespace: "",
+      selector: { labels: [], fields: parseFieldSelector("") },
+      fromRv: store.resourceVersion,
+      bookmarks: false,
+      sendInitialEvents: false,
+      timeoutMs: 60_000,
+    });
+    expect(store.subscriptions).toBe(1);
+    hub.stop();
+    expect(store.subscriptions).toBe(0);
+  });
 });

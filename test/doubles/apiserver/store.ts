@@ -92,6 +92,11 @@ export class SimStore {
     return () => this.listeners.delete(fn);
   }
 
+  /** How many subscriptions are open (a stopped watch hub leaves none). */
+  get subscriptions(): number {
+    return this.listeners.size;
+  }
+
   private emit(e: StoreEvent): void {
     this.history.push(e);
     while (this.history.length > this.historySize) this.compactedRv = this.history.shift()!.rv;

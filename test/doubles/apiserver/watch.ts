@@ -107,6 +107,8 @@ export class WatchHub {
   stop(): void {
     clearTimeout(this.stallTimer);
     this.dropAll();
+    this.unsubscribeStore?.();
+    this.unsubscribeStore = undefined;
   }
 }
 
