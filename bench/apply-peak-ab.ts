@@ -10,6 +10,7 @@
 // Run it under the measure lock like every bench.
 import { readFileSync } from "node:fs";
 import { startSandbox } from "../test/harness/sandbox.ts";
+import { benchOscYaml } from "./bench-osc.ts";
 
 interface Variant {
   readonly name: string;
@@ -21,23 +22,6 @@ const applies = Number(process.env["AB_APPLIES"] ?? 6);
 const files = Number(process.env["AB_FILES"] ?? 1000);
 const rootParent = process.env["AB_ROOT_PARENT"];
 const restMs = 2_500;
-
-function oscYaml(generation: number): string {
-  const lines = ["apiVersion: extensions.gardener.cloud/v1alpha1", "kind: OperatingSystemConfig", "spec:", "  units:"];
-  for (let u = 0; u < 10; u++) {
-    lines.push(`  - name: bench-${u}.service`, `    content: "[Service]\\nExecStart=/bin/true\\n"`, "    filePaths:");
-    for (let f = u; f < files; f += 10) lines.push(`    - /etc/bench/${u}/file-${f}.conf`);
-  }
-  lines.push("  files:");
-  for (let f = 0; f < files; f++) {
-    lines.push(
-      `  - path: /etc/bench/${f % 10}/file-${f}.conf`,
-      "    permissions: 420",
-      `    content: {inline: {data: "generation ${generation} file ${f}\\n"}}`,
-    );
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 const mb = (status: string, key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? NaN) / 1024;
 /** utime + stime in ms (clock ticks of 10 ms). */
@@ -78,7 +62,7 @@ async function runOnce(v: Variant, round: number): Promise<void> {
   }, 1);
   try {
     let generation = 0;
-    await sb.waitForApplied(sb.setOsc(oscYaml(generation)), 120_000);
+    await sb.waitForApplied(sb.setOsc(benchOscYaml(files, generation)), 120_000);
     const first = peak;
     const latency: number[] = [];
     const cpu: number[] = [];
@@ -86,7 +70,7 @@ async function runOnce(v: Variant, round: number): Promise<void> {
       if (i % 2 === 0) await Bun.sleep(restMs); // a pause between updates, not a wait for a condition
       const cpuBefore = cpuMs(pid);
       const t0 = performance.now();
-      await sb.waitForApplied(sb.setOsc(oscYaml(++generation)), 120_000);
+      await sb.waitForApplied(sb.setOsc(benchOscYaml(files, ++generation)), 120_000);
       latency.push(lastRestartAt - t0);
       cpu.push(cpuMs(pid) - cpuBefore);
     }
