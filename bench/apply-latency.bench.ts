@@ -30,6 +30,7 @@ import { join } from "node:path";
 import type { SystemdAction } from "../test/doubles/systemd/index.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { startSandbox } from "../test/harness/sandbox.ts";
+import { benchOscYaml } from "./bench-osc.ts";
 
 const iterations = Number(process.env["BENCH_APPLY_ITERATIONS"] ?? 11);
 /** BENCH_BINARY compares another build (e.g. an older commit's) without touching dist. */
@@ -37,23 +38,6 @@ const binary = process.env["BENCH_BINARY"];
 const unitCount = 10;
 /** Long enough for 5 QPS / burst 10 to refill completely. */
 const restMs = 2_500;
-
-function oscYaml(files: number, generation: number): string {
-  const lines = ["apiVersion: extensions.gardener.cloud/v1alpha1", "kind: OperatingSystemConfig", "spec:", "  units:"];
-  for (let u = 0; u < unitCount; u++) {
-    lines.push(`  - name: bench-${u}.service`, `    content: "[Service]\\nExecStart=/bin/true\\n"`, "    filePaths:");
-    for (let f = u; f < files; f += unitCount) lines.push(`    - /etc/bench/${u}/file-${f}.conf`);
-  }
-  lines.push("  files:");
-  for (let f = 0; f < files; f++) {
-    lines.push(
-      `  - path: /etc/bench/${f % unitCount}/file-${f}.conf`,
-      "    permissions: 420",
-      `    content: {inline: {data: "generation ${generation} file ${f}\\n"}}`,
-    );
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -243,7 +227,7 @@ async function measure(files: number, rootParent?: string): Promise<Measured> {
   let generation = 0;
   /** One update of every file; ms from the Secret update to the last restart job. */
   const sample = async (): Promise<number> => {
-    const yaml = oscYaml(files, ++generation);
+    const yaml = benchOscYaml(files, ++generation, unitCount);
     const restartsBefore = sb.systemd.actions.filter((a) => a.action === "Restart").length;
     const t0 = performance.now();
     const checksum = sb.setOsc(yaml);
@@ -254,7 +238,7 @@ async function measure(files: number, rootParent?: string): Promise<Measured> {
   };
   try {
     // Generation 0 is the first apply (it also restarts containerd); measure the updates after it.
-    await sb.waitForApplied(sb.setOsc(oscYaml(files, 0)), 120_000);
+    await sb.waitForApplied(sb.setOsc(benchOscYaml(files, 0, unitCount)), 120_000);
     const rested: number[] = [];
     const backToBack: number[] = [];
     for (let i = 0; i < iterations; i++) {

@@ -6,25 +6,12 @@
 // before the Node carries the new checksum. A round without a Lease write within 60 s ends the run and
 // counts in restart_lease_timeouts_60s.
 import { startSandbox } from "../test/harness/sandbox.ts";
+import { benchOscYaml } from "./bench-osc.ts";
 
 const rounds = Number(process.env["BENCH_RESTART_ROUNDS"] ?? 5);
 const binary = process.env["BENCH_BINARY"];
 const files = 1000;
 const unitCount = 10;
-
-function oscYaml(generation: number): string {
-  const lines = ["apiVersion: extensions.gardener.cloud/v1alpha1", "kind: OperatingSystemConfig", "spec:", "  units:"];
-  for (let u = 0; u < unitCount; u++) {
-    lines.push(`  - name: bench-${u}.service`, `    content: "[Service]\\nExecStart=/bin/true\\n"`, "    filePaths:");
-    for (let f = u; f < files; f += unitCount) lines.push(`    - /etc/bench/${u}/file-${f}.conf`);
-  }
-  lines.push("  files:");
-  for (let f = 0; f < files; f++) {
-    lines.push(`  - path: /etc/bench/${f % unitCount}/file-${f}.conf`, "    permissions: 420");
-    lines.push(`    content: {inline: {data: "generation ${generation} file ${f}\\n"}}`);
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
@@ -35,13 +22,13 @@ let timeouts = 0;
 try {
   let agent = sb.spawnAgent();
   let generation = 0;
-  await sb.waitForApplied(sb.setOsc(oscYaml(generation)), 120_000);
+  await sb.waitForApplied(sb.setOsc(benchOscYaml(files, generation, unitCount)), 120_000);
   // One undisturbed apply tells how long an apply of this OSC takes on this machine.
   let t0 = performance.now();
-  await sb.waitForApplied(sb.setOsc(oscYaml(++generation)), 120_000);
+  await sb.waitForApplied(sb.setOsc(benchOscYaml(files, ++generation, unitCount)), 120_000);
   const applyMs = performance.now() - t0;
   for (let round = 0; round < rounds; round++) {
-    const checksum = sb.setOsc(oscYaml(++generation));
+    const checksum = sb.setOsc(benchOscYaml(files, ++generation, unitCount));
     t0 = performance.now();
     await Bun.sleep(applyMs / 2); // the kill point, not a wait for a condition
     const annotations = (sb.node()?.["metadata"] as { annotations?: Record<string, string> } | undefined)?.annotations;

@@ -8,6 +8,7 @@
 // {"name":"purge0","binary":"dist/gardener-node-agent","env":{"MIMALLOC_PURGE_DELAY":"0"}}]'
 import { startSandbox, type Sandbox } from "../test/harness/sandbox.ts";
 import { sampleOsc } from "../test/demo/sample-osc.ts";
+import { benchOscYaml } from "./bench-osc.ts";
 
 interface Variant {
   readonly name: string;
@@ -20,23 +21,6 @@ const idleS = Number(process.env["AB_IDLE"] ?? 20);
 const startsPerRound = Number(process.env["AB_STARTS"] ?? 4);
 /** AB_IDLE_ONLY=1: start-up and idle RSS only (no applies), for a change that only moves the start. */
 const idleOnly = process.env["AB_IDLE_ONLY"] === "1";
-
-function oscYaml(files: number, generation: number): string {
-  const lines = ["apiVersion: extensions.gardener.cloud/v1alpha1", "kind: OperatingSystemConfig", "spec:", "  units:"];
-  for (let u = 0; u < 10; u++) {
-    lines.push(`  - name: bench-${u}.service`, `    content: "[Service]\\nExecStart=/bin/true\\n"`, "    filePaths:");
-    for (let f = u; f < files; f += 10) lines.push(`    - /etc/bench/${u}/file-${f}.conf`);
-  }
-  lines.push("  files:");
-  for (let f = 0; f < files; f++) {
-    lines.push(
-      `  - path: /etc/bench/${f % 10}/file-${f}.conf`,
-      "    permissions: 420",
-      `    content: {inline: {data: "generation ${generation} file ${f}\\n"}}`,
-    );
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 const statusKb = async (pid: number, key: string): Promise<number> => {
   const text = await Bun.file(`/proc/${pid}/status`).text();
@@ -100,7 +84,7 @@ for (let r = 0; r < rounds; r++) {
     push(b.v.name, "after_apply_file", await statusKb(b.agent.proc.pid, "RssFile"));
   }
   for (const b of idleOnly ? [] : boxes) {
-    for (const g of [1, 2]) await b.sb.waitForApplied(b.sb.setOsc(oscYaml(1000, g)), 120_000);
+    for (const g of [1, 2]) await b.sb.waitForApplied(b.sb.setOsc(benchOscYaml(1000, g)), 120_000);
     push(b.v.name, "peak_1000", await statusKb(b.agent.proc.pid, "VmHWM"));
   }
   for (const b of boxes) {
