@@ -135,12 +135,22 @@ $(TEST_TIMINGS): test/timings.json
 	@mkdir -p dist
 	cp test/timings.json $@
 
+# The tests' temporary roots, simulators' and doubles' files live in a directory of their own on tmpfs
+# (/dev/shm), removed after the run: every apply in a test ends in fsync/syncfs, which on the disk's file
+# system waits for whatever else is being written there (other tests, other work on the machine); nothing
+# in the suites is about durability across power loss. Tests that need a particular file system make it
+# themselves (bootstrap's mkfs.ext4 image); chattr flags work on tmpfs as on ext4 (Linux >= 6.0).
+# Measured (osc-controller.test.ts alone, alternating, load 7-10): 72.5 / 13.8 s wall and 27.9 / 13.6 CPU-s
+# with /tmp against 10.0 / 6.6 s and 8.9 / 8.6 CPU-s.
+TEST_TMP_PARENT ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
+TEST_RUN = tmp=$$(mktemp -d $(TEST_TMP_PARENT)/gna-test-XXXXXX) || exit 1; status=0; TMPDIR=$$tmp $(BUN) test $(TEST_FLAGS)
+
 test: deps host-deps checks $(TEST_TIMINGS)
-	@status=0; $(BUN) test $(TEST_FLAGS) --path-ignore-patterns='**/*$(LONG_TESTS)' || status=$$?; \
+	@$(TEST_RUN) --path-ignore-patterns='**/*$(LONG_TESTS)' || status=$$?; rm -rf "$$tmp"; \
 	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --except $(LONG_TESTS); exit $$status
 
 test-long: deps host-deps build $(TEST_TIMINGS)
-	@status=0; $(BUN) test $(TEST_FLAGS) $(LONG_TESTS) || status=$$?; \
+	@$(TEST_RUN) $(LONG_TESTS) || status=$$?; rm -rf "$$tmp"; \
 	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --only $(LONG_TESTS); exit $$status
 
 bench: deps host-deps build oci
