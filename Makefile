@@ -80,7 +80,9 @@ host-deps:
 host-deps-e2e: host-deps
 	@bash test/host-deps.sh $(E2E_DEPS)
 
-dist/gardener-node-agent: deps $(shell find src -name '*.ts' 2>/dev/null) package.json $(BYTECODE_ORDER)
+# On node_modules/.installed, not the phony `deps`: with that the binary was rebuilt on every `make test`
+# even when nothing it is built from had changed.
+dist/gardener-node-agent: node_modules/.installed $(shell find src -name '*.ts' 2>/dev/null) package.json $(BYTECODE_ORDER)
 	@mkdir -p dist
 	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-x64 $(ENTRY) --outfile $@
 
