@@ -93,8 +93,13 @@ build-all: deps
 	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-x64 $(ENTRY) --outfile dist/gardener-node-agent-linux-amd64
 	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-arm64 $(ENTRY) --outfile dist/gardener-node-agent-linux-arm64
 
+# Incremental: what tsc learnt in the last run (dist/tsconfig.tsbuildinfo) spares re-checking unchanged
+# files. Measured one after the other (load 8-13): full 35.7 CPU-s (65.8 s wall); incremental with nothing
+# changed 9.8 CPU-s (8.1 s), after a one-line change to a source file 16.5 CPU-s (11.6 s); the first run
+# without the file 39.3 CPU-s.
 typecheck: deps
-	$(TSC) --noEmit
+	@mkdir -p dist
+	$(TSC) --noEmit --incremental --tsBuildInfoFile dist/tsconfig.tsbuildinfo
 
 BIOME := node_modules/.bin/biome
 KNIP := node_modules/.bin/knip
