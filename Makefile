@@ -80,7 +80,9 @@ host-deps:
 host-deps-e2e: host-deps
 	@bash test/host-deps.sh $(E2E_DEPS)
 
-dist/gardener-node-agent: deps $(shell find src -name '*.ts' 2>/dev/null) package.json $(BYTECODE_ORDER)
+# On node_modules/.installed, not the phony `deps`: with that the binary was rebuilt on every `make test`
+# even when nothing it is built from had changed.
+dist/gardener-node-agent: node_modules/.installed $(shell find src -name '*.ts' 2>/dev/null) package.json $(BYTECODE_ORDER)
 	@mkdir -p dist
 	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-x64 $(ENTRY) --outfile $@
 
@@ -91,8 +93,13 @@ build-all: deps
 	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-x64 $(ENTRY) --outfile dist/gardener-node-agent-linux-amd64
 	$(BUN) build $(BUILD_FLAGS) --target=bun-linux-arm64 $(ENTRY) --outfile dist/gardener-node-agent-linux-arm64
 
+# Incremental: what tsc learnt in the last run (dist/tsconfig.tsbuildinfo) spares re-checking unchanged
+# files. Measured one after the other (load 8-13): full 35.7 CPU-s (65.8 s wall); incremental with nothing
+# changed 9.8 CPU-s (8.1 s), after a one-line change to a source file 16.5 CPU-s (11.6 s); the first run
+# without the file 39.3 CPU-s.
 typecheck: deps
-	$(TSC) --noEmit
+	@mkdir -p dist
+	$(TSC) --noEmit --incremental --tsBuildInfoFile dist/tsconfig.tsbuildinfo
 
 BIOME := node_modules/.bin/biome
 KNIP := node_modules/.bin/knip
@@ -135,12 +142,23 @@ $(TEST_TIMINGS): test/timings.json
 	@mkdir -p dist
 	cp test/timings.json $@
 
+# The tests' temporary roots, simulators' and doubles' files live in a directory of their own on tmpfs
+# (/dev/shm), removed after the run: every apply in a test ends in fsync/syncfs, which on the disk's file
+# system waits for whatever else is being written there (other tests, other work on the machine); nothing
+# in the suites is about durability across power loss. Tests that need a particular file system make it
+# themselves (bootstrap's mkfs.ext4 image); chattr flags work on tmpfs as on ext4 (Linux >= 6.0).
+# Measured (osc-controller.test.ts alone, alternating, load 7-10): 72.5 / 13.8 s wall and 27.9 / 13.6 CPU-s
+# with /tmp against 10.0 / 6.6 s and 8.9 / 8.6 CPU-s; the whole make test under the measure lock (with the
+# binary no longer rebuilt each time) 153.9 s / 38 s system CPU against 168.1 s / 52 s.
+TEST_TMP_PARENT ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
+TEST_RUN = tmp=$$(mktemp -d $(TEST_TMP_PARENT)/gna-test-XXXXXX) || exit 1; status=0; TMPDIR=$$tmp $(BUN) test $(TEST_FLAGS)
+
 test: deps host-deps checks $(TEST_TIMINGS)
-	@status=0; $(BUN) test $(TEST_FLAGS) --path-ignore-patterns='**/*$(LONG_TESTS)' || status=$$?; \
+	@$(TEST_RUN) --path-ignore-patterns='**/*$(LONG_TESTS)' || status=$$?; rm -rf "$$tmp"; \
 	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --except $(LONG_TESTS); exit $$status
 
 test-long: deps host-deps build $(TEST_TIMINGS)
-	@status=0; $(BUN) test $(TEST_FLAGS) $(LONG_TESTS) || status=$$?; \
+	@$(TEST_RUN) $(LONG_TESTS) || status=$$?; rm -rf "$$tmp"; \
 	$(BUN) run test/slowest.ts $(TEST_TIMINGS) --only $(LONG_TESTS); exit $$status
 
 bench: deps host-deps build oci

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { FS_APPEND_FL, FS_IMMUTABLE_FL, loadAttributeFlags } from "./attribute-flags.ts";
 import { createHostFs } from "./host-fs.ts";
 
-// /tmp is ext4 on the test hosts, and the tests run as root, so chattr works there.
+// The temp dir is tmpfs under `make test` and /tmp's ext4 otherwise (both take chattr flags, tmpfs since
+// Linux 6.0), and the tests run as root, so chattr works there.
 describe("attributeFlags", () => {
   let root: string;
   beforeEach(() => {

@@ -57,7 +57,8 @@ describe("OSC with bad input (whole binary)", () => {
     expect(existsSync(join(sb.root, "etc/second.conf"))).toBe(false);
   });
 
-  // /tmp is ext4 here and the tests run as root, so chattr works on the sandbox.
+  // The temp dir (tmpfs under `make test`, /tmp's ext4 otherwise; tmpfs takes chattr flags since Linux 6.0)
+  // and root: chattr works on the sandbox.
   test("should refuse an immutable target before writing any of the files, and converge once it is mutable", async () => {
     const oscWith = (data: string) =>
       `${header}spec:\n  files:\n${["a", "b", "c", "d", "e", "locked"]

@@ -81,7 +81,8 @@ describe("OSC controller with bad input", () => {
       expect(w.actions()).toEqual([]);
     });
 
-    // The worlds live under /tmp, ext4 here, and the tests run as root, so chattr works.
+    // The worlds live in the temp dir (tmpfs under `make test`, /tmp's ext4 otherwise; tmpfs takes chattr
+    // flags since Linux 6.0), and the tests run as root, so chattr works.
     test("should refuse a file in an append-only directory (chattr +a) before writing any file, and retry", async () => {
       const w = await world();
       const dir = join(w.root, "example");
