@@ -91,8 +91,9 @@ test("a restart after a kill mid-apply renews the Lease within seconds and repor
   );
   const leaseAfterMs = Date.now() - started;
   console.log(`restart-after-kill: lease renewed ${leaseAfterMs} ms after the start`);
-  // Before the fix the check sent 300+ events through the 5 QPS client first (> 60 s).
-  expect(leaseAfterMs).toBeLessThan(5_000);
+  // Before the fix the check sent 300+ events through the 5 QPS client first (> 60 s). A healthy restart
+  // takes about a second, 7.3 s once with two whole suites sharing the 2 cores: the bound sits between.
+  expect(leaseAfterMs).toBeLessThan(20_000);
 
   await sb.waitForApplied(checksum, 60_000);
   const events = await eventually(
