@@ -107,6 +107,15 @@ const targets: readonly Target[] = [
     limit: 6,
     scale: MiB,
   },
+  {
+    figure: "fleet rollout, 200 agents, P = 20, W = 5 s: Secret update → every Node has the checksum",
+    measured: ["fleet-rollout", "rollout_seconds"],
+    base: ["fleet-rollout", "rollout_ideal_seconds"],
+    baseName: "ideal ⌈N/P⌉ × (apply p50 + W)",
+    unit: "s",
+    rule: "ratio",
+    limit: 1.2,
+  },
 ];
 
 /** Fixed limits (no floor): user data margin under 4,096 bytes and API requests per node-hour. */
@@ -139,6 +148,20 @@ const limits: readonly Limit[] = [
     unit: "×",
     max: 4,
     target: "≤ 4 × the OSC size (issue 27)",
+  },
+  {
+    figure: "fleet rollout: most nodes in slots at once (from every Lease change)",
+    measured: ["fleet-rollout", "rollout_max_nodes_in_slots"],
+    unit: "",
+    max: 20,
+    target: "≤ P (20)",
+  },
+  {
+    figure: "fleet rollout: largest pool Lease object",
+    measured: ["fleet-rollout", "rollout_lease_max_bytes"],
+    unit: "bytes",
+    max: 64 * 1024,
+    target: "≤ 64 KB",
   },
   {
     figure: "API requests per node-hour",
