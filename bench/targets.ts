@@ -118,7 +118,7 @@ const targets: readonly Target[] = [
   },
 ];
 
-/** Fixed limits (no floor): user data margin under 4,096 bytes and API requests per node-hour. */
+/** Fixed limits (no floor): user data, the big OSC, the rollout's invariants, API requests per node-hour. */
 interface Limit {
   readonly figure: string;
   readonly measured: readonly [string, string];
