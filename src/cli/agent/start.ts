@@ -155,10 +155,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
   if (lease !== undefined) controllers.push(lease.controller);
   // The kubelet's first probe waits until this start has returned and the run command reported ready
   // (one macrotask later): the probe's request and its outcome (event, log) are not start-up work.
-  let started = () => {};
-  const firstProbeAfter = new Promise<void>((resolve) => {
-    started = resolve;
-  });
+  const started = Promise.withResolvers<void>();
   controllers.push(
     setupHealthCheckController({
       kube,
@@ -169,7 +166,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
       clock,
       log,
       containerdProbe: createCtrVersionProbe(deps.env.containerd),
-      firstProbeAfter,
+      firstProbeAfter: started.promise,
       ...(deps.env.kubeletHealthUrl !== undefined ? { kubeletHealthUrl: deps.env.kubeletHealthUrl } : {}),
     }),
   );
@@ -237,7 +234,7 @@ export async function startControllers(deps: ControllerDeps, discovery: Discover
   const stopped = Promise.allSettled([runs, checked, cleaned])
     .then(() => events.flush())
     .then(() => systemd.close());
-  setImmediate(started);
+  setImmediate(started.resolve);
   return { stopped };
 }
 

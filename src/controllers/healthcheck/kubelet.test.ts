@@ -204,18 +204,13 @@ describe("KubeletChecker", () => {
       expect(s.events.at(-1)).toBe("Normal kubelet HealthCheck: Kubelet is healthy");
     });
     test("should send the first probe only once the agent has started", async () => {
-      let started = () => {};
+      const started = Promise.withResolvers<void>();
       let probes = 0;
-      const s = setup({
-        healthz: async () => (probes++, new Response("ok")),
-        firstProbeAfter: new Promise<void>((resolve) => {
-          started = resolve;
-        }),
-      });
+      const s = setup({ healthz: async () => (probes++, new Response("ok")), firstProbeAfter: started.promise });
       const first = s.check();
       await Bun.sleep(0);
       expect(probes).toBe(0);
-      started();
+      started.resolve();
       await first;
       expect(probes).toBe(1);
       await s.check();
