@@ -36,8 +36,13 @@ export interface BusSignal {
 export interface BusConnectionOptions {
   readonly address: string;
   readonly log: Logger;
-  /** Match rules added (and setup calls made) on every new connection, before any other call. */
+  /** Setup calls made on every new connection, before any other call. */
   readonly onConnect: (conn: Connected) => Promise<void>;
+  /**
+   * The match rule for the signals `onSignal` gets, in force on the bus only while some caller holds it
+   * (`holdSignals`): a bus that serves others too then sends nothing while nobody here waits for a signal.
+   */
+  readonly signalMatch: string;
   readonly onSignal: (signal: BusSignal) => void;
   /** A reply that takes longer fails the call (libdbus uses 25 s). */
   readonly callTimeoutMs: number;
@@ -53,6 +58,8 @@ export interface Connected {
 interface Live {
   readonly bus: ClientBus;
   closed: boolean;
+  /** Whether we last asked the bus to add `signalMatch` on this connection (not yet removed). */
+  matched: boolean;
   /** Rejecters of calls still waiting for a reply on this connection. */
   readonly pending: Set<(err: Error) => void>;
 }
@@ -68,6 +75,8 @@ export class BusConnection {
   #closedForGood = false;
   /** Every call of every caller passes here, so no caller can overrun the bus's reply limit. */
   readonly #limit: CallLimit;
+  /** Callers holding the signal match (see holdSignals). */
+  #signalHolders = 0;
 
   constructor(private readonly opts: BusConnectionOptions) {
     this.#limit = new CallLimit(opts.maxCallsInFlight ?? DEFAULT_MAX_CALLS_IN_FLIGHT);
@@ -89,6 +98,50 @@ export class BusConnection {
         throw err;
       }
     }
+  }
+
+  /**
+   * Puts the signal match in force until the returned release is called (held counts; the last release
+   * removes it). Call it before the call whose signal you wait for: the AddMatch is written to the socket
+   * now (or, while a connection opens, before that connection takes any call), and the bus handles a
+   * connection's messages in order, so the rule is in force before the later call reaches its service.
+   */
+  holdSignals(): () => void {
+    this.#signalHolders++;
+    this.#syncMatch();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#signalHolders--;
+      this.#syncMatch();
+    };
+  }
+
+  /** Adds or removes the match on the live connection so that it is in force exactly while held. */
+  #syncMatch(live = this.#live): void {
+    const wanted = this.#signalHolders > 0;
+    if (live === undefined || live.closed || live.matched === wanted) return;
+    live.matched = wanted;
+    const member = wanted ? "AddMatch" : "RemoveMatch";
+    const msg = new Message({
+      destination: "org.freedesktop.DBus",
+      path: "/org/freedesktop/DBus",
+      interface: "org.freedesktop.DBus",
+      member,
+      signature: "s",
+      body: [this.opts.signalMatch],
+    });
+    // Not awaited: the order on the wire is what puts the rule in force before the holder's call. A lost
+    // reply (the connection dropped) needs nothing: the next connection starts without the rule.
+    live.bus.call(msg).then(
+      () => undefined,
+      (err: unknown) => {
+        if (live.closed) return;
+        this.opts.log.warn(`D-Bus ${member} failed`, { err: errorText(err) });
+        if (wanted) live.matched = false;
+      },
+    );
   }
 
   close(): void {
@@ -116,7 +169,7 @@ export class BusConnection {
     } catch (err) {
       throw new SystemdCallError(`cannot connect to D-Bus at ${address}: ${errorText(err)}`, { cause: err });
     }
-    const live: Live = { bus, closed: false, pending: new Set() };
+    const live: Live = { bus, closed: false, matched: false, pending: new Set() };
     let failSetup: (err: Error) => void = () => {};
     const ready = new Promise<void>((resolve, reject) => {
       failSetup = reject;
@@ -156,6 +209,8 @@ export class BusConnection {
     }
     log.debug("Connected to D-Bus", { address });
     this.#live = live;
+    // Before the calls that wait for this connection are written (they resume after this returns).
+    this.#syncMatch(live);
     return live;
   }
 

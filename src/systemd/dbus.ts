@@ -11,7 +11,7 @@ import {
   decodeUnitList,
   decodeUnitProperties,
 } from "./dbus-decode.ts";
-import { JobTracker } from "./job-tracker.ts";
+import { JobTracker, type JobOutcome } from "./job-tracker.ts";
 import { SystemdCallError, SystemdJobError, type JobOperation, type Systemd, type UnitProperties, type UnitStatus } from "./types.ts";
 import { errorText } from "../log/index.ts";
 
@@ -71,6 +71,7 @@ class DbusSystemd implements Systemd {
       log: opts.log,
       callTimeoutMs: opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       onConnect: subscribe,
+      signalMatch: JOB_REMOVED_MATCH,
       onSignal: (s) => this.#onSignal(s),
     };
   }
@@ -164,11 +165,7 @@ class DbusSystemd implements Systemd {
   }
 
   async #job(op: JobOperation, unit: string, signal?: AbortSignal): Promise<void> {
-    const body = await this.#call(manager(JOB_METHOD[op], "ss", [unit, "replace"]), signal, (e) => {
-      return `unable to ${op} unit ${unit}: ${e}`;
-    });
-    const jobPath = decodeObjectPath(body, `${JOB_METHOD[op]} reply`);
-    const outcome = await this.#jobs.wait(jobPath, this.#jobTimeoutMs, signal);
+    const outcome = await this.#submitAndWait(op, unit, signal);
     if (outcome.kind === "still-running") {
       // Upstream semantics: a job still queued or running after the wait is not an error.
       this.#log.info("Systemd operation is blocking for more than 10s, aborting and continuing anyways", {
@@ -178,6 +175,28 @@ class DbusSystemd implements Systemd {
       return;
     }
     if (outcome.result !== "done") throw new SystemdJobError(op, unit, outcome.result);
+  }
+
+  /**
+   * Submits the job and waits for its JobRemoved. The match for JobRemoved is held only meanwhile: on a bus
+   * that other clients use too, an agent with no job pending is not sent their jobs' signals.
+   */
+  async #submitAndWait(op: JobOperation, unit: string, signal?: AbortSignal): Promise<JobOutcome> {
+    let release: () => void;
+    try {
+      release = (await this.#connection()).holdSignals();
+    } catch (err) {
+      throw new SystemdCallError(`unable to ${op} unit ${unit}: ${errorText(err)}`, { cause: err });
+    }
+    try {
+      const body = await this.#call(manager(JOB_METHOD[op], "ss", [unit, "replace"]), signal, (e) => {
+        return `unable to ${op} unit ${unit}: ${e}`;
+      });
+      const jobPath = decodeObjectPath(body, `${JOB_METHOD[op]} reply`);
+      return await this.#jobs.wait(jobPath, this.#jobTimeoutMs, signal);
+    } finally {
+      release();
+    }
   }
 
   /** One call; bus and systemd errors become SystemdCallError with `describe(text)`, an abort rethrows the reason. */
@@ -197,16 +216,8 @@ class DbusSystemd implements Systemd {
   }
 }
 
-/** systemd sends JobRemoved only while some client is subscribed; the match rule routes it to us. */
+/** systemd sends JobRemoved only while some client is subscribed; the match rule (held per job) routes it to us. */
 async function subscribe(conn: Connected): Promise<void> {
-  await conn.call({
-    destination: "org.freedesktop.DBus",
-    path: "/org/freedesktop/DBus",
-    iface: "org.freedesktop.DBus",
-    member: "AddMatch",
-    signature: "s",
-    body: [JOB_REMOVED_MATCH],
-  });
   await conn.call(manager("Subscribe"));
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { realClock, type Clock } from "../../src/clock/index.ts";
 import type { LogFields, Logger } from "../../src/log/types.ts";
+import { BusConnection, type BusCall } from "../../src/systemd/dbus-connection.ts";
 import { createDbusSystemd, DEFAULT_JOB_TIMEOUT_MS } from "../../src/systemd/dbus.ts";
 import { SystemdCallError, SystemdJobError, type JobOperation, type Systemd } from "../../src/systemd/types.ts";
 import { FakeSystemd, startSystemdDouble, type SystemdDouble, type SystemdFakeControls } from "../doubles/systemd/index.ts";
@@ -461,3 +462,88 @@ describe("the in-memory FakeSystemd and the D-Bus double", () => {
     }
   });
 });
+
+describe("the JobRemoved match, held only while a job waits for its result", () => {
+  const JOB_REMOVED_MATCH =
+    "type='signal',sender='org.freedesktop.systemd1',path='/org/freedesktop/systemd1',interface='org.freedesktop.systemd1.Manager',member='JobRemoved'";
+  let double: SystemdDouble;
+  let systemd: Systemd;
+
+  beforeEach(async () => {
+    double = await startSystemdDouble();
+    // Long enough that a missed JobRemoved shows as a resolved wait instead of the job's failure.
+    systemd = await createDbusSystemd({ address: double.address, log: recordingLogger([]), jobTimeoutMs: 5_000 });
+  });
+  afterEach(async () => {
+    systemd.close();
+    await double.stop();
+  });
+
+  const failedRestart = async (unit: string) => {
+    double.failNextJob(unit);
+    return systemd.restart(unit).catch((e: unknown) => e);
+  };
+
+  test("should see the result of the first job on a connection that was idle", async () => {
+    await systemd.daemonReload();
+    expect(await failedRestart("first.service")).toBeInstanceOf(SystemdJobError);
+  });
+
+  test("should see every result of jobs one after another (the match removed and added again between them)", async () => {
+    for (let i = 0; i < 4; i++) {
+      await systemd.restart(`ok-${i}.service`);
+      expect(await failedRestart(`bad-${i}.service`)).toMatchObject({ name: "SystemdJobError", unit: `bad-${i}.service` });
+    }
+  });
+
+  test("should see a slow job's result after an overlapping job finished first", async () => {
+    double.delayJobs("slow.service", 200);
+    double.failNextJob("slow.service", { result: "timeout" });
+    const slow = systemd.restart("slow.service").catch((e: unknown) => e);
+    await systemd.restart("fast.service");
+    double.failNextJob("next.service");
+    const next = systemd.restart("next.service").catch((e: unknown) => e);
+    expect(await slow).toMatchObject({ name: "SystemdJobError", result: "timeout", unit: "slow.service" });
+    expect(await next).toMatchObject({ name: "SystemdJobError", unit: "next.service" });
+  });
+
+  test("should see a job's result when the job's call is the first on a new connection after the bus restarted", async () => {
+    await systemd.restart("before.service");
+    await double.restartBus();
+    expect(await failedRestart("after.service")).toBeInstanceOf(SystemdJobError);
+  });
+
+  test("should not be sent other clients' JobRemoved while no job of its own waits", async () => {
+    const received: string[] = [];
+    const idle = new BusConnection({
+      address: double.address,
+      log: recordingLogger([]),
+      callTimeoutMs: 5_000,
+      onConnect: async (conn) => void (await conn.call(managerCall("Subscribe"))),
+      signalMatch: JOB_REMOVED_MATCH,
+      // NameAcquired (our unique name) is sent to every client whatever its match rules.
+      onSignal: (s) => void (s.member === "JobRemoved" && received.push(s.member)),
+    });
+    try {
+      await idle.call(managerCall("ListUnits"));
+      for (let i = 0; i < 5; i++) await systemd.restart(`other-${i}.service`);
+      // A call answered after those jobs finished: their signals would have been delivered before its reply.
+      await idle.call(managerCall("ListUnits"));
+      expect(received).toEqual([]);
+
+      const release = idle.holdSignals();
+      await systemd.restart("while-held.service");
+      await eventually("the JobRemoved sent while held", () => received.length, { until: (n) => n === 1, timeoutMs: 5_000 });
+      release();
+      for (let i = 0; i < 5; i++) await systemd.restart(`after-${i}.service`);
+      await idle.call(managerCall("ListUnits"));
+      expect(received).toEqual(["JobRemoved"]);
+    } finally {
+      idle.close();
+    }
+  });
+});
+
+function managerCall(member: string): BusCall {
+  return { destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1", iface: "org.freedesktop.systemd1.Manager", member };
+}
