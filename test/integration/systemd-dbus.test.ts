@@ -388,37 +388,27 @@ describe("createDbusSystemd when JobRemoved arrives before the reply", () => {
 });
 
 describe("createDbusSystemd when the bus restarts", () => {
-  let double: SystemdDouble;
-  let systemd: Systemd;
-
-  beforeEach(async () => {
-    double = await startSystemdDouble();
-    systemd = await createDbusSystemd({ address: double.address, log: recordingLogger([]), jobTimeoutMs: 5_000 });
-  });
-  afterEach(async () => {
-    systemd.close();
-    await double.stop();
-  });
+  const own = ownDoublePerTest();
 
   test("should reconnect and resubscribe on the next call", async () => {
-    await systemd.daemonReload();
-    await double.restartBus();
-    await systemd.daemonReload();
+    await own.systemd.daemonReload();
+    await own.double.restartBus();
+    await own.systemd.daemonReload();
     // A job result proves the new connection is subscribed to JobRemoved.
-    double.failNextJob("after.service");
-    expect(await systemd.restart("after.service").catch((e: unknown) => e)).toBeInstanceOf(SystemdJobError);
-    expect(double.actions.map((a) => a.action)).toEqual(["DaemonReload", "DaemonReload", "Restart"]);
-    expect(double.calls.filter((c) => c.member === "Subscribe")).toHaveLength(2);
+    own.double.failNextJob("after.service");
+    expect(await own.systemd.restart("after.service").catch((e: unknown) => e)).toBeInstanceOf(SystemdJobError);
+    expect(own.double.actions.map((a) => a.action)).toEqual(["DaemonReload", "DaemonReload", "Restart"]);
+    expect(own.double.calls.filter((c) => c.member === "Subscribe")).toHaveLength(2);
   });
 
   test("should fail with SystemdCallError while the bus is down and recover once it is back", async () => {
-    await systemd.daemonReload();
-    await double.stopBus();
-    const err = await systemd.daemonReload().catch((e: unknown) => e);
+    await own.systemd.daemonReload();
+    await own.double.stopBus();
+    const err = await own.systemd.daemonReload().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SystemdCallError);
-    await double.startBus();
-    await systemd.daemonReload();
-    expect(double.actions.map((a) => a.action)).toEqual(["DaemonReload", "DaemonReload"]);
+    await own.double.startBus();
+    await own.systemd.daemonReload();
+    expect(own.double.actions.map((a) => a.action)).toEqual(["DaemonReload", "DaemonReload"]);
   });
 });
 
@@ -466,57 +456,46 @@ describe("the in-memory FakeSystemd and the D-Bus double", () => {
 describe("the JobRemoved match, held only while a job waits for its result", () => {
   const JOB_REMOVED_MATCH =
     "type='signal',sender='org.freedesktop.systemd1',path='/org/freedesktop/systemd1',interface='org.freedesktop.systemd1.Manager',member='JobRemoved'";
-  let double: SystemdDouble;
-  let systemd: Systemd;
-
-  beforeEach(async () => {
-    double = await startSystemdDouble();
-    // Long enough that a missed JobRemoved shows as a resolved wait instead of the job's failure.
-    systemd = await createDbusSystemd({ address: double.address, log: recordingLogger([]), jobTimeoutMs: 5_000 });
-  });
-  afterEach(async () => {
-    systemd.close();
-    await double.stop();
-  });
+  const own = ownDoublePerTest();
 
   const failedRestart = async (unit: string) => {
-    double.failNextJob(unit);
-    return systemd.restart(unit).catch((e: unknown) => e);
+    own.double.failNextJob(unit);
+    return own.systemd.restart(unit).catch((e: unknown) => e);
   };
 
   test("should see the result of the first job on a connection that was idle", async () => {
-    await systemd.daemonReload();
+    await own.systemd.daemonReload();
     expect(await failedRestart("first.service")).toBeInstanceOf(SystemdJobError);
   });
 
   test("should see every result of jobs one after another (the match removed and added again between them)", async () => {
     for (let i = 0; i < 4; i++) {
-      await systemd.restart(`ok-${i}.service`);
+      await own.systemd.restart(`ok-${i}.service`);
       expect(await failedRestart(`bad-${i}.service`)).toMatchObject({ name: "SystemdJobError", unit: `bad-${i}.service` });
     }
   });
 
   test("should see a slow job's result after an overlapping job finished first", async () => {
-    double.delayJobs("slow.service", 200);
-    double.failNextJob("slow.service", { result: "timeout" });
-    const slow = systemd.restart("slow.service").catch((e: unknown) => e);
-    await systemd.restart("fast.service");
-    double.failNextJob("next.service");
-    const next = systemd.restart("next.service").catch((e: unknown) => e);
+    own.double.delayJobs("slow.service", 200);
+    own.double.failNextJob("slow.service", { result: "timeout" });
+    const slow = own.systemd.restart("slow.service").catch((e: unknown) => e);
+    await own.systemd.restart("fast.service");
+    own.double.failNextJob("next.service");
+    const next = own.systemd.restart("next.service").catch((e: unknown) => e);
     expect(await slow).toMatchObject({ name: "SystemdJobError", result: "timeout", unit: "slow.service" });
     expect(await next).toMatchObject({ name: "SystemdJobError", unit: "next.service" });
   });
 
   test("should see a job's result when the job's call is the first on a new connection after the bus restarted", async () => {
-    await systemd.restart("before.service");
-    await double.restartBus();
+    await own.systemd.restart("before.service");
+    await own.double.restartBus();
     expect(await failedRestart("after.service")).toBeInstanceOf(SystemdJobError);
   });
 
   test("should not be sent other clients' JobRemoved while no job of its own waits", async () => {
     const received: string[] = [];
     const idle = new BusConnection({
-      address: double.address,
+      address: own.double.address,
       log: recordingLogger([]),
       callTimeoutMs: 5_000,
       onConnect: async (conn) => void (await conn.call(managerCall("Subscribe"))),
@@ -526,16 +505,16 @@ describe("the JobRemoved match, held only while a job waits for its result", () 
     });
     try {
       await idle.call(managerCall("ListUnits"));
-      for (let i = 0; i < 5; i++) await systemd.restart(`other-${i}.service`);
+      for (let i = 0; i < 5; i++) await own.systemd.restart(`other-${i}.service`);
       // A call answered after those jobs finished: their signals would have been delivered before its reply.
       await idle.call(managerCall("ListUnits"));
       expect(received).toEqual([]);
 
       const release = idle.holdSignals();
-      await systemd.restart("while-held.service");
+      await own.systemd.restart("while-held.service");
       await eventually("the JobRemoved sent while held", () => received.length, { until: (n) => n === 1, timeoutMs: 5_000 });
       release();
-      for (let i = 0; i < 5; i++) await systemd.restart(`after-${i}.service`);
+      for (let i = 0; i < 5; i++) await own.systemd.restart(`after-${i}.service`);
       await idle.call(managerCall("ListUnits"));
       expect(received).toEqual(["JobRemoved"]);
     } finally {
@@ -543,6 +522,23 @@ describe("the JobRemoved match, held only while a job waits for its result", () 
     }
   });
 });
+
+/**
+ * A fresh double and client for each test of the calling describe; the job timeout is long enough that a
+ * missed JobRemoved shows as a resolved wait instead of the job's failure.
+ */
+function ownDoublePerTest(): { double: SystemdDouble; systemd: Systemd } {
+  const own = {} as { double: SystemdDouble; systemd: Systemd };
+  beforeEach(async () => {
+    own.double = await startSystemdDouble();
+    own.systemd = await createDbusSystemd({ address: own.double.address, log: recordingLogger([]), jobTimeoutMs: 5_000 });
+  });
+  afterEach(async () => {
+    own.systemd.close();
+    await own.double.stop();
+  });
+  return own;
+}
 
 function managerCall(member: string): BusCall {
   return { destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1", iface: "org.freedesktop.systemd1.Manager", member };
