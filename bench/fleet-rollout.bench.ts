@@ -54,11 +54,9 @@ const logLevel = process.env["BENCH_ROLLOUT_LOG_LEVEL"] ?? "error";
 const keepDir = process.env["BENCH_ROLLOUT_KEEP_DIR"];
 /**
  * BENCH_ROLLOUT_PROFILE_AGENTS=k (with BENCH_ROLLOUT_KEEP_DIR): the first k agents write a CPU profile (Bun's
- * --cpu-prof-md; with BENCH_ROLLOUT_PROFILE_JSON=1 --cpu-prof, whose sample counts add no idle gaps) there when
- * the rollout is over (they are stopped with SIGTERM, the rest killed).
+ * --cpu-prof-md) there when the rollout is over (they are stopped with SIGTERM, the rest killed).
  */
 const profiledAgents = keepDir === undefined ? 0 : Number(process.env["BENCH_ROLLOUT_PROFILE_AGENTS"] ?? 0);
-const profileFlag = process.env["BENCH_ROLLOUT_PROFILE_JSON"] === "1" ? "--cpu-prof" : "--cpu-prof-md";
 /**
  * BENCH_ROLLOUT_AGENT_NICE=n: the agents run at `nice -n n` (diagnosis: does the simulator, sharing the cores
  * with every agent here but not on a real cluster, slow the rollout down when it waits for a core?).
@@ -178,7 +176,7 @@ try {
             nodeName,
             {
               GARDENER_NODE_AGENT_TIMINGS: timings,
-              ...(procs.length < profiledAgents ? { BUN_OPTIONS: `${profileFlag} --cpu-prof-dir=${keepDir}` } : {}),
+              ...(procs.length < profiledAgents ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${keepDir}` } : {}),
             },
             standIns,
           ),
