@@ -30,12 +30,12 @@ import { loadavg } from "node:os";
 import { cpuSnapshot, cpuSplit, loopProbe } from "./cpu-split.ts";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import type { StoreEvent } from "../test/doubles/apiserver/store.ts";
-import { startSystemdDouble, type SystemdDouble } from "../test/doubles/systemd/index.ts";
 import { agentBinary, agentEnv, createAgentRoot } from "../test/harness/sandbox.ts";
 import { startNodeStandIns } from "../test/harness/node-standins.ts";
 import { demoOsc as osc } from "../test/harness/pool.ts";
 import { oscChecksum, putOscSecret } from "../test/harness/osc-secret.ts";
 import { reservePort } from "../test/harness/ports.ts";
+import { startSystemdDoubles } from "./systemd-doubles.ts";
 
 const agents = Number(process.env["BENCH_ROLLOUT_AGENTS"] ?? 200);
 const parallelism = Number(process.env["BENCH_ROLLOUT_PARALLELISM"] ?? 20);
@@ -102,21 +102,7 @@ const median = (xs: number[]) => {
 };
 
 const sim = await startApiServer({ requestLogLimit: 10_000_000 });
-/**
- * One systemd double per node (default), as on a cluster: a shared bus would deliver every agent's job
- * signals to all of them (200 × what a node's own systemd sends it: 28 % of the agents' busy CPU in a profile).
- */
-const sharedSystemd = process.env["BENCH_ROLLOUT_SHARED_SYSTEMD"] === "1";
-const systemds: SystemdDouble[] = [];
-for (let started = 0; started < (sharedSystemd ? 1 : agents); started += 20) {
-  const batch = Math.min(20, (sharedSystemd ? 1 : agents) - started);
-  systemds.push(...(await Promise.all(Array.from({ length: batch }, () => startSystemdDouble()))));
-}
-const systemdFor = (i: number): SystemdDouble => {
-  const double = systemds[sharedSystemd ? 0 : i];
-  if (double === undefined) throw new Error(`no systemd double for agent ${i}`);
-  return double;
-};
+const systemd = await startSystemdDoubles(agents, process.env["BENCH_ROLLOUT_SHARED_SYSTEMD"] === "1");
 const standIns = await startNodeStandIns();
 const roots: string[] = [];
 const procs: ReturnType<typeof Bun.spawn>[] = [];
@@ -173,7 +159,7 @@ try {
         ],
         {
           env: agentEnv(
-            systemdFor(procs.length).address,
+            systemd.address(procs.length),
             nodeName,
             {
               GARDENER_NODE_AGENT_TIMINGS: timings,
@@ -358,7 +344,7 @@ try {
     await Promise.all(roots.map(async (r) => (await Bun.file(`${r}.log`).text()).split("kept changing under").length - 1))
   ).reduce((a, b) => a + b, 0);
   console.error(
-    `fleet-rollout: ${agents} nodes (${systemds.length} systemd buses), P=${parallelism}, W=${windowS}s: ${rolloutS.toFixed(1)} s (ideal ${idealS.toFixed(1)} s, apply p50 ${applyS.toFixed(2)} s), ` +
+    `fleet-rollout: ${agents} nodes (${systemd.buses} systemd buses), P=${parallelism}, W=${windowS}s: ${rolloutS.toFixed(1)} s (ideal ${idealS.toFixed(1)} s, apply p50 ${applyS.toFixed(2)} s), ` +
       `verify p50 ${verifyS.toFixed(2)} s, handoff p50 ${handoffS.toFixed(2)} s, first take ${firstTakeS.toFixed(2)} s, ` +
       `first fill ${firstFillS.toFixed(2)} s, idle ${idleSlotS.toFixed(1)} slot-s, tail ${tailS.toFixed(2)} s, record p50 ${recordS.toFixed(2)} s, ` +
       `${conflictFailures} conflict failures, load ${loadAvg()}, ` +
@@ -372,7 +358,7 @@ try {
       rollout_agents: agents,
       rollout_parallelism: parallelism,
       rollout_window_seconds: windowS,
-      rollout_systemd_buses: systemds.length,
+      rollout_systemd_buses: systemd.buses,
       rollout_seconds: Number(rolloutS.toFixed(1)),
       rollout_apply_seconds_p50: Number(applyS.toFixed(2)),
       rollout_ideal_seconds: Number(idealS.toFixed(1)),
@@ -404,7 +390,7 @@ try {
   await Promise.all(procs.slice(0, profiledAgents).map((p) => Promise.race([p.exited, Bun.sleep(10_000)])));
   for (const p of procs) p.kill("SIGKILL");
   await Promise.all(procs.map((p) => p.exited));
-  await Promise.all(systemds.map((d) => d.stop()));
+  await systemd.stop();
   await standIns.stop();
   await sim.stop();
   await Promise.all(roots.flatMap((r) => [rm(r, { recursive: true, force: true }), rm(`${r}.log`, { force: true })]));
