@@ -52,7 +52,8 @@ const logLevel = process.env["BENCH_ROLLOUT_LOG_LEVEL"] ?? "error";
 const keepDir = process.env["BENCH_ROLLOUT_KEEP_DIR"];
 /**
  * BENCH_ROLLOUT_PROFILE_AGENTS=k (with BENCH_ROLLOUT_KEEP_DIR): the first k agents write a CPU profile (Bun's
- * --cpu-prof-md) there when the rollout is over (they are stopped with SIGTERM, the rest killed).
+ * --cpu-prof, Chrome's JSON) there when the rollout is over (they are stopped with SIGTERM, the rest killed).
+ * Count samples (bench/profile-summary.ts): the -md format's times add the idle gaps before a sample to it.
  */
 const profiledAgents = keepDir === undefined ? 0 : Number(process.env["BENCH_ROLLOUT_PROFILE_AGENTS"] ?? 0);
 /**
@@ -160,7 +161,7 @@ try {
             nodeName,
             {
               GARDENER_NODE_AGENT_TIMINGS: timings,
-              ...(procs.length < profiledAgents ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${keepDir}` } : {}),
+              ...(procs.length < profiledAgents ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${keepDir}` } : {}),
             },
             standIns,
           ),

@@ -1,14 +1,15 @@
-// Fleet: N compiled agents (default 200), each with its own --root and Node, against ONE API-server
-// simulator and one systemd D-Bus double, for a steady-state window (default 120 s) after every node
-// applied the pool's OSC. Reports API requests per second, p99 server-side Lease renewal latency and
+// Fleet: N compiled agents (default 200), each with its own --root, Node and systemd D-Bus double (its own
+// dbus-daemon, as each node has its own systemd; BENCH_FLEET_SHARED_SYSTEMD=1: one double for all, where every
+// agent also receives the others' job signals), against ONE API-server simulator, for a steady-state window
+// (default 120 s) after every node applied the pool's OSC. Reports API requests per second, p99 server-side Lease renewal latency and
 // the agents' mean resident memory.
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
-import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { sampleOsc } from "../test/demo/sample-osc.ts";
 import { agentBinary, agentEnv, createAgentRoot } from "../test/harness/sandbox.ts";
 import { startNodeStandIns } from "../test/harness/node-standins.ts";
 import { reservePort } from "../test/harness/ports.ts";
 import { rm } from "node:fs/promises";
+import { startSystemdDoubles } from "./systemd-doubles.ts";
 
 const agents = Number(process.env["BENCH_FLEET_AGENTS"] ?? 200);
 const steadySeconds = Number(process.env["BENCH_FLEET_SECONDS"] ?? 120);
@@ -20,7 +21,7 @@ const percentile = (xs: number[], p: number) => {
 };
 
 const sim = await startApiServer({ requestLogLimit: 10_000_000 });
-const systemd = await startSystemdDouble();
+const systemd = await startSystemdDoubles(agents, process.env["BENCH_FLEET_SHARED_SYSTEMD"] === "1");
 const standIns = await startNodeStandIns();
 const roots: string[] = [];
 const procs: ReturnType<typeof Bun.spawn>[] = [];
@@ -49,7 +50,7 @@ try {
     roots.push(root);
     procs.push(
       Bun.spawn([agentBinary, "--config-dir=/var/lib/gardener-node-agent", `--root=${root}`], {
-        env: agentEnv(systemd.address, nodeName, {}, standIns),
+        env: agentEnv(systemd.address(i), nodeName, {}, standIns),
         stdout: Bun.file(`${root}.log`),
         stderr: Bun.file(`${root}.log`),
       }),
@@ -99,6 +100,7 @@ try {
   console.log(
     JSON.stringify({
       fleet_agents: agents,
+      fleet_systemd_buses: systemd.buses,
       fleet_seconds: Number(elapsed.toFixed(1)),
       fleet_api_requests_per_second: Number((window.length / elapsed).toFixed(2)),
       fleet_lease_renewals_per_second: Number((leaseWrites.length / elapsed).toFixed(2)),

@@ -11,7 +11,7 @@
 //   just before.
 // IDLE_TIMINGS: GARDENER_NODE_AGENT_TIMINGS for the agents (default "": production's timings; the fleet-rollout
 // bench uses `healthyFor=5s,verifyPoll=500ms`). IDLE_PROFILE_DIR: each binary's first agent
-// writes a CPU profile there (Bun's --cpu-prof-md) when stopped.
+// writes a CPU profile there (Bun's --cpu-prof; bench/profile-summary.ts counts its samples) when stopped.
 import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { cpuSnapshot, type CpuSnapshot } from "./cpu-split.ts";
