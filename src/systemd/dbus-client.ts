@@ -4,6 +4,7 @@ import createConnection from "dbus-next/lib/connection.js";
 import { MessageFlag, MessageType } from "dbus-next/lib/constants.js";
 import { DBusError } from "dbus-next/lib/errors.js";
 import { Message } from "dbus-next/lib/message-type.js";
+import { marshalMessage } from "./marshal-call.ts";
 
 // dbus-next's MessageBus (its index) also loads the introspection and service-export code with its XML
 // libraries (xml2js, xmlbuilder, sax), none of which a client making method calls runs: this is the part of
@@ -69,12 +70,21 @@ export class ClientBus extends EventEmitter<ClientBusEvents> {
         reply.type === MessageType.ERROR ? reject(new DBusError(reply.errorName, reply.body[0], reply)) : resolve(reply),
       );
       try {
-        this.#wire.message(msg);
+        this.#write(msg);
       } catch (err) {
         this.#replies.delete(serial);
         reject(err);
       }
     });
+  }
+
+  /** Our own bytes for the common shapes once connected (marshal-call.ts); dbus-next's `message` otherwise (queues before the handshake, throws once closed). */
+  #write(msg: BusMessage): void {
+    const wire = this.#wire;
+    const bytes =
+      wire.state === "connected" && wire.stream.writable === true && wire.stream.supportsUnixFd !== true ? marshalMessage(msg) : undefined;
+    if (bytes === undefined) wire.message(msg);
+    else wire.stream.write(bytes);
   }
 
   disconnect(): void {
@@ -109,7 +119,7 @@ export class ClientBus extends EventEmitter<ClientBusEvents> {
   #send(msg: BusMessage): void {
     msg.serial = this.#serial++;
     try {
-      this.#wire.message(msg);
+      this.#write(msg);
     } catch {
       // The stream closed: the caller's own timeout answers for it, and the close is reported on the stream.
     }
