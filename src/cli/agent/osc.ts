@@ -2,7 +2,7 @@ import type { Clock } from "../../clock/index.ts";
 import type { NodeAgentConfiguration } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { Controller, Kube, KubeObject, ObjectKey, Reader, Source } from "../../kube/index.ts";
-import { ifFound, nodes, secrets } from "../../kube/index.ts";
+import { Channel, ifFound, nodes, secrets } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import {
   createAgentImageVerifier,
@@ -35,6 +35,7 @@ import {
   secretChecksum,
   serialLeaseWatch,
   slotsOnlyChanged,
+  SlotPoll,
   slotWaker,
 } from "../../controllers/operatingsystemconfig/index.ts";
 import type { AgentEnv } from "../env.ts";
@@ -79,8 +80,9 @@ export interface OscControllerSetup {
   readonly drift: (signal: AbortSignal) => Promise<void>;
 }
 
-function rolloutDeps(s: OscSetup): RolloutDeps {
+function rolloutDeps(s: OscSetup, wake: () => void): RolloutDeps {
   const timings = s.env.timings.rollout;
+  const slotPoll = new SlotPoll({ kube: s.kube, clock: s.clock, timings, wake, signal: s.signal });
   const poolNodes = new PoolNodes(s.clock, timings.renewEveryMs);
   const state = s.metrics.gauge({
     name: "gardener_node_agent_rollout_slot_state",
@@ -92,7 +94,7 @@ function rolloutDeps(s: OscSetup): RolloutDeps {
   });
   state.set(0);
   wait.set(0);
-  return { timings, poolNodes, metrics: { slotState: (v) => state.set(v), waitSeconds: (v) => wait.set(v) } };
+  return { timings, poolNodes, slotPoll, metrics: { slotState: (v) => state.set(v), waitSeconds: (v) => wait.set(v) } };
 }
 
 /** Binds the OSC reconciler to the real registry, containerd CLI and the Secret cache. */
@@ -153,6 +155,9 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     s.nodeName === undefined
       ? undefined
       : new BlockingPodsWatch({ kube: s.kube, clock: s.clock, log, events: s.events, nodeName: s.nodeName, signal: s.signal });
+  // A waiting node's slot poll enqueues the Secret through this channel (issue 25 prototype).
+  const oscSecretKey = { namespace: "kube-system", name: osc.secretName };
+  const slotWake = new Channel<ObjectKey>();
   // Applies, drift repairs and unit reverts never write at the same time.
   const applyLock = new ApplyLock();
   const deps: OscControllerDeps = {
@@ -195,7 +200,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     unitVerification: unitVerification(s.env.timings.unitVerifyWindowMs),
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     ...(blockingPods !== undefined ? { blockingPods } : {}),
-    rollout: rolloutDeps(s),
+    rollout: rolloutDeps(s, () => slotWake.send(oscSecretKey)),
     metrics: createOscMetrics(s.metrics),
     staging: stagingDeps(s),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
@@ -234,6 +239,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     backoffMaxMs: s.env.timings.oscBackoffMaxMs,
   });
   leaseWatch?.attach(controller);
+  controller.watch(slotWake, { create: () => {}, update: () => {}, delete: () => {}, generic: (key, q) => q.add(key) });
   blockingPods?.attach(controller, s.nodeSource, { namespace: "kube-system", name: osc.secretName });
   return { controller, drift };
 }

@@ -7,6 +7,7 @@ import { isSerial } from "../../constants.ts";
 import { verifyHealth } from "./health.ts";
 import { type LeaseCopy, updateSlots } from "./lease-slots.ts";
 import { PoolListError, PoolNodes } from "./pool-nodes.ts";
+import type { SlotPoll } from "./poll.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
 import { decide, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotsOf, slotTime } from "./slots.ts";
 import { defaultRolloutTimings, type RolloutTimings, slotJitterMs } from "./timings.ts";
@@ -22,6 +23,8 @@ export interface RolloutDeps {
   readonly metrics?: RolloutMetrics;
   /** Cached pool membership; listed on every look when absent. */
   readonly poolNodes?: PoolNodes;
+  /** Issue 25 prototype: a waiting node polls the Lease (no Lease watch for the rollout); absent: the watch wakes it. */
+  readonly slotPoll?: SlotPoll;
 }
 
 /** What the rollout gate uses of the controller's dependencies. */
@@ -108,7 +111,8 @@ export async function enterRollout(
   }
   const t = timingsOf(deps);
   const me = meOf(node);
-  await deps.leaseWatch?.start(signal, "rollout");
+  const poll = deps.rollout?.slotPoll;
+  if (poll === undefined) await deps.leaseWatch?.start(signal, "rollout");
   let decision: SlotDecision = { kind: "take" };
   // A new OSC reaches the whole pool at once: the first look at a checksum pauses at random before taking.
   const agent = deps.rollout ?? deps;
@@ -128,7 +132,7 @@ export async function enterRollout(
         return set.size > 0 ? set : undefined;
       },
       signal,
-      { cached: deps.leaseWatch?.lease, clock: deps.clock },
+      { cached: poll === undefined ? deps.leaseWatch?.lease : undefined, clock: deps.clock },
     );
   } catch (err) {
     if (!(err instanceof PoolListError)) throw err;
@@ -144,6 +148,9 @@ export async function enterRollout(
   const since = prev?.checksum === checksum ? prev.since : now;
   if (going) waitingSince.delete(agent);
   else waitingSince.set(agent, { checksum, since });
+  // A node that waits behind others (or a halt) polls; one that saw a free slot retries after its pause anyway.
+  if ((d.kind === "wait" && d.behind.length > 0) || d.kind === "halted") poll?.wait({ pool: secret.metadata.name ?? "", me, checksum, n });
+  else poll?.stop();
   deps.rollout?.metrics?.waitSeconds(going ? 0 : (now - since) / 1000);
   const decided = slotDecisionHold(d, n, leaseRef(secret), t);
   const held =

@@ -5,3 +5,4 @@ export { PoolNodes } from "./pool-nodes.ts";
 export { decide, formatSlot, rolloutParallelism, type Slot } from "./slots.ts";
 export { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
 export { slotsOnlyChanged, slotWaker } from "./watch.ts";
+export { SlotPoll } from "./poll.ts";
