@@ -1,4 +1,4 @@
-// Issue 25 prototype: a node waiting for a rollout slot polls the pool's Lease (no watch) and is woken once a GET
+// Issue 25: a node waiting for a rollout slot polls the pool's Lease (no watch) and is woken once a GET
 // shows a slot it would take; while all N slots are held it is not woken.
 import { describe, expect, test } from "bun:test";
 import {
@@ -13,7 +13,7 @@ import { useAdminSim } from "../harness/admin-kube.ts";
 
 const env = useAdminSim();
 
-describe("SlotPoll (issue 25 prototype)", () => {
+describe("SlotPoll (issue 25)", () => {
   test("wakes a waiting node once a GET shows a free slot, not before", async () => {
     const secret = env.sim.store.create("secrets", {
       apiVersion: "v1",
@@ -26,21 +26,37 @@ describe("SlotPoll (issue 25 prototype)", () => {
     const held: Slot = { checksum: "c", since: at, renewed: at, state: "applying" };
     await updateSlots(env.kube, secret, () => new Map([["other", held]]), AbortSignal.timeout(10_000));
     let woken = 0;
+    let onWake = () => {};
     const stop = new AbortController();
-    const poll = new SlotPoll({ kube: env.kube, clock, timings: defaultRolloutTimings, wake: () => woken++, signal: stop.signal });
+    const poll = new SlotPoll({
+      kube: env.kube,
+      clock,
+      timings: defaultRolloutTimings,
+      wake: () => {
+        woken++;
+        onWake();
+      },
+      signal: stop.signal,
+    });
     poll.wait({ pool: secret.metadata.name ?? "", me: "me", checksum: "c", n: 1 });
+    // One poll: its pause ends (beyond the longest, 1.5 × 4 s), it GETs the Lease against the simulator, and it
+    // sleeps again when it still has to wait (counted in event-loop turns, not wall time).
+    const turns = 1_000_000;
     const pollOnce = async () => {
-      await clock.waitForSleepers(1);
-      clock.step(6_000); // beyond the longest poll pause (1.5 × 4 s)
-      await new Promise((r) => setTimeout(r, 50)); // the GET against the simulator
+      await clock.waitForSleepers(1, turns);
+      clock.step(6_000);
     };
     await pollOnce();
     await pollOnce();
+    await clock.waitForSleepers(1, turns);
     expect(woken).toBe(0);
     await updateSlots(env.kube, secret, () => new Map([["other", null]]), AbortSignal.timeout(10_000));
+    const wokenNow = new Promise<void>((r) => {
+      onWake = r;
+    });
     await pollOnce();
+    await wokenNow;
     expect(woken).toBe(1);
-    await new Promise((r) => setTimeout(r, 20));
     expect(clock.pending()).toBe(0); // woken once, then it stops polling
     stop.abort();
   });

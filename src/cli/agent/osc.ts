@@ -155,7 +155,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     s.nodeName === undefined
       ? undefined
       : new BlockingPodsWatch({ kube: s.kube, clock: s.clock, log, events: s.events, nodeName: s.nodeName, signal: s.signal });
-  // A waiting node's slot poll enqueues the Secret through this channel (issue 25 prototype).
+  // A waiting node's slot poll enqueues the Secret through this channel (issue 25).
   const oscSecretKey = { namespace: "kube-system", name: osc.secretName };
   const slotWake = new Channel<ObjectKey>();
   // Applies, drift repairs and unit reverts never write at the same time.

@@ -23,7 +23,7 @@ export interface RolloutDeps {
   readonly metrics?: RolloutMetrics;
   /** Cached pool membership; listed on every look when absent. */
   readonly poolNodes?: PoolNodes;
-  /** Issue 25 prototype: a waiting node polls the Lease (no Lease watch for the rollout); absent: the watch wakes it. */
+  /** Issue 25: a waiting node polls the Lease (the rollout starts no Lease watch); absent (tests): the watch wakes it. */
   readonly slotPoll?: SlotPoll;
 }
 

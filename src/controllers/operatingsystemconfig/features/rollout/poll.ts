@@ -5,7 +5,7 @@ import { decide, slotsOf } from "./slots.ts";
 import type { RolloutTimings } from "./timings.ts";
 
 /**
- * A waiting node looks at the pool's Lease every this × random(0.5, 1.5) (issue 25 prototype): with K waiters
+ * A waiting node looks at the pool's Lease every this × random(0.5, 1.5) (issue 25): with K waiters
  * the pool polls about K / this per second, and a freed slot is seen after about this / K.
  */
 const slotPollMs = 4_000;
@@ -29,7 +29,7 @@ interface Wait {
 }
 
 /**
- * Issue 25 prototype: a node waiting for a rollout slot polls the pool's Lease (a GET now and then) instead of
+ * Issue 25: a node waiting for a rollout slot polls the pool's Lease (a GET now and then) instead of
  * watching it, so a slot change is no longer sent to every waiting node; once a GET shows a slot this node would
  * take, it enqueues its reconcile once and stops (the reconcile polls again if it still has to wait).
  */
