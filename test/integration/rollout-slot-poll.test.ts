@@ -60,4 +60,19 @@ describe("SlotPoll (issue 25)", () => {
     expect(clock.pending()).toBe(0); // woken once, then it stops polling
     stop.abort();
   });
+
+  test("polls a halted pool at the given pace, and stops when told", async () => {
+    const clock = new FakeClock(Date.now());
+    const stop = new AbortController();
+    const poll = new SlotPoll({ kube: env.kube, clock, timings: defaultRolloutTimings, wake: () => {}, signal: stop.signal });
+    const wait = { pool: "gardener-node-agent-halted", me: "me", checksum: "c", n: 1 };
+    poll.wait({ ...wait, everyMs: 30_000 });
+    await clock.waitForSleepers(1);
+    expect((clock.nextDeadline() ?? 0) - clock.now()).toBeGreaterThanOrEqual(15_000); // ≥ 0.5 × 30 s, not ≤ 1.5 × 4 s
+    poll.stop();
+    clock.step(45_000);
+    await new Promise<void>((r) => setImmediate(r));
+    expect(clock.pending()).toBe(0); // stopped: no GET, no next pause
+    stop.abort();
+  });
 });

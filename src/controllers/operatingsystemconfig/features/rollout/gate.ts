@@ -105,6 +105,7 @@ export async function enterRollout(
 ): Promise<Reserved> {
   const n = node === undefined ? undefined : rolloutParallelism(node.metadata.annotations);
   if (node === undefined || n === undefined || !nodeKnownAtStart || isSerial(secret)) {
+    deps.rollout?.slotPoll?.stop(); // e.g. the annotation went while this node waited
     deps.rollout?.metrics?.slotState(0);
     deps.rollout?.metrics?.waitSeconds(0);
     return { kind: "reserved" };
@@ -149,7 +150,9 @@ export async function enterRollout(
   if (going) waitingSince.delete(agent);
   else waitingSince.set(agent, { checksum, since });
   // A node that waits behind others (or a halt) polls; one that saw a free slot retries after its pause anyway.
-  if ((d.kind === "wait" && d.behind.length > 0) || d.kind === "halted") poll?.wait({ pool: secret.metadata.name ?? "", me, checksum, n });
+  const pool = secret.metadata.name ?? "";
+  if (d.kind === "wait" && d.behind.length > 0) poll?.wait({ pool, me, checksum, n });
+  else if (d.kind === "halted") poll?.wait({ pool, me, checksum, n, everyMs: t.renewEveryMs });
   else poll?.stop();
   deps.rollout?.metrics?.waitSeconds(going ? 0 : (now - since) / 1000);
   const decided = slotDecisionHold(d, n, leaseRef(secret), t);

@@ -26,6 +26,11 @@ interface Wait {
   readonly me: string;
   readonly checksum: string;
   readonly n: number;
+  /**
+   * The mean pause between looks when not `slotPollMs`: a halted pool waits for an operator, not for the
+   * next handoff, so 200 halted nodes do not GET the Lease 50 times a second for as long as the halt lasts.
+   */
+  readonly everyMs?: number;
 }
 
 /**
@@ -57,7 +62,7 @@ export class SlotPoll {
   async #loop(): Promise<void> {
     while (this.#wait !== undefined && !this.d.signal.aborted) {
       try {
-        await this.d.clock.sleep(slotPollMs * (0.5 + Math.random()), this.d.signal);
+        await this.d.clock.sleep((this.#wait?.everyMs ?? slotPollMs) * (0.5 + Math.random()), this.d.signal);
       } catch {
         return; // aborted
       }
