@@ -2,7 +2,7 @@ import type { Clock } from "../../clock/index.ts";
 import type { NodeAgentConfiguration } from "../../config/index.ts";
 import type { HostFs } from "../../host/index.ts";
 import type { Controller, Kube, KubeObject, ObjectKey, Reader, Source } from "../../kube/index.ts";
-import { Channel, ifFound, nodes, secrets } from "../../kube/index.ts";
+import { Channel, enqueueMapped, ifFound, nodes, secrets } from "../../kube/index.ts";
 import type { Logger } from "../../log/index.ts";
 import {
   createAgentImageVerifier,
@@ -120,6 +120,8 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
   const osc = s.config.controllers.operatingSystemConfig;
+  /** The OSC Secret: what the controller reconciles and what its wakers (slot poll and waker, blocking pods) enqueue. */
+  const oscSecretKey: ObjectKey = { namespace: "kube-system", name: osc.secretName };
   // 2.3: only with a Node known at start (its label is what lets the authorizer serve this Lease).
   const leaseWatch =
     s.nodeName === undefined
@@ -139,7 +141,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
                 ...copy,
                 clock: s.clock,
                 timings: s.env.timings.rollout,
-                secret: { namespace: "kube-system", name: osc.secretName },
+                secret: oscSecretKey,
                 signal: s.signal,
                 node: (signal) => readOwnNode(s.cache, s.nodeName, signal),
                 wanted: async (signal) => {
@@ -156,7 +158,6 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
       ? undefined
       : new BlockingPodsWatch({ kube: s.kube, clock: s.clock, log, events: s.events, nodeName: s.nodeName, signal: s.signal });
   // A waiting node's slot poll enqueues the Secret through this channel (issue 25).
-  const oscSecretKey = { namespace: "kube-system", name: osc.secretName };
   const slotWake = new Channel<ObjectKey>();
   // Applies, drift repairs and unit reverts never write at the same time.
   const applyLock = new ApplyLock();
@@ -234,13 +235,16 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     log,
     signal: s.signal,
     onRestartRequested: s.onRestartRequested,
-    secretKey: { namespace: "kube-system", name: osc.secretName },
+    secretKey: oscSecretKey,
     secretName: osc.secretName,
     backoffMaxMs: s.env.timings.oscBackoffMaxMs,
   });
   leaseWatch?.attach(controller);
-  controller.watch(slotWake, { create: () => {}, update: () => {}, delete: () => {}, generic: (key, q) => q.add(key) });
-  blockingPods?.attach(controller, s.nodeSource, { namespace: "kube-system", name: osc.secretName });
+  controller.watch(
+    slotWake,
+    enqueueMapped((key: ObjectKey) => [key]),
+  );
+  blockingPods?.attach(controller, s.nodeSource, oscSecretKey);
   return { controller, drift };
 }
 
