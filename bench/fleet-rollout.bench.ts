@@ -283,7 +283,16 @@ try {
     const lines = [
       ...timeline,
       ...requests.map((r) =>
-        JSON.stringify({ t: r.time, user: r.user, verb: r.verb, resource: r.resource, code: r.code, ms: r.durationMs }),
+        JSON.stringify({
+          t: r.time,
+          user: r.user,
+          verb: r.verb,
+          resource: r.resource,
+          sub: r.subresource,
+          name: r.name,
+          code: r.code,
+          ms: r.durationMs,
+        }),
       ),
     ];
     await writeFile(`${keepDir}/lease.jsonl`, `${JSON.stringify({ t0, v1 })}\n${lines.join("\n")}\n`);
