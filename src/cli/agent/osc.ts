@@ -26,6 +26,7 @@ import {
   defaultStageMaxBytes,
   driftPathsMetric,
   type DriftStatus,
+  firstLookPauseMs,
   newOscController,
   type OscControllerDeps,
   type PendingPullConfig,
@@ -159,6 +160,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
       : new BlockingPodsWatch({ kube: s.kube, clock: s.clock, log, events: s.events, nodeName: s.nodeName, signal: s.signal });
   // A waiting node's slot poll enqueues the Secret through this channel (issue 25).
   const slotWake = new Channel<ObjectKey>();
+  const rollout = rolloutDeps(s, () => slotWake.send(oscSecretKey));
   // Applies, drift repairs and unit reverts never write at the same time.
   const applyLock = new ApplyLock();
   const deps: OscControllerDeps = {
@@ -201,7 +203,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     unitVerification: unitVerification(s.env.timings.unitVerifyWindowMs),
     ...(leaseWatch !== undefined ? { serialLeaseWatch: leaseWatch } : {}),
     ...(blockingPods !== undefined ? { blockingPods } : {}),
-    rollout: rolloutDeps(s, () => slotWake.send(oscSecretKey)),
+    rollout,
     metrics: createOscMetrics(s.metrics),
     staging: stagingDeps(s),
     ...(s.selfHosted === true ? { selfHosted: true } : {}),
@@ -238,6 +240,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
     secretKey: oscSecretKey,
     secretName: osc.secretName,
     backoffMaxMs: s.env.timings.oscBackoffMaxMs,
+    rolloutPause: (n, secret) => firstLookPauseMs(rollout, secretChecksum(secret), n, s.clock.now()),
   });
   leaseWatch?.attach(controller);
   controller.watch(

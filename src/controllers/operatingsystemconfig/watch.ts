@@ -45,7 +45,16 @@ export const secretPredicate: Predicate<KubeObject> = {
   generic: () => false,
 };
 
-/** The per-node reconciliation delay (§2.1): 0 while the Node is unknown, else the annotation (last good value when unreadable). */
+/**
+ * The pause before a chunked-rollout node first looks at a new Secret version (issue 25), by its pool's
+ * parallelism N; `secret` is the new version. The rollout gate's, so that its first look takes at once.
+ */
+export type RolloutFirstLookPause = (n: number, secret: KubeObject) => number;
+
+/**
+ * The per-node reconciliation delay (§2.1): 0 while the Node is unknown, else the annotation (last good value
+ * when unreadable); in a chunked rollout the rollout's first-look pause instead (0 without `rolloutPause`).
+ */
 export class ReconciliationDelay {
   #last = 0;
 
@@ -54,13 +63,15 @@ export class ReconciliationDelay {
     private readonly reader: Pick<Reader, "get">,
     private readonly node: NodeIdentity,
     private readonly log: Logger,
+    private readonly rolloutPause?: RolloutFirstLookPause,
   ) {}
 
   get lastKnownMs(): number {
     return this.#last;
   }
 
-  async get(signal: AbortSignal): Promise<number> {
+  /** `secret`: the new version (for the rollout's first-look pause). */
+  async get(signal: AbortSignal, secret?: KubeObject): Promise<number> {
     const name = this.node.nodeName;
     if (name === undefined) return 0;
     let node: KubeObject;
@@ -71,9 +82,11 @@ export class ReconciliationDelay {
       this.log.info("Cannot read node for the reconciliation delay, using the last known value", { err, delayMs: this.#last });
       return this.#last;
     }
-    // Chunked rollouts pace the pool by slots, in node-name order: the random-looking delay would only
-    // stretch each chunk (issue 16).
-    if (rolloutParallelism(node.metadata.annotations) !== undefined) return 0;
+    // Chunked rollouts pace the pool by slots: the annotation's delay would only stretch each chunk (issue 16).
+    // The rollout's own first-look pause comes here instead, before the reconcile: a new version reaches the
+    // whole pool at once, and 200 reconciles at once held up the first takes by seconds (issue 25).
+    const n = rolloutParallelism(node.metadata.annotations);
+    if (n !== undefined) return secret === undefined || this.rolloutPause === undefined ? 0 : this.rolloutPause(n, secret);
     const text = node.metadata.annotations?.[reconciliationDelayAnnotation];
     if (text === undefined) return this.#last;
     try {
@@ -102,7 +115,7 @@ export function secretHandler(deps: SecretHandlerDeps): EventHandler<KubeObject>
     update: (_old, obj, q) => {
       const key = objectKeyOf(obj);
       if (isSerial(obj)) return q.add(key);
-      deps.delay.get(deps.signal).then(
+      deps.delay.get(deps.signal, obj).then(
         (ms) => {
           deps.log.info("Enqueuing operating system config secret after the reconciliation delay", { delayMs: ms });
           if (ms > 0) deps.addAfter(key, ms);
@@ -139,6 +152,8 @@ export function newOscController(opts: {
   readonly secretName?: string;
   /** Retry backoff cap after failed reconciles; client-go's 1000 s when absent (tests shorten it). */
   readonly backoffMaxMs?: number;
+  /** A chunked rollout's first-look pause, served as the Secret update's delay (issue 25). */
+  readonly rolloutPause?: RolloutFirstLookPause;
 }): Controller {
   const c = newController({
     name: controllerName,
@@ -150,7 +165,7 @@ export function newOscController(opts: {
     onRestartRequested: opts.onRestartRequested,
     rateLimiter: opts.backoffMaxMs === undefined ? undefined : defaultControllerRateLimiter(opts.clock, { maxDelayMs: opts.backoffMaxMs }),
   });
-  const delay = new ReconciliationDelay(opts.nodeReader ?? opts.kube, opts.node, opts.log);
+  const delay = new ReconciliationDelay(opts.nodeReader ?? opts.kube, opts.node, opts.log, opts.rolloutPause);
   c.watch(
     opts.source,
     secretHandler({ delay, addAfter: (k, ms) => c.queue.addAfter(keyString(k), ms), log: opts.log, signal: opts.signal }),

@@ -91,6 +91,16 @@ const poolListHold = (err: PoolListError, t: RolloutTimings): GateHold => ({
 /** Since when this agent waits for a slot, per agent (its RolloutDeps; a restart starts again). */
 const waitingSince = new WeakMap<object, { readonly checksum: string; readonly since: number }>();
 
+/**
+ * Issue 25: the first-look pause served before the reconcile, as the Secret update's enqueue delay (watch.ts): the
+ * pool's nodes then reconcile a new version spread over the pause rather than all at once (200 at once held the
+ * first takes up by 3-4 s on two cores), and the look after it takes at once. The wait counts from here.
+ */
+export function firstLookPauseMs(rollout: RolloutDeps, checksum: string, n: number, now: number): number {
+  if (waitingSince.get(rollout)?.checksum !== checksum) waitingSince.set(rollout, { checksum, since: now });
+  return Math.random() * slotJitterMs(rollout.timings, n);
+}
+
 const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;
 
 /** Issue 16: take one of N slots on the pool's Lease before changing anything (plugin.ts says when). */
@@ -115,7 +125,8 @@ export async function enterRollout(
   const poll = deps.rollout?.slotPoll;
   if (poll === undefined) await deps.leaseWatch?.start(signal, "rollout");
   let decision: SlotDecision = { kind: "take" };
-  // A new OSC reaches the whole pool at once: the first look at a checksum pauses at random before taking.
+  // A new OSC reaches the whole pool at once: the first look at a checksum pauses at random before taking,
+  // unless the Secret update's enqueue paused already (firstLookPauseMs).
   const agent = deps.rollout ?? deps;
   const firstLook = waitingSince.get(agent)?.checksum !== checksum;
   try {
