@@ -156,8 +156,14 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // 14. What the gates reserved verifies (a rollout slot: the Node healthy long enough, then released).
     const verifying = await verifyReserved(reservations, node, signal);
+    const judgedAt = deps.clock.now();
     checkUnitsNow();
-    if (verifying !== undefined) return report.report(node, checksum, verifying, signal);
+    if (verifying !== undefined) {
+      await report.report(node, checksum, verifying, signal);
+      // The next look counts from the verdict, not from the end of the report: its condition write often waits for
+      // the client's rate limit (5 QPS) after an apply, which pushed each slot's release back by 0.2 s (issue 25).
+      return { requeueAfterMs: Math.max(1, verifying.requeueAfterMs - (deps.clock.now() - judgedAt)) };
+    }
 
     // 15. Record success on the Node: event, version label, checksum and history annotations.
     await recordApplied(deps, { node, checksum, version: input.version, run }, signal);
