@@ -27,7 +27,7 @@ export { defaultControllerRateLimiter } from "./rate-limiter.ts";
 export { and, only, or } from "./predicate.ts";
 export type { Predicate } from "./predicate.ts";
 export { enqueueMapped, enqueueObject, objectKeyOf } from "./handler.ts";
-export type { Enqueuer, EventHandler } from "./handler.ts";
+export type { EventHandler } from "./handler.ts";
 export { Channel } from "./source.ts";
 export type { Source } from "./source.ts";
 export { Controller, newController } from "./controller.ts";

@@ -1,6 +1,5 @@
-// Issue 25: the pool Lease's watch runs only while a gate of this node needs it. A node whose checksum is
-// on its Node (slot released) stops watching the Lease — with hundreds of nodes, every Lease write reached
-// every agent — and a new checksum lists and watches it again before the next slot look. In-process
+// Issue 25: a chunked rollout watches no Lease — a waiting node polls the pool's Lease (rollout/poll.ts) — so the
+// pool Lease's watch runs only for the serial lock, from the serial gate's first need until it is done. In-process
 // reconciles against the API-server simulator, the rollout's time on a fake clock.
 import { describe, expect, test } from "bun:test";
 import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
@@ -25,8 +24,8 @@ const osc = (data: string): Plain => ({
   },
 });
 
-describe("the pool Lease's watch of a done node (issue 25)", () => {
-  test("stops once the node's checksum is on its Node, and a new checksum lists and watches the Lease again", async () => {
+describe("the pool Lease's watch (issue 25)", () => {
+  test("a chunked rollout never starts it, from the first look at a checksum to the slot's release", async () => {
     const w = await env.world();
     const clock = new FakeClock(Date.now());
     const lifetime = new AbortController();
@@ -61,19 +60,12 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
         spec: {},
       });
 
-      // The first look at a checksum pauses before taking: the watch runs from here on.
+      // The first look at a checksum pauses before taking; the next takes the slot and applies.
       await w.reconcile(agent);
-      expect(watch.running()).toBe(true);
-      expect(watch.lease()?.lease?.metadata.name).toBe(w.secretName);
-      expect([leaseCalls("list"), leaseCalls("watch")]).toEqual([1, 1]);
-      await eventually("the Lease watch open", () => env.sim.openWatches("leases") === watchesBefore + 1);
-
-      // Takes the slot and applies; verifying keeps the watch.
       await w.reconcile(agent);
       expect(slots()).toEqual([`${slotPrefix}${w.nodeName}`]);
-      expect(watch.running()).toBe(true);
 
-      // Healthy for the whole window (fake time): the slot goes, the checksum lands, the watch stops.
+      // Healthy for the whole window (fake time): the slot goes, the checksum lands.
       const since = clock.now();
       const healthy = { status: "True", lastTransitionTime: iso(since), lastHeartbeatTime: iso(since) };
       env.sim.store.patch(
@@ -95,26 +87,17 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
       await w.reconcile(agent);
       expect(nodeChecksum()).toBe(first);
       expect(slots()).toEqual([]);
+      // The slot was read and written with GETs and updates only.
       expect(watch.running()).toBe(false);
-      expect(watch.lease()).toBeUndefined();
-      await eventually("the Lease watch closed", () => env.sim.openWatches("leases") === watchesBefore);
-
-      // A Lease write while stopped reaches nobody; a new checksum starts the watch from a fresh list.
-      env.sim.store.patch("leases", "kube-system", w.secretName, "merge", { metadata: { annotations: { "demo/while-stopped": "yes" } } });
-      w.setOsc(osc("two"));
-      await w.reconcile(agent);
-      expect(watch.running()).toBe(true);
-      expect([leaseCalls("list"), leaseCalls("watch")]).toEqual([2, 2]);
-      expect(watch.lease()?.lease?.metadata.annotations?.["demo/while-stopped"]).toBe("yes");
-      await eventually("the Lease watch open again", () => env.sim.openWatches("leases") === watchesBefore + 1);
-      env.sim.store.patch("leases", "kube-system", w.secretName, "merge", { metadata: { annotations: { "demo/after": "yes" } } });
-      await eventually("the watch's copy following the Lease", () => watch.lease()?.lease?.metadata.annotations?.["demo/after"] === "yes");
+      expect([leaseCalls("list"), leaseCalls("watch")]).toEqual([0, 0]);
+      expect(leaseCalls("get")).toBeGreaterThan(0);
+      expect(env.sim.openWatches("leases")).toBe(watchesBefore);
     } finally {
       lifetime.abort();
     }
   });
 
-  test("a watch the serial gate also needs keeps running until both gates are done", async () => {
+  test("the serial gate's watch lists and watches at its first need and stops once it is done", async () => {
     const w = await env.world();
     const lifetime = new AbortController();
     const watch = serialLeaseWatch({
@@ -127,13 +110,17 @@ describe("the pool Lease's watch of a done node (issue 25)", () => {
       nodeName: w.nodeName,
       signal: lifetime.signal,
     });
+    const watchesBefore = env.sim.openWatches("leases");
     try {
-      await watch.start(lifetime.signal, "serial");
-      await watch.start(lifetime.signal, "rollout");
-      watch.done("rollout");
-      expect(watch.running()).toBe(true);
-      watch.done("serial");
       expect(watch.running()).toBe(false);
+      await watch.start(lifetime.signal);
+      await watch.start(lifetime.signal); // idempotent
+      expect(watch.running()).toBe(true);
+      await eventually("the Lease watch open", () => env.sim.openWatches("leases") === watchesBefore + 1);
+      watch.done();
+      expect(watch.running()).toBe(false);
+      expect(watch.lease()).toBeUndefined();
+      await eventually("the Lease watch closed", () => env.sim.openWatches("leases") === watchesBefore);
     } finally {
       lifetime.abort();
     }

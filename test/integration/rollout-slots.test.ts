@@ -115,30 +115,6 @@ describe("updateSlots", () => {
     }
     expect(slotsOnLease(s)).toEqual(["taker"]);
   });
-
-  test("reads the Lease watch's copy first; a stale copy costs one 409 and a fresh read", async () => {
-    const s = secret();
-    await updateSlots(env.kube, s, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
-    const stale = env.sim.store.get("leases", "kube-system", s.metadata.name ?? "") as KubeObject;
-    await updateSlots(env.kube, s, () => new Map([["b", applying()]]), AbortSignal.timeout(10_000));
-    const start = env.sim.requests.length;
-    await updateSlots(env.kube, s, take("c", 3, []), AbortSignal.timeout(10_000), { ...retry, cached: () => ({ lease: stale }) });
-    const leaseCalls = env.sim.requests
-      .slice(start)
-      .filter((r) => r.resource === "leases")
-      .map((r) => `${r.verb} ${r.code}`);
-    expect(leaseCalls).toEqual(["update 409", "get 200", "update 200"]);
-    expect(slotsOnLease(s)).toEqual(["a", "b", "c"]);
-    // The fresh read showed the third slot taken by then: a node that finds N full does not write.
-    const d = secret();
-    await updateSlots(env.kube, d, () => new Map([["a", applying()]]), AbortSignal.timeout(10_000));
-    const before = env.sim.requests.length;
-    await updateSlots(env.kube, d, take("z", 1, []), AbortSignal.timeout(10_000), {
-      ...retry,
-      cached: () => ({ lease: env.sim.store.get("leases", "kube-system", d.metadata.name ?? "") as KubeObject }),
-    });
-    expect(env.sim.requests.slice(before).filter((r) => r.resource === "leases")).toEqual([]);
-  });
 });
 
 describe("PoolNodes.gone (issue 25)", () => {

@@ -37,7 +37,6 @@ import {
   serialLeaseWatch,
   slotsOnlyChanged,
   SlotPoll,
-  slotWaker,
 } from "../../controllers/operatingsystemconfig/index.ts";
 import type { AgentEnv } from "../env.ts";
 
@@ -136,22 +135,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
           hostName: s.hostName.toLowerCase(),
           nodeName: s.nodeName,
           signal: s.signal,
-          slots: {
-            waker: (copy) =>
-              slotWaker({
-                ...copy,
-                clock: s.clock,
-                timings: s.env.timings.rollout,
-                secret: oscSecretKey,
-                signal: s.signal,
-                node: (signal) => readOwnNode(s.cache, s.nodeName, signal),
-                wanted: async (signal) => {
-                  const secret = await ifFound(s.cache.get<KubeObject>(secrets, "kube-system", osc.secretName, { signal }));
-                  return secret === undefined ? undefined : secretChecksum(secret);
-                },
-              }),
-            only: slotsOnlyChanged,
-          },
+          slotsOnly: slotsOnlyChanged,
         });
   // The blocking-pods gate's pod watch: the authorizer lets it watch only the pods of a known Node.
   const blockingPods =

@@ -31,13 +31,12 @@ export interface OscControllerDeps extends ApplyPorts {
   /** Serialises applies with the background drift repair and unit reverts (absent: nothing else writes). */
   readonly applyLock?: ApplyLock;
   /**
-   * The pool Lease's watch (9.2, issue 16): `start` (idempotent) at a gate's first need, resolves once
-   * listed; `done` when that gate's checksum is on the Node — it stops once no gate needs it.
+   * The pool Lease's watch for the serial lock (9.2): `start` (idempotent) at the serial gate's first need,
+   * resolves once listed; `done` once the lock is released — it stops.
    */
   readonly serialLeaseWatch?: {
-    start(signal: AbortSignal, by: "serial" | "rollout"): Promise<void>;
-    done?(by: "serial" | "rollout"): void;
-    lease?(): { readonly lease: KubeObject | undefined } | undefined;
+    start(signal: AbortSignal): Promise<void>;
+    done?(): void;
   };
   /** The pod watch of the blocking-pods gate (only with a Node known at start); `diff` lists once instead. */
   readonly blockingPods?: BlockingPodsSource;

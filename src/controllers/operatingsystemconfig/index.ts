@@ -14,7 +14,7 @@ export type { DisruptionPreview, UnitPolicyPreview } from "./preview/disruption.
 export type { ApplyRecord, ApplyStatus, GateRecord } from "./report/apply-status.ts";
 export type { GatePreview } from "./preview/gates.ts";
 export type { GateName } from "./gates/gate.ts";
-export { firstLookPauseMs, PoolNodes, SlotPoll, slotsOnlyChanged, slotWaker } from "./features/rollout/index.ts";
+export { firstLookPauseMs, PoolNodes, SlotPoll, slotsOnlyChanged } from "./features/rollout/index.ts";
 export type { RolloutDeps } from "./features/rollout/index.ts";
 export { createCommandRunner, createKubeletHealthProbe } from "./features/inplace/index.ts";
 export { serialLeaseWatch } from "./features/serial/index.ts";

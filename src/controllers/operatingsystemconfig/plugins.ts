@@ -42,7 +42,7 @@ export function oscGates(d: GateDeps): Gate[] {
     disruptionHooksGate(disruption),
     blockingPodsGate({ ...disruption, ...(d.blockingPods !== undefined ? { watch: d.blockingPods } : {}) }),
     serialGate({ kube, clock, log, hostName: node.hostName, leaseWatch }),
-    rolloutGate({ kube, clock, log, rollout: d.rollout, leaseWatch }),
+    rolloutGate({ kube, clock, log, rollout: d.rollout }),
     inPlaceDrainGate(),
     staticPodsGate({ kube, hostName: node.hostName }),
   ];

@@ -5,11 +5,11 @@ import type { GateHold, Reservation, Reserved } from "../../gates/gate.ts";
 import { UnitCommandsError } from "../../apply/units.ts";
 import { isSerial } from "../../constants.ts";
 import { verifyHealth } from "./health.ts";
-import { type LeaseCopy, updateSlots } from "./lease-slots.ts";
+import { updateSlots } from "./lease-slots.ts";
 import { PoolListError, PoolNodes } from "./pool-nodes.ts";
 import type { SlotPoll } from "./poll.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
-import { decide, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotsOf, slotTime } from "./slots.ts";
+import { decide, mayBeGone, rolloutParallelism, type Slot, type SlotDecision, slotTime } from "./slots.ts";
 import { defaultRolloutTimings, type RolloutTimings, slotJitterMs } from "./timings.ts";
 
 /** Observes this node's slot for the metrics (0 none, 1 applying, 2 verifying, 3 failed). */
@@ -23,7 +23,7 @@ export interface RolloutDeps {
   readonly metrics?: RolloutMetrics;
   /** Cached pool membership; listed on every look when absent. */
   readonly poolNodes?: PoolNodes;
-  /** Issue 25: a waiting node polls the Lease (the rollout starts no Lease watch); absent (tests): the watch wakes it. */
+  /** Issue 25: a waiting node polls the Lease (no watch); absent (tests), only the hold's requeue looks again. */
   readonly slotPoll?: SlotPoll;
 }
 
@@ -33,14 +33,6 @@ export interface RolloutGateDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly rollout?: RolloutDeps | undefined;
-  /**
-   * Started before the first slot look (the Lease watch wakes a waiting node), `done` once this node's
-   * checksum is on the Node (issue 25: a done node needs none of the Lease's events); `lease` is its copy
-   * (undefined until synced).
-   */
-  readonly leaseWatch?:
-    | { start(signal: AbortSignal, by: "rollout"): Promise<void>; done?(by: "rollout"): void; lease?: LeaseCopy }
-    | undefined;
 }
 
 /** The slot this node holds for `checksum`: apply (state applying) or only verify (state verifying). */
@@ -123,7 +115,6 @@ export async function enterRollout(
   const t = timingsOf(deps);
   const me = meOf(node);
   const poll = deps.rollout?.slotPoll;
-  if (poll === undefined) await deps.leaseWatch?.start(signal, "rollout");
   let decision: SlotDecision = { kind: "take" };
   // A new OSC reaches the whole pool at once: the first look at a checksum pauses at random before taking,
   // unless the Secret update's enqueue paused already (firstLookPauseMs).
@@ -144,7 +135,7 @@ export async function enterRollout(
         return set.size > 0 ? set : undefined;
       },
       signal,
-      { cached: poll === undefined ? deps.leaseWatch?.lease : undefined, clock: deps.clock },
+      { clock: deps.clock },
     );
   } catch (err) {
     if (!(err instanceof PoolListError)) throw err;
@@ -179,10 +170,7 @@ export async function enterRollout(
   return { kind: "hold", hold: held };
 }
 
-/**
- * The slot's Reservation: skip the apply when only verifying, verify health after it, fail on a unit
- * failure; once the checksum is on the Node (the slot released) the Lease watch is no longer this gate's.
- */
+/** The slot's Reservation: skip the apply when only verifying, verify health after it, fail on a unit failure. */
 const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => ({
   hostAlreadyApplied: slot.state === "verifying",
   verify: (node, signal) => step("failed verifying the rollout", () => verifyRollout(deps, slot, node, signal)),
@@ -190,26 +178,16 @@ const slotReservation = (deps: RolloutGateDeps, slot: SlotHeld): Reservation => 
     failRolloutOnUnitError(deps, slot, node, err, signal).catch((e: unknown) =>
       deps.log.error("Failed marking the rollout slot failed", { err: e }),
     ),
-  release: async () => deps.leaseWatch?.done?.("rollout"),
 });
 
-/**
- * Sets (or removes, with null; undefined: leaves) this node's own slot, if it is still ours for this
- * checksum. The Lease watch's copy is read first only when it already shows the slot `expected` (so not older than our last write).
- */
+/** Sets (or removes, with null; undefined: leaves) this node's own slot, if it is still ours for this checksum. */
 async function setOwn(
   deps: RolloutGateDeps,
   entry: { secret: KubeObject; checksum: string },
   me: string,
   next: (s: Slot) => Slot | null | undefined,
   signal: AbortSignal,
-  expected?: Slot["state"],
 ): Promise<void> {
-  const cached = () => {
-    const copy = deps.leaseWatch?.lease?.();
-    const s = slotsOf(copy?.lease?.metadata.annotations).get(me);
-    return s?.checksum === entry.checksum && s.state === expected ? copy : undefined;
-  };
   await updateSlots(
     deps.kube,
     entry.secret,
@@ -219,7 +197,7 @@ async function setOwn(
       return n === undefined ? undefined : new Map([[me, n]]);
     },
     signal,
-    { cached, clock: deps.clock },
+    { clock: deps.clock },
   );
 }
 
@@ -259,12 +237,12 @@ async function verifyRollout(deps: RolloutGateDeps, entry: SlotHeld, node: KubeO
           since = Date.parse(s.since);
           return renewDue(s, now, t) ? { ...s, renewed: slotTime(now) } : undefined;
         };
-  await setOwn(deps, entry, me, next, signal, entry.state);
+  await setOwn(deps, entry, me, next, signal);
   deps.rollout?.metrics?.slotState(2);
   const verdict = verifyHealth(node, since, since, now, t, entry.unitsChecked);
   const held = healthHold(verdict, t);
   if (held === undefined) {
-    await setOwn(deps, entry, me, () => null, signal, "verifying");
+    await setOwn(deps, entry, me, () => null, signal);
     deps.rollout?.metrics?.slotState(0);
     deps.log.info("Node healthy after the change, released my rollout slot", { checksum: entry.checksum });
     return undefined;

@@ -5,5 +5,5 @@ export { updateSlots } from "./lease-slots.ts";
 export { PoolNodes } from "./pool-nodes.ts";
 export { decide, formatSlot, rolloutParallelism, type Slot } from "./slots.ts";
 export { defaultRolloutTimings, type RolloutTimings } from "./timings.ts";
-export { slotsOnlyChanged, slotWaker } from "./watch.ts";
+export { slotsOnlyChanged } from "./watch.ts";
 export { SlotPoll } from "./poll.ts";

@@ -24,12 +24,8 @@ export const readLease = (kube: Kube, name: string, signal: AbortSignal): Promis
 type SlotChange = (
   slots: ReadonlyMap<string, Slot>,
 ) => Promise<ReadonlyMap<string, Slot | null> | undefined> | ReadonlyMap<string, Slot | null> | undefined;
-/** The Lease watch's copy of the Lease; undefined until the watch has listed. */
-export type LeaseCopy = () => { readonly lease: KubeObject | undefined } | undefined;
-
-/** The watch's copy is read first (`cached`); `clock` times the pause before a re-read. */
+/** `clock` times the pause before a re-read. */
 interface SlotWriteOptions {
-  readonly cached?: LeaseCopy | undefined;
   readonly clock: Clock;
 }
 
@@ -47,8 +43,7 @@ export async function updateSlots(
 ): Promise<KubeObject | undefined> {
   const name = secret.metadata.name ?? "";
   for (let attempt = 1; ; attempt++) {
-    const copy = attempt === 1 ? opts?.cached?.() : undefined;
-    const lease = copy !== undefined ? copy.lease : await readLease(kube, name, signal);
+    const lease = await readLease(kube, name, signal);
     const edit = await change(slotsOf(lease?.metadata.annotations));
     if (edit === undefined) return lease;
     const annotations = { ...(lease?.metadata.annotations ?? {}) };

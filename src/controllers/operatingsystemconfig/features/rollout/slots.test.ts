@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decide, formatSlot, liveSlotCount, mayBeGone, parseSlot, rolloutParallelism, type Slot, slotKey, slotsOf } from "./slots.ts";
+import { decide, formatSlot, mayBeGone, parseSlot, rolloutParallelism, type Slot, slotKey, slotsOf } from "./slots.ts";
 import { defaultRolloutTimings as t } from "./timings.ts";
 
 const now = Date.parse("2026-01-01T12:00:00Z");
@@ -69,19 +69,6 @@ describe("rolloutParallelism", () => {
     [{ "node-agent.gardener.cloud/rollout-parallelism": "1.5" }, undefined],
   ])("should read %p as %p", (annotations, want) => {
     expect(rolloutParallelism(annotations)).toBe(want);
-  });
-});
-
-describe("liveSlotCount (the waker's check)", () => {
-  test("should count live applying and verifying slots of any checksum, not failed or stale ones", () => {
-    const ann = Object.fromEntries(
-      Object.entries({ a: slot("applying"), b: slot("verifying", 0, "c1"), c: slot("failed"), d: slot("applying", 301) }).map(([n, s]) => [
-        `slot.node-agent.gardener.cloud/${n}`,
-        formatSlot(s),
-      ]),
-    );
-    expect(liveSlotCount(ann, now, t)).toBe(2);
-    expect(liveSlotCount(undefined, now, t)).toBe(0);
   });
 });
 

@@ -120,7 +120,3 @@ export function decide(
   if (active.length + failed.length >= n) return { kind: "wait", behind: [...active, ...failed] };
   return { kind: "take" };
 }
-
-/** Live slots held on `lease`, of any checksum: fewer than N means one may be free (the waker's cheap check). */
-export const liveSlotCount = (annotations: Readonly<Record<string, string>> | undefined, nowMs: number, t: RolloutTimings): number =>
-  [...slotsOf(annotations).values()].filter((s) => s.state !== "failed" && !isStale(s, nowMs, t)).length;

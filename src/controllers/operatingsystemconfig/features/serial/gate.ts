@@ -7,7 +7,7 @@ export interface SerialGateDeps extends Omit<SerialLockDeps, "identity"> {
   /** The lock identity (9.2). */
   readonly hostName: string;
   /** The Lease watch wakes this node when the holder releases; started on first need (see wiring), done once released. */
-  readonly leaseWatch?: { start(signal: AbortSignal, by: "serial"): Promise<void>; done?(by: "serial"): void } | undefined;
+  readonly leaseWatch?: { start(signal: AbortSignal): Promise<void>; done?(): void } | undefined;
 }
 
 /**
@@ -30,7 +30,7 @@ export function serialGate(d: SerialGateDeps): Gate {
     },
     async reserve(ctx) {
       if (!ctx.serial || !ctx.nodeKnownAtStart || ctx.secret === undefined) return { kind: "reserved" };
-      await d.leaseWatch?.start(ctx.signal, "serial");
+      await d.leaseWatch?.start(ctx.signal);
       const outcome = await acquireSerialLock(lock, ctx.secret, ctx.signal);
       if (!outcome.held) return { kind: "hold", hold: outcome.hold };
       const lease = ctx.secret.metadata.name ?? "";
@@ -39,7 +39,7 @@ export function serialGate(d: SerialGateDeps): Gate {
         reservation: {
           release: async (signal) => {
             await step("failed releasing serial reconciliation lock", () => releaseSerialLock(lock, lease, signal));
-            d.leaseWatch?.done?.("serial");
+            d.leaseWatch?.done?.();
           },
         },
       };

@@ -79,29 +79,20 @@ export interface SerialLeaseWatchSetup {
   readonly hostName: string;
   readonly nodeName: string;
   readonly signal: AbortSignal;
-  /** Rollout slots (rollout/watch.ts): wakes a waiting node itself; updates that changed slots only are left to it. */
-  readonly slots?: {
-    readonly waker: (copy: {
-      lease(): KubeObject | undefined;
-      outdated(signal: AbortSignal): Promise<boolean>;
-    }) => EventHandler<KubeObject>;
-    readonly only: (old: KubeObject, now: KubeObject) => boolean;
-  };
+  /** Lease updates that changed rollout slots only (rollout/watch.ts): not a release of the lock, no wake. */
+  readonly slotsOnly?: (old: KubeObject, now: KubeObject) => boolean;
 }
-
-/** Who needs the pool Lease's watch: the serial gate (a serial OSC's lock) or the rollout gate (its slots). */
-type LeaseWatchUser = "serial" | "rollout";
 
 /**
  * 9.2's own Lease cache, started at first need and kept out of the shared caches (start-up and readyz
- * never wait for it). Issue 25: it runs only while a gate needs it — a node done with the pool's
+ * never wait for it). Issue 25: it runs only while the serial gate needs it — a node done with the pool's
  * checksum (`done`) gains nothing from the Lease's events, and with hundreds of nodes their fan-out costs
- * the CPU the others need; the next `start` lists and watches afresh.
+ * the CPU the others need; the next `start` lists and watches afresh. Chunked rollouts poll instead (rollout/poll.ts).
  */
 export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
-  start(signal: AbortSignal, by: LeaseWatchUser): Promise<void>;
-  /** `by` no longer needs the watch (its checksum is on the Node); it stops once nobody does. */
-  done(by: LeaseWatchUser): void;
+  start(signal: AbortSignal): Promise<void>;
+  /** The serial gate no longer needs the watch (the lock released): it stops. */
+  done(): void;
   attach(c: Controller): void;
   /** The watch's copy of the Lease; undefined until the watch has listed, and while it is stopped. */
   lease(): { readonly lease: KubeObject | undefined } | undefined;
@@ -131,8 +122,7 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
   };
   const own = () => informer.get({ namespace: serialLeaseNamespace, name: s.secretName });
   const serial = serialLeasePredicate(s.hostName);
-  const slotsOnly = s.slots?.only ?? (() => false);
-  const needs = new Set<LeaseWatchUser>();
+  const slotsOnly = s.slotsOnly ?? (() => false);
   /** The current run: `fresh` settles once the previous run has ended and the informer forgot its copy. */
   let run: { readonly stop: AbortController; readonly fresh: Promise<void>; readonly ended: Promise<void>; gaveUp: boolean } | undefined;
   /** The last stopped run's end (the informer runs once at a time). */
@@ -151,14 +141,12 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
         }),
         { ...serial, update: (o, n) => !slotsOnly(o, n) && serial.update(o, n) },
       );
-      if (s.slots !== undefined) c.watch(informer, s.slots.waker({ lease: own, outdated }));
     },
-    async start(signal, by) {
-      needs.add(by);
+    async start(signal) {
       if (run === undefined) {
         const stop = new AbortController();
         const fresh = stopped.then(() => informer.forget());
-        s.log.info("Starting the serial reconciliation lease watch", { lease: s.secretName, for: by });
+        s.log.info("Starting the serial reconciliation lease watch", { lease: s.secretName });
         const ended = fresh
           .then(() => informer.run(AbortSignal.any([s.signal, stop.signal])))
           .catch((err: unknown) => s.log.error("Serial reconciliation lease watch ended", { err }));
@@ -178,9 +166,8 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
         s.log.info("Serial reconciliation lease watch not synced yet, going on without it", { lease: s.secretName });
       }
     },
-    done(by) {
-      needs.delete(by);
-      if (needs.size > 0 || run === undefined) return;
+    done() {
+      if (run === undefined) return;
       s.log.info("Stopping the serial reconciliation lease watch: the node is done with the pool's checksum", { lease: s.secretName });
       run.stop.abort();
       stopped = run.ended;
