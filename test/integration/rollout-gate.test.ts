@@ -5,7 +5,11 @@ import { describe, expect, test } from "bun:test";
 import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
 import type { OscWorld } from "../fixtures/osc/harness.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
-import { defaultRolloutTimings } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
+import {
+  defaultRolloutTimings,
+  SlotPoll,
+} from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
+import { FakeClock } from "../doubles/fake-clock.ts";
 
 const env = useOscWorlds();
 /** One agent's rollout state across the reconciles of a world (each reconcile builds a fresh reconciler). */
@@ -128,5 +132,47 @@ describe("rollout slots of other nodes (issue 25)", () => {
     await w.reconcile(a);
     await w.reconcile(a);
     expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "verifying" });
+  });
+});
+
+describe("a waiting node whose wanted version goes back to the applied one (issue 25)", () => {
+  test("stops polling the pool's Lease", async () => {
+    const w = await env.world();
+    const clock = new FakeClock(Date.now());
+    const lifetime = new AbortController();
+    let woken = 0;
+    const slotPoll = new SlotPoll({ kube: w.kube, clock, timings: defaultRolloutTimings, wake: () => woken++, signal: lifetime.signal });
+    const a = { clock, rollout: { timings: defaultRolloutTimings, slotPoll } };
+    try {
+      // v0 applied before the pool rolls out in chunks.
+      const v0 = w.setOsc(smallOsc);
+      await w.reconcile({ clock });
+      expect(nodeChecksum(w)).toBe(v0);
+
+      // v1, N = 1, the slot held by a peer: this node waits behind it and polls the Lease.
+      pool(w, 1, {});
+      const at = new Date(clock.now()).toISOString();
+      env.sim.store.patch("leases", "kube-system", w.secretName, "merge", {
+        metadata: { annotations: { [`${slotPrefix}peer`]: JSON.stringify({ checksum: "v-other", since: at, renewed: at, state: "applying" }) } },
+      });
+      w.setOsc({ ...smallOsc, spec: { ...smallOsc["spec"], files: [] } });
+      await w.reconcile(a);
+      expect(applied(w)?.["message"]).toContain("behind peer");
+      await clock.waitForSleepers(1);
+
+      // Back to v0: nothing to roll out; the poll's pause ends without a GET and no next pause follows.
+      expect(w.setOsc(smallOsc)).toBe(v0);
+      await w.reconcile(a);
+      const leaseGets = () => env.sim.requests.filter((r) => r.resource === "leases" && r.verb === "get").length;
+      const before = leaseGets();
+      const sleepers = clock.pending(); // the poll's pause and the heap shrink after v0's apply (10 s)
+      clock.step(6_000); // beyond the longest poll pause (1.5 × 4 s)
+      for (let i = 0; i < 100; i++) await new Promise<void>((r) => setImmediate(r));
+      expect(leaseGets()).toBe(before);
+      expect(clock.pending()).toBe(sleepers - 1);
+      expect(woken).toBe(0);
+    } finally {
+      lifetime.abort();
+    }
   });
 });

@@ -10,6 +10,7 @@ import { applyFailed } from "./apply-failure.ts";
 import { bootstrapTokenPath, checksumAnnotation, isSerial, kubeletBootstrapKubeconfigPath, kubernetesVersionLabel } from "./constants.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { driftConditionMessage } from "./features/drift/index.ts";
+import { leaveRollout } from "./features/rollout/index.ts";
 import type { GateContext } from "./gates/gate.ts";
 import { admit, firstHold, hostAlreadyApplied, releaseReserved, verifyReserved } from "./gates/run.ts";
 
@@ -50,8 +51,14 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // Steps 1-7: the Secret, the Node, the decoded OSC; the label patch starts.
     const input = await readInput(deps, key, signal);
-    if (input.kind === "missing") return report.secretMissing(input.node, signal);
+    // Nothing to roll out (no Secret, one that cannot be applied, or the Node up to date): a node that waited
+    // for a rollout slot stops polling for it.
+    if (input.kind === "missing") {
+      leaveRollout(deps.rollout);
+      return report.secretMissing(input.node, signal);
+    }
     if (input.kind === "rejected") {
+      leaveRollout(deps.rollout);
       await warn(input.node, input.err);
       await report.rejected(input.node, input.checksum, input.err, signal);
       throw input.thrown;
@@ -60,6 +67,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // 8. Up to date: the Node has the checksum and no earlier attempt left work behind.
     if (await upToDate(deps.host, input)) {
+      leaveRollout(deps.rollout);
       await stager?.settle(checksum);
       await labels.done();
       log.info("Node is up to date with the operating system config", { checksum });

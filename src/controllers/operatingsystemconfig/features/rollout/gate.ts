@@ -93,6 +93,17 @@ export function firstLookPauseMs(rollout: RolloutDeps, checksum: string, n: numb
   return Math.random() * slotJitterMs(rollout.timings, n);
 }
 
+/**
+ * This node has nothing to roll out (up to date — e.g. the wanted version went back to the applied one while it
+ * waited —, no Secret, or no slot needed): it stops polling the pool's Lease and waits for nothing.
+ */
+export function leaveRollout(rollout: RolloutDeps | undefined): void {
+  if (rollout === undefined) return;
+  rollout.slotPoll?.stop();
+  waitingSince.delete(rollout);
+  rollout.metrics?.waitSeconds(0);
+}
+
 const renewDue = (s: Slot | undefined, now: number, t: RolloutTimings) => s !== undefined && now - Date.parse(s.renewed) >= t.renewEveryMs;
 
 /** Issue 16: take one of N slots on the pool's Lease before changing anything (plugin.ts says when). */
@@ -107,9 +118,8 @@ export async function enterRollout(
 ): Promise<Reserved> {
   const n = node === undefined ? undefined : rolloutParallelism(node.metadata.annotations);
   if (node === undefined || n === undefined || !nodeKnownAtStart || isSerial(secret)) {
-    deps.rollout?.slotPoll?.stop(); // e.g. the annotation went while this node waited
+    leaveRollout(deps.rollout); // e.g. the annotation went while this node waited
     deps.rollout?.metrics?.slotState(0);
-    deps.rollout?.metrics?.waitSeconds(0);
     return { kind: "reserved" };
   }
   const t = timingsOf(deps);
