@@ -5,10 +5,7 @@ import { describe, expect, test } from "bun:test";
 import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
 import type { OscWorld } from "../fixtures/osc/harness.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
-import {
-  defaultRolloutTimings,
-  SlotPoll,
-} from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
+import { defaultRolloutTimings, firstLookPauseMs, SlotPoll } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
 
 const env = useOscWorlds();
@@ -93,6 +90,30 @@ describe("rollout slots of other nodes (issue 25)", () => {
     expect(nodeChecksum(v)).not.toBe(again);
   });
 
+  test("a first look after the Secret update's pause takes a free slot at once (issue 25)", async () => {
+    const w = await env.world();
+    const a = agent();
+    const checksum = pool(w, 2, {});
+    // The pause the Secret handler served before this reconcile: random, below min(10 s, renewEvery, N × 0.5 s).
+    const pauses = Array.from({ length: 50 }, () => firstLookPauseMs(a.rollout, checksum, 2, Date.now()));
+    expect(Math.max(...pauses)).toBeLessThan(1_000);
+    expect(Math.min(...pauses)).toBeGreaterThanOrEqual(0);
+    expect(new Set(pauses).size).toBeGreaterThan(1);
+
+    await w.reconcile(a);
+    expect(slotStates(w)).toEqual({ [w.nodeName]: "verifying" });
+    expect(await w.text("/etc/demo/hello")).toBe("hello");
+
+    // A pause served for another version does not count for this one: its first look pauses in the gate.
+    const v = await env.world();
+    const b = agent();
+    pool(v, 2, {});
+    firstLookPauseMs(b.rollout, "an-older-checksum", 2, Date.now());
+    await v.reconcile(b);
+    expect(slotStates(v)).toEqual({});
+    expect(applied(v)?.["message"]).toContain("one is free, trying it after a random pause");
+  });
+
   test("asks nothing about a renewed slot of a Node it does not list", async () => {
     const w = await env.world();
     const a = agent();
@@ -153,7 +174,9 @@ describe("a waiting node whose wanted version goes back to the applied one (issu
       pool(w, 1, {});
       const at = new Date(clock.now()).toISOString();
       env.sim.store.patch("leases", "kube-system", w.secretName, "merge", {
-        metadata: { annotations: { [`${slotPrefix}peer`]: JSON.stringify({ checksum: "v-other", since: at, renewed: at, state: "applying" }) } },
+        metadata: {
+          annotations: { [`${slotPrefix}peer`]: JSON.stringify({ checksum: "v-other", since: at, renewed: at, state: "applying" }) },
+        },
       });
       w.setOsc({ ...smallOsc, spec: { ...smallOsc["spec"], files: [] } });
       await w.reconcile(a);

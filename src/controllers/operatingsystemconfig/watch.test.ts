@@ -94,6 +94,30 @@ describe("ReconciliationDelay", () => {
     };
     expect(await d.get(signal)).toBe(0);
   });
+
+  test("should be the rollout's first-look pause for a new version in a chunked rollout (issue 25)", async () => {
+    const { kube, state } = nodeKube();
+    const asked: [number, string | undefined][] = [];
+    const pause = (n: number, s: KubeObject) => {
+      asked.push([n, s.metadata.name]);
+      return 1_234;
+    };
+    const d = new ReconciliationDelay(kube, { hostName: "h", nodeName: "n" }, log, pause);
+    state.node = {
+      metadata: {
+        name: "n",
+        annotations: { "node-agent.gardener.cloud/reconciliation-delay": "8m", "node-agent.gardener.cloud/rollout-parallelism": "3" },
+      },
+    };
+    expect(await d.get(signal, secret("a"))).toBe(1_234);
+    expect(asked).toEqual([[3, "osc-secret"]]);
+    // Without the new version (a caller that has none) there is no pause to serve.
+    expect(await d.get(signal)).toBe(0);
+    // Not in a chunked rollout: the annotation's delay, no rollout pause.
+    state.node = withDelay("13s");
+    expect(await d.get(signal, secret("b"))).toBe(13_000);
+    expect(asked).toHaveLength(1);
+  });
 });
 
 describe("secretHandler", () => {
