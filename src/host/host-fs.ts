@@ -29,9 +29,9 @@ export interface HostFsOptions {
 /**
  * HostFs over the real filesystem under `root` ("/" on a node, a temp dir in tests).
  * Symlinks are resolved inside the root like `systemctl --root` (absolute targets are re-rooted,
- * relative targets climbing out of the root are rejected). The check runs before each operation;
- * a concurrent attacker swapping links in between is outside this module's threat model (the
- * agent runs as root on a host it owns).
+ * relative targets climbing out of the root are rejected). The check runs before each operation (while an
+ * apply holds the memo, a parent directory's once per apply: holdPathMemo); a concurrent attacker swapping
+ * links in between is outside this module's threat model (the agent runs as root on a host it owns).
  */
 export function createHostFs(root: string, options: HostFsOptions = {}): HostFs {
   if (!root.startsWith("/")) throw new HostPathError(root, "root must be absolute");
