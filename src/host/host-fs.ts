@@ -4,7 +4,7 @@ import { constants } from "node:fs";
 import { chmod, link, lstat, mkdir, open, readFile, readdir, rename, rm, stat, statfs, symlink, unlink } from "node:fs/promises";
 import { resolve as resolveAbsolute } from "node:path";
 import { hasErrno } from "./errno.ts";
-import { hostSegments, joinUnderRoot, resolveSegments } from "./resolve.ts";
+import { hostSegments, joinUnderRoot, resolveSegments, walkSegments } from "./resolve.ts";
 import { loadAttributeFlags, type ReadAttributeFlags } from "./attribute-flags.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
@@ -29,16 +29,52 @@ export interface HostFsOptions {
 /**
  * HostFs over the real filesystem under `root` ("/" on a node, a temp dir in tests).
  * Symlinks are resolved inside the root like `systemctl --root` (absolute targets are re-rooted,
- * relative targets climbing out of the root are rejected). The check runs before each operation;
- * a concurrent attacker swapping links in between is outside this module's threat model (the
- * agent runs as root on a host it owns).
+ * relative targets climbing out of the root are rejected). The check runs before each operation (while an
+ * apply holds the memo, a parent directory's once per apply: holdPathMemo); a concurrent attacker swapping
+ * links in between is outside this module's threat model (the agent runs as root on a host it owns).
  */
 export function createHostFs(root: string, options: HostFsOptions = {}): HostFs {
   if (!root.startsWith("/")) throw new HostPathError(root, "root must be absolute");
   const base = resolveAbsolute(root);
 
+  const dirs = new ResolvedDirs();
+  /**
+   * resolveSegments, through the directories remembered while an apply holds the memo (holdPathMemo): a path's
+   * parent is walked once, then each path below it costs one lstat at most (for its last component, when followed).
+   */
+  const resolvePath = (path: string, followFinal: boolean): string[] => {
+    if (!dirs.held) return resolveSegments(base, path, followFinal);
+    const segments = hostSegments(path);
+    const name = segments.pop();
+    if (name === undefined) return [];
+    const parentKey = segments.join("/");
+    const key = parentKey === "" ? name : `${parentKey}/${name}`;
+    if (followFinal) {
+      const known = dirs.get(key);
+      if (known !== undefined) return [...known];
+    }
+    let parent = dirs.get(parentKey);
+    if (parent === undefined) {
+      let walked: ReturnType<typeof walkSegments>;
+      try {
+        walked = walkSegments(base, `/${parentKey}`, true);
+      } catch {
+        return resolveSegments(base, path, followFinal); // the same failure, named after the path asked
+      }
+      if (!walked.allDirs) return resolveSegments(base, path, followFinal);
+      parent = walked.segments;
+      dirs.set(parentKey, parent);
+    }
+    const resolved = [...parent, name];
+    if (!followFinal) return resolved;
+    const info = lstatSync(joinUnderRoot(base, resolved), { throwIfNoEntry: false });
+    if (info?.isSymbolicLink()) return resolveSegments(base, path, true);
+    if (info?.isDirectory()) dirs.set(key, [...resolved]);
+    return resolved;
+  };
+
   /** Real path with every link resolved, the last one too. */
-  const follow = (path: string): string => joinUnderRoot(base, resolveSegments(base, path, true));
+  const follow = (path: string): string => joinUnderRoot(base, resolvePath(path, true));
   /**
    * `read` on the real path of a regular file; undefined when there is none. Anything else is refused
    * before it is opened: opening a FIFO for reading blocks until a writer appears (for ever), a device may never end.
@@ -57,7 +93,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     }
   };
   /** Real path with links resolved in the parents only; the last component is taken as it is. */
-  const noFollow = (path: string): string => joinUnderRoot(base, resolveSegments(base, path, false));
+  const noFollow = (path: string): string => joinUnderRoot(base, resolvePath(path, false));
 
   async function lstatOrUndefined(real: string): Promise<Stats | undefined> {
     try {
@@ -81,7 +117,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
 
   /** mkdir -p under the root with exact modes on the directories it creates. */
   async function mkdirs(path: string, mode: number): Promise<void> {
-    const segments = resolveSegments(base, path, true);
+    const segments = resolvePath(path, true);
     for (let i = 1; i <= segments.length; i++) {
       const real = joinUnderRoot(base, segments.slice(0, i));
       const info = await lstatOrUndefined(real);
@@ -107,7 +143,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     created: Set<string>,
     parents?: Map<string, readonly string[]>,
   ): Promise<{ dirReal: string; target: string; temp: string; replacesFile: boolean }> {
-    const segments = parents === undefined ? resolveSegments(base, path, false) : resolveViaParent(path, parents);
+    const segments = parents === undefined ? resolvePath(path, false) : resolveViaParent(path, parents);
     const name = segments.at(-1);
     if (name === undefined) throw new HostPathError(path, "is the root directory");
     const target = joinUnderRoot(base, segments);
@@ -115,6 +151,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
       throw new HostFileKindError(path, kindOf(existing), "write file");
     }
+    if (existing?.isSymbolicLink()) dirs.forget(); // the rename replaces a link a remembered path may go through
     const dirPath = `/${segments.slice(0, -1).join("/")}`;
     const dirReal = joinUnderRoot(base, segments.slice(0, -1));
     // The segments are resolved already: an existing directory there needs no mkdir -p walk.
@@ -151,7 +188,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     let parent = parents.get(parentPath);
     if (parent === undefined) {
       try {
-        parent = resolveSegments(base, parentPath, true);
+        parent = resolvePath(parentPath, true);
       } catch {
         // The same failure, named after the file as callers know it.
         return resolveSegments(base, path, false);
@@ -171,6 +208,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   const fs: HostFs = {
     root: base,
     resolve: follow,
+    holdPathMemo: () => dirs.hold(),
 
     readFile: (path) => readRegular(path, readBytes),
 
@@ -261,6 +299,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         const info = await lstatOrUndefined(real);
         // Temps are regular files (writes) or symlinks (symlink()); a directory by that name is not ours.
         if (info === undefined || !(info.isFile() || info.isSymbolicLink())) continue;
+        if (info.isSymbolicLink()) dirs.forget();
         try {
           await unlink(real);
           removed.push(`${dir}${name}`);
@@ -276,6 +315,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const info = await lstatOrUndefined(real);
       if (info === undefined) return false;
       if (info.isDirectory()) throw new HostFileKindError(path, "dir", "remove");
+      if (info.isSymbolicLink()) dirs.forget();
       try {
         await unlink(real);
         return true;
@@ -290,6 +330,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       if (real === base) throw new HostPathError(path, "refusing to remove the root");
       // Usually there is nothing (a unit without drop-ins): one lstat instead of a recursive rm.
       if (lstatSyncOrUndefined(real) === undefined) return;
+      dirs.forget();
       await rm(real, { recursive: true, force: true });
     },
 
@@ -368,7 +409,8 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     },
 
     async symlink(target, path) {
-      const segments = resolveSegments(base, path, false);
+      dirs.forget(); // replaces what is at `path`, which a remembered path may go through
+      const segments = resolvePath(path, false);
       const name = segments.at(-1);
       if (name === undefined) throw new HostPathError(path, "is the root directory");
       const real = joinUnderRoot(base, segments);
@@ -406,6 +448,45 @@ async function readBytes(real: string): Promise<Uint8Array> {
   const b = await readFile(real);
   // A view, not a copy: last-applied of a big OSC is tens of megabytes, read on every reconcile (issue 27).
   return new Uint8Array(b.buffer, b.byteOffset, b.length);
+}
+
+/**
+ * Directories resolved while an apply holds the memo: host path (segments joined, no leading slash) → real
+ * segments under the root, for paths whose every component existed as a directory (links followed). A memo
+ * of what exists stays true until something is removed or replaced, so every HostFs call that removes or
+ * replaces a link or a directory forgets it all (creating entries changes no resolution remembered). It is
+ * dropped when the last holder lets go, so a change made by another process outlives it by one apply at most:
+ * the same threat model as the check before each operation (createHostFs).
+ */
+class ResolvedDirs {
+  #holders = 0;
+  readonly #dirs = new Map<string, readonly string[]>();
+
+  get held(): boolean {
+    return this.#holders > 0;
+  }
+
+  hold(): () => void {
+    this.#holders++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#holders === 0) this.#dirs.clear();
+    };
+  }
+
+  get(key: string): readonly string[] | undefined {
+    return this.#dirs.get(key);
+  }
+
+  set(key: string, segments: readonly string[]): void {
+    this.#dirs.set(key, segments);
+  }
+
+  forget(): void {
+    this.#dirs.clear();
+  }
 }
 
 /** Real paths of the temps being written, with their names counted (names are random, so nearly always unique). */

@@ -30,10 +30,19 @@ export function joinUnderRoot(root: string, segments: readonly string[]): string
  * Returns the resolved host segments. Missing components end link resolution (nothing to follow).
  */
 export function resolveSegments(root: string, path: string, followFinal: boolean): string[] {
+  return walkSegments(root, path, followFinal).segments;
+}
+
+/**
+ * resolveSegments, also telling whether every component it looked at (the last one too when followed) was an
+ * existing directory after its links were followed: only such a resolution can be remembered (see host-fs.ts).
+ */
+export function walkSegments(root: string, path: string, followFinal: boolean): { readonly segments: string[]; readonly allDirs: boolean } {
   const pending = hostSegments(path);
   const resolved: string[] = [];
   let hops = 0;
   let missing = false;
+  let allDirs = true;
   while (pending.length > 0) {
     const seg = pending.shift() as string;
     if (seg === "" || seg === ".") continue;
@@ -44,6 +53,7 @@ export function resolveSegments(root: string, path: string, followFinal: boolean
       continue;
     }
     if (missing || (pending.length === 0 && !followFinal)) {
+      allDirs = false; // missing, or the last component is not looked at
       resolved.push(seg);
       continue;
     }
@@ -51,12 +61,16 @@ export function resolveSegments(root: string, path: string, followFinal: boolean
     const info = lstatSync(candidate, { throwIfNoEntry: false });
     if (info === undefined) {
       missing = true;
+      allDirs = false;
       resolved.push(seg);
       continue;
     }
     if (!info.isSymbolicLink()) {
       // Nothing below a non-directory can exist; the operation itself reports ENOTDIR.
-      if (!info.isDirectory()) missing = true;
+      if (!info.isDirectory()) {
+        missing = true;
+        allDirs = false;
+      }
       resolved.push(seg);
       continue;
     }
@@ -65,5 +79,5 @@ export function resolveSegments(root: string, path: string, followFinal: boolean
     if (target.startsWith("/")) resolved.length = 0;
     pending.unshift(...target.split("/"));
   }
-  return resolved;
+  return { segments: resolved, allDirs };
 }

@@ -46,6 +46,12 @@ export interface HostFs {
   readonly root: string;
   /** The real path under the root for an absolute host path. */
   resolve(path: string): string;
+  /**
+   * Remembers the directories paths resolve through until the returned function is called (by every holder):
+   * an apply walks each parent directory once instead of once per call. Whatever this HostFs removes or
+   * replaces (a link, a directory) makes it forget; changes by other processes meanwhile are not seen.
+   */
+  holdPathMemo(): () => void;
   /** File bytes, or undefined when the file does not exist. */
   readFile(path: string): Promise<Uint8Array | undefined>;
   /** File text (UTF-8), or undefined when the file does not exist. */

@@ -262,6 +262,103 @@ describe("HostFs", () => {
     });
   });
 
+  describe("paths while an apply holds the memo", () => {
+    /** What resolve answers for `path`: the real path under the root, or the error's message. */
+    const answer = (path: string): string => {
+      try {
+        return host.resolve(path);
+      } catch (err) {
+        return err instanceof HostPathError ? err.message : String(err);
+      }
+    };
+
+    test("should resolve every path as without it, also when asked again", () => {
+      writeFileSync(join(dir, "secret"), "outside");
+      mkdirSync(join(root, "etc/real"), { recursive: true });
+      mkdirSync(join(root, "data"));
+      writeFileSync(join(root, "etc/file"), "f");
+      symlinkSync("real", join(root, "etc/rel"));
+      symlinkSync("/data", join(root, "etc/abs"));
+      symlinkSync("../../secret", join(root, "etc/escape"));
+      symlinkSync("/b", join(root, "a"));
+      symlinkSync("/a", join(root, "b"));
+      const paths = ["/etc", "/etc/real/x", "/etc/rel", "/etc/rel/x", "/etc/abs/y/z", "/etc/escape", "/etc/escape/x", "/etc/file/x"];
+      paths.push("/a/x", "/missing/dir/x", "/", "/etc/real");
+      const without = paths.map(answer);
+      const release = host.holdPathMemo();
+      try {
+        expect(paths.map(answer)).toEqual(without);
+        expect(paths.map(answer)).toEqual(without);
+      } finally {
+        release();
+      }
+    });
+
+    test("should forget a directory reached through a link once HostFs replaces that link", async () => {
+      mkdirSync(join(root, "one"));
+      mkdirSync(join(root, "two"));
+      await host.symlink("/one", "/etc/l");
+      const release = host.holdPathMemo();
+      try {
+        await host.writeFileAtomic("/etc/l/x", "1", 0o644);
+        await host.symlink("/two", "/etc/l");
+        await host.writeFileAtomic("/etc/l/y", "2", 0o644);
+        expect([readdirSync(join(root, "one")), readdirSync(join(root, "two"))]).toEqual([["x"], ["y"]]);
+        // A regular file written over the link: nothing below it any more.
+        await host.writeFileAtomic("/etc/l", "file", 0o644);
+        await expect(host.writeFileAtomic("/etc/l/z", "3", 0o644)).rejects.toThrow();
+        expect(readdirSync(join(root, "two"))).toEqual(["y"]);
+      } finally {
+        release();
+      }
+    });
+
+    test("should forget after removing a link or a tree, so a link put there since cannot lead out of the root", async () => {
+      writeFileSync(join(dir, "secret"), "outside");
+      mkdirSync(join(root, "one"));
+      await host.symlink("/one", "/etc/l");
+      const release = host.holdPathMemo();
+      try {
+        await host.writeFileAtomic("/etc/l/x", "1", 0o644);
+        await host.remove("/etc/l");
+        await host.ensureDir("/etc/l");
+        await host.writeFileAtomic("/etc/l/y", "2", 0o644);
+        expect([readdirSync(join(root, "one")), readdirSync(join(root, "etc/l"))]).toEqual([["x"], ["y"]]);
+
+        await host.writeFileAtomic("/etc/d/x", "1", 0o644);
+        await host.removeAll("/etc/d");
+        symlinkSync("../..", join(root, "etc/d")); // by another process, after the tree went
+        await expect(host.writeFileAtomic("/etc/d/secret", "pwned", 0o644)).rejects.toBeInstanceOf(HostPathError);
+      } finally {
+        release();
+      }
+      expect(readFileSync(join(dir, "secret"), "utf8")).toBe("outside");
+    });
+
+    test("should walk every path again once the last holder lets go", async () => {
+      writeFileSync(join(dir, "secret"), "outside");
+      mkdirSync(join(root, "etc/d"), { recursive: true });
+      const first = host.holdPathMemo();
+      const second = host.holdPathMemo();
+      await host.writeFileAtomic("/etc/d/x", "1", 0o644);
+      first();
+      first(); // a second call of the same release counts once
+      rmSync(join(root, "etc/d"), { recursive: true });
+      symlinkSync("../..", join(root, "etc/d"));
+      // Still held by the second holder: remembered (another process's change, outside the threat model).
+      expect(host.resolve("/etc/d/secret")).toBe(join(root, "etc/d/secret"));
+      second();
+      await expect(host.writeFileAtomic("/etc/d/secret", "pwned", 0o644)).rejects.toBeInstanceOf(HostPathError);
+      const next = host.holdPathMemo(); // the next apply starts with nothing remembered
+      try {
+        await expect(host.writeFileAtomic("/etc/d/secret", "pwned", 0o644)).rejects.toBeInstanceOf(HostPathError);
+      } finally {
+        next();
+      }
+      expect(readFileSync(join(dir, "secret"), "utf8")).toBe("outside");
+    });
+  });
+
   describe("symlink", () => {
     test("should replace an existing symlink atomically", async () => {
       await host.symlink("/one", "/etc/l");

@@ -72,7 +72,14 @@ export async function applyOsc(
   signal: AbortSignal,
 ): Promise<ApplyStop | undefined> {
   const armed = await armAll(plugins.extensions, { ports, osc: input.osc, checksum: input.checksum, node: input.node, signal });
-  const stop = await applySteps(armed.ports, plugins, input, signal, armed.unitJobs);
+  // Each directory the apply checks and writes into is walked once for the whole apply (HostFs.holdPathMemo).
+  const releasePaths = armed.ports.host.holdPathMemo();
+  let stop: ApplyStop | undefined;
+  try {
+    stop = await applySteps(armed.ports, plugins, input, signal, armed.unitJobs);
+  } finally {
+    releasePaths();
+  }
   // An apply that stopped early has not finished restarting: nothing to verify yet.
   if (stop !== undefined) return stop;
   const hold = await armed.verify(signal);
