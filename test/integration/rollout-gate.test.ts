@@ -6,6 +6,9 @@ import type { Plain } from "../fixtures/osc/acceptance-osc.ts";
 import type { OscWorld } from "../fixtures/osc/harness.ts";
 import { useOscWorlds } from "../harness/osc-worlds.ts";
 import { defaultRolloutTimings, firstLookPauseMs, SlotPoll } from "../../src/controllers/operatingsystemconfig/features/rollout/index.ts";
+import { realClock } from "../../src/clock/index.ts";
+import type { Resource } from "../../src/kube/resources.ts";
+import type { KubeObject, WriteOptions } from "../../src/kube/types.ts";
 import { FakeClock } from "../doubles/fake-clock.ts";
 
 const env = useOscWorlds();
@@ -153,6 +156,47 @@ describe("rollout slots of other nodes (issue 25)", () => {
     await w.reconcile(a);
     await w.reconcile(a);
     expect(slotStates(w)).toEqual({ [peer]: "applying", [w.nodeName]: "verifying" });
+  });
+});
+
+describe("a take that loses every race for the pool's Lease (issue 25)", () => {
+  test("waits with a Node condition that says so, not a failed reconcile, and takes on a later look", async () => {
+    const w = await env.world();
+    const a = agent();
+    const checksum = pool(w, 2, {});
+    firstLookPauseMs(a.rollout, checksum, 2, Date.now()); // the Secret update's pause is over: this look takes
+    // Another node writes the Lease between each of this node's reads and its write: the simulator answers 409.
+    let others = 0;
+    const racing = new Proxy(w.kube, {
+      get(target, prop) {
+        if (prop === "update")
+          return (res: Resource, ns: string, obj: KubeObject, opts?: WriteOptions) => {
+            if (res.resource === "leases")
+              env.sim.store.patch("leases", "kube-system", w.secretName, "merge", {
+                metadata: { annotations: { "example.com/other-writer": String(++others) } },
+              });
+            return target.update(res, ns, obj, opts);
+          };
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    // Pauses between attempts pass at once (injected time); the real clock still dates the slots.
+    const clock = { now: () => realClock.now(), sleep: async () => {} };
+    const result = await w.reconcile({ ...a, kube: racing, clock });
+
+    expect(others).toBe(8);
+    expect(result.requeueAfterMs ?? Number.POSITIVE_INFINITY).toBeLessThan(1_000); // N × 0.5 s at most
+    expect(slotStates(w)).toEqual({});
+    expect(applied(w)).toMatchObject({ status: "False", reason: "WaitingForRolloutSlot" });
+    expect(applied(w)?.["message"]).toContain(
+      `Not in a rollout slot yet: lease kube-system/${w.secretName} kept changing under 8 attempts (other nodes wrote it meanwhile)`,
+    );
+    expect(await w.exists("/etc/demo/hello")).toBe(false);
+
+    await w.reconcile(a);
+    expect(slotStates(w)).toEqual({ [w.nodeName]: "verifying" });
+    expect(await w.text("/etc/demo/hello")).toBe("hello");
   });
 });
 

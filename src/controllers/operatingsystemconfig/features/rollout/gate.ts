@@ -5,7 +5,7 @@ import type { GateHold, Reservation, Reserved } from "../../gates/gate.ts";
 import { UnitCommandsError } from "../../apply/units.ts";
 import { isSerial } from "../../constants.ts";
 import { verifyHealth } from "./health.ts";
-import { updateSlots } from "./lease-slots.ts";
+import { SlotConflictError, updateSlots } from "./lease-slots.ts";
 import { PoolListError, PoolNodes } from "./pool-nodes.ts";
 import type { SlotPoll } from "./poll.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
@@ -80,6 +80,16 @@ const poolListHold = (err: PoolListError, t: RolloutTimings): GateHold => ({
   requeueAfterMs: t.renewEveryMs,
 });
 
+/**
+ * Issue 25: the pool's Lease changed under every attempt of this look (at the start of a big rollout many nodes
+ * write at once). A wait, not a failed reconcile: no error event, and the next look comes after a random pause.
+ */
+const busyLeaseHold = (err: SlotConflictError, t: RolloutTimings, n: number): GateHold => ({
+  reason: "WaitingForRolloutSlot",
+  message: `Not in a rollout slot yet: ${err.message} (other nodes wrote it meanwhile); looking again after a random pause`,
+  requeueAfterMs: Math.random() * slotJitterMs(t, n),
+});
+
 /** Since when this agent waits for a slot, per agent (its RolloutDeps; a restart starts again). */
 const waitingSince = new WeakMap<object, { readonly checksum: string; readonly since: number }>();
 
@@ -148,6 +158,8 @@ export async function enterRollout(
       { clock: deps.clock },
     );
   } catch (err) {
+    // Busy, not broken: others' writes won every race of this look; nothing of ours landed, so look again soon.
+    if (err instanceof SlotConflictError) return { kind: "hold", hold: busyLeaseHold(err, t, n) };
     if (!(err instanceof PoolListError)) throw err;
     deps.rollout?.metrics?.slotState(0);
     return { kind: "hold", hold: poolListHold(err, t) };

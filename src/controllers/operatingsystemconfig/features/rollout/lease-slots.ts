@@ -8,7 +8,8 @@ const attempts = 8;
 /** A loser of its n-th 409 pauses at random for up to n × this before it re-reads (losers of one race spread out). */
 const conflictPauseMs = 100;
 
-class SlotConflictError extends Error {
+/** The Lease kept changing under every attempt: others wrote it meanwhile (nothing of this write landed). */
+export class SlotConflictError extends Error {
   override readonly name = "SlotConflictError";
 }
 
