@@ -10,9 +10,8 @@ import { applyFailed } from "./apply-failure.ts";
 import { bootstrapTokenPath, checksumAnnotation, isSerial, kubeletBootstrapKubeconfigPath, kubernetesVersionLabel } from "./constants.ts";
 import type { OscControllerDeps } from "./deps.ts";
 import { driftConditionMessage } from "./features/drift/index.ts";
-import { leaveRollout } from "./features/rollout/index.ts";
 import type { GateContext } from "./gates/gate.ts";
-import { admit, firstHold, hostAlreadyApplied, releaseReserved, verifyReserved } from "./gates/run.ts";
+import { admit, firstHold, hostAlreadyApplied, nothingToGuard, releaseReserved, verifyReserved } from "./gates/run.ts";
 
 import { type OscInput, readInput, upToDate } from "./input/read.ts";
 import { OscSecretDropped } from "./input/secret.ts";
@@ -51,14 +50,14 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // Steps 1-7: the Secret, the Node, the decoded OSC; the label patch starts.
     const input = await readInput(deps, key, signal);
-    // Nothing to roll out (no Secret, one that cannot be applied, or the Node up to date): a node that waited
-    // for a rollout slot stops polling for it.
+    // Nothing to roll out (no Secret, one that cannot be applied, or the Node up to date): the gates stop waiting
+    // (a node that waited for a rollout slot stops polling for it).
     if (input.kind === "missing") {
-      leaveRollout(deps.rollout);
+      nothingToGuard(plugins.gates);
       return report.secretMissing(input.node, signal);
     }
     if (input.kind === "rejected") {
-      leaveRollout(deps.rollout);
+      nothingToGuard(plugins.gates);
       await warn(input.node, input.err);
       await report.rejected(input.node, input.checksum, input.err, signal);
       throw input.thrown;
@@ -67,7 +66,7 @@ export function createReconciler(deps: OscControllerDeps): Reconcile {
 
     // 8. Up to date: the Node has the checksum and no earlier attempt left work behind.
     if (await upToDate(deps.host, input)) {
-      leaveRollout(deps.rollout);
+      nothingToGuard(plugins.gates);
       await stager?.settle(checksum);
       await labels.done();
       log.info("Node is up to date with the operating system config", { checksum });

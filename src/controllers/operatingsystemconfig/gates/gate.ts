@@ -108,4 +108,6 @@ export interface Gate {
   readonly online?: boolean;
   decide(ctx: GateContext): Promise<Decision>;
   reserve?(ctx: GateContext): Promise<Reserved>;
+  /** The reconcile has nothing for the gates to guard (no Secret, a rejected one, the Node up to date): stop waiting. */
+  nothingToGuard?(): void;
 }

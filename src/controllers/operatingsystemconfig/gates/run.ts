@@ -15,6 +15,11 @@ function liveVerdict(gate: Gate, d: Decision): GateHold | undefined {
 }
 
 /** The admit phase, first hold wins (`reserve` where present, else `decide`); a hold here changed nothing on the host. */
+/** Tells every gate that this reconcile has nothing for it to guard (e.g. a rollout slot waiter stops polling). */
+export function nothingToGuard(gates: readonly Gate[]): void {
+  for (const g of gates) g.nothingToGuard?.();
+}
+
 export async function admit(gates: readonly Gate[], ctx: GateContext): Promise<Admission> {
   const reservations: Reservation[] = [];
   for (const gate of gates) {

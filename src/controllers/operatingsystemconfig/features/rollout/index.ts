@@ -1,5 +1,5 @@
 export type { RolloutDeps } from "./gate.ts";
-export { firstLookPauseMs, leaveRollout } from "./gate.ts";
+export { firstLookPauseMs } from "./gate.ts";
 export { rolloutGate } from "./plugin.ts";
 export { updateSlots } from "./lease-slots.ts";
 export { PoolNodes } from "./pool-nodes.ts";

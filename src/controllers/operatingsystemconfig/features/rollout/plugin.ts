@@ -1,5 +1,5 @@
 import type { Decision, Gate, GateContext } from "../../gates/gate.ts";
-import { enterRollout, lookAtSlots, type RolloutGateDeps, timingsOf } from "./gate.ts";
+import { enterRollout, leaveRollout, lookAtSlots, type RolloutGateDeps, timingsOf } from "./gate.ts";
 import { unitsChecked, verifyHealth } from "./health.ts";
 import { healthHold, slotDecisionHold } from "./holds.ts";
 import { readLease } from "./lease-slots.ts";
@@ -20,6 +20,7 @@ export function rolloutGate(d: RolloutGateDeps): Gate {
       if ((ctx.serial && ctx.nodeKnownAtStart) || ctx.secret === undefined) return { kind: "reserved" };
       return enterRollout(d, ctx.secret, ctx.node, ctx.nodeKnownAtStart, ctx.checksum, ctx.signal, unitsChecked(ctx.osc));
     },
+    nothingToGuard: () => leaveRollout(d.rollout),
   };
 }
 
