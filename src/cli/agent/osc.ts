@@ -120,7 +120,7 @@ export function setupOscController(s: OscSetup): OscControllerSetup {
   // One identity object: the reconciler fills in the node name when it discovers the Node.
   const node = { hostName: s.hostName, nodeName: s.nodeName };
   const osc = s.config.controllers.operatingSystemConfig;
-  /** The OSC Secret: what the controller reconciles and what its wakers (slot poll and waker, blocking pods) enqueue. */
+  /** The OSC Secret: what the controller reconciles and what its wakers (the slot poll, blocking pods) enqueue. */
   const oscSecretKey: ObjectKey = { namespace: "kube-system", name: osc.secretName };
   // 2.3: only with a Node known at start (its label is what lets the authorizer serve this Lease).
   const leaseWatch =

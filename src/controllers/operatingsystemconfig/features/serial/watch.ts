@@ -94,8 +94,6 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
   /** The serial gate no longer needs the watch (the lock released): it stops. */
   done(): void;
   attach(c: Controller): void;
-  /** The watch's copy of the Lease; undefined until the watch has listed, and while it is stopped. */
-  lease(): { readonly lease: KubeObject | undefined } | undefined;
   /** Whether the watch runs (started and not stopped). */
   running(): boolean;
 } {
@@ -120,7 +118,6 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
     ]);
     return isOutdated(secret && checksumOf(secret, "checksum/data-script"), node && checksumOf(node, checksumAnnotation));
   };
-  const own = () => informer.get({ namespace: serialLeaseNamespace, name: s.secretName });
   const serial = serialLeasePredicate(s.hostName);
   const slotsOnly = s.slotsOnly ?? (() => false);
   /** The current run: `fresh` settles once the previous run has ended and the informer forgot its copy. */
@@ -128,7 +125,6 @@ export function serialLeaseWatch(s: SerialLeaseWatchSetup): {
   /** The last stopped run's end (the informer runs once at a time). */
   let stopped: Promise<void> = Promise.resolve();
   return {
-    lease: () => (run !== undefined && informer.hasSynced() ? { lease: own() } : undefined),
     running: () => run !== undefined,
     attach(c) {
       c.watch(
