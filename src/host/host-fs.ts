@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
 import { constants } from "node:fs";
 import { chmod, link, lstat, mkdir, open, readFile, readdir, rename, rm, stat, statfs, symlink, unlink } from "node:fs/promises";
@@ -141,13 +141,13 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
   async function prepareTarget(
     path: string,
     created: Set<string>,
-    parents?: Map<string, readonly string[]>,
+    group?: GroupLookups,
   ): Promise<{ dirReal: string; target: string; temp: string; replacesFile: boolean }> {
-    const segments = parents === undefined ? resolvePath(path, false) : resolveViaParent(path, parents);
+    const segments = group === undefined ? resolvePath(path, false) : resolveViaParent(path, group.parents);
     const name = segments.at(-1);
     if (name === undefined) throw new HostPathError(path, "is the root directory");
     const target = joinUnderRoot(base, segments);
-    const existing = lstatSyncOrUndefined(target);
+    const existing = group === undefined ? lstatSyncOrUndefined(target) : group.entries.kindOf(path, joinUnderRoot(base, segments.slice(0, -1)), name, target);
     if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
       throw new HostFileKindError(path, kindOf(existing), "write file");
     }
@@ -168,10 +168,30 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
    */
   async function stageAll(files: readonly FileWrite[], staged: StagedWrite[]): Promise<void> {
     const created = new Set<string>();
-    const parents = new Map<string, readonly string[]>();
+    const group: GroupLookups = { parents: new Map(), entries: new GroupEntries(files, lstatSyncOrUndefined) };
+    // The real directory of each parent as members spell it, once the first member there was fully checked.
+    const checkedParents = new Map<string, string>();
     for (const f of files) {
-      const prepared = await prepareTarget(f.path, created, parents);
-      staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode, written: f.written, late: f.late });
+      const cut = f.path.lastIndexOf("/");
+      const name = f.path.slice(cut + 1);
+      const dirReal = plainEntryName(name) && !f.path.includes("\0") ? checkedParents.get(f.path.slice(0, cut)) : undefined;
+      if (dirReal === undefined) {
+        const prepared = await prepareTarget(f.path, created, group);
+        staged.push({ ...prepared, path: f.path, data: f.data, mode: f.mode, written: f.written, late: f.late });
+        if (plainEntryName(name)) checkedParents.set(f.path.slice(0, cut), prepared.dirReal);
+        continue;
+      }
+      // The same parent string as a member checked in full: its resolution and directory stand, only the entry is new.
+      const prefix = dirReal === "/" ? "" : dirReal;
+      const target = `${prefix}/${name}`;
+      const existing = group.entries.kindOf(f.path, dirReal, name, target);
+      if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
+        throw new HostFileKindError(f.path, kindOf(existing), "write file");
+      }
+      if (existing?.isSymbolicLink()) dirs.forget(); // as in prepareTarget
+      const temp = `${prefix}/${tempNameFor(name)}`;
+      inFlight.add(temp);
+      staged.push({ path: f.path, target, dirReal, temp, replacesFile: existing?.isFile() === true, data: f.data, mode: f.mode, written: f.written, late: f.late });
     }
   }
 
@@ -486,6 +506,78 @@ class ResolvedDirs {
 
   forget(): void {
     this.#dirs.clear();
+  }
+}
+
+/** A name that is one directory entry as it stands (hostSegments would neither drop nor refuse it). */
+const plainEntryName = (name: string): boolean => name !== "" && name !== "." && name !== "..";
+
+/** What the members of one group share while they are checked: resolved parents, and the directories' entries. */
+interface GroupLookups {
+  readonly parents: Map<string, readonly string[]>;
+  readonly entries: GroupEntries;
+}
+
+/** Members a group must have in one directory before that directory is read once instead of an lstat per member. */
+const LISTED_MEMBERS = 32;
+
+/** What a target is, as lstat tells it: the methods a member's check asks. */
+type EntryKind = Pick<Stats, "isFile" | "isDirectory" | "isSymbolicLink">;
+
+const hostDirOf = (path: string): string => path.slice(0, path.lastIndexOf("/"));
+
+/**
+ * What sits at each group member's target, for the check before the first write: an lstat per member, or, for a
+ * directory holding many members, one readdir with the entries' types (d_type: the kind lstat reports) when it
+ * is first asked; measured: 1000 members in 10 directories took ~6 ms of lstat calls. An entry whose type the
+ * file system leaves unknown, and a directory that cannot be read (but missing: nothing is there), go to lstat.
+ */
+class GroupEntries {
+  /** Host directories (as the members name them) with enough members to be read whole. */
+  readonly #many = new Set<string>();
+  readonly #listed = new Map<string, ReadonlyMap<string, Dirent> | undefined>();
+
+  constructor(
+    files: readonly FileWrite[],
+    private readonly lstat: (real: string) => EntryKind | undefined,
+  ) {
+    const perDir = new Map<string, number>();
+    for (const f of files) {
+      const dir = hostDirOf(f.path);
+      const n = (perDir.get(dir) ?? 0) + 1;
+      perDir.set(dir, n);
+      if (n === LISTED_MEMBERS) this.#many.add(dir);
+    }
+  }
+
+  /** What is at `target`, entry `name` of the real directory `dirReal`, to which member `path` resolved its parent. */
+  kindOf(path: string, dirReal: string, name: string, target: string): EntryKind | undefined {
+    if (!this.#many.has(hostDirOf(path))) return this.lstat(target);
+    if (!this.#listed.has(dirReal)) this.#listed.set(dirReal, readEntries(dirReal));
+    const listed = this.#listed.get(dirReal);
+    if (listed === undefined) return this.lstat(target);
+    const entry = listed.get(name);
+    if (entry === undefined) return undefined;
+    const typed =
+      entry.isFile() ||
+      entry.isDirectory() ||
+      entry.isSymbolicLink() ||
+      entry.isFIFO() ||
+      entry.isSocket() ||
+      entry.isCharacterDevice() ||
+      entry.isBlockDevice();
+    return typed ? entry : this.lstat(target); // no d_type on this file system
+  }
+}
+
+/** The entries of a real directory by name; none when it is missing; undefined when lstat is to answer instead. */
+function readEntries(dirReal: string): ReadonlyMap<string, Dirent> | undefined {
+  try {
+    return new Map(readdirSync(dirReal, { withFileTypes: true }).map((e) => [e.name, e]));
+  } catch (err) {
+    // Missing, or not a directory (the member's mkdir -p names it): nothing is there, as lstat says.
+    if (hasErrno(err, "ENOENT", "ENOTDIR")) return new Map();
+    return undefined;
   }
 }
 

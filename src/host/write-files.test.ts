@@ -303,6 +303,54 @@ describe("HostFs", () => {
   });
 });
 
+// A directory with many members of a group is read once (readdir with the entries' types) instead of an lstat per
+// member; with few members each is lstat'ed. Both must find the same things at the targets.
+describe.each([
+  ["few members (an lstat each)", 3],
+  ["many members (the directory read once)", 40],
+])("a group with %s in one directory", (_name, members) => {
+  const group = (first: string): FileWrite[] => [
+    { path: `/etc/many/${first}`, data: "new", mode: 0o644 },
+    ...Array.from({ length: members - 1 }, (_, i) => ({ path: `/etc/many/file-${i}`, data: `new ${i}`, mode: 0o640 })),
+  ];
+  beforeEach(() => {
+    mkdirSync(join(root, "etc/many"), { recursive: true });
+    writeFileSync(join(root, "etc/many/file-0"), "old 0");
+    writeFileSync(join(root, "real"), "untouched");
+  });
+
+  test("should replace existing files and links at targets, and create the missing ones", async () => {
+    symlinkSync("/real", join(root, "etc/many/link"));
+    await createHostFs(root).writeFilesAtomic(group("link"));
+    expect(lstatSync(join(root, "etc/many/link")).isFile()).toBe(true);
+    expect(readFileSync(join(root, "etc/many/link"), "utf8")).toBe("new");
+    expect(readFileSync(join(root, "real"), "utf8")).toBe("untouched");
+    expect(readFileSync(join(root, "etc/many/file-0"), "utf8")).toBe("new 0");
+    expect(statSync(join(root, `etc/many/file-${members - 2}`)).mode & 0o7777).toBe(0o640);
+    expect(readdirSync(join(root, "etc/many")).length).toBe(members);
+  });
+
+  test("should write nothing when a target is a directory or a FIFO", async () => {
+    mkdirSync(join(root, "etc/many/dir"));
+    Bun.spawnSync(["mkfifo", join(root, "etc/many/fifo")]);
+    const host = createHostFs(root);
+    await expect(host.writeFilesAtomic(group("dir"))).rejects.toThrow("it is a directory");
+    await expect(host.writeFilesAtomic(group("fifo"))).rejects.toThrow("it is a non-regular file");
+    expect(readdirSync(join(root, "etc/many")).sort()).toEqual(["dir", "fifo", "file-0"]);
+    expect(readFileSync(join(root, "etc/many/file-0"), "utf8")).toBe("old 0");
+  });
+
+  test("should create the directory when it is missing, and refuse a file where it should be", async () => {
+    const host = createHostFs(root);
+    await host.writeFilesAtomic(group("first").map((w) => ({ ...w, path: w.path.replace("/many/", "/new/") })));
+    expect(readdirSync(join(root, "etc/new")).length).toBe(members);
+    writeFileSync(join(root, "etc/plain"), "x");
+    await expect(host.writeFilesAtomic(group("first").map((w) => ({ ...w, path: w.path.replace("/many/", "/plain/") })))).rejects.toBeInstanceOf(
+      HostFileKindError,
+    );
+  });
+});
+
 describe("writeFilesInPlace", () => {
   test("should have every file in place with its mode when it resolves, and settle durable after", async () => {
     const host = createHostFs(root);
