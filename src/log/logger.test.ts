@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { createLogger } from "./logger.ts";
+import { createLogger, infoEach } from "./logger.ts";
+import { createStreamSink } from "./sinks.ts";
 import type { LogLevel, LogRecord } from "./types.ts";
 
 const capture = (level: LogLevel) => {
@@ -37,5 +38,31 @@ describe("createLogger", () => {
     const { log, records } = capture("info");
     log.child({ bootstrapToken: "abc.def" }).info("Writing kubeconfig", { user: { token: "t", name: "n" } });
     expect(records[0]?.fields).toEqual({ logger: "gna", bootstrapToken: "[redacted]", user: { token: "[redacted]", name: "n" } });
+  });
+
+  test("should hand infoEach's records to a line sink in one write, with the text of one info call each", () => {
+    const each: string[] = [];
+    const once: string[] = [];
+    const fields = [{ path: "/a" }, { path: "/b", token: "t" }, { path: "/c" }];
+    const logger = (out: string[]) =>
+      createLogger({ level: "info", sink: createStreamSink({ write: (s) => out.push(s) }, "json"), now: () => 0, fields: { logger: "gna" } });
+    for (const f of fields) logger(each).child({ controller: "osc" }).info("Wrote file", f);
+    infoEach(logger(once).child({ controller: "osc" }), "Wrote file", fields);
+    expect(once).toEqual([each.join("")]);
+    expect(each).toHaveLength(3);
+    expect(once[0]).toContain('"token":"[redacted]"');
+  });
+
+  test("should print nothing from infoEach below its threshold, and one info each through a logger without it", () => {
+    const { log, records } = capture("error");
+    infoEach(log, "Wrote file", [{ path: "/a" }]);
+    expect(records).toEqual([]);
+    const infos: unknown[] = [];
+    const plain = { debug() {}, info: (msg: string, f?: object) => void infos.push([msg, f]), warn() {}, error() {}, child: () => plain };
+    infoEach(plain, "Wrote file", [{ path: "/a" }, { path: "/b" }]);
+    expect(infos).toEqual([
+      ["Wrote file", { path: "/a" }],
+      ["Wrote file", { path: "/b" }],
+    ]);
   });
 });

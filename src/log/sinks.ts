@@ -14,6 +14,9 @@ export const createStreamSink = (out: LineWriter, format: LogFormat): LogSink =>
   write: (r: LogRecord) => {
     out.write(`${formatRecord(r, format)}\n`);
   },
+  writeAll: (records) => {
+    out.write(records.map((r) => `${formatRecord(r, format)}\n`).join(""));
+  },
 });
 
 /**
@@ -23,5 +26,8 @@ export const createStreamSink = (out: LineWriter, format: LogFormat): LogSink =>
 export const createSyslogPrefixSink = (out: LineWriter, format: LogFormat): LogSink => ({
   write: (r: LogRecord) => {
     out.write(`<${syslogPriority[r.severity]}>${formatRecord(r, format)}\n`);
+  },
+  writeAll: (records) => {
+    out.write(records.map((r) => `<${syslogPriority[r.severity]}>${formatRecord(r, format)}\n`).join(""));
   },
 });

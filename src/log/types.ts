@@ -15,6 +15,8 @@ export interface LogRecord {
 /** Where formatted records go: stdout, journald, or a test buffer. */
 export interface LogSink {
   write(record: LogRecord): void;
+  /** The records in order, as one write where the sink takes lines (where it has no such write, one `write` each). */
+  writeAll?(records: readonly LogRecord[]): void;
 }
 
 /** Structured logger. Messages are fixed and capitalised; keys are lowerCamelCase; `err` carries an Error. */
@@ -24,4 +26,6 @@ export interface Logger {
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
+  /** `info(msg, fields)` for each entry, in order, handed to the sink together (see infoEach). */
+  infoEach?(msg: string, each: readonly LogFields[]): void;
 }

@@ -1,4 +1,5 @@
 import { type ChunkedData, type FileWrite, HostFileKindError, type HostFs, HostPathError } from "../../../host/index.ts";
+import { infoEach } from "../../../log/index.ts";
 import { imageToPull } from "./agent-image.ts";
 import type { StepContext } from "./context.ts";
 import { fileMode, warnDroppedModeBits } from "./modes.ts";
@@ -103,7 +104,12 @@ export async function writeChangedFiles(
         ];
   const { durable } = await host.writeFilesInPlace([...record, ...writes]);
   collectAfterBigWrite(contentChars, log);
-  for (const w of writes) log.info("Wrote file", { path: w.path });
+  // Written now, in one write where the sink takes lines: these files are in place.
+  infoEach(
+    log,
+    "Wrote file",
+    writes.map((w) => ({ path: w.path })),
+  );
   await ctx.store.filesChangedDone(
     writes.map((w) => w.path),
     { deferred: true, durable },
