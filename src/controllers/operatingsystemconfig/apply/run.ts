@@ -109,7 +109,7 @@ async function applySteps(
   const { osc, changes, resumed, planned, listings } = plan;
   const summary = restartsOnly(summarizeChanges(changes), unitJobs?.actions(changes));
   input.onPlanned?.(summary);
-  collectAfterLargeApply(summary, log, "planned");
+  collectAfterLargeApply(summary, log, osc);
   log.info(resumed ? "Resuming previously computed changes" : "Computed changes against last applied operating system config", {
     checksum: input.checksum,
   });
