@@ -134,6 +134,14 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     }
   }
 
+  /** A file write may replace what is at `path` (nothing, a regular file, or a link, replaced without following it). */
+  function checkReplaceable(path: string, existing: EntryKind | undefined): void {
+    if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
+      throw new HostFileKindError(path, kindOf(existing), "write file");
+    }
+    if (existing?.isSymbolicLink()) dirs.forget(); // the rename replaces a link a remembered path may go through
+  }
+
   /**
    * Checks a file target (absent, a regular file or a symlink, which rename replaces without
    * following) and creates its parents; `created` remembers parents made earlier in the same group.
@@ -148,10 +156,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     if (name === undefined) throw new HostPathError(path, "is the root directory");
     const target = joinUnderRoot(base, segments);
     const existing = group === undefined ? lstatSyncOrUndefined(target) : group.entries.kindOf(path, joinUnderRoot(base, segments.slice(0, -1)), name, target);
-    if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
-      throw new HostFileKindError(path, kindOf(existing), "write file");
-    }
-    if (existing?.isSymbolicLink()) dirs.forget(); // the rename replaces a link a remembered path may go through
+    checkReplaceable(path, existing);
     const dirPath = `/${segments.slice(0, -1).join("/")}`;
     const dirReal = joinUnderRoot(base, segments.slice(0, -1));
     // The segments are resolved already: an existing directory there needs no mkdir -p walk.
@@ -185,10 +190,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const prefix = dirReal === "/" ? "" : dirReal;
       const target = `${prefix}/${name}`;
       const existing = group.entries.kindOf(f.path, dirReal, name, target);
-      if (existing !== undefined && !existing.isFile() && !existing.isSymbolicLink()) {
-        throw new HostFileKindError(f.path, kindOf(existing), "write file");
-      }
-      if (existing?.isSymbolicLink()) dirs.forget(); // as in prepareTarget
+      checkReplaceable(f.path, existing);
       const temp = `${prefix}/${tempNameFor(name)}`;
       inFlight.add(temp);
       staged.push({ path: f.path, target, dirReal, temp, replacesFile: existing?.isFile() === true, data: f.data, mode: f.mode, written: f.written, late: f.late });
