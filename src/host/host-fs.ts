@@ -155,7 +155,10 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     const name = segments.at(-1);
     if (name === undefined) throw new HostPathError(path, "is the root directory");
     const target = joinUnderRoot(base, segments);
-    const existing = group === undefined ? lstatSyncOrUndefined(target) : group.entries.kindOf(path, joinUnderRoot(base, segments.slice(0, -1)), name, target);
+    const existing =
+      group === undefined
+        ? lstatSyncOrUndefined(target)
+        : group.entries.kindOf(path, joinUnderRoot(base, segments.slice(0, -1)), name, target);
     checkReplaceable(path, existing);
     const dirPath = `/${segments.slice(0, -1).join("/")}`;
     const dirReal = joinUnderRoot(base, segments.slice(0, -1));
@@ -193,7 +196,17 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       checkReplaceable(f.path, existing);
       const temp = `${prefix}/${tempNameFor(name)}`;
       inFlight.add(temp);
-      staged.push({ path: f.path, target, dirReal, temp, replacesFile: existing?.isFile() === true, data: f.data, mode: f.mode, written: f.written, late: f.late });
+      staged.push({
+        path: f.path,
+        target,
+        dirReal,
+        temp,
+        replacesFile: existing?.isFile() === true,
+        data: f.data,
+        mode: f.mode,
+        written: f.written,
+        late: f.late,
+      });
     }
   }
 

@@ -345,9 +345,9 @@ describe.each([
     await host.writeFilesAtomic(group("first").map((w) => ({ ...w, path: w.path.replace("/many/", "/new/") })));
     expect(readdirSync(join(root, "etc/new")).length).toBe(members);
     writeFileSync(join(root, "etc/plain"), "x");
-    await expect(host.writeFilesAtomic(group("first").map((w) => ({ ...w, path: w.path.replace("/many/", "/plain/") })))).rejects.toBeInstanceOf(
-      HostFileKindError,
-    );
+    await expect(
+      host.writeFilesAtomic(group("first").map((w) => ({ ...w, path: w.path.replace("/many/", "/plain/") }))),
+    ).rejects.toBeInstanceOf(HostFileKindError);
   });
 });
 

@@ -45,7 +45,12 @@ describe("createLogger", () => {
     const once: string[] = [];
     const fields = [{ path: "/a" }, { path: "/b", token: "t" }, { path: "/c" }];
     const logger = (out: string[]) =>
-      createLogger({ level: "info", sink: createStreamSink({ write: (s) => out.push(s) }, "json"), now: () => 0, fields: { logger: "gna" } });
+      createLogger({
+        level: "info",
+        sink: createStreamSink({ write: (s) => out.push(s) }, "json"),
+        now: () => 0,
+        fields: { logger: "gna" },
+      });
     for (const f of fields) logger(each).child({ controller: "osc" }).info("Wrote file", f);
     infoEach(logger(once).child({ controller: "osc" }), "Wrote file", fields);
     expect(once).toEqual([each.join("")]);
