@@ -18,6 +18,9 @@
  *   floor_io_idle_rss_mb          VmRSS after the same idle time as the agent, side by side with it
  *   floor_io_idle_anon_rss_mb     ... of which heap (RssAnon)
  *   floor_io_idle_file_rss_mb     ... of which the executable's and libraries' pages (RssFile)
+ * A third (on a Node only) does the agent's whole idle job with Bun's own API and none of the agent's code
+ * (floorJobSource): floor_job_idle_rss_mb (and _anon_, _file_), what Bun needs for that job; the gap from
+ * it to idle_rss_mb is the agent's own code and libraries.
  * The gap idle_rss_mb − floor_io_idle_rss_mb is what the agent's own work costs above what Bun needs
  * for the agent's minimum job. File-backed RSS depends on the page cache: the floors are just built and
  * wholly cached, and so is the agent after `make build` (the kernel then maps up to 64 KB around each
@@ -72,7 +75,72 @@ ready = true;
 setInterval(() => void get().catch(() => {}), 10_000);
 `;
 
-const buildFloors = async (): Promise<{ floor: string; floorIo: string }> => {
+/**
+ * The floor with the agent's whole idle job but none of its code (see the header); argv: port, API URL, CA
+ * file, token, socket path, node name, kubelet healthz URL, PATH holding ctr. What every idle agent does on
+ * a worker, each with Bun's own API: two streaming watches over TLS (its Node, its OSC Secret) whose events
+ * are parsed as JSON; a Lease renewal (GET + PUT) every 10 s; every 30 s kubelet's healthz over HTTP and
+ * `ctr version` run with its output piped; a unix-socket connection to the systemd bus; a YAML config and a
+ * SHA-256 at start, a file written and renamed, a JSON log line on stderr per renewal.
+ */
+const floorJobSource = `import { connect } from "node:net";
+import { rename, writeFile } from "node:fs/promises";
+const [port, api, caFile, token, socketPath, nodeName, kubeletUrl, binDir] = process.argv.slice(2);
+const ca = await Bun.file(caFile).text();
+const headers = { authorization: \`Bearer \${token}\`, "content-type": "application/json" };
+const config = Bun.YAML.parse("controllers: {operatingSystemConfig: {secretName: s}}\\nserver: {healthProbes: {port: 1}}\\n");
+const digest = new Bun.CryptoHasher("sha256").update(JSON.stringify(config)).digest("hex");
+await writeFile(\`/tmp/floor-job-\${port}.tmp\`, digest);
+await rename(\`/tmp/floor-job-\${port}.tmp\`, \`/tmp/floor-job-\${port}\`);
+let ready = false;
+let lastEvent = "";
+Bun.serve({ hostname: "127.0.0.1", port: Number(port), fetch: () => new Response(ready ? "ok" : "not ready", { status: ready ? 200 : 503 }) });
+const socket = connect(socketPath);
+socket.on("error", () => {});
+const watch = async (path) => {
+  const res = await fetch(api + path, { headers, tls: { ca } });
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const chunk of res.body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let nl;
+    while ((nl = buffered.indexOf("\\n")) >= 0) {
+      lastEvent = JSON.parse(buffered.slice(0, nl)).type;
+      buffered = buffered.slice(nl + 1);
+    }
+  }
+};
+void watch(\`/api/v1/nodes?watch=1&fieldSelector=metadata.name%3D\${nodeName}\`).catch(() => {});
+void watch("/api/v1/namespaces/kube-system/secrets?watch=1&fieldSelector=metadata.name%3Ds").catch(() => {});
+const leaseUrl = \`\${api}/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/floor-job-\${port}\`;
+const renew = async () => {
+  const got = await fetch(leaseUrl, { headers, tls: { ca } });
+  const now = new Date().toISOString().replace("Z", "000Z");
+  if (got.status === 404) {
+    await got.text();
+    const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: \`floor-job-\${port}\`, namespace: "kube-node-lease" }, spec: { holderIdentity: nodeName, leaseDurationSeconds: 40, renewTime: now } };
+    await (await fetch(leaseUrl.replace(/\\/[^/]+$/, ""), { method: "POST", headers, tls: { ca }, body: JSON.stringify(lease) })).text();
+  } else {
+    const lease = await got.json();
+    lease.spec.renewTime = now;
+    await (await fetch(leaseUrl, { method: "PUT", headers, tls: { ca }, body: JSON.stringify(lease) })).text();
+  }
+  process.stderr.write(JSON.stringify({ level: "debug", ts: now, msg: "Renewed lease", lastEvent }) + "\\n");
+};
+const check = async () => {
+  await (await fetch(kubeletUrl, { signal: AbortSignal.timeout(5000) })).text();
+  const ctr = Bun.spawn([binDir + "/ctr", "version"], { stdout: "pipe", stderr: "pipe" });
+  await new Response(ctr.stdout).text();
+  await ctr.exited;
+};
+await renew();
+await check();
+ready = true;
+setInterval(() => void renew().catch(() => {}), 10_000);
+setInterval(() => void check().catch(() => {}), 30_000);
+`;
+
+const buildFloors = async (): Promise<{ floor: string; floorIo: string; floorJob: string }> => {
   const build = async (name: string, source: string): Promise<string> => {
     const src = join(work, `${name}.ts`);
     writeFileSync(src, source);
@@ -87,6 +155,7 @@ const buildFloors = async (): Promise<{ floor: string; floorIo: string }> => {
   return {
     floor: await build("floor", 'Bun.serve({ hostname: "127.0.0.1", port: Number(process.argv[2]), fetch: () => new Response("ok") });\n'),
     floorIo: await build("floor-io", floorIoSource),
+    floorJob: await build("floor-job", floorJobSource),
   };
 };
 
@@ -151,7 +220,7 @@ const statusKb = async (pid: number, key: string): Promise<number> => {
 };
 
 const main = async () => {
-  const { floor, floorIo } = await buildFloors();
+  const { floor, floorIo, floorJob } = await buildFloors();
   const caFile = join(work, "ca.pem");
   writeFileSync(caFile, readFileSync(sim.caFile));
   const socketPath = systemd.address.replace(/^unix:path=/, "");
@@ -188,6 +257,7 @@ const main = async () => {
   // Lease and runs its health checks) and answers on healthz, and ctr reaches containerd.
   const onNode = process.env["BENCH_IDLE_NO_NODE"] !== "1";
   let idleEnv: Record<string, string> = agentEnv;
+  let floorJobIdleLaunch: Awaited<ReturnType<Launch>> | undefined;
   if (onNode) {
     createHealthyNode(sim, agentEnv.GARDENER_NODE_AGENT_HOSTNAME);
     const standIns = await startNodeStandIns();
@@ -197,6 +267,12 @@ const main = async () => {
       PATH: `${standIns.binDir}:${agentEnv.PATH}`,
       GARDENER_NODE_AGENT_KUBELET_HEALTHZ_URL: standIns.kubeletHealthUrl,
     };
+    const port = freePort();
+    const node = agentEnv.GARDENER_NODE_AGENT_HOSTNAME;
+    floorJobIdleLaunch = {
+      cmd: [floorJob, String(port), sim.url, caFile, sim.adminToken, socketPath, node, standIns.kubeletHealthUrl, standIns.binDir],
+      url: `http://127.0.0.1:${port}/readyz`,
+    };
   }
   const { cmd, url } = await agentLaunch();
   const idle = Bun.spawn(cmd, { stdout: "ignore", stderr: "inherit", env: idleEnv });
@@ -204,14 +280,17 @@ const main = async () => {
   const floorIdle = Bun.spawn(floorIdleLaunch.cmd, { stdout: "ignore", stderr: "ignore" });
   const floorIoIdleLaunch = await floorIoLaunch();
   const floorIoIdle = Bun.spawn(floorIoIdleLaunch.cmd, { stdout: "ignore", stderr: "ignore" });
+  const floorJobIdle = floorJobIdleLaunch && Bun.spawn(floorJobIdleLaunch.cmd, { stdout: "ignore", stderr: "ignore" });
   cleanup.push(
     () => idle.kill("SIGKILL"),
     () => floorIdle.kill("SIGKILL"),
     () => floorIoIdle.kill("SIGKILL"),
+    () => floorJobIdle?.kill("SIGKILL"),
   );
   await waitReady(url, idle);
   await waitReady(floorIdleLaunch.url, floorIdle);
   await waitReady(floorIoIdleLaunch.url, floorIoIdle);
+  if (floorJobIdle && floorJobIdleLaunch) await waitReady(floorJobIdleLaunch.url, floorJobIdle);
   // Scrape once, as Prometheus would, so the metrics path is paged in.
   await fetch(url.replace("/readyz", "/healthz"));
   await Bun.sleep(idleSeconds * 1000);
@@ -232,6 +311,11 @@ const main = async () => {
     floor_io_idle_rss_mb: round((await statusKb(floorIoIdle.pid, "VmRSS")) / 1024),
     floor_io_idle_anon_rss_mb: round((await statusKb(floorIoIdle.pid, "RssAnon")) / 1024),
     floor_io_idle_file_rss_mb: round((await statusKb(floorIoIdle.pid, "RssFile")) / 1024),
+    ...(floorJobIdle && {
+      floor_job_idle_rss_mb: round((await statusKb(floorJobIdle.pid, "VmRSS")) / 1024),
+      floor_job_idle_anon_rss_mb: round((await statusKb(floorJobIdle.pid, "RssAnon")) / 1024),
+      floor_job_idle_file_rss_mb: round((await statusKb(floorJobIdle.pid, "RssFile")) / 1024),
+    }),
     idle_seconds: idleSeconds,
     runs,
   };

@@ -162,9 +162,11 @@ describe("rollout slots of other nodes (issue 25)", () => {
 describe("a take that loses every race for the pool's Lease (issue 25)", () => {
   test("waits with a Node condition that says so, not a failed reconcile, and takes on a later look", async () => {
     const w = await env.world();
-    const a = agent();
+    const waits: number[] = [];
+    const a = { rollout: { ...agent().rollout, metrics: { slotState: () => {}, waitSeconds: (s: number) => waits.push(s) } } };
     const checksum = pool(w, 2, {});
-    firstLookPauseMs(a.rollout, checksum, 2, Date.now()); // the Secret update's pause is over: this look takes
+    // The Secret update's pause is over (it began 30 s ago): this look takes.
+    firstLookPauseMs(a.rollout, checksum, 2, Date.now() - 30_000);
     // Another node writes the Lease between each of this node's reads and its write: the simulator answers 409.
     let others = 0;
     const racing = new Proxy(w.kube, {
@@ -193,9 +195,12 @@ describe("a take that loses every race for the pool's Lease (issue 25)", () => {
       `Not in a rollout slot yet: lease kube-system/${w.secretName} kept changing under 8 attempts (other nodes wrote it meanwhile)`,
     );
     expect(await w.exists("/etc/demo/hello")).toBe(false);
+    // The wait gauge goes on counting from the Secret update while the Lease is busy.
+    expect(waits.at(-1)).toBeGreaterThanOrEqual(30);
 
     await w.reconcile(a);
     expect(slotStates(w)).toEqual({ [w.nodeName]: "verifying" });
+    expect(waits.at(-1)).toBe(0);
     expect(await w.text("/etc/demo/hello")).toBe("hello");
   });
 });

@@ -159,7 +159,12 @@ export async function enterRollout(
     );
   } catch (err) {
     // Busy, not broken: others' writes won every race of this look; nothing of ours landed, so look again soon.
-    if (err instanceof SlotConflictError) return { kind: "hold", hold: busyLeaseHold(err, t, n) };
+    if (err instanceof SlotConflictError) {
+      // Still waiting: the gauge keeps counting (a node that held its slot has no wait entry and stays at 0).
+      const waiting = waitingSince.get(agent);
+      if (waiting?.checksum === checksum) deps.rollout?.metrics?.waitSeconds((deps.clock.now() - waiting.since) / 1000);
+      return { kind: "hold", hold: busyLeaseHold(err, t, n) };
+    }
     if (!(err instanceof PoolListError)) throw err;
     deps.rollout?.metrics?.slotState(0);
     return { kind: "hold", hold: poolListHold(err, t) };
