@@ -111,7 +111,8 @@ export function oscSecretTransform(secretName: string): ObjectTransform<KubeObje
     // The OSC is parsed on its first use, not here: a big one's parse blocks the event loop for 1-2 s (the
     // informer's first list arrives while the Lease is started, its first renewal would wait), and a small
     // one's (≈ 3 ms for the 50-file bench OSC) runs in the reconcile while the Node GET is in flight
-    // (readNodeWhileDecoding) instead of before the reconcile starts (issue 25).
+    // (readNodeWhileDecoding) instead of before the reconcile starts (issue 25; 50-file apply on a fresh ext4,
+    // same-window A/B, 8 rounds: 44.0 → 40.0 ms to the last restart, on /tmp 48.0 → 46.0).
     decodedSecrets.set(obj, bytes instanceof Uint8Array ? { digest: sha256(bytes), bytes, key, big } : bytes);
     return obj;
   };
