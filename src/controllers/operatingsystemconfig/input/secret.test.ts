@@ -28,6 +28,17 @@ describe("oscSecretTransform", () => {
     expect(decodeSecret(obj, key).spec.units?.map((u) => u.name)).toEqual(["a.service"]);
   });
 
+  test("should parse a small osc.yaml on first use too (in the reconcile, beside the Node GET), once", () => {
+    const notYaml = transform(secret({ "osc.yaml": btoa("kind: Pod\n") }));
+    // The transform takes the bytes without parsing them: what they hold shows at the first decode.
+    expect(notYaml["data"]).toEqual({});
+    expect(() => decodeSecret(notYaml, key)).toThrow("failed decoding osc.yaml of secret kube-system/osc-secret");
+    const a = transform(secret({ "osc.yaml": btoa(oscYaml("a")) }));
+    const osc = decodeSecret(a, key);
+    expect(osc.spec.units?.map((u) => u.name)).toEqual(["a.service"]);
+    expect(decodeSecret(a, key)).toBe(osc);
+  });
+
   test("should let the watch predicate tell a changed osc.yaml from an unchanged one", () => {
     const a = transform(secret({ "osc.yaml": btoa(oscYaml("a")) }));
     const sameBytes = transform(secret({ "osc.yaml": btoa(oscYaml("a")) }));
