@@ -154,18 +154,25 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     const segments = group === undefined ? resolvePath(path, false) : resolveViaParent(path, group.parents);
     const name = segments.at(-1);
     if (name === undefined) throw new HostPathError(path, "is the root directory");
-    const target = joinUnderRoot(base, segments);
-    const existing =
-      group === undefined
-        ? lstatSyncOrUndefined(target)
-        : group.entries.kindOf(path, joinUnderRoot(base, segments.slice(0, -1)), name, target);
+    const dirReal = joinUnderRoot(base, segments.slice(0, -1));
+    const target = joinUnderRoot(dirReal, [name]);
+    const existing = group === undefined ? lstatSyncOrUndefined(target) : group.entries.kindOf(path, dirReal, name, target);
     checkReplaceable(path, existing);
     const dirPath = `/${segments.slice(0, -1).join("/")}`;
-    const dirReal = joinUnderRoot(base, segments.slice(0, -1));
     // The segments are resolved already: an existing directory there needs no mkdir -p walk.
     if (!created.has(dirPath) && lstatSyncOrUndefined(dirReal)?.isDirectory() !== true) await mkdirs(dirPath, DIR_MODE);
     created.add(dirPath);
-    const temp = `${dirReal}/${tempNameFor(name)}`;
+    return stagedEntry(dirReal, name, target, existing);
+  }
+
+  /** The temp beside a checked target (remembered as in flight), and what the rename will replace. */
+  function stagedEntry(
+    dirReal: string,
+    name: string,
+    target: string,
+    existing: EntryKind | undefined,
+  ): { dirReal: string; target: string; temp: string; replacesFile: boolean } {
+    const temp = joinUnderRoot(dirReal, [tempNameFor(name)]);
     inFlight.add(temp);
     return { dirReal, target, temp, replacesFile: existing?.isFile() === true };
   }
@@ -190,23 +197,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         continue;
       }
       // The same parent string as a member checked in full: its resolution and directory stand, only the entry is new.
-      const prefix = dirReal === "/" ? "" : dirReal;
-      const target = `${prefix}/${name}`;
+      const target = joinUnderRoot(dirReal, [name]);
       const existing = group.entries.kindOf(f.path, dirReal, name, target);
       checkReplaceable(f.path, existing);
-      const temp = `${prefix}/${tempNameFor(name)}`;
-      inFlight.add(temp);
-      staged.push({
-        path: f.path,
-        target,
-        dirReal,
-        temp,
-        replacesFile: existing?.isFile() === true,
-        data: f.data,
-        mode: f.mode,
-        written: f.written,
-        late: f.late,
-      });
+      const entry = stagedEntry(dirReal, name, target, existing);
+      staged.push({ ...entry, path: f.path, data: f.data, mode: f.mode, written: f.written, late: f.late });
     }
   }
 
