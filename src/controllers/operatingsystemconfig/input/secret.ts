@@ -67,8 +67,6 @@ interface Undecoded {
   /** Dropped once parsed (undefined), so that the collection right after the parse frees them. */
   bytes: Uint8Array | undefined;
   readonly key: ObjectKey;
-  /** Past bigTextChars: parsed between two full collections (collectedAround). */
-  readonly big: boolean;
 }
 
 /** What is left of a cached Secret's osc.yaml once a newer event for it started streaming in: its digest. */
@@ -105,15 +103,14 @@ export function oscSecretTransform(secretName: string): ObjectTransform<KubeObje
     if (obj.metadata.name !== secretName) return obj;
     latest = new WeakRef(obj);
     const key = { namespace: obj.metadata.namespace ?? "", name: obj.metadata.name };
-    const taken = takeOscData(obj, key);
-    if (taken === undefined) return obj;
-    const { bytes, big } = taken;
+    const bytes = takeOscData(obj, key);
+    if (bytes === undefined) return obj;
     // The OSC is parsed on its first use, not here: a big one's parse blocks the event loop for 1-2 s (the
     // informer's first list arrives while the Lease is started, its first renewal would wait), and a small
     // one's (≈ 3 ms for the 50-file bench OSC) runs in the reconcile while the Node GET is in flight
     // (readNodeWhileDecoding) instead of before the reconcile starts (issue 25; 50-file apply on a fresh ext4,
     // same-window A/B, 8 rounds: 44.0 → 40.0 ms to the last restart, on /tmp 48.0 → 46.0).
-    decodedSecrets.set(obj, bytes instanceof Uint8Array ? { digest: sha256(bytes), bytes, key, big } : bytes);
+    decodedSecrets.set(obj, bytes instanceof Uint8Array ? { digest: sha256(bytes), bytes, key } : bytes);
     return obj;
   };
   return Object.assign(transform, {
@@ -194,27 +191,29 @@ export async function readSecretAgain<T>(
   return found(dropped);
 }
 
+/** Whether `n` bytes are a big osc.yaml: their base64 text reaches bigTextChars. */
+const bigBytes = (n: number): boolean => Math.ceil(n / 3) * 4 >= bigTextChars;
+
 /**
  * Removes osc.yaml from the object's data (the informer's own object, fresh from the API) and returns its
  * bytes, or the Decoded of text that is not base64; undefined when there is no osc.yaml.
  */
-function takeOscData(obj: KubeObject, key: ObjectKey): { readonly bytes: Uint8Array | Decoded; readonly big: boolean } | undefined {
+function takeOscData(obj: KubeObject, key: ObjectKey): Uint8Array | Decoded | undefined {
   const data = obj["data"];
   if (data === null || typeof data !== "object") return undefined;
   const record = data as Record<string, unknown>;
   const text = record[oscDataKey];
   if (text instanceof Uint8Array) {
     delete record[oscDataKey];
-    return { bytes: text, big: Math.ceil(text.length / 3) * 4 >= bigTextChars };
+    return text;
   }
   if (typeof text !== "string") return undefined;
   delete record[oscDataKey];
-  const big = text.length >= bigTextChars;
   try {
-    return { bytes: decodeBase64Strict(text), big };
+    return decodeBase64Strict(text);
   } catch (err) {
     const invalid = new OscSecretError(`invalid ${oscDataKey} data in secret ${key.namespace}/${key.name}`, { cause: err });
-    return { bytes: { digest: sha256(text), result: { ok: false, err: invalid } }, big };
+    return { digest: sha256(text), result: { ok: false, err: invalid } };
   }
 }
 
@@ -249,7 +248,7 @@ export function decodeSecret(secret: KubeObject, key: ObjectKey): Osc {
     const undecoded = known;
     // A big one: the replaced Secret's OSC is collected before the parse makes its copies; the bytes right
     // after it, with the parser's garbage (else they stay until the plan's collection: 20 MB more under it).
-    known = collectedAround(undecoded.big, () => {
+    known = collectedAround(bigBytes(undecoded.bytes?.length ?? 0), () => {
       const decoded = decodeBytes(undecoded.bytes ?? new Uint8Array(0), undecoded.key, undecoded.digest);
       undecoded.bytes = undefined;
       decodedSecrets.set(secret, decoded);
