@@ -24,12 +24,24 @@
 // the lowest median of the three.
 // `ratio_apply_*` = the agent's back-to-back p50 / the floor (target ≤ 1.3); `_rested` the same for the
 // rested p50 (no rate-limiter wait in it).
+//
+// Job floors (issue 25, report only): `floor_job_apply_ms_p50_*` time bench/apply-job-floor.ts, the
+// apply's whole job (the Secret's watch event over TLS, JSON, base64, YAML, content decode, the change
+// decided, then the syscall floor's own file and D-Bus code in the form that was fastest there) with
+// Bun's API and none of the agent's code, compiled by the same Bun and run like the agent: in a sandbox
+// of its own (same simulator, credentials and systemd double), on the same schedule, timed from the Secret
+// update to the last RestartUnit at the double, p50 of all samples as for the syscall floor. On the fresh
+// ext4 it gets a new mount of its own, as the agent does. `floor_job_apply_peak_rss_mb_1000_files` is its
+// VmHWM after the 1000-file schedule (the agent's peak's counterpart). Where its time goes (event
+// delivery, JSON, base64 + YAML, decide, writes, D-Bus to the last restart; p50s from its marks) is
+// printed on stderr. BENCH_APPLY_WHERE=tmp or =fresh_ext4 runs only that half (the other's keys null).
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SystemdAction } from "../test/doubles/systemd/index.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { startSandbox } from "../test/harness/sandbox.ts";
+import { type FloorImpl, floorImpls } from "./apply-floor.ts";
 import { benchOscYaml } from "./bench-osc.ts";
 
 const iterations = Number(process.env["BENCH_APPLY_ITERATIONS"] ?? 11);
@@ -38,6 +50,8 @@ const binary = process.env["BENCH_BINARY"];
 const unitCount = 10;
 /** Long enough for 5 QPS / burst 10 to refill completely. */
 const restMs = 2_500;
+const where = process.env["BENCH_APPLY_WHERE"] ?? "";
+if (!["", "tmp", "fresh_ext4"].includes(where)) throw new Error("BENCH_APPLY_WHERE must be tmp or fresh_ext4 when set");
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -108,18 +122,41 @@ async function mountFreshExt4(): Promise<FreshExt4 | string> {
   };
 }
 
-async function measureOnFreshExt4(files: number): Promise<{ agent: Measured; floor: number } | undefined> {
+/** `fn` on a new ext4, or undefined (and why on stderr) where none can be mounted. */
+async function onFreshExt4<T>(what: string, fn: (dir: string) => Promise<T>): Promise<T | undefined> {
   const fs = await mountFreshExt4();
   if (typeof fs === "string") {
-    console.error(`bench apply ${files} files on a fresh ext4: skipped, ${fs}`);
+    console.error(`bench ${what} on a fresh ext4: skipped, ${fs}`);
     return undefined;
   }
   try {
-    const agent = await measure(files, fs.dir);
-    return { agent, floor: await measureFloor(files, fs.dir) };
+    return await fn(fs.dir);
   } finally {
     await fs.release();
   }
+}
+
+interface Figures {
+  readonly agent: Measured;
+  readonly floor: number;
+  readonly job: JobMeasured | undefined;
+}
+
+/** Agent and syscall floor on one new ext4 (the floor right after the agent), the job floor on a new one of its own. */
+async function measureOnFreshExt4(files: number): Promise<Figures | undefined> {
+  const both = await onFreshExt4(`apply ${files} files`, async (dir) => {
+    const agent = await measure(files, dir);
+    return { agent, floor: await measureFloor(files, dir) };
+  });
+  if (both === undefined) return undefined;
+  const job = await onFreshExt4(`apply job floor ${files} files`, (dir) => measureJobFloor(files, both.floor.impl, dir));
+  return { agent: both.agent, floor: both.floor.p50, job };
+}
+
+async function measureOnTmp(files: number): Promise<Figures> {
+  const agent = await measure(files);
+  const floor = await measureFloor(files);
+  return { agent, floor: floor.p50, job: await measureJobFloor(files, floor.impl) };
 }
 
 /** Lines of a child's stdout, one at a time. */
@@ -201,15 +238,132 @@ async function measureFloorWith(impl: "fs" | "ffi" | "parallel", files: number, 
   }
 }
 
-/** The lower of the two forms' medians: the floor must not be the slower way of making the same calls. */
-async function measureFloor(files: number, rootParent = tmpdir()): Promise<number> {
-  const viaFs = await measureFloorWith("fs", files, rootParent);
-  const viaFfi = await measureFloorWith("ffi", files, rootParent);
-  const parallel = await measureFloorWith("parallel", files, rootParent);
-  console.error(
-    `bench apply floor ${files} files: node:fs ${viaFs.toFixed(1)} ms, bun:ffi ${viaFfi.toFixed(1)} ms, parallel temps ${parallel.toFixed(1)} ms (p50)`,
+/** The lowest of the three forms' medians (the floor must not be a slower way of making the same calls), and its form. */
+async function measureFloor(files: number, rootParent = tmpdir()): Promise<{ p50: number; impl: FloorImpl }> {
+  const p50s = new Map<FloorImpl, number>();
+  for (const impl of floorImpls) p50s.set(impl, await measureFloorWith(impl, files, rootParent));
+  console.error(`bench apply floor ${files} files: ${[...p50s].map(([impl, p50]) => `${impl} ${p50.toFixed(1)} ms`).join(", ")} (p50)`);
+  const [impl, p50] = [...p50s].reduce((a, b) => (b[1] < a[1] ? b : a));
+  return { p50, impl };
+}
+
+interface JobMeasured {
+  readonly p50: number;
+  readonly peakRssMb: number;
+}
+
+/** The job floor's phases of one apply (ms), from its marks and the bench's own times (see the header). */
+const jobPhases = ["first chunk", "delivery", "json", "base64+yaml", "decide", "writes", "dbus"] as const;
+type JobSplit = Record<(typeof jobPhases)[number], number>;
+
+const splitOf = (marks: Record<string, number>, updateAt: number, lastRestartAt: number): JobSplit => {
+  const at = (k: string): number => {
+    const t = marks[k];
+    if (t === undefined) throw new Error(`apply job floor: no mark "${k}"`);
+    return t;
+  };
+  return {
+    "first chunk": at("event") - updateAt,
+    delivery: at("eventEnd") - updateAt,
+    json: at("json") - at("eventEnd"),
+    "base64+yaml": at("parsed") - at("json"),
+    decide: at("decided") - at("parsed"),
+    writes: at("written") - at("decided"),
+    dbus: lastRestartAt - at("written"),
+  };
+};
+
+/** Removals at the end of the run. */
+const cleanups: (() => Promise<void>)[] = [];
+/** The job floor, built once per bench run by the same Bun as the agent (`bun build --compile`). */
+let jobFloorBinary: Promise<string> | undefined;
+const buildJobFloor = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), "gna-job-floor-"));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const out = join(dir, "apply-job-floor");
+  // dbus-next's optional transports break compiled binaries when bundled (as in the Makefile's build).
+  const cmd = ["build", "--compile", "--minify", "--sourcemap=none", "-e", "x11", "-e", "usocket"];
+  const proc = Bun.spawn([process.execPath, ...cmd, join(import.meta.dir, "apply-job-floor.ts"), "--outfile", out], {
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  if ((await proc.exited) !== 0) throw new Error("building the apply job floor failed");
+  return out;
+};
+
+/** The job floor's p50 over the agent's schedule and its VmHWM after it. */
+async function measureJobFloor(files: number, impl: FloorImpl, rootParent?: string): Promise<JobMeasured> {
+  jobFloorBinary ??= buildJobFloor();
+  const jobFloor = await jobFloorBinary;
+  let lastRestartAt = 0;
+  let restarts = 0;
+  const sb = await startSandbox({
+    nodeName: `job-floor-${files}`,
+    systemd: {
+      onAction: (a) => {
+        if (a.action !== "Restart") return;
+        lastRestartAt = performance.now();
+        restarts += 1;
+      },
+    },
+    ...(binary !== undefined ? { binary } : {}),
+    ...(rootParent !== undefined ? { rootParent } : {}),
+  });
+  let generation = 0;
+  sb.setOsc(benchOscYaml(files, generation, unitCount));
+  const proc = Bun.spawn(
+    [
+      jobFloor,
+      `--root=${sb.root}`,
+      `--bus=${sb.systemd.address}`,
+      `--kubeconfig=${sb.root}/var/lib/gardener-node-agent/credentials/kubeconfig`,
+      `--secret=${sb.secretName}`,
+      `--impl=${impl}`,
+    ],
+    { stdout: "pipe", stderr: "inherit", env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } },
   );
-  return Math.min(viaFs, viaFfi, parallel);
+  const next = lineReader(proc.stdout);
+  /** The marks of the apply `applied <generation> <marks>` reports. */
+  const applied = async (want: number): Promise<Record<string, number>> => {
+    const line = await next();
+    const m = /^applied (\d+) (.*)$/.exec(line);
+    if (m === null || Number(m[1]) !== want) throw new Error(`apply job floor: unexpected answer ${JSON.stringify(line.slice(0, 80))}`);
+    return JSON.parse(m[2] ?? "") as Record<string, number>;
+  };
+  const sample = async (): Promise<{ ms: number; split: JobSplit }> => {
+    const yaml = benchOscYaml(files, ++generation, unitCount);
+    restarts = 0;
+    const t0 = performance.now();
+    sb.setOsc(yaml);
+    const marks = await applied(generation);
+    if (restarts !== unitCount) throw new Error(`apply job floor: expected ${unitCount} restarts, saw ${restarts}`);
+    return { ms: lastRestartAt - t0, split: splitOf(marks, performance.timeOrigin + t0, performance.timeOrigin + lastRestartAt) };
+  };
+  try {
+    await applied(0); // the first apply creates the files and unit files
+    const rested: { ms: number; split: JobSplit }[] = [];
+    const backToBack: typeof rested = [];
+    for (let i = 0; i < iterations; i++) {
+      await Bun.sleep(restMs); // a pause between updates, not a wait for a condition
+      rested.push(await sample());
+      backToBack.push(await sample());
+    }
+    const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(await Bun.file(`/proc/${proc.pid}/status`).text())?.[1] ?? NaN);
+    const all = [...rested, ...backToBack];
+    const fmt = (xs: { ms: number }[]) => xs.map((x) => x.ms.toFixed(1)).join(" ");
+    const where = rootParent === undefined ? "" : " on a fresh ext4";
+    console.error(
+      `bench apply job floor (${impl}) ${files} files${where}: samples ms back to back ${fmt(backToBack)}; rested ${fmt(rested)}; ` +
+        `VmHWM ${(hwmKb / 1024).toFixed(1)} MB`,
+    );
+    const split = jobPhases.map((p) => `${p} ${median(all.map((x) => x.split[p])).toFixed(2)}`).join(", ");
+    console.error(`bench apply job floor ${files} files${where}: split ms (p50 of all samples): ${split}`);
+    return { p50: median(all.map((x) => x.ms)), peakRssMb: hwmKb / 1024 };
+  } finally {
+    proc.kill();
+    await proc.exited;
+    await sb.stop();
+  }
 }
 
 async function measure(files: number, rootParent?: string): Promise<Measured> {
@@ -258,38 +412,46 @@ async function measure(files: number, rootParent?: string): Promise<Measured> {
   }
 }
 
-const small = await measure(50);
-const smallFloor = await measureFloor(50);
-const large = await measure(1000);
-const largeFloor = await measureFloor(1000);
-const smallFresh = await measureOnFreshExt4(50);
-const largeFresh = await measureOnFreshExt4(1000);
-const ms = (x: number | undefined) => (x === undefined ? null : Number(x.toFixed(1)));
-const ratio = (agent: number | undefined, floor: number | undefined) =>
-  agent === undefined || floor === undefined ? null : Number((agent / floor).toFixed(2));
-console.log(
-  JSON.stringify({
-    apply_latency_ms_p50_50_files_10_units: Number(small.p50.toFixed(1)),
-    apply_latency_ms_p50_1000_files: Number(large.p50.toFixed(1)),
-    apply_latency_ms_p50_50_files_10_units_rested: Number(small.p50Rested.toFixed(1)),
-    apply_latency_ms_p50_1000_files_rested: Number(large.p50Rested.toFixed(1)),
-    apply_peak_rss_mb_1000_files: Number(large.peakRssMb.toFixed(1)),
-    apply_latency_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.agent.p50),
-    apply_latency_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.agent.p50),
-    apply_latency_ms_p50_50_files_10_units_rested_fresh_ext4: ms(smallFresh?.agent.p50Rested),
-    apply_latency_ms_p50_1000_files_rested_fresh_ext4: ms(largeFresh?.agent.p50Rested),
-    apply_peak_rss_mb_1000_files_fresh_ext4: ms(largeFresh?.agent.peakRssMb),
-    floor_apply_ms_p50_50_files_10_units: ms(smallFloor),
-    floor_apply_ms_p50_1000_files: ms(largeFloor),
-    floor_apply_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.floor),
-    floor_apply_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.floor),
-    ratio_apply_50_files_10_units: ratio(small.p50, smallFloor),
-    ratio_apply_1000_files: ratio(large.p50, largeFloor),
-    ratio_apply_50_files_10_units_rested: ratio(small.p50Rested, smallFloor),
-    ratio_apply_1000_files_rested: ratio(large.p50Rested, largeFloor),
-    ratio_apply_50_files_10_units_fresh_ext4: ratio(smallFresh?.agent.p50, smallFresh?.floor),
-    ratio_apply_1000_files_fresh_ext4: ratio(largeFresh?.agent.p50, largeFresh?.floor),
-    ratio_apply_50_files_10_units_rested_fresh_ext4: ratio(smallFresh?.agent.p50Rested, smallFresh?.floor),
-    ratio_apply_1000_files_rested_fresh_ext4: ratio(largeFresh?.agent.p50Rested, largeFresh?.floor),
-  }),
-);
+try {
+  const small = where === "fresh_ext4" ? undefined : await measureOnTmp(50);
+  const large = where === "fresh_ext4" ? undefined : await measureOnTmp(1000);
+  const smallFresh = where === "tmp" ? undefined : await measureOnFreshExt4(50);
+  const largeFresh = where === "tmp" ? undefined : await measureOnFreshExt4(1000);
+  const ms = (x: number | undefined) => (x === undefined ? null : Number(x.toFixed(1)));
+  const ratio = (agent: number | undefined, floor: number | undefined) =>
+    agent === undefined || floor === undefined ? null : Number((agent / floor).toFixed(2));
+  console.log(
+    JSON.stringify({
+      apply_latency_ms_p50_50_files_10_units: ms(small?.agent.p50),
+      apply_latency_ms_p50_1000_files: ms(large?.agent.p50),
+      apply_latency_ms_p50_50_files_10_units_rested: ms(small?.agent.p50Rested),
+      apply_latency_ms_p50_1000_files_rested: ms(large?.agent.p50Rested),
+      apply_peak_rss_mb_1000_files: ms(large?.agent.peakRssMb),
+      apply_latency_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.agent.p50),
+      apply_latency_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.agent.p50),
+      apply_latency_ms_p50_50_files_10_units_rested_fresh_ext4: ms(smallFresh?.agent.p50Rested),
+      apply_latency_ms_p50_1000_files_rested_fresh_ext4: ms(largeFresh?.agent.p50Rested),
+      apply_peak_rss_mb_1000_files_fresh_ext4: ms(largeFresh?.agent.peakRssMb),
+      floor_apply_ms_p50_50_files_10_units: ms(small?.floor),
+      floor_apply_ms_p50_1000_files: ms(large?.floor),
+      floor_apply_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.floor),
+      floor_apply_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.floor),
+      floor_job_apply_ms_p50_50_files_10_units: ms(small?.job?.p50),
+      floor_job_apply_ms_p50_1000_files: ms(large?.job?.p50),
+      floor_job_apply_ms_p50_50_files_10_units_fresh_ext4: ms(smallFresh?.job?.p50),
+      floor_job_apply_ms_p50_1000_files_fresh_ext4: ms(largeFresh?.job?.p50),
+      floor_job_apply_peak_rss_mb_1000_files: ms(large?.job?.peakRssMb),
+      floor_job_apply_peak_rss_mb_1000_files_fresh_ext4: ms(largeFresh?.job?.peakRssMb),
+      ratio_apply_50_files_10_units: ratio(small?.agent.p50, small?.floor),
+      ratio_apply_1000_files: ratio(large?.agent.p50, large?.floor),
+      ratio_apply_50_files_10_units_rested: ratio(small?.agent.p50Rested, small?.floor),
+      ratio_apply_1000_files_rested: ratio(large?.agent.p50Rested, large?.floor),
+      ratio_apply_50_files_10_units_fresh_ext4: ratio(smallFresh?.agent.p50, smallFresh?.floor),
+      ratio_apply_1000_files_fresh_ext4: ratio(largeFresh?.agent.p50, largeFresh?.floor),
+      ratio_apply_50_files_10_units_rested_fresh_ext4: ratio(smallFresh?.agent.p50Rested, smallFresh?.floor),
+      ratio_apply_1000_files_rested_fresh_ext4: ratio(largeFresh?.agent.p50Rested, largeFresh?.floor),
+    }),
+  );
+} finally {
+  for (const c of cleanups) await c();
+}
