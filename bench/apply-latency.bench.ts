@@ -37,7 +37,15 @@
 // is the lower of the two (for the peak, the second so far: 2026-11-30, 1000 files on /tmp, 63.8 against
 // 68.8 MB; for the time, the first: 50 files 26.4 against 29.7 ms). Where its time goes (event
 // delivery, JSON, base64 + YAML, decide, writes, D-Bus to the last restart; p50s from its marks) is
-// printed on stderr. BENCH_APPLY_WHERE=tmp or =fresh_ext4 runs only that half (the other's keys null).
+// printed on stderr. BENCH_APPLY_WHERE=tmp or =fresh_ext4 runs only that half (the other's keys null);
+// each half takes 7.5-8.5 min on this machine, the whole bench ~16.
+// First figures (2026-11-30 02:24-02:54, two runs of each half, agent = main 52d9cd8, load 0.1-1.0),
+// job floor against the syscall floor / agent against the job floor: 50 files on a fresh ext4 1.31, 1.10 /
+// 1.88, 2.39; 1000 files on a fresh ext4 1.15, 1.23 / 1.59, 1.37; 50 files on /tmp 1.24, 1.71 / 1.51,
+// 1.49; 1000 files on /tmp 0.99, 0.92 / 0.86, 1.00. 1000-file peak: job floor 64.4-65.0 MB (I/O floor's
+// idle 41.7 in the last startup run: + 23), agent 85.9-88.0 MB. The job's own time above the syscall
+// work (p50s): the event 1.5-1.8 ms after the update (50 files) / 5 ms (1000), JSON 0.1 / 0.2, base64 +
+// YAML 0.7 / 10-11, decide 0.3 / 3-4.
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
