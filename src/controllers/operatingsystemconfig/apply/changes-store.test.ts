@@ -60,6 +60,54 @@ describe("ChangesStore", () => {
     expect(written.at(-1)).toContain("configFileChanged: false");
   });
 
+  test("should carry completions that arrive while a write is under way with one write after it", async () => {
+    const c = emptyChanges("sum");
+    c.units.commands.push({ name: "u.service", command: "restart" }, { name: "v.service", command: "stop" });
+    c.containerd.configFileChanged = true;
+    const written: string[] = [];
+    const firstWrite = Promise.withResolvers<void>();
+    const s = new ChangesStore(c, async (x) => {
+      written.push(encodeChanges(x));
+      if (written.length === 1) await firstWrite.promise;
+    });
+    const first = s.unitCommandDone("u.service");
+    await Promise.resolve(); // the first write starts
+    const settled: string[] = [];
+    const second = s.unitCommandDone("v.service").then(() => settled.push("v.service"));
+    const third = s.containerdRestarted().then(() => settled.push("containerd"));
+    await Promise.resolve();
+    expect(written).toHaveLength(1);
+    expect(settled).toEqual([]);
+    firstWrite.resolve();
+    await Promise.all([first, second, third]);
+    expect(written).toHaveLength(2);
+    expect(written[0]).toContain("v.service");
+    expect(written[1]).not.toContain("commands");
+    expect(written[1]).toContain("configFileChanged: false");
+    expect(settled).toEqual(["v.service", "containerd"]);
+  });
+
+  test("should not let an update join one queued before a write through persistVia", async () => {
+    const { s, written } = store();
+    const order: string[] = [];
+    const held = Promise.withResolvers<void>();
+    const first = s.persistVia(async (x) => {
+      written.push(encodeChanges(x));
+      await held.promise;
+    });
+    const queued = s.unitCommandDone("u.service");
+    const via = s.persistVia(async () => {
+      order.push(`via sees ${s.changes.units.commands.map((u) => u.name).join(",")}`);
+    });
+    const later = s.unitCommandDone("v.service");
+    held.resolve();
+    await Promise.all([first, queued, via, later]);
+    expect(order).toEqual(["via sees v.service"]);
+    expect(written).toHaveLength(3);
+    expect(written[1]).toContain("v.service");
+    expect(written[2]).not.toContain("commands");
+  });
+
   test("should keep going after a failed write", async () => {
     let fail = true;
     const s = new ChangesStore(emptyChanges("x"), async () => {
