@@ -39,6 +39,36 @@ describe("decodeInline", () => {
   );
 });
 
+describe("decodeBase64Strict of small texts", () => {
+  test.each([
+    ["QR==", "A"],
+    ["QUJ=", "AB"],
+    ["QUJD", "ABC"],
+  ])("should accept stray bits in the last quantum of %p as before, decoding it to %p", (data, want) => {
+    expect(text(decodeBase64Strict(data))).toBe(want);
+  });
+
+  test("should decode every short text the character check accepts and reject the others", () => {
+    // All texts of up to 4 characters over a few valid and invalid ones: the result is Buffer's decoding
+    // exactly when no character is out of place (the offsets as the character check names them).
+    const chars = ["A", "Q", "/", "=", "!", "-"];
+    const texts = [""];
+    for (let n = 0; n < 4; n++) for (const t of texts.filter((x) => x.length === n)) for (const c of chars) texts.push(t + c);
+    const valid = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+    for (const data of texts) {
+      if (valid.test(data)) expect(Buffer.from(decodeBase64Strict(data)).equals(Buffer.from(data, "base64"))).toBe(true);
+      else expect(() => decodeBase64Strict(data)).toThrow(Base64Error);
+    }
+  });
+
+  test.each([
+    ["at the end", `${"QUJD".repeat(1000)}QR=!`, 4003],
+    ["in the middle", `${"QUJD".repeat(500)}Q!JD${"QUJD".repeat(500)}`, 2001],
+  ])("should name the offset of a bad character %s of a small text", (_where, data, offset) => {
+    expect(() => decodeBase64Strict(data)).toThrow(new Base64Error(`illegal base64 data at input byte ${offset}`));
+  });
+});
+
 describe("decodeBase64Strict of large data", () => {
   test("should decode more than 10 M characters", () => {
     const bytes = new Uint8Array(7_600_000).map((_, i) => (i * 31) & 0xff);
