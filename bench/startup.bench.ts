@@ -32,6 +32,7 @@ import { join } from "node:path";
 import { startApiServer } from "../test/doubles/apiserver/index.ts";
 import { startSystemdDouble } from "../test/doubles/systemd/index.ts";
 import { startNodeStandIns } from "../test/harness/node-standins.ts";
+import { reservePort } from "../test/harness/ports.ts";
 import { createHealthyNode } from "../test/harness/sandbox.ts";
 
 const repo = new URL("..", import.meta.url).pathname;
@@ -52,13 +53,6 @@ const agentEnv = {
   PATH: process.env["PATH"] ?? "",
   DBUS_SYSTEM_BUS_ADDRESS: systemd.address,
   GARDENER_NODE_AGENT_HOSTNAME: "bench-node",
-};
-
-const freePort = (): number => {
-  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = s.port ?? 0;
-  void s.stop(true);
-  return port;
 };
 
 /** The floor with the agent's minimum I/O (see the header); argv: port, URL, CA file, token, socket path. */
@@ -166,11 +160,11 @@ const agentRoot = async (i: number): Promise<{ root: string; port: number }> => 
   mkdirSync(join(root, "var/lib/gardener-node-agent/credentials"), { recursive: true });
   writeFileSync(join(root, "var/lib/gardener-node-agent/credentials/kubeconfig"), sim.kubeconfig({ token: sim.adminToken }));
   writeFileSync(join(root, "var/lib/gardener-node-agent/machine-name"), "bench-machine\n");
-  const port = freePort();
+  const port = reservePort();
   writeFileSync(
     join(root, `var/lib/gardener-node-agent/config-${version}.yaml`),
     `controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: v1.33.0}}\n` +
-      `server: {healthProbes: {bindAddress: 127.0.0.1, port: ${port}}, metrics: {bindAddress: 127.0.0.1, port: ${freePort()}}}\n`,
+      `server: {healthProbes: {bindAddress: 127.0.0.1, port: ${port}}, metrics: {bindAddress: 127.0.0.1, port: ${reservePort()}}}\n`,
   );
   return { root, port };
 };
@@ -230,11 +224,11 @@ const main = async () => {
     return { cmd: [agent, "--root", root, "--log-level=error"], url: `http://127.0.0.1:${port}/readyz`, env: agentEnv };
   };
   const floorLaunch: Launch = async () => {
-    const port = freePort();
+    const port = reservePort();
     return { cmd: [floor, String(port)], url: `http://127.0.0.1:${port}/` };
   };
   const floorIoLaunch: Launch = async () => {
-    const port = freePort();
+    const port = reservePort();
     return {
       cmd: [floorIo, String(port), `${sim.url}/api/v1/nodes?limit=1`, caFile, sim.adminToken, socketPath],
       url: `http://127.0.0.1:${port}/readyz`,
@@ -267,7 +261,7 @@ const main = async () => {
       PATH: `${standIns.binDir}:${agentEnv.PATH}`,
       GARDENER_NODE_AGENT_KUBELET_HEALTHZ_URL: standIns.kubeletHealthUrl,
     };
-    const port = freePort();
+    const port = reservePort();
     const node = agentEnv.GARDENER_NODE_AGENT_HOSTNAME;
     floorJobIdleLaunch = {
       cmd: [floorJob, String(port), sim.url, caFile, sim.adminToken, socketPath, node, standIns.kubeletHealthUrl, standIns.binDir],
