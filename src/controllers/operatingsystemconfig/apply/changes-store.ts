@@ -4,7 +4,10 @@ import type { OscChanges } from "../../../osc/index.ts";
 export type PersistChanges = (changes: OscChanges) => Promise<void>;
 
 /** Mutations written together, and that write. */
-type JoinedUpdates = ((c: OscChanges) => void)[] & { written: Promise<void> };
+interface JoinedUpdates {
+  readonly mutations: ((c: OscChanges) => void)[];
+  readonly written: Promise<void>;
+}
 
 /** The pending work list plus §5.6 bookkeeping, serialised by a queue (unit commands complete concurrently). */
 export class ChangesStore {
@@ -29,19 +32,21 @@ export class ChangesStore {
   update(mutate: (c: OscChanges) => void): Promise<void> {
     const waiting = this.waiting;
     if (waiting !== undefined) {
-      waiting.push(mutate);
+      waiting.mutations.push(mutate);
       return waiting.written;
     }
-    const joined: JoinedUpdates = Object.assign([mutate], { written: Promise.resolve() });
-    this.waiting = joined;
-    const started = () => {
-      if (this.waiting === joined) this.waiting = undefined;
-    };
-    joined.written = this.enqueue((c) => {
-      for (const m of joined) m(c);
-      return this.persistFn(c);
-    }, started);
-    return joined.written;
+    const mutations = [mutate];
+    const written = this.enqueue(
+      (c) => {
+        for (const m of mutations) m(c);
+        return this.persistFn(c);
+      },
+      () => {
+        if (this.waiting?.mutations === mutations) this.waiting = undefined; // its turn: later updates queue anew
+      },
+    );
+    this.waiting = { mutations, written };
+    return written;
   }
 
   persist(): Promise<void> {
