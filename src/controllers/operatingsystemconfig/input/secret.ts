@@ -186,7 +186,7 @@ export async function readSecretAgain<T>(
   const data = bytes;
   decodedSecrets.set(
     dropped,
-    collectedAround(data.length >= bigTextChars, () => decodeBytes(data, key, known.digest)),
+    collectedAround(bigBytes(data.length), () => decodeBytes(data, key, known.digest)),
   );
   return found(dropped);
 }
