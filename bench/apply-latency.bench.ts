@@ -133,6 +133,28 @@ async function mountFreshExt4(): Promise<FreshExt4 | string> {
   };
 }
 
+/**
+ * The schedule every program is timed on after its first apply: `iterations` × (a pause, then two updates
+ * back to back). A file system that had time to commit its journal creates files faster than one right
+ * after 1000 renames, so the floors must not run on a busier schedule than the agent's figure.
+ */
+async function onSchedule<T>(sample: () => Promise<T>): Promise<{ rested: T[]; backToBack: T[] }> {
+  const rested: T[] = [];
+  const backToBack: T[] = [];
+  for (let i = 0; i < iterations; i++) {
+    await Bun.sleep(restMs); // a pause between updates, not a wait for a condition
+    rested.push(await sample());
+    backToBack.push(await sample());
+  }
+  return { rested, backToBack };
+}
+
+/** /proc/<pid>/status read once: its "… kB" lines by key, in MB. */
+const procStatusMb = async (pid: number): Promise<(key: string) => number> => {
+  const status = await Bun.file(`/proc/${pid}/status`).text();
+  return (key) => Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? NaN) / 1024;
+};
+
 /** `fn` on a new ext4, or undefined (and why on stderr) where none can be mounted. */
 async function onFreshExt4<T>(what: string, fn: (dir: string) => Promise<T>): Promise<T | undefined> {
   const fs = await mountFreshExt4();
@@ -234,15 +256,9 @@ async function measureFloorWith(impl: "fs" | "ffi" | "parallel", files: number, 
   try {
     if ((await next()) !== "ready") throw new Error("apply floor: not ready");
     await step(0); // creates the files, as the agent's first apply does
-    // The agent's schedule (a pause, then two updates back to back): a file system that had time to
-    // commit its journal creates files faster than one right after 1000 renames, so the floor must not
-    // run on a busier schedule than the figure it is compared with.
-    const samples: number[] = [];
     let generation = 0;
-    for (let i = 0; i < iterations; i++) {
-      await Bun.sleep(restMs); // a pause between updates, not a wait for a condition
-      samples.push(await step(++generation), await step(++generation));
-    }
+    const { rested, backToBack } = await onSchedule(() => step(++generation));
+    const samples = [...rested, ...backToBack];
     const where = rootParent === tmpdir() ? "" : " on a fresh ext4";
     console.error(`bench apply floor (${impl}) ${files} files${where}: samples ms ${samples.map((s) => s.toFixed(1)).join(" ")}`);
     return median(samples);
@@ -370,17 +386,10 @@ async function measureJobFloor(files: number, impl: FloorImpl, build: JobFloorBu
   };
   try {
     await applied(0); // the first apply creates the files and unit files
-    const firstStatus = await Bun.file(`/proc/${proc.pid}/status`).text();
-    const firstRssMb = Number(/VmRSS:\s+(\d+)/.exec(firstStatus)?.[1] ?? NaN) / 1024;
-    const rested: { ms: number; split: JobSplit }[] = [];
-    const backToBack: typeof rested = [];
-    for (let i = 0; i < iterations; i++) {
-      await Bun.sleep(restMs); // a pause between updates, not a wait for a condition
-      rested.push(await sample());
-      backToBack.push(await sample());
-    }
-    const status = await Bun.file(`/proc/${proc.pid}/status`).text();
-    const mb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+    const firstRssMb = (await procStatusMb(proc.pid))("VmRSS");
+    const { rested, backToBack } = await onSchedule(sample);
+    const mb = await procStatusMb(proc.pid);
+    const [hwm, anon, file] = [mb("VmHWM"), mb("RssAnon"), mb("RssFile")];
     const all = [...rested, ...backToBack];
     const fmt = (xs: { ms: number }[]) => xs.map((x) => x.ms.toFixed(1)).join(" ");
     const p50 = (xs: { ms: number }[]) => median(xs.map((x) => x.ms)).toFixed(1);
@@ -388,11 +397,11 @@ async function measureJobFloor(files: number, impl: FloorImpl, build: JobFloorBu
     console.error(
       `bench apply job floor (${build}, ${impl}) ${files} files${where}: samples ms back to back ${fmt(backToBack)} (p50 ${p50(backToBack)}); ` +
         `rested ${fmt(rested)} (p50 ${p50(rested)}); VmRSS after the first apply ${firstRssMb.toFixed(1)} MB; ` +
-        `VmHWM ${mb("VmHWM").toFixed(1)} MB; at the end RssAnon ${mb("RssAnon").toFixed(1)}, RssFile ${mb("RssFile").toFixed(1)} MB`,
+        `VmHWM ${hwm.toFixed(1)} MB; at the end RssAnon ${anon.toFixed(1)}, RssFile ${file.toFixed(1)} MB`,
     );
     const split = jobPhases.map((p) => `${p} ${median(all.map((x) => x.split[p])).toFixed(2)}`).join(", ");
     console.error(`bench apply job floor (${build}) ${files} files${where}: split ms (p50 of all samples): ${split}`);
-    return { p50: median(all.map((x) => x.ms)), peakRssMb: mb("VmHWM") };
+    return { p50: median(all.map((x) => x.ms)), peakRssMb: hwm };
   } finally {
     proc.kill();
     await proc.exited;
@@ -427,19 +436,12 @@ async function measure(files: number, rootParent?: string): Promise<Measured> {
   try {
     // Generation 0 is the first apply (it also restarts containerd); measure the updates after it.
     await sb.waitForApplied(sb.setOsc(benchOscYaml(files, 0, unitCount)), 120_000);
-    const rested: number[] = [];
-    const backToBack: number[] = [];
-    for (let i = 0; i < iterations; i++) {
-      await Bun.sleep(restMs); // a pause between updates, not a wait for a condition
-      rested.push(await sample());
-      backToBack.push(await sample());
-    }
-    const status = await Bun.file(`/proc/${agent.proc.pid}/status`).text();
-    const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    const { rested, backToBack } = await onSchedule(sample);
+    const peakRssMb = (await procStatusMb(agent.proc.pid))("VmHWM");
     const fmt = (xs: number[]) => xs.map((s) => s.toFixed(1)).join(" ");
     const where = rootParent === undefined ? "" : " on a fresh ext4";
     console.error(`bench apply ${files} files${where}: samples ms back to back ${fmt(backToBack)}; rested ${fmt(rested)}`);
-    return { p50: median(backToBack), p50Rested: median(rested), peakRssMb: hwmKb / 1024 };
+    return { p50: median(backToBack), p50Rested: median(rested), peakRssMb };
   } finally {
     await agent.stop();
     await sb.stop();
