@@ -1,4 +1,4 @@
-import { noFTL } from "bun:jsc";
+import { keepOutOfTopTier } from "../jit/index.ts";
 import { yamlPackage } from "../config/index.ts";
 import { digitLedString } from "./yaml-fast.ts";
 
@@ -181,7 +181,7 @@ export function writeYamlFast(root: unknown): string | undefined {
       lines.push(a === undefined ? head : b === undefined ? `${head}${a}` : c === undefined ? `${head}${a}${b}` : `${head}${a}${b}${c}`);
     },
   };
-  noFTL(sink.line); // per line, like the functions at the end of the file
+  keepOutOfTopTier(sink.line); // per line, like the functions at the end of the file
   if (!writeInto(root, sink, new Map())) return undefined;
   // The final newline joined in, not appended: a 20 MB text plus "\n" is a rope that the write copies flat.
   lines.push("");
@@ -228,7 +228,7 @@ export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024, keepBytes
       first.put("\n");
     },
   };
-  noFTL(checked.line);
+  keepOutOfTopTier(checked.line);
   if (!writeInto(root, checked, rendered)) return undefined;
   if (kept !== undefined) first.flush();
   const chunks: readonly Uint8Array[] | undefined = kept;
@@ -251,7 +251,7 @@ export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024, keepBytes
           out.put("\n");
         },
       };
-      noFTL(sink.line); // per line, like the functions at the end of the file
+      keepOutOfTopTier(sink.line); // per line, like the functions at the end of the file
       // The check above accepted it: only a changed `root` gets here.
       if (!writeInto(root, sink, rendered)) throw new Error("the YAML writer refused a value it had accepted");
       out.flush();
@@ -314,6 +314,5 @@ class ChunkWriter {
 }
 
 // Issue 25: these run once per node of a state file (a 1000-file OSC's change set and last-applied hold
-// ~10,000 each), so during the first big apply JSC's top tier (FTL) compiled them on a compiler thread,
-// whose transient memory was part of that apply's peak RSS. The tier below (DFG) writes them fast enough.
-for (const hot of [value, mapping, sequence, inlineString, inlineScalar, sortedKeys, ChunkWriter.prototype.put]) noFTL(hot);
+// ~10,000 each); see jit/top-tier.ts.
+keepOutOfTopTier(value, mapping, sequence, inlineString, inlineScalar, sortedKeys, ChunkWriter.prototype.put, isMap, pad);

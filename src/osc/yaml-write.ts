@@ -1,4 +1,4 @@
-import { noFTL } from "bun:jsc";
+import { keepOutOfTopTier } from "../jit/index.ts";
 import { yamlPackage } from "../config/index.ts";
 import { type ChunkedText, streamYamlFast, writeYamlFast } from "./yaml-write-fast.ts";
 
@@ -20,7 +20,7 @@ export function toPlain(value: unknown): unknown {
 }
 
 // Once per node of the state files, like the writer's functions (yaml-write-fast.ts): kept below the FTL tier.
-noFTL(toPlain);
+keepOutOfTopTier(toPlain);
 
 /** YAML shaped like Go's sigs.k8s.io/yaml output: sorted keys, sequences not indented, no folding. */
 export function writeYaml(value: unknown): string {

@@ -1,3 +1,4 @@
+import { keepOutOfTopTier } from "../../../jit/index.ts";
 import { unitNameProblem } from "../../../systemd/index.ts";
 import { quoteName } from "../../../untrusted/index.ts";
 import { OscInputError } from "./input-error.ts";
@@ -11,6 +12,8 @@ const maxFileNameBytes = 255 - ".".length - ".tmp-".length - 12;
 const maxPathBytes = 4095;
 
 const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
+const isDotSegment = (s: string): boolean => s === "." || s === "..";
+const isLongName = (s: string): boolean => byteLength(s) > maxFileNameBytes;
 /** A newline in a path or name would end up in unit files, logs and events as a line break. */
 const controlChars = /[\x00-\x1f\x7f]/;
 
@@ -19,11 +22,11 @@ export function validateFilePath(path: string): void {
   const q = quoteName(path);
   if (!path.startsWith("/")) throw new OscInputError(`file path ${q} is not absolute`, path);
   const segs = path.split("/").slice(1);
-  if (segs.some((s) => s === "." || s === "..")) throw new OscInputError(`file path ${q} must not contain "." or ".." segments`, path);
+  if (segs.some(isDotSegment)) throw new OscInputError(`file path ${q} must not contain "." or ".." segments`, path);
   if (controlChars.test(path)) throw new OscInputError(`file path ${q} contains a control character`, path);
   if (segs.at(-1) === "") throw new OscInputError(`file path ${q} names a directory`, path);
   if (byteLength(path) > maxPathBytes) throw new OscInputError(`file path ${q} is longer than ${maxPathBytes} bytes`, path);
-  if (segs.some((s) => byteLength(s) > maxFileNameBytes)) {
+  if (segs.some(isLongName)) {
     throw new OscInputError(`file path ${q} has a name longer than ${maxFileNameBytes} bytes`, path);
   }
 }
@@ -65,3 +68,5 @@ export function validateDropInName(unit: string, name: string): void {
   if (problem !== undefined)
     throw new OscInputError(`invalid drop-in name ${quoteName(name)} of unit ${quoteName(unit)}: ${problem}`, unit);
 }
+// Issue 25: per file or line of a 1000-file apply (jit/top-tier.ts).
+keepOutOfTopTier(byteLength, isDotSegment, isLongName);
