@@ -8,7 +8,7 @@ import { hostSegments, joinUnderRoot, resolveSegments, walkSegments } from "./re
 import { loadAttributeFlags, type ReadAttributeFlags } from "./attribute-flags.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
-import type { FileInfo, FileWrite, HostFs } from "./types.ts";
+import type { FileInfo, FileStamp, FileWrite, HostFs } from "./types.ts";
 import { isOwnTempName, tempNameFor } from "./temp-names.ts";
 import { isChunked, writeTempChunked } from "./write-chunked.ts";
 import { fsyncDir, holdReplaced, processUmask, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
@@ -261,6 +261,16 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         }
       }),
 
+    async stamp(path) {
+      try {
+        const { dev, ino, size, mtimeNs } = await stat(follow(path), { bigint: true });
+        return { dev, ino, size, mtimeNs };
+      } catch (err) {
+        if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
+        throw err;
+      }
+    },
+
     async readText(path) {
       const bytes = await fs.readFile(path);
       return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
@@ -269,9 +279,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     async writeFileAtomic(path, data, mode, opts) {
       const durable = opts?.durable ?? true;
       const { dirReal, target, temp, replacesFile } = await prepareTarget(path, new Set());
+      let stamp: FileStamp | undefined;
       try {
-        if (isChunked(data)) await writeTempChunked(path, temp, data, mode, durable);
-        else await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
+        stamp = isChunked(data)
+          ? await writeTempChunked(path, temp, data, mode, durable)
+          : await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
         const held = replacesFile ? holdReplaced(target) : undefined; // see writeGroup: the old file's blocks are freed off the rename's path
         try {
           await renameOver(temp, target, path);
@@ -282,6 +294,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         inFlight.delete(temp);
       }
       if (durable) await fsyncDir(dirReal);
+      return stamp;
     },
 
     async writeFilesAtomic(files) {
