@@ -16,7 +16,9 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const context = (): { ctx: CommandContext; out: string[]; err: string[]; signal: AbortController } => {
+const context = (
+  healthPort = reservePort(),
+): { ctx: CommandContext; out: string[]; err: string[]; signal: AbortController } => {
   const root = mkdtempSync(join(tmpdir(), "gna-run-"));
   dirs.push(root);
   mkdirSync(join(root, "var/lib/gardener-node-agent"), { recursive: true });
@@ -25,7 +27,7 @@ const context = (): { ctx: CommandContext; out: string[]; err: string[]; signal:
   writeFileSync(
     join(root, "var/lib/gardener-node-agent/config-v9.9.9.yaml"),
     "controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: v1.33.0}}\n" +
-      `server: {healthProbes: {bindAddress: 127.0.0.1, port: ${reservePort()}}, metrics: {bindAddress: 127.0.0.1, port: ${reservePort()}}}\n`,
+      `server: {healthProbes: {bindAddress: 127.0.0.1, port: ${healthPort}}, metrics: {bindAddress: 127.0.0.1, port: ${reservePort()}}}\n`,
   );
   const signal = new AbortController();
   controllers.push(signal);
@@ -73,6 +75,22 @@ describe("run command", () => {
       throw new RestartRequested("hostname changed");
     };
     await expectExit(createRunCommand(start).run(ctx), 0, out);
+  });
+
+  test("should report a failed start, not a port in use, and serve nothing once stopping", async () => {
+    const taken = reservePort();
+    const occupant = Bun.serve({ hostname: "127.0.0.1", port: taken, fetch: () => new Response() });
+    try {
+      const { ctx, out } = context(taken);
+      const start: StartControllers = async () => {
+        throw new RestartRequested("hostname changed");
+      };
+      await expectExit(createRunCommand(start).run(ctx), 0, out);
+      expect(messages(out)).toContain("Stopping for a restart");
+      expect(messages(out)).not.toContain("Serving health probes");
+    } finally {
+      occupant.stop(true);
+    }
   });
 
   test("should exit 1 and log the error when a controller stops with a fatal error", async () => {
