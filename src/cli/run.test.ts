@@ -16,9 +16,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const context = (
-  healthPort = reservePort(),
-): { ctx: CommandContext; out: string[]; err: string[]; signal: AbortController } => {
+const context = (healthPort = reservePort()): { ctx: CommandContext; out: string[]; err: string[]; signal: AbortController } => {
   const root = mkdtempSync(join(tmpdir(), "gna-run-"));
   dirs.push(root);
   mkdirSync(join(root, "var/lib/gardener-node-agent"), { recursive: true });
