@@ -87,15 +87,21 @@ describe("readLastApplied", () => {
   // Same size as `typed`, so that only the inode or the modification time tells the files apart.
   const sameSize = typed.replace("kubelet.service", "kubelet.servicf");
   test.each([
-    ["replaced by a rename", async () => {
-      await writeFile(`${lastAppliedOnDisk()}.new`, sameSize);
-      await rename(`${lastAppliedOnDisk()}.new`, lastAppliedOnDisk());
-    }],
-    ["edited in place (size kept, a later modification time)", async () => {
-      const { mtime } = await stat(lastAppliedOnDisk());
-      await writeFile(lastAppliedOnDisk(), sameSize);
-      await utimes(lastAppliedOnDisk(), mtime, new Date(mtime.getTime() + 1_000));
-    }],
+    [
+      "replaced by a rename",
+      async () => {
+        await writeFile(`${lastAppliedOnDisk()}.new`, sameSize);
+        await rename(`${lastAppliedOnDisk()}.new`, lastAppliedOnDisk());
+      },
+    ],
+    [
+      "edited in place (size kept, a later modification time)",
+      async () => {
+        const { mtime } = await stat(lastAppliedOnDisk());
+        await writeFile(lastAppliedOnDisk(), sameSize);
+        await utimes(lastAppliedOnDisk(), mtime, new Date(mtime.getTime() + 1_000));
+      },
+    ],
   ])("should read and decode the file again once it was %s", async (_, change) => {
     await writeLastApplied(host, decodeOsc(typed));
     await change();
