@@ -19,11 +19,6 @@ export interface ChunkedData {
 }
 
 /**
- * A group member's content: bytes, text (written as UTF-8), a function producing the bytes when the
- * member's temp is written, so that a large group holds only the few files in flight decoded at once,
- * or chunks pushed into the temp (ChunkedData).
- */
-/**
  * One version of a file as fstat/stat tell it, without reading it: an edit in place changes its size or
  * modification time, a replacement (rename, delete and create) its inode. An edit of the same size within
  * the file system's timestamp granularity of the last write keeps it (the caller's trade, see its use).
@@ -38,6 +33,11 @@ export interface FileStamp {
 export const sameStamp = (a: FileStamp | undefined, b: FileStamp | undefined): boolean =>
   a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
 
+/**
+ * A group member's content: bytes, text (written as UTF-8), a function producing the bytes when the
+ * member's temp is written, so that a large group holds only the few files in flight decoded at once,
+ * or chunks pushed into the temp (ChunkedData).
+ */
 export type FileData = Uint8Array | string | (() => Uint8Array) | ChunkedData;
 
 /** One file of a group write. */
