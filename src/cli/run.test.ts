@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { reservePort } from "../../test/harness/ports.ts";
 import { RestartRequested } from "../kube/index.ts";
 import type { CommandContext } from "./command.ts";
 import { createRunCommand } from "./run.ts";
@@ -15,14 +16,16 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const context = (): { ctx: CommandContext; out: string[]; err: string[]; signal: AbortController } => {
+const context = (healthPort = reservePort()): { ctx: CommandContext; out: string[]; err: string[]; signal: AbortController } => {
   const root = mkdtempSync(join(tmpdir(), "gna-run-"));
   dirs.push(root);
   mkdirSync(join(root, "var/lib/gardener-node-agent"), { recursive: true });
+  // Ports of their own: a port 0 in the config means the default (2751, 2752), which other test files
+  // running at the same time bind too.
   writeFileSync(
     join(root, "var/lib/gardener-node-agent/config-v9.9.9.yaml"),
     "controllers: {operatingSystemConfig: {secretName: s, kubernetesVersion: v1.33.0}}\n" +
-      "server: {healthProbes: {bindAddress: 127.0.0.1, port: 0}, metrics: {bindAddress: 127.0.0.1, port: 0}}\n",
+      `server: {healthProbes: {bindAddress: 127.0.0.1, port: ${healthPort}}, metrics: {bindAddress: 127.0.0.1, port: ${reservePort()}}}\n`,
   );
   const signal = new AbortController();
   controllers.push(signal);
@@ -44,6 +47,12 @@ const context = (): { ctx: CommandContext; out: string[]; err: string[]; signal:
   return { ctx, out, err, signal };
 };
 
+/** The run's exit code, with its log lines in the failure message when it is not the expected one. */
+const expectExit = async (run: Promise<number>, expected: number, out: string[]): Promise<void> => {
+  const code = await run;
+  if (code !== expected) throw new Error(`exit ${code}, expected ${expected}; log:\n${out.join("")}`);
+};
+
 const messages = (out: string[]): string[] => out.map((l) => (JSON.parse(l) as { msg: string }).msg);
 
 describe("run command", () => {
@@ -54,17 +63,32 @@ describe("run command", () => {
       queueMicrotask(() => deps.stop(new RestartRequested("node registered")));
       return { stopped: Promise.resolve() };
     };
-    expect(await createRunCommand(start).run(ctx)).toBe(0);
+    await expectExit(createRunCommand(start).run(ctx), 0, out);
     expect(messages(out)).toContain("Stopping for a restart");
   });
 
   test("should exit 0 when starting the controllers throws RestartRequested", async () => {
-    const { ctx } = context();
-    expect(
-      await createRunCommand(async () => {
+    const { ctx, out } = context();
+    const start: StartControllers = async () => {
+      throw new RestartRequested("hostname changed");
+    };
+    await expectExit(createRunCommand(start).run(ctx), 0, out);
+  });
+
+  test("should report a failed start, not a port in use, and serve nothing once stopping", async () => {
+    const taken = reservePort();
+    const occupant = Bun.serve({ hostname: "127.0.0.1", port: taken, fetch: () => new Response() });
+    try {
+      const { ctx, out } = context(taken);
+      const start: StartControllers = async () => {
         throw new RestartRequested("hostname changed");
-      }).run(ctx),
-    ).toBe(0);
+      };
+      await expectExit(createRunCommand(start).run(ctx), 0, out);
+      expect(messages(out)).toContain("Stopping for a restart");
+      expect(messages(out)).not.toContain("Serving health probes");
+    } finally {
+      occupant.stop(true);
+    }
   });
 
   test("should exit 1 and log the error when a controller stops with a fatal error", async () => {
@@ -73,7 +97,7 @@ describe("run command", () => {
       queueMicrotask(() => deps.stop(new Error("found more than one node with label", { cause: new Error("2 nodes") })));
       return { stopped: Promise.resolve() };
     };
-    expect(await createRunCommand(start).run(ctx)).toBe(1);
+    await expectExit(createRunCommand(start).run(ctx), 1, out);
     const last = JSON.parse(out.at(-1) ?? "{}") as Record<string, unknown>;
     expect(last).toMatchObject({
       level: "error",
@@ -95,7 +119,7 @@ describe("run command", () => {
       );
       return { stopped };
     };
-    expect(await createRunCommand(start).run(ctx)).toBe(0);
+    await expectExit(createRunCommand(start).run(ctx), 0, out);
     expect(stoppedSeen).toBe(true);
     expect(messages(out).at(-1)).toBe("Stopped gardener-node-agent");
   });
@@ -132,8 +156,8 @@ describe("run command", () => {
       }, 0);
       return { stopped };
     };
-    expect(await createRunCommand(start).run(ctx)).toBe(1);
-    expect(readyWhileRunning).toBe(true);
+    await expectExit(createRunCommand(start).run(ctx), 1, out);
+    expect(readyWhileRunning, out.join("")).toBe(true);
     expect((await health?.run("readyz"))?.ok).toBe(false);
     const logged = out.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged).toContainEqual(

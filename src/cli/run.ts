@@ -106,29 +106,34 @@ const runAgent = async (ctx: CommandContext, start: StartControllers): Promise<n
         setUp = !stopping.signal.aborted;
       },
     });
-    // Its rejection is handled by the await below, after the servers started.
+    // A failed start is the stop reason even when serving fails after it (a port in use): the first
+    // thing that went wrong is the one reported.
+    starting.catch((err: unknown) => stop(err instanceof Error ? err : new Error(String(err))));
     await settleWithin(
       Promise.race([discoverySent, starting]).catch(() => {}),
       SERVERS_WAIT_MS,
     );
-    const { healthProbes, metrics: metricsEndpoint } = config.server;
-    // Profiles on both ports: the metrics server as upstream serves pprof, the health port as
-    // operators reach it for probes already.
-    const profiling =
-      config.debugging?.enableProfiling === true
-        ? (await import("../server/profiling.ts")).createProfilingHandler(commandLine(ctx))
-        : undefined;
-    servers.push(startHealthServer(healthProbes, health, profiling));
-    log.info("Serving health probes", { address: `${healthProbes.bindAddress}:${servers[0]?.port}` });
-    servers.push(startMetricsServer(metricsEndpoint, metrics, profiling));
-    log.info("Serving metrics", { address: `${metricsEndpoint.bindAddress}:${servers[1]?.port}` });
-    if (profiling !== undefined) {
-      const ports = `${servers[0]?.port} and ${servers[1]?.port}`;
-      log.info("Serving profiles", { ports, path: "/debug/pprof/" });
-    }
-    if (config.debugging?.enableContentionProfiling === true) {
-      // Go's block/mutex profiles have no counterpart in a single-threaded JavaScript runtime.
-      log.info("debugging.enableContentionProfiling has no effect in this agent: there is no lock contention to profile");
+    // Stopping already (failed start, restart request, signal): nothing to serve.
+    if (!stopping.signal.aborted) {
+      const { healthProbes, metrics: metricsEndpoint } = config.server;
+      // Profiles on both ports: the metrics server as upstream serves pprof, the health port as
+      // operators reach it for probes already.
+      const profiling =
+        config.debugging?.enableProfiling === true
+          ? (await import("../server/profiling.ts")).createProfilingHandler(commandLine(ctx))
+          : undefined;
+      servers.push(startHealthServer(healthProbes, health, profiling));
+      log.info("Serving health probes", { address: `${healthProbes.bindAddress}:${servers[0]?.port}` });
+      servers.push(startMetricsServer(metricsEndpoint, metrics, profiling));
+      log.info("Serving metrics", { address: `${metricsEndpoint.bindAddress}:${servers[1]?.port}` });
+      if (profiling !== undefined) {
+        const ports = `${servers[0]?.port} and ${servers[1]?.port}`;
+        log.info("Serving profiles", { ports, path: "/debug/pprof/" });
+      }
+      if (config.debugging?.enableContentionProfiling === true) {
+        // Go's block/mutex profiles have no counterpart in a single-threaded JavaScript runtime.
+        log.info("debugging.enableContentionProfiling has no effect in this agent: there is no lock contention to profile");
+      }
     }
 
     await starting;

@@ -8,8 +8,8 @@ import { hostSegments, joinUnderRoot, resolveSegments, walkSegments } from "./re
 import { loadAttributeFlags, type ReadAttributeFlags } from "./attribute-flags.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
 import { HostFileKindError, HostPathError } from "./types.ts";
-import type { FileInfo, FileWrite, HostFs } from "./types.ts";
-import { isOwnTempName, tempNameFor } from "./temp-names.ts";
+import type { FileInfo, FileStamp, FileWrite, HostFs } from "./types.ts";
+import { isOwnTempName, tempNameFor, tempNamer } from "./temp-names.ts";
 import { isChunked, writeTempChunked } from "./write-chunked.ts";
 import { fsyncDir, holdReplaced, processUmask, releaseAll, type StagedWrite, writeGroup, writeTemp } from "./write-group.ts";
 
@@ -162,7 +162,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     // The segments are resolved already: an existing directory there needs no mkdir -p walk.
     if (!created.has(dirPath) && lstatSyncOrUndefined(dirReal)?.isDirectory() !== true) await mkdirs(dirPath, DIR_MODE);
     created.add(dirPath);
-    return stagedEntry(dirReal, name, target, existing);
+    return stagedEntry(dirReal, name, target, existing, group?.tempName);
   }
 
   /** The temp beside a checked target (remembered as in flight), and what the rename will replace. */
@@ -171,8 +171,9 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     name: string,
     target: string,
     existing: EntryKind | undefined,
+    tempName: (name: string) => string = tempNameFor,
   ): { dirReal: string; target: string; temp: string; replacesFile: boolean } {
-    const temp = joinUnderRoot(dirReal, [tempNameFor(name)]);
+    const temp = joinUnderRoot(dirReal, [tempName(name)]);
     inFlight.add(temp);
     return { dirReal, target, temp, replacesFile: existing?.isFile() === true };
   }
@@ -183,7 +184,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
    */
   async function stageAll(files: readonly FileWrite[], staged: StagedWrite[]): Promise<void> {
     const created = new Set<string>();
-    const group: GroupLookups = { parents: new Map(), entries: new GroupEntries(files, lstatSyncOrUndefined) };
+    const group: GroupLookups = {
+      parents: new Map(),
+      entries: new GroupEntries(files, lstatSyncOrUndefined),
+      tempName: tempNamer(files.length),
+    };
     // The real directory of each parent as members spell it, once the first member there was fully checked.
     const checkedParents = new Map<string, string>();
     for (const f of files) {
@@ -200,7 +205,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
       const target = joinUnderRoot(dirReal, [name]);
       const existing = group.entries.kindOf(f.path, dirReal, name, target);
       checkReplaceable(f.path, existing);
-      const entry = stagedEntry(dirReal, name, target, existing);
+      const entry = stagedEntry(dirReal, name, target, existing, group.tempName);
       staged.push({ ...entry, path: f.path, data: f.data, mode: f.mode, written: f.written, late: f.late });
     }
   }
@@ -261,6 +266,16 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         }
       }),
 
+    async stamp(path) {
+      try {
+        const { dev, ino, size, mtimeNs } = await stat(follow(path), { bigint: true });
+        return { dev, ino, size, mtimeNs };
+      } catch (err) {
+        if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
+        throw err;
+      }
+    },
+
     async readText(path) {
       const bytes = await fs.readFile(path);
       return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
@@ -269,9 +284,11 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
     async writeFileAtomic(path, data, mode, opts) {
       const durable = opts?.durable ?? true;
       const { dirReal, target, temp, replacesFile } = await prepareTarget(path, new Set());
+      let stamp: FileStamp | undefined;
       try {
-        if (isChunked(data)) await writeTempChunked(path, temp, data, mode, durable);
-        else await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
+        stamp = isChunked(data)
+          ? await writeTempChunked(path, temp, data, mode, durable)
+          : await writeTemp(temp, data, mode, durable, durable ? undefined : processUmask());
         const held = replacesFile ? holdReplaced(target) : undefined; // see writeGroup: the old file's blocks are freed off the rename's path
         try {
           await renameOver(temp, target, path);
@@ -282,6 +299,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
         inFlight.delete(temp);
       }
       if (durable) await fsyncDir(dirReal);
+      return stamp;
     },
 
     async writeFilesAtomic(files) {
@@ -526,6 +544,8 @@ const plainEntryName = (name: string): boolean => name !== "" && name !== "." &&
 interface GroupLookups {
   readonly parents: Map<string, readonly string[]>;
   readonly entries: GroupEntries;
+  /** The group's temp names (tempNamer). */
+  readonly tempName: (name: string) => string;
 }
 
 /** Members a group must have in one directory before that directory is read once instead of an lstat per member. */

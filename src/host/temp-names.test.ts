@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isOwnTempName, tempNameFor } from "./temp-names.ts";
+import { isOwnTempName, tempNameFor, tempNamer } from "./temp-names.ts";
 
 describe("tempNameFor", () => {
   test("should make names that isOwnTempName recognises, beside the target's name", () => {
@@ -9,6 +9,18 @@ describe("tempNameFor", () => {
       expect(isOwnTempName(temp)).toBe(true);
     }
     expect(tempNameFor("x")).not.toBe(tempNameFor("x"));
+  });
+});
+
+describe("tempNamer", () => {
+  test.each([1, 3, 4096, 4097, 9000])("should make %p distinct names of tempNameFor's kind, and more past its count", (count) => {
+    const name = tempNamer(count);
+    const made = Array.from({ length: count + 2 }, (_, i) => name(`f-${i}.conf`));
+    made.forEach((temp, i) => {
+      expect(temp).toStartWith(`.f-${i}.conf.tmp-`);
+      expect(isOwnTempName(temp)).toBe(true);
+    });
+    expect(new Set(made.map((t) => t.slice(-12))).size).toBe(made.length);
   });
 });
 

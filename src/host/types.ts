@@ -19,6 +19,21 @@ export interface ChunkedData {
 }
 
 /**
+ * One version of a file as fstat/stat tell it, without reading it: an edit in place changes its size or
+ * modification time, a replacement (rename, delete and create) its inode. An edit of the same size within
+ * the file system's timestamp granularity of the last write keeps it (the caller's trade, see its use).
+ */
+export interface FileStamp {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+}
+
+export const sameStamp = (a: FileStamp | undefined, b: FileStamp | undefined): boolean =>
+  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
+
+/**
  * A group member's content: bytes, text (written as UTF-8), a function producing the bytes when the
  * member's temp is written, so that a large group holds only the few files in flight decoded at once,
  * or chunks pushed into the temp (ChunkedData).
@@ -63,6 +78,8 @@ export interface HostFs {
    * or undefined when it does not exist. Kinds as for readFile.
    */
   sha256(path: string): Promise<string | undefined>;
+  /** The stamp of the file at `path` (links followed, as readFile does), undefined when nothing is there. */
+  stamp(path: string): Promise<FileStamp | undefined>;
   /**
    * Temp file in the same directory, exact mode (umask-independent), fsync, rename, fsync of the dir.
    * Parent directories are created 0755. Refuses to replace anything but a regular file.
@@ -70,13 +87,16 @@ export interface HostFs {
    * report): readers still see the old or the new file, never a mix; after a crash the file may be
    * the old one, the new one, or (on file systems that do not order data before a rename) empty.
    * ChunkedData is written as its producer hands the chunks over; a failure while writing names `path`.
+   * Resolves with the written file's stamp, taken from the temp's descriptor before its rename (the file
+   * now at `path` unless another process replaced it since); undefined for a non-durable write of bytes
+   * or text, which has no descriptor of its own.
    */
   writeFileAtomic(
     path: string,
     data: Uint8Array | string | ChunkedData,
     mode: number,
     opts?: { readonly durable?: boolean },
-  ): Promise<void>;
+  ): Promise<FileStamp | undefined>;
   /**
    * Writes a group of files, each atomically like writeFileAtomic, with one durability point for the
    * whole group: every target is checked and its parents created first, then all temp files are

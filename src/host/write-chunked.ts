@@ -1,7 +1,7 @@
 import { writeSync } from "node:fs";
 import { quoteName } from "../untrusted/index.ts";
 import { fillTemp } from "./temp-file.ts";
-import type { ChunkedData, FileData } from "./types.ts";
+import type { ChunkedData, FileData, FileStamp } from "./types.ts";
 
 /** Whether `data` is pushed in by a producer (not bytes, text or a function giving the bytes). */
 export const isChunked = (data: FileData): data is ChunkedData => typeof data === "object" && !(data instanceof Uint8Array);
@@ -32,9 +32,9 @@ export class ChunkedWriteError extends Error {
  * its buffer), fsynced unless told otherwise, closed. On any failure, the producer's included, the
  * temp is removed and the error names `path`. The caller renames the temp over the target.
  */
-export async function writeTempChunked(path: string, temp: string, data: ChunkedData, mode: number, fsync: boolean): Promise<void> {
+export async function writeTempChunked(path: string, temp: string, data: ChunkedData, mode: number, fsync: boolean): Promise<FileStamp> {
   try {
-    await fillTemp(temp, mode, fsync, (handle) => data.writeTo((chunk) => writeAll(handle.fd, chunk)));
+    return await fillTemp(temp, mode, fsync, (handle) => data.writeTo((chunk) => writeAll(handle.fd, chunk)));
   } catch (err) {
     throw new ChunkedWriteError(path, err);
   }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHostFs, type HostFs } from "../../host/index.ts";
@@ -63,6 +63,60 @@ describe("readLastApplied", () => {
     await onDisk(typed);
     expect((await readLastApplied(host))?.spec.files).toBeUndefined();
     expect(reads).toEqual(["/var/lib/gardener-node-agent/last-applied-osc.yaml"]);
+  });
+
+  /** Calls of the ways to learn the file's contents (hashing it, reading it), watched on the memo's own HostFs. */
+  const watchReads = () => {
+    const reads: string[] = [];
+    const { sha256, readFile } = host;
+    host.sha256 = (path) => (reads.push(`sha256 ${path}`), sha256.call(host, path));
+    host.readFile = (path) => (reads.push(`read ${path}`), readFile.call(host, path));
+    return reads;
+  };
+  const lastAppliedOnDisk = () => join(root, "var/lib/gardener-node-agent/last-applied-osc.yaml");
+
+  test("should know the file it wrote by its stamp, neither hashing nor reading it", async () => {
+    await writeLastApplied(host, decodeOsc(typed));
+    const reads = watchReads();
+    const first = await readLastAppliedDigests(host);
+    expect(first?.spec.units?.map((u) => u.name)).toEqual(["kubelet.service"]);
+    expect(await readLastAppliedDigests(host)).toBe(first as NonNullable<typeof first>);
+    expect(reads).toEqual([]);
+  });
+
+  // Same size as `typed`, so that only the inode or the modification time tells the files apart.
+  const sameSize = typed.replace("kubelet.service", "kubelet.servicf");
+  test.each([
+    [
+      "replaced by a rename",
+      async () => {
+        await writeFile(`${lastAppliedOnDisk()}.new`, sameSize);
+        await rename(`${lastAppliedOnDisk()}.new`, lastAppliedOnDisk());
+      },
+    ],
+    [
+      "edited in place (size kept, a later modification time)",
+      async () => {
+        const { mtime } = await stat(lastAppliedOnDisk());
+        await writeFile(lastAppliedOnDisk(), sameSize);
+        await utimes(lastAppliedOnDisk(), mtime, new Date(mtime.getTime() + 1_000));
+      },
+    ],
+  ])("should read and decode the file again once it was %s", async (_, change) => {
+    await writeLastApplied(host, decodeOsc(typed));
+    await change();
+    expect((await stat(lastAppliedOnDisk())).size).toBe(Buffer.byteLength(typed));
+    const reads = watchReads();
+    expect((await readLastAppliedDigests(host))?.spec.units?.map((u) => u.name)).toEqual(["kubelet.servicf"]);
+    expect(reads).toContain("read /var/lib/gardener-node-agent/last-applied-osc.yaml");
+  });
+
+  test("should read and decode the file in a new process (no stamp remembered)", async () => {
+    await writeLastApplied(host, decodeOsc(typed));
+    host = createHostFs(root); // the memo is per HostFs, as it is per process
+    const reads = watchReads();
+    expect((await readLastAppliedDigests(host))?.spec.units?.map((u) => u.name)).toEqual(["kubelet.service"]);
+    expect(reads).toEqual(["read /var/lib/gardener-node-agent/last-applied-osc.yaml"]);
   });
 
   test("should decode afresh when the file changed on disk", async () => {

@@ -13,22 +13,33 @@ const maxPathBytes = 4095;
 
 const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
 const isDotSegment = (s: string): boolean => s === "." || s === "..";
-const isLongName = (s: string): boolean => byteLength(s) > maxFileNameBytes;
+/** At most 3 UTF-8 bytes per UTF-16 code unit: bytes are counted only where the limit can be reached. */
+const isLongName = (s: string): boolean => s.length * 3 > maxFileNameBytes && byteLength(s) > maxFileNameBytes;
 /** A newline in a path or name would end up in unit files, logs and events as a line break. */
 const controlChars = /[\x00-\x1f\x7f]/;
 
 /** Absolute, normalised host path without "." / ".." segments, no control characters, within the kernel's limits. */
 export function validateFilePath(path: string): void {
-  const q = quoteName(path);
-  if (!path.startsWith("/")) throw new OscInputError(`file path ${q} is not absolute`, path);
+  const problem = filePathProblem(path);
+  if (problem !== undefined) throw new OscInputError(`file path ${quoteName(path)} ${problem}`, path);
+}
+
+/**
+ * validateFilePath's judgement, in its order of checks; the quoted path is made only for an error (a
+ * 1000-file apply checks every path: issue 25). Byte lengths are counted only where UTF-8 could exceed a
+ * limit (at most 3 bytes per UTF-16 code unit).
+ */
+function filePathProblem(path: string): string | undefined {
+  if (!path.startsWith("/")) return "is not absolute";
   const segs = path.split("/").slice(1);
-  if (segs.some(isDotSegment)) throw new OscInputError(`file path ${q} must not contain "." or ".." segments`, path);
-  if (controlChars.test(path)) throw new OscInputError(`file path ${q} contains a control character`, path);
-  if (segs.at(-1) === "") throw new OscInputError(`file path ${q} names a directory`, path);
-  if (byteLength(path) > maxPathBytes) throw new OscInputError(`file path ${q} is longer than ${maxPathBytes} bytes`, path);
+  if (segs.some(isDotSegment)) return 'must not contain "." or ".." segments';
+  if (controlChars.test(path)) return "contains a control character";
+  if (segs.at(-1) === "") return "names a directory";
+  if (path.length * 3 > maxPathBytes && byteLength(path) > maxPathBytes) return `is longer than ${maxPathBytes} bytes`;
   if (segs.some(isLongName)) {
-    throw new OscInputError(`file path ${q} has a name longer than ${maxFileNameBytes} bytes`, path);
+    return `has a name longer than ${maxFileNameBytes} bytes`;
   }
+  return undefined;
 }
 
 /** A unit name becomes one file name under /etc/systemd/system (and `<name>.d` for its drop-ins). */

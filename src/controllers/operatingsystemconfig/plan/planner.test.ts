@@ -42,3 +42,43 @@ test("should plan a re-apply against a big last-applied OSC's digests, recording
   expect(planned.changes.files.deleted.map((f) => f.path)).toEqual(["/f/0"]);
   expect(planned.changes.files.deleted[0]?.content.inline).toEqual({ encoding: "b64", data: "A0000".repeat(800) });
 });
+
+/** A small OSC (kept whole in last-applied's memo) with units, drop-ins and files; `generation` changes some of them. */
+const smallOsc = (generation: number): Osc =>
+  decodeOsc(
+    [
+      "spec:",
+      "  units:",
+      "  - name: a.service",
+      `    content: "[Service]\\nExecStart=/bin/a ${generation}\\n"`,
+      "    dropIns:",
+      "    - name: 10-x.conf",
+      `      content: "[Service]\\nEnvironment=G=${generation % 2}\\n"`,
+      "    filePaths: [/etc/a/one]",
+      "  - name: b.service",
+      '    content: "[Service]\\nExecStart=/bin/b\\n"',
+      "  files:",
+      "  - path: /etc/a/one",
+      "    permissions: 420",
+      `    content: {inline: {data: "one ${generation}"}}`,
+      ...(generation === 0 ? ["  - path: /etc/a/gone", "    content: {inline: {data: gone}}"] : []),
+      "  - path: /etc/a/same",
+      "    content: {inline: {encoding: b64, data: c2FtZQ==}}",
+      "",
+    ].join("\n"),
+  );
+
+test.each([
+  ["a small OSC", () => smallOsc(0), () => smallOsc(1)],
+  ["a big OSC (digests)", () => bigOsc(new Map(), -1), () => bigOsc(new Map([[1, "QUJD"]]), 0)],
+])("should plan the same after writing last-applied (remembered by its stamp) as after reading it back: %s", async (_, last, next) => {
+  await writeLastApplied(host, last());
+  const request = { osc: next(), checksum: "c2", hostName: "me", processPath: "/bin" };
+  const remembered = await planChangeSet(host, request, [], "apply");
+  // Another HostFs on the same root knows no stamp: it reads and decodes the file, as after a restart.
+  const readBack = await planChangeSet(createHostFs(root), { ...request, osc: next() }, [], "apply");
+  expect(remembered.changes.files.changed.length + remembered.changes.units.changed.length).toBeGreaterThan(0);
+  expect(remembered.changes).toEqual(readBack.changes);
+  expect(remembered.lastApplied).toEqual(readBack.lastApplied as NonNullable<typeof readBack.lastApplied>);
+  expect(remembered.resumed).toBe(readBack.resumed);
+});
