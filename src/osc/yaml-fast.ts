@@ -1,4 +1,3 @@
-import { keepOutOfTopTier } from "../jit/index.ts";
 /**
  * A fast path for reading OSC YAML: Bun's native parser (`Bun.YAML.parse`, ~30× faster than the `yaml`
  * package and without its document tree) for texts that stay inside a conservative subset on which it
@@ -21,6 +20,7 @@ import { keepOutOfTopTier } from "../jit/index.ts";
  * structure is walked byte by byte, and a plain scalar's end is found by native searches too.
  */
 import { isUtf8 } from "node:buffer";
+import { keepOutOfTopTier } from "../jit/index.ts";
 import { bigTextChars } from "../text/index.ts";
 
 const TAB = 0x09;

@@ -238,7 +238,8 @@ export function streamYamlFast(
       if (keptBytes > keepBytes) kept = undefined;
       else kept?.push(chunk); // the writer's own buffer: it takes a new one for the next chunk
     },
-    chunkBytes,
+    // Once nothing is kept (checking only), one buffer is reused as before.
+    (last) => (kept === undefined ? undefined : Math.min(last * 2, chunkBytes)),
   );
   const checked: Sink = {
     line: (head, a, b, c) => {
@@ -290,8 +291,8 @@ const encoder = new TextEncoder();
  * Encodes strings as UTF-8 into one buffer, handed to `write` whenever the next string does not fit.
  * A string that fits is written at the buffer's offset (Buffer#write): encodeInto needs a view per call,
  * and a view per line part was ~8 MB of garbage over a 5,000-file OSC's ~200,000 parts.
- * With `growTo` the buffer is not reused: `write` keeps each chunk, and the next one is a new buffer twice
- * the last one's size, at most `growTo`.
+ * With `nextSize` the buffer is not reused while it gives a size: `write` keeps that chunk, and the next
+ * one is a new buffer of that size.
  */
 class ChunkWriter {
   private buf: Buffer;
@@ -300,7 +301,8 @@ class ChunkWriter {
   constructor(
     size: number,
     private readonly write: (chunk: Uint8Array) => void,
-    private readonly growTo?: number,
+    /** The next buffer's size after a chunk of `last` bytes' buffer was handed over; undefined: reuse it. */
+    private readonly nextSize?: (last: number) => number | undefined,
   ) {
     // Room for any one character (4 bytes), so every round makes progress.
     this.buf = Buffer.allocUnsafe(Math.max(size, 4));
@@ -338,7 +340,8 @@ class ChunkWriter {
   flush(): void {
     if (this.used === 0) return;
     this.finish();
-    if (this.growTo !== undefined) this.buf = Buffer.allocUnsafe(Math.max(Math.min(this.buf.length * 2, this.growTo), 4));
+    const next = this.nextSize?.(this.buf.length);
+    if (next !== undefined) this.buf = Buffer.allocUnsafe(Math.max(next, 4));
   }
 
   /** Hands the last bytes to `write`. */
