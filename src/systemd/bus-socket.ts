@@ -7,12 +7,22 @@ import { unmarshalMessages } from "dbus-next/lib/message.js";
 import { Message } from "dbus-next/lib/message-type.js";
 import { marshallMessage, messageToJsFmt } from "dbus-next/lib/marshall-compat.js";
 
+/** The socket path of a single `unix:path=…[,guid=…]` address, read as dbus-next reads it; else undefined. */
+function unixPath(address: string): string | undefined {
+  if (address.includes(";") || !address.startsWith("unix:")) return undefined;
+  const params = new Map(address.slice("unix:".length).split(",").map((p) => [p.split("=")[0], p.split("=")[1]] as const));
+  // dbus-next prefers `socket` and `abstract` over `path`.
+  if (params.has("socket") || params.has("abstract")) return undefined;
+  const path = params.get("path");
+  return path === undefined || path === "" ? undefined : path;
+}
+
 /**
  * dbus-next's connection (lib/connection.js: authentication, then every message read) for a single
  * `unix:path=` address on UnixBusSocket; undefined for any other address (dbus-next's own then, on node:net).
  */
 export function openUnixBusWire(address: string): BusWire | undefined {
-  const path = /^unix:path=([^,;]+)$/.exec(address)?.[1];
+  const path = unixPath(address);
   if (path === undefined) return undefined;
   const stream = new UnixBusSocket(path);
   const wire = new EventEmitter() as EventEmitter & { stream: UnixBusSocket; state?: string; message(msg: BusMessage): void };
@@ -65,6 +75,8 @@ export class UnixBusSocket extends EventEmitter {
   /** Bytes received and not read yet, oldest first; `#buffered` counts them. */
   #received: Buffer[] = [];
   #buffered = 0;
+  /** Bytes arrived while no `readable` listener was there. */
+  #unannounced = false;
   /** Bytes written before the socket was open or while the kernel's buffer was full, in order. */
   #unsent: Uint8Array[] = [];
   #ending = false;
@@ -73,9 +85,11 @@ export class UnixBusSocket extends EventEmitter {
 
   constructor(path: string) {
     super();
-    // As node:net: a reader that starts listening finds what already arrived.
+    // As node:net: a reader that starts listening finds what arrived while nobody listened.
     this.on("newListener", (event: string) => {
-      if (event === "readable" && this.#buffered > 0) queueMicrotask(() => this.emit("readable"));
+      if (event !== "readable" || !this.#unannounced) return;
+      this.#unannounced = false;
+      queueMicrotask(() => this.emit("readable"));
     });
     Bun.connect({
       unix: path,
@@ -88,6 +102,7 @@ export class UnixBusSocket extends EventEmitter {
         data: (_socket, data) => {
           this.#received.push(data);
           this.#buffered += data.length;
+          this.#unannounced = this.listenerCount("readable") === 0;
           this.emit("readable");
         },
         drain: () => this.#flush(),
