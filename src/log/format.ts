@@ -1,3 +1,4 @@
+import { keepOutOfTopTier } from "../jit/index.ts";
 import { errorText } from "./error-text.ts";
 import type { LogFormat, LogRecord, Severity } from "./types.ts";
 
@@ -57,3 +58,5 @@ export const formatText = (r: LogRecord): string => {
 };
 
 export const formatRecord = (r: LogRecord, format: LogFormat): string => (format === "json" ? formatJson(r) : formatText(r));
+// Issue 25: per file or line of a 1000-file apply (jit/top-tier.ts).
+keepOutOfTopTier(outputKey);

@@ -116,8 +116,11 @@ export function encodeChanges(c: OscChanges): string {
  * once). Taken now: `c` may change before the write.
  */
 export function encodeChangesChunked(c: OscChanges): ChunkedText {
-  return streamYaml(plainChanges(c));
+  return streamYaml(plainChanges(c), changesEncodedSize);
 }
+
+/** The change set's length when last encoded: the size of the next encode's buffer (one process writes one record). */
+const changesEncodedSize = { bytes: 0 };
 
 /** The document encodeChanges writes: a copy of `c` (toPlain copies every object and list). */
 function plainChanges(c: OscChanges): unknown {

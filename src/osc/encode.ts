@@ -27,5 +27,8 @@ export function encodeOsc(osc: Osc): string {
  */
 export function encodeOscChunked(osc: Osc): { readonly chunks: ChunkedText; readonly decoded: Osc } {
   const plain = oscToPlain(osc);
-  return { chunks: streamYaml(plain), decoded: decodeOscDocument(plain) };
+  return { chunks: streamYaml(plain, lastAppliedEncodedSize), decoded: decodeOscDocument(plain) };
 }
+
+/** last-applied's length when last encoded: the size of the next encode's buffer. */
+const lastAppliedEncodedSize = { bytes: 0 };

@@ -1,3 +1,4 @@
+import { keepOutOfTopTier } from "../jit/index.ts";
 import type * as v from "valibot";
 import { isMapping } from "./yaml-fast.ts";
 
@@ -89,3 +90,5 @@ export function fileEntryFast(input: unknown): Fields | undefined {
   if (!optional(input, "hostName", out, asString)) return undefined;
   return out;
 }
+// Issue 25: per file or line of a 1000-file apply (jit/top-tier.ts).
+keepOutOfTopTier(optional, stringOrEmpty);

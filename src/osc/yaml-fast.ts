@@ -1,3 +1,4 @@
+import { keepOutOfTopTier } from "../jit/index.ts";
 /**
  * A fast path for reading OSC YAML: Bun's native parser (`Bun.YAML.parse`, ~30× faster than the `yaml`
  * package and without its document tree) for texts that stay inside a conservative subset on which it
@@ -527,3 +528,15 @@ export function readYamlFast(text: string | Uint8Array): Record<string, unknown>
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
   return value as Record<string, unknown>;
 }
+// Issue 25: per file or line of a 1000-file apply (jit/top-tier.ts).
+keepOutOfTopTier(
+  isLetter,
+  isDigit,
+  digitLedString,
+  bytesAre,
+  safePlainBytes,
+  separatorAfter,
+  isMapping,
+  NextByte.prototype.from,
+  StructureScan.prototype.line,
+);

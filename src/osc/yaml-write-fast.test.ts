@@ -87,6 +87,23 @@ function expectSameAsCompat(value: unknown): boolean {
 }
 
 describe("writeYamlFast", () => {
+  test("should keep a record's bytes in buffers sized by its previous length, growing when it got longer", () => {
+    const plain = oscToPlain(decodeOsc(benchOsc(40)));
+    const text = writeYamlFast(plain) as string;
+    const length = Buffer.byteLength(text, "utf8");
+    for (const before of [0, 1, length, length * 3]) {
+      const size = { bytes: before };
+      const out = streamYamlFast(plain, 256 * 1024, undefined, size);
+      const parts: Uint8Array[] = [];
+      out?.writeTo((chunk) => parts.push(chunk));
+      expect(Buffer.concat(parts).toString("utf8")).toBe(text);
+      expect(size.bytes).toBe(length);
+      // Sized right (or bigger): one chunk; from nothing: a few, each twice the last one's size.
+      if (before >= length) expect(parts.length).toBe(1);
+      else expect(parts.length).toBeGreaterThan(1);
+    }
+  });
+
   test("should write decoded fixtures byte for byte like the yaml package", () => {
     for (const text of [...fixtures, benchOsc(40)]) expect(expectSameAsCompat(oscToPlain(decodeOsc(text)))).toBe(true);
   });

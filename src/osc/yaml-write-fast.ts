@@ -1,4 +1,4 @@
-import { noFTL } from "bun:jsc";
+import { keepOutOfTopTier } from "../jit/index.ts";
 import { yamlPackage } from "../config/index.ts";
 import { digitLedString } from "./yaml-fast.ts";
 
@@ -181,7 +181,7 @@ export function writeYamlFast(root: unknown): string | undefined {
       lines.push(a === undefined ? head : b === undefined ? `${head}${a}` : c === undefined ? `${head}${a}${b}` : `${head}${a}${b}${c}`);
     },
   };
-  noFTL(sink.line); // per line, like the functions at the end of the file
+  keepOutOfTopTier(sink.line); // per line, like the functions at the end of the file
   if (!writeInto(root, sink, new Map())) return undefined;
   // The final newline joined in, not appended: a 20 MB text plus "\n" is a rope that the write copies flat.
   lines.push("");
@@ -196,6 +196,14 @@ export interface ChunkedText {
 /** Bytes up to which `streamYamlFast`'s check pass keeps what it encoded (see there). */
 const keptBytesAtMost = 1024 * 1024;
 
+/** A record's encoded length the last time it was written: the first buffer's size for the next encode. */
+export interface EncodedSize {
+  bytes: number;
+}
+
+/** Room beyond the previous encode's length, so that a record a little longer still fits one buffer. */
+const firstChunkSlack = 4 * 1024;
+
 /**
  * `writeYamlFast`'s output as UTF-8 without the text itself (issue 27: a 20 MB change set was a 20 MB
  * string, its lines and its encoded copy at once), or undefined when `root` is outside the covered
@@ -207,17 +215,31 @@ const keptBytesAtMost = 1024 * 1024;
  * 1000-file change set ≈ 100 KB) is then walked and encoded once, and `writeTo` hands over those chunks.
  * Past `keepBytes` it drops them and only checks; `writeTo` then reads `root` again: it must not change
  * in between (give it a copy, e.g. toPlain's).
+ *
+ * The kept chunks are the first pass's own buffers, the first one sized by `size` (the bytes of the same
+ * record's previous encode, updated here) and each next one twice as big, up to `chunkBytes`: issue 25,
+ * a 256 KiB buffer plus a copy of its ≈ 100 KB for each write of a 1000-file apply's change set.
  */
-export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024, keepBytes = keptBytesAtMost): ChunkedText | undefined {
+export function streamYamlFast(
+  root: unknown,
+  chunkBytes = 256 * 1024,
+  keepBytes = keptBytesAtMost,
+  size: EncodedSize = { bytes: 0 },
+): ChunkedText | undefined {
   if (!isMap(root)) return undefined;
   const rendered = new Map<string, string>();
   let kept: Uint8Array[] | undefined = [];
   let keptBytes = 0;
-  const first = new ChunkWriter(Math.min(chunkBytes, keepBytes), (chunk) => {
-    keptBytes += chunk.length;
-    if (keptBytes > keepBytes) kept = undefined;
-    else kept?.push(new Uint8Array(chunk)); // a copy: the writer reuses its buffer (and Buffer#slice is a view)
-  });
+  const firstBytes = Math.min(chunkBytes, keepBytes, size.bytes + firstChunkSlack);
+  const first = new ChunkWriter(
+    firstBytes,
+    (chunk) => {
+      keptBytes += chunk.length;
+      if (keptBytes > keepBytes) kept = undefined;
+      else kept?.push(chunk); // the writer's own buffer: it takes a new one for the next chunk
+    },
+    chunkBytes,
+  );
   const checked: Sink = {
     line: (head, a, b, c) => {
       if (kept === undefined) return; // too big to keep: checking only
@@ -228,9 +250,12 @@ export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024, keepBytes
       first.put("\n");
     },
   };
-  noFTL(checked.line);
+  keepOutOfTopTier(checked.line);
   if (!writeInto(root, checked, rendered)) return undefined;
-  if (kept !== undefined) first.flush();
+  if (kept !== undefined) {
+    first.finish();
+    size.bytes = keptBytes;
+  }
   const chunks: readonly Uint8Array[] | undefined = kept;
   if (chunks !== undefined) {
     return {
@@ -251,10 +276,10 @@ export function streamYamlFast(root: unknown, chunkBytes = 256 * 1024, keepBytes
           out.put("\n");
         },
       };
-      noFTL(sink.line); // per line, like the functions at the end of the file
+      keepOutOfTopTier(sink.line); // per line, like the functions at the end of the file
       // The check above accepted it: only a changed `root` gets here.
       if (!writeInto(root, sink, rendered)) throw new Error("the YAML writer refused a value it had accepted");
-      out.flush();
+      out.finish();
     },
   };
 }
@@ -265,14 +290,17 @@ const encoder = new TextEncoder();
  * Encodes strings as UTF-8 into one buffer, handed to `write` whenever the next string does not fit.
  * A string that fits is written at the buffer's offset (Buffer#write): encodeInto needs a view per call,
  * and a view per line part was ~8 MB of garbage over a 5,000-file OSC's ~200,000 parts.
+ * With `growTo` the buffer is not reused: `write` keeps each chunk, and the next one is a new buffer twice
+ * the last one's size, at most `growTo`.
  */
 class ChunkWriter {
-  private readonly buf: Buffer;
+  private buf: Buffer;
   private used = 0;
 
   constructor(
     size: number,
     private readonly write: (chunk: Uint8Array) => void,
+    private readonly growTo?: number,
   ) {
     // Room for any one character (4 bytes), so every round makes progress.
     this.buf = Buffer.allocUnsafe(Math.max(size, 4));
@@ -306,7 +334,15 @@ class ChunkWriter {
     }
   }
 
+  /** Hands the bytes so far to `write`, with room for more after. */
   flush(): void {
+    if (this.used === 0) return;
+    this.finish();
+    if (this.growTo !== undefined) this.buf = Buffer.allocUnsafe(Math.max(Math.min(this.buf.length * 2, this.growTo), 4));
+  }
+
+  /** Hands the last bytes to `write`. */
+  finish(): void {
     if (this.used === 0) return;
     this.write(this.buf.subarray(0, this.used));
     this.used = 0;
@@ -314,6 +350,5 @@ class ChunkWriter {
 }
 
 // Issue 25: these run once per node of a state file (a 1000-file OSC's change set and last-applied hold
-// ~10,000 each), so during the first big apply JSC's top tier (FTL) compiled them on a compiler thread,
-// whose transient memory was part of that apply's peak RSS. The tier below (DFG) writes them fast enough.
-for (const hot of [value, mapping, sequence, inlineString, inlineScalar, sortedKeys, ChunkWriter.prototype.put]) noFTL(hot);
+// ~10,000 each); see jit/top-tier.ts.
+keepOutOfTopTier(value, mapping, sequence, inlineString, inlineScalar, sortedKeys, ChunkWriter.prototype.put, isMap, pad);

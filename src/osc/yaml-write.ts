@@ -1,6 +1,6 @@
-import { noFTL } from "bun:jsc";
+import { keepOutOfTopTier } from "../jit/index.ts";
 import { yamlPackage } from "../config/index.ts";
-import { type ChunkedText, streamYamlFast, writeYamlFast } from "./yaml-write-fast.ts";
+import { type ChunkedText, type EncodedSize, streamYamlFast, writeYamlFast } from "./yaml-write-fast.ts";
 
 /** Drops undefined keys and empty lists (Go omitempty); keeps everything else verbatim. */
 export function toPlain(value: unknown): unknown {
@@ -20,16 +20,19 @@ export function toPlain(value: unknown): unknown {
 }
 
 // Once per node of the state files, like the writer's functions (yaml-write-fast.ts): kept below the FTL tier.
-noFTL(toPlain);
+keepOutOfTopTier(toPlain);
 
 /** YAML shaped like Go's sigs.k8s.io/yaml output: sorted keys, sequences not indented, no folding. */
 export function writeYaml(value: unknown): string {
   return writeYamlFast(value) ?? writeYamlCompat(value);
 }
 
-/** `writeYaml`'s bytes pushed out in chunks (yaml-write-fast.ts streamYamlFast); `value` must not change before they are. */
-export function streamYaml(value: unknown): ChunkedText {
-  const streamed = streamYamlFast(value);
+/**
+ * `writeYaml`'s bytes pushed out in chunks (yaml-write-fast.ts streamYamlFast); `value` must not change before
+ * they are. `size`: the same record's length when last encoded (its buffer's size), updated.
+ */
+export function streamYaml(value: unknown, size?: EncodedSize): ChunkedText {
+  const streamed = streamYamlFast(value, undefined, undefined, size);
   if (streamed !== undefined) return streamed;
   const text = writeYamlCompat(value);
   return { writeTo: (write) => write(new TextEncoder().encode(text)) };

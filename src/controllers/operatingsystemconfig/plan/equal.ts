@@ -1,3 +1,4 @@
+import { keepOutOfTopTier } from "../../../jit/index.ts";
 import { digestFile, isDigested, type OscFile } from "../../../osc/index.ts";
 
 /**
@@ -38,3 +39,5 @@ export function sameFile(old: OscFile, cur: OscFile): boolean {
   if (isDigested(old) === isDigested(cur)) return semanticEqual(old, cur);
   return isDigested(old) ? semanticEqual(old, digestFile(cur)) : semanticEqual(digestFile(old), cur);
 }
+// Issue 25: per file or line of a 1000-file apply (jit/top-tier.ts).
+keepOutOfTopTier(semanticEqual);

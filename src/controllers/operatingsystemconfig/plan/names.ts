@@ -1,3 +1,4 @@
+import { keepOutOfTopTier } from "../../../jit/index.ts";
 import { unitNameProblem } from "../../../systemd/index.ts";
 import { quoteName } from "../../../untrusted/index.ts";
 import { OscInputError } from "./input-error.ts";
@@ -11,6 +12,9 @@ const maxFileNameBytes = 255 - ".".length - ".tmp-".length - 12;
 const maxPathBytes = 4095;
 
 const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
+const isDotSegment = (s: string): boolean => s === "." || s === "..";
+/** At most 3 UTF-8 bytes per UTF-16 code unit: bytes are counted only where the limit can be reached. */
+const isLongName = (s: string): boolean => s.length * 3 > maxFileNameBytes && byteLength(s) > maxFileNameBytes;
 /** A newline in a path or name would end up in unit files, logs and events as a line break. */
 const controlChars = /[\x00-\x1f\x7f]/;
 
@@ -28,11 +32,11 @@ export function validateFilePath(path: string): void {
 function filePathProblem(path: string): string | undefined {
   if (!path.startsWith("/")) return "is not absolute";
   const segs = path.split("/").slice(1);
-  if (segs.some((s) => s === "." || s === "..")) return 'must not contain "." or ".." segments';
+  if (segs.some(isDotSegment)) return 'must not contain "." or ".." segments';
   if (controlChars.test(path)) return "contains a control character";
   if (segs.at(-1) === "") return "names a directory";
   if (path.length * 3 > maxPathBytes && byteLength(path) > maxPathBytes) return `is longer than ${maxPathBytes} bytes`;
-  if (segs.some((s) => s.length * 3 > maxFileNameBytes && byteLength(s) > maxFileNameBytes)) {
+  if (segs.some(isLongName)) {
     return `has a name longer than ${maxFileNameBytes} bytes`;
   }
   return undefined;
@@ -75,3 +79,5 @@ export function validateDropInName(unit: string, name: string): void {
   if (problem !== undefined)
     throw new OscInputError(`invalid drop-in name ${quoteName(name)} of unit ${quoteName(unit)}: ${problem}`, unit);
 }
+// Issue 25: per file or line of a 1000-file apply (jit/top-tier.ts).
+keepOutOfTopTier(byteLength, isDotSegment, isLongName);
