@@ -10,7 +10,12 @@ import { marshallMessage, messageToJsFmt } from "dbus-next/lib/marshall-compat.j
 /** The socket path of a single `unix:path=…[,guid=…]` address, read as dbus-next reads it; else undefined. */
 function unixPath(address: string): string | undefined {
   if (address.includes(";") || !address.startsWith("unix:")) return undefined;
-  const params = new Map(address.slice("unix:".length).split(",").map((p) => [p.split("=")[0], p.split("=")[1]] as const));
+  const params = new Map(
+    address
+      .slice("unix:".length)
+      .split(",")
+      .map((p) => [p.split("=")[0], p.split("=")[1]] as const),
+  );
   // dbus-next prefers `socket` and `abstract` over `path`.
   if (params.has("socket") || params.has("abstract")) return undefined;
   const path = params.get("path");
@@ -47,16 +52,20 @@ export function openUnixBusWire(address: string): BusWire | undefined {
         if (!stream.writable) throw new Error("Cannot send message, stream is closed");
         stream.write(marshallMessage(msg)[0]);
       };
-      unmarshalMessages(stream, (raw) => {
-        let msg: BusMessage;
-        try {
-          msg = new Message(messageToJsFmt(raw));
-        } catch (e) {
-          wire.emit("error", e);
-          return;
-        }
-        wire.emit("message", msg);
-      }, {});
+      unmarshalMessages(
+        stream,
+        (raw) => {
+          let msg: BusMessage;
+          try {
+            msg = new Message(messageToJsFmt(raw));
+          } catch (e) {
+            wire.emit("error", e);
+            return;
+          }
+          wire.emit("message", msg);
+        },
+        {},
+      );
     }),
   );
   return wire;

@@ -35,9 +35,7 @@ export class ClientBus extends EventEmitter<ClientBusEvents> {
   constructor(address: string) {
     super();
     // dbus-next's own connection (node:net) only for addresses other than one unix:path.
-    this.#wire =
-      openUnixBusWire(address) ??
-      (require("dbus-next/lib/connection.js") as typeof createConnection)({ busAddress: address });
+    this.#wire = openUnixBusWire(address) ?? (require("dbus-next/lib/connection.js") as typeof createConnection)({ busAddress: address });
     this.#wire.on("message", (msg) => this.#receive(msg));
     this.#wire.on("error", (err) => this.emit("error", err));
     const hello = new Message({
