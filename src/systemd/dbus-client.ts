@@ -1,9 +1,10 @@
 import { EventEmitter } from "node:events";
 import type { Message as BusMessage } from "dbus-next";
-import createConnection from "dbus-next/lib/connection.js";
+import type createConnection from "dbus-next/lib/connection.js";
 import { MessageFlag, MessageType } from "dbus-next/lib/constants.js";
 import { DBusError } from "dbus-next/lib/errors.js";
 import { Message } from "dbus-next/lib/message-type.js";
+import { openUnixBusWire } from "./bus-socket.ts";
 import { marshalMessage } from "./marshal-call.ts";
 
 // dbus-next's MessageBus (its index) also loads the introspection and service-export code with its XML
@@ -33,7 +34,8 @@ export class ClientBus extends EventEmitter<ClientBusEvents> {
 
   constructor(address: string) {
     super();
-    this.#wire = createConnection({ busAddress: address });
+    // dbus-next's own connection (node:net) only for addresses other than one unix:path.
+    this.#wire = openUnixBusWire(address) ?? (require("dbus-next/lib/connection.js") as typeof createConnection)({ busAddress: address });
     this.#wire.on("message", (msg) => this.#receive(msg));
     this.#wire.on("error", (err) => this.emit("error", err));
     const hello = new Message({

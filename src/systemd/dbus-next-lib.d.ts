@@ -14,7 +14,7 @@ declare module "dbus-next/lib/connection.js" {
   }
 
   /** Authenticates on the stream, then emits "connect", each "message" and "error". */
-  interface BusWire {
+  export interface BusWire {
     readonly stream: BusStream;
     /** "connected" once the handshake is done (messages are then written, not queued). */
     readonly state?: string;
@@ -44,4 +44,16 @@ declare module "dbus-next/lib/marshall-compat.js" {
   import type { Message } from "dbus-next";
 
   export function marshallMessage(msg: Message): [Buffer, unknown[]];
+  /** A message as unmarshalMessages reads it, in the shape Message's constructor takes. */
+  export function messageToJsFmt(raw: unknown): ConstructorParameters<typeof import("dbus-next").Message>[0];
+}
+
+declare module "dbus-next/lib/handshake.js" {
+  /** The client's authentication (EXTERNAL with the uid, then the others) on `stream`; `done` once it began. */
+  export default function clientHandshake(stream: unknown, opts: object, done: (err: unknown, guid?: string) => void): void;
+}
+
+declare module "dbus-next/lib/message.js" {
+  /** Reads messages off a paused-mode stream (`readable` + `read(n)`) for as long as it lives. */
+  export function unmarshalMessages(stream: unknown, onMessage: (raw: unknown) => void, opts: object): void;
 }
