@@ -7,7 +7,7 @@ import { hasErrno } from "./errno.ts";
 import { hostSegments, joinUnderRoot, resolveSegments, walkSegments } from "./resolve.ts";
 import { loadAttributeFlags, type ReadAttributeFlags } from "./attribute-flags.ts";
 import { loadSyncfs, type Syncfs } from "./syncfs.ts";
-import { HostFileKindError, HostPathError } from "./types.ts";
+import { HostFileKindError, HostPathError, stampOf } from "./types.ts";
 import type { FileInfo, FileStamp, FileWrite, HostFs } from "./types.ts";
 import { isOwnTempName, tempNameFor, tempNamer } from "./temp-names.ts";
 import { isChunked, writeTempChunked } from "./write-chunked.ts";
@@ -268,8 +268,7 @@ export function createHostFs(root: string, options: HostFsOptions = {}): HostFs 
 
     async stamp(path) {
       try {
-        const { dev, ino, size, mtimeNs } = await stat(follow(path), { bigint: true });
-        return { dev, ino, size, mtimeNs };
+        return stampOf(await stat(follow(path), { bigint: true }));
       } catch (err) {
         if (hasErrno(err, "ENOENT", "ENOTDIR")) return undefined;
         throw err;

@@ -1,6 +1,6 @@
 import { constants, fstatSync } from "node:fs";
 import { type FileHandle, open, unlink } from "node:fs/promises";
-import type { FileStamp } from "./types.ts";
+import { type FileStamp, stampOf } from "./types.ts";
 
 /** A temp is always a new file of ours: never an existing one, never through a symlink. */
 export const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -23,8 +23,7 @@ export async function fillTemp(
       await fill(handle);
       if (fsync) await handle.sync();
       // On this thread: one cheap call, no hop to the thread pool.
-      const { dev, ino, size, mtimeNs } = fstatSync(handle.fd, { bigint: true });
-      return { dev, ino, size, mtimeNs };
+      return stampOf(fstatSync(handle.fd, { bigint: true }));
     } finally {
       await handle.close();
     }

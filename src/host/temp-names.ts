@@ -6,8 +6,7 @@ const SUFFIX_BYTES = 6;
 const OWN_TEMP = /^\..+\.tmp-[0-9a-f]{12}$/;
 
 /** A fresh temp name for `name` (Web Crypto: node:crypto stays out of start-up). */
-export const tempNameFor = (name: string): string =>
-  `.${name}.tmp-${Buffer.from(crypto.getRandomValues(new Uint8Array(SUFFIX_BYTES))).toString("hex")}`;
+export const tempNameFor = (name: string): string => tempNamer(1)(name);
 
 /** Most suffixes drawn at once by a `tempNamer` (getRandomValues fills at most 64 KiB). */
 const namesPerDraw = 4096;

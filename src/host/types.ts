@@ -30,6 +30,9 @@ export interface FileStamp {
   readonly mtimeNs: bigint;
 }
 
+/** The stamp part of a stat (fstat) result taken with `{ bigint: true }`. */
+export const stampOf = ({ dev, ino, size, mtimeNs }: FileStamp): FileStamp => ({ dev, ino, size, mtimeNs });
+
 export const sameStamp = (a: FileStamp | undefined, b: FileStamp | undefined): boolean =>
   a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
 
